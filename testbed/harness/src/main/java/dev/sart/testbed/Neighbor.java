@@ -1,0 +1,59 @@
+package dev.sart.testbed;
+
+import java.net.InetAddress;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One BGP neighbour in a router's configuration.
+ *
+ * @param address the neighbour's address; its family picks the session's transport
+ * @param asn the neighbour's AS number (equal to the local one for iBGP)
+ * @param passive wait for the neighbour to connect instead of connecting
+ * @param password TCP MD5 signature password (RFC 2385), or null
+ * @param multihopTtl for eBGP across routers: the TTL to send, or 0 for a directly connected neighbour
+ * @param families the families negotiated on this session
+ */
+public record Neighbor(InetAddress address, long asn, boolean passive, String password, int multihopTtl,
+    Set<Family> families) {
+
+  public Neighbor {
+    Objects.requireNonNull(address, "address");
+    families = Set.copyOf(families);
+    if (families.isEmpty()) {
+      throw new IllegalArgumentException("a neighbour needs at least one family");
+    }
+  }
+
+  /** A directly connected, active neighbour exchanging the unicast family of its address. */
+  public static Neighbor of(String address, long asn) {
+    InetAddress a = Addresses.parse(address);
+    return new Neighbor(a, asn, false, null, 0,
+        Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
+  }
+
+  public Neighbor asPassive() {
+    return new Neighbor(address, asn, true, password, multihopTtl, families);
+  }
+
+  public Neighbor withPassword(String secret) {
+    return new Neighbor(address, asn, passive, secret, multihopTtl, families);
+  }
+
+  public Neighbor withMultihop(int ttl) {
+    return new Neighbor(address, asn, passive, password, ttl, families);
+  }
+
+  public Neighbor withFamilies(Family... fs) {
+    return new Neighbor(address, asn, passive, password, multihopTtl, Set.of(fs));
+  }
+
+  public boolean isIpv4() {
+    return address instanceof java.net.Inet4Address;
+  }
+
+  /** The address as the routers print it. */
+  public String addressText() {
+    return Addresses.format(address);
+  }
+}

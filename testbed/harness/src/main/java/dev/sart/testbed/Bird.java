@@ -164,6 +164,13 @@ public final class Bird extends Router {
               }
             }
           }
+          case "BGP.next_hop" -> {
+            // the attribute as received (IPv6: global, then link-local), not the resolved gateway
+            current.bgpNextHops.clear();
+            for (String a : v.split("\\s+")) {
+              current.bgpNextHops.add(Addresses.parse(a));
+            }
+          }
           case "BGP.med" -> current.med = OptionalLong.of(Long.parseLong(v));
           case "BGP.local_pref" -> current.localPref = OptionalLong.of(Long.parseLong(v));
           case "BGP.community", "BGP.large_community" -> {
@@ -187,6 +194,7 @@ public final class Bird extends Router {
     final InetAddress from;
     final boolean best;
     final List<InetAddress> nextHops = new ArrayList<>();
+    final List<InetAddress> bgpNextHops = new ArrayList<>();
     final List<Long> asPath = new ArrayList<>();
     final List<String> communities = new ArrayList<>();
     OptionalLong med = OptionalLong.empty();
@@ -201,7 +209,8 @@ public final class Bird extends Router {
 
     void addTo(List<Route> routes) {
       if (bgp) {
-        routes.add(new Route(prefix, nextHops, asPath, communities, med, localPref, from, best));
+        routes.add(new Route(prefix, bgpNextHops.isEmpty() ? nextHops : bgpNextHops, asPath, communities, med,
+            localPref, from, best));
       }
     }
   }

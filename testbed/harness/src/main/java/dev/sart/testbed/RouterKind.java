@@ -5,7 +5,8 @@ import java.util.function.BiFunction;
 /** The routing daemons the test bed can run, each with its driver. */
 public enum RouterKind {
   BIRD(Bird::new),
-  GOBGP(GoBgp::new);
+  GOBGP(GoBgp::new),
+  OPENBGPD(OpenBgpd::new);
 
   private final BiFunction<Node, RouterConfig, Router> driver;
 

@@ -6,7 +6,8 @@ import java.util.function.BiFunction;
 public enum RouterKind {
   BIRD(Bird::new),
   GOBGP(GoBgp::new),
-  OPENBGPD(OpenBgpd::new);
+  OPENBGPD(OpenBgpd::new),
+  EXABGP(ExaBgp::new);
 
   private final BiFunction<Node, RouterConfig, Router> driver;
 

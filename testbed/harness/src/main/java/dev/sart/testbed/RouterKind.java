@@ -4,7 +4,8 @@ import java.util.function.BiFunction;
 
 /** The routing daemons the test bed can run, each with its driver. */
 public enum RouterKind {
-  BIRD(Bird::new);
+  BIRD(Bird::new),
+  FRR(Frr::new);
 
   private final BiFunction<Node, RouterConfig, Router> driver;
 

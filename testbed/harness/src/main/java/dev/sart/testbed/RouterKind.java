@@ -5,6 +5,7 @@ import java.util.function.BiFunction;
 /** The routing daemons the test bed can run, each with its driver. */
 public enum RouterKind {
   BIRD(Bird::new),
+  FRR(Frr::new),
   GOBGP(GoBgp::new),
   OPENBGPD(OpenBgpd::new),
   EXABGP(ExaBgp::new);

@@ -18,7 +18,7 @@ public enum SessionState {
   public static SessionState parse(String text) {
     String s = text.toUpperCase(Locale.ROOT).replace("BGP_FSM_", "").replaceAll("[^A-Z]", "");
     return switch (s) {
-      case "IDLE", "IDLEADMIN", "DOWN", "START" -> IDLE;
+      case "IDLE", "IDLEADMIN", "DOWN", "START", "CLEARING", "DELETED" -> IDLE;
       case "CONNECT" -> CONNECT;
       case "ACTIVE" -> ACTIVE;
       case "OPENSENT" -> OPEN_SENT;

@@ -92,6 +92,11 @@ public final class Topology implements AutoCloseable {
     Node node = new Node(this, name, netns, nodeDir);
     nodes.put(name, node);
     Shell.run("ip", "-n", netns, "link", "set", "lo", "up");
+    // Addresses are usable at once: no duplicate address detection on the links made later
+    // (FRR resets an IPv6 session whose link-local address is still tentative).
+    for (String scope : List.of("all", "default")) {
+      Shell.run("ip", "netns", "exec", netns, "sysctl", "-q", "-w", "net.ipv6.conf." + scope + ".accept_dad=0");
+    }
     return node;
   }
 

@@ -15,7 +15,7 @@ public final class Demo {
 
   public static void main(String[] args) throws Exception {
     boolean keep = java.util.List.of(args).contains("--keep");
-    RouterKind torKind = RouterKind.BIRD;
+    RouterKind torKind = RouterKind.FRR;
     RouterKind nodeKind = RouterKind.BIRD;
     try (Topology t = Topology.create("demo")) {
       Node tor = t.node("tor");
@@ -41,8 +41,9 @@ public final class Demo {
       Route r6 = torRouter.awaitRoute(service6);
       say("ToR learned %s via %s, AS path %s", r.prefix(), Addresses.format(r.nextHop()), r.asPath());
       say("ToR learned %s via %s, AS path %s", r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
-      if (torRouter instanceof Bird bird) {
-        say("the ToR's own CLI (birdc show route all %s):%n%s", service, bird.birdc("show route all " + service));
+      if (torRouter instanceof Frr frr) {
+        say("the ToR's own CLI (vtysh -c 'show bgp ipv4 unicast %s'):%n%s", service,
+            frr.vtysh("show bgp ipv4 unicast " + service));
       }
 
       nodeRouter.withdraw(service);
@@ -50,8 +51,8 @@ public final class Demo {
       say("node withdrew %s; the ToR no longer has it", service);
 
       if (keep) {
-        say("--keep: explore with e.g. `ip netns exec %s birdc -s %s show route`; press Enter to clean up",
-            tor.netns(), tor.dir().resolve("bird.ctl"));
+        say("--keep: explore with e.g. `ip netns exec %s vtysh --vty_socket %s -c 'show bgp summary'`;"
+            + " press Enter to clean up", tor.netns(), tor.dir().resolve("frr"));
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
       }
     }

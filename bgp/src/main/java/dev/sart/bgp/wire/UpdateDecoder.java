@@ -198,6 +198,9 @@ final class UpdateDecoder {
                     continue;
                 }
                 markSeen(type);
+                if (length > 255) {
+                    flags &= ~EXTENDED_LENGTH; // implied by the length: kept only where it was a choice
+                }
                 int expected = Attributes.expectedFlags(type);
                 if (expected < 0) {
                     if ((flags & OPTIONAL) == 0) {

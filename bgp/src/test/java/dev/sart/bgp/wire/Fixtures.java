@@ -51,4 +51,40 @@ final class Fixtures {
         return message(1, head + String.format("%02x", caps.length + 2) + "02" + String.format("%02x", caps.length)
                 + capabilitiesHex.replaceAll("\\s", ""));
     }
+
+    /** An UPDATE message from its three fields in hex; the two length fields are computed. */
+    static byte[] update(String withdrawnHex, String attributesHex, String nlriHex) {
+        byte[] w = hex(withdrawnHex);
+        byte[] a = hex(attributesHex);
+        return message(2, String.format("%04x", w.length) + withdrawnHex.replaceAll("[\\s|]", "")
+                + String.format("%04x", a.length) + attributesHex.replaceAll("[\\s|]", "")
+                + nlriHex.replaceAll("[\\s|]", ""));
+    }
+
+    static Update decodeUpdate(SessionOptions options, byte[] bytes) throws NotificationException {
+        return (Update) decode(options, bytes);
+    }
+
+    static Ipv4Prefixes v4(String... cidrs) {
+        Ipv4Prefixes.Builder b = Ipv4Prefixes.builder();
+        for (String c : cidrs) {
+            b.add(c);
+        }
+        return b.build();
+    }
+
+    static Ipv6Prefixes v6(String... cidrs) {
+        Ipv6Prefixes.Builder b = Ipv6Prefixes.builder();
+        for (String c : cidrs) {
+            b.add(c);
+        }
+        return b.build();
+    }
+
+    /** One attribute in hex: flags and type as given ("80 0e"), then the computed length, then the value. */
+    static String attr(String flagsAndType, String valueHex) {
+        int length = hex(valueHex).length;
+        boolean extended = (hex(flagsAndType)[0] & 0x10) != 0;
+        return flagsAndType + (extended ? String.format(" %04x ", length) : String.format(" %02x ", length)) + valueHex;
+    }
 }

@@ -1,0 +1,177 @@
+package dev.sart.bgp.wire;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The path attributes of an UPDATE in their wire order, each with the flags octet it was received
+ * with (or its RFC flags when built here). Equal by value, so that equal sets can be interned.
+ *
+ * <p>Flags matter beyond the Optional/Transitive bits the RFCs fix: the Partial bit is
+ * information (RFC 4271 §5), and the Extended Length bit is kept so that an attribute re-encodes
+ * to the bytes it came from (the encoder sets it anyway when the value exceeds 255 octets).
+ */
+public final class PathAttributes {
+
+    public static final PathAttributes EMPTY = new PathAttributes(new PathAttribute[0], new byte[0]);
+
+    private final PathAttribute[] attributes;
+    private final byte[] flags;
+
+    /** Takes ownership of the arrays. */
+    PathAttributes(PathAttribute[] attributes, byte[] flags) {
+        this.attributes = attributes;
+        this.flags = flags;
+    }
+
+    /** The attributes in this order with their RFC flags. */
+    public static PathAttributes of(PathAttribute... attributes) {
+        Builder b = builder();
+        for (PathAttribute a : attributes) {
+            b.add(a);
+        }
+        return b.build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int size() {
+        return attributes.length;
+    }
+
+    public boolean isEmpty() {
+        return attributes.length == 0;
+    }
+
+    public PathAttribute get(int index) {
+        return attributes[index];
+    }
+
+    /** The flags octet of the attribute at {@code index} (low four bits always zero). */
+    public int flags(int index) {
+        return flags[index] & 0xff;
+    }
+
+    /** The attribute of this kind, or null. */
+    public <T extends PathAttribute> T orNull(Class<T> kind) {
+        for (PathAttribute a : attributes) {
+            if (kind.isInstance(a)) {
+                return kind.cast(a);
+            }
+        }
+        return null;
+    }
+
+    public <T extends PathAttribute> Optional<T> find(Class<T> kind) {
+        return Optional.ofNullable(orNull(kind));
+    }
+
+    /** The attribute with this type code, or null. */
+    public PathAttribute byType(int typeCode) {
+        for (PathAttribute a : attributes) {
+            if (a.typeCode() == typeCode) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** A copy in which {@code attribute} replaces the one of its type code, or is appended. */
+    public PathAttributes with(PathAttribute attribute) {
+        for (int i = 0; i < attributes.length; i++) {
+            if (attributes[i].typeCode() == attribute.typeCode()) {
+                PathAttribute[] a = attributes.clone();
+                byte[] f = flags.clone();
+                a[i] = attribute;
+                f[i] = (byte) (attribute.defaultFlags() | (f[i] & Iana.AttributeFlag.PARTIAL));
+                return new PathAttributes(a, f);
+            }
+        }
+        PathAttribute[] a = Arrays.copyOf(attributes, attributes.length + 1);
+        byte[] f = Arrays.copyOf(flags, flags.length + 1);
+        a[attributes.length] = attribute;
+        f[attributes.length] = (byte) attribute.defaultFlags();
+        return new PathAttributes(a, f);
+    }
+
+    /** A copy without the attribute of this type code. */
+    public PathAttributes without(int typeCode) {
+        Builder b = builder();
+        for (int i = 0; i < attributes.length; i++) {
+            if (attributes[i].typeCode() != typeCode) {
+                b.add(attributes[i], flags[i] & 0xff);
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * RFC 4271 §5 and §9.1.3: the attributes as they may be passed on to another peer: an
+     * unrecognized optional non-transitive attribute is dropped, an unrecognized optional
+     * transitive one keeps its value and gets the Partial bit.
+     */
+    public PathAttributes forReadvertisement() {
+        Builder b = builder();
+        for (int i = 0; i < attributes.length; i++) {
+            if (attributes[i] instanceof UnknownAttribute u) {
+                if (u.transitive()) {
+                    UnknownAttribute partial = u.withPartial();
+                    b.add(partial, (flags[i] & 0xff) | Iana.AttributeFlag.PARTIAL);
+                }
+            } else {
+                b.add(attributes[i], flags[i] & 0xff);
+            }
+        }
+        return b.build();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PathAttributes other
+                && Arrays.equals(flags, other.flags)
+                && Arrays.equals(attributes, other.attributes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(attributes) * 31 + Arrays.hashCode(flags);
+    }
+
+    @Override
+    public String toString() {
+        return "PathAttributes" + Arrays.toString(attributes);
+    }
+
+    /** Collects attributes in wire order. */
+    public static final class Builder {
+        private PathAttribute[] attributes = new PathAttribute[8];
+        private byte[] flags = new byte[8];
+        private int size;
+
+        private Builder() {
+        }
+
+        /** Adds with the RFC flags of the attribute. */
+        public Builder add(PathAttribute attribute) {
+            return add(attribute, attribute.defaultFlags());
+        }
+
+        /** Adds with these flags (Optional, Transitive, Partial, Extended Length; low bits are dropped). */
+        public Builder add(PathAttribute attribute, int flags) {
+            if (size == attributes.length) {
+                attributes = Arrays.copyOf(attributes, size * 2);
+                this.flags = Arrays.copyOf(this.flags, size * 2);
+            }
+            attributes[size] = attribute;
+            this.flags[size] = (byte) (flags & 0xf0);
+            size++;
+            return this;
+        }
+
+        public PathAttributes build() {
+            return size == 0 ? EMPTY : new PathAttributes(Arrays.copyOf(attributes, size), Arrays.copyOf(flags, size));
+        }
+    }
+}

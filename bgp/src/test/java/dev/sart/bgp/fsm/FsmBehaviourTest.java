@@ -1,0 +1,107 @@
+package dev.sart.bgp.fsm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Whole runs through the FSM: what a session does over several events. */
+class FsmBehaviourTest {
+  static final FsmConfig CFG = FsmConfig.defaults()
+      .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofSeconds(5));
+  static final Negotiated N90 = new Negotiated(Duration.ofSeconds(90), Duration.ofSeconds(30), false);
+
+  private Session run(Session s, Event... events) {
+    for (Event e : events) {
+      s = Fsm.step(CFG, s, e).next();
+    }
+    return s;
+  }
+
+  private Session established() {
+    return run(Session.initial(CFG), new Event.ManualStart(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
+        new Event.KeepAliveMsg());
+  }
+
+  @Test
+  void aSessionWalksFromIdleToEstablishedOnTheHappyPath() {
+    Session s = established();
+    assertEquals(State.ESTABLISHED, s.state());
+    assertEquals(N90, s.negotiated());
+    assertEquals(0, s.connectRetryCounter());
+  }
+
+  @Test
+  void repeatedErrorsDoubleTheIdleHoldTimeUpToTheMaximum() {
+    Session s = established();
+    List<Duration> waits = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Transition t = Fsm.step(CFG, s, new Event.HoldTimerExpires());
+      waits.add(t.actions().stream().filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.IDLE_HOLD)
+          .map(a -> ((Action.StartTimer) a).duration()).findFirst().orElseThrow());
+      s = run(t.next(), new Event.IdleHoldTimerExpires(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
+          new Event.KeepAliveMsg());
+    }
+    assertEquals(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(5),
+        Duration.ofSeconds(5)), waits);
+  }
+
+  @Test
+  void aSessionThatStaysUpForgetsItsBackOff() {
+    Session s = established();
+    s = Fsm.step(CFG, s, new Event.HoldTimerExpires()).next();
+    assertEquals(Duration.ofSeconds(2), s.idleHoldTime());
+    s = run(s, new Event.IdleHoldTimerExpires(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
+        new Event.KeepAliveMsg(), new Event.StableTimerExpires());
+    assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
+  }
+
+  @Test
+  void withoutDampingTheIdleHoldTimeStaysPut() {
+    FsmConfig noDamp = CFG.withDampPeerOscillations(false);
+    Session s = Session.initial(noDamp);
+    for (Event e : List.of(new Event.ManualStart(), new Event.TcpCrAcked(), new Event.HoldTimerExpires())) {
+      s = Fsm.step(noDamp, s, e).next();
+    }
+    assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
+  }
+
+  @Test
+  void aManualStopNeverRestartsBySelf() {
+    Transition t = Fsm.step(CFG, established(), new Event.ManualStop());
+    assertFalse(t.next().automaticRestart());
+    assertTrue(t.actions().stream().noneMatch(a -> a instanceof Action.StartTimer));
+    assertNull(t.next().negotiated());
+  }
+
+  @Test
+  void onlyConnectAndActiveAcceptAnIncomingConnection() {
+    assertFalse(Session.initial(CFG).acceptsConnection());
+    assertTrue(run(Session.initial(CFG), new Event.ManualStart()).acceptsConnection());
+    assertTrue(run(Session.initial(CFG), new Event.ManualStartWithPassiveTcpEstablishment()).acceptsConnection());
+    assertFalse(established().acceptsConnection());
+  }
+
+  @Test
+  void holdTimesOfOneOrTwoSecondsAreRejected() {
+    // RFC 4271 §4.2: "MUST reject HoldTime values of one or two seconds"
+    assertThrows(IllegalArgumentException.class, () -> new Negotiated(Duration.ofSeconds(2), Duration.ZERO, false));
+    assertThrows(IllegalArgumentException.class, () -> new Negotiated(Duration.ofSeconds(1), Duration.ZERO, false));
+    new Negotiated(Duration.ZERO, Duration.ZERO, false);
+    new Negotiated(Duration.ofSeconds(3), Duration.ofSeconds(1), false);
+  }
+
+  @Test
+  void everyEventKeepsItsRfcNumber() {
+    assertEquals(1, new Event.ManualStart().number());
+    assertEquals(13, new Event.IdleHoldTimerExpires().number());
+    assertEquals(19, new Event.BgpOpen(N90).number());
+    assertEquals(28, new Event.UpdateMsgErr(3, 1, java.nio.ByteBuffer.allocate(0)).number());
+    assertEquals(29, new Event.SendHoldTimerExpires().number());
+  }
+}

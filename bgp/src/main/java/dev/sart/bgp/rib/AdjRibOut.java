@@ -1,0 +1,123 @@
+package dev.sart.bgp.rib;
+
+import dev.sart.bgp.wire.Family;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One peer's Adj-RIB-Out (RFC 4271 §3.2): the RIB thread records changes, which coalesce per
+ * prefix while the peer cannot send (the latest wins); the peer's event loop drains them into
+ * UPDATEs when its channel is writable and remembers what it last advertised, so nothing is sent
+ * twice.
+ */
+public final class AdjRibOut {
+  private static final Object WITHDRAW = new Object();
+
+  private final ConcurrentHashMap<Prefix, Object> pending = new ConcurrentHashMap<>();
+  private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
+  private final Runnable wakeup;
+  private volatile boolean initialTableQueued;
+  // owned by the peer's event loop
+  private final Map<Prefix, Attrs> advertised = new HashMap<>();
+  private boolean endOfRibSent;
+
+  /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
+  public AdjRibOut(Runnable wakeup) {
+    this.wakeup = wakeup;
+  }
+
+  // --- RIB thread ---------------------------------------------------------------------------------
+
+  void advertise(Prefix p, Attrs attrs) {
+    pending.put(p, attrs);
+    signal();
+  }
+
+  void withdraw(Prefix p) {
+    pending.put(p, WITHDRAW);
+    signal();
+  }
+
+  /** The whole table has been queued once: End-of-RIB follows when it has been sent (RFC 4724 §2). */
+  void initialTableQueued() {
+    initialTableQueued = true;
+    signal();
+  }
+
+  private void signal() {
+    if (wakeupScheduled.compareAndSet(false, true)) {
+      wakeup.run();
+    }
+  }
+
+  // --- peer event loop ----------------------------------------------------------------------------
+
+  /** What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due. */
+  public record Batch(Map<Attrs, List<Prefix>> announce, List<Prefix> withdraw, boolean endOfRib) {
+    public boolean isEmpty() {
+      return announce.isEmpty() && withdraw.isEmpty() && !endOfRib;
+    }
+  }
+
+  /**
+   * Takes up to {@code max} pending changes (fewer when nothing is pending), skipping what equals
+   * what was last advertised. When more remain, {@link #hasPending()} says so.
+   */
+  public Batch drain(int max, Set<Family> families) {
+    wakeupScheduled.set(false);
+    Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
+    List<Prefix> withdraw = new ArrayList<>();
+    int taken = 0;
+    Iterator<Map.Entry<Prefix, Object>> it = pending.entrySet().iterator();
+    while (it.hasNext() && taken < max) {
+      Map.Entry<Prefix, Object> e = it.next();
+      Prefix p = e.getKey();
+      Object v = e.getValue();
+      // remove only if unchanged meanwhile; a newer value stays for the next drain
+      if (!pending.remove(p, v)) {
+        continue;
+      }
+      taken++;
+      if (!families.contains(p.family())) {
+        continue;
+      }
+      if (v == WITHDRAW) {
+        if (advertised.remove(p) != null) {
+          withdraw.add(p);
+        }
+      } else {
+        Attrs a = (Attrs) v;
+        if (!a.equals(advertised.put(p, a))) {
+          announce.computeIfAbsent(a, k -> new ArrayList<>()).add(p);
+        }
+      }
+    }
+    boolean eor = false;
+    if (!endOfRibSent && initialTableQueued && pending.isEmpty()) {
+      endOfRibSent = true;
+      eor = true;
+    }
+    return new Batch(announce, withdraw, eor);
+  }
+
+  public boolean hasPending() {
+    return !pending.isEmpty() || (!endOfRibSent && initialTableQueued);
+  }
+
+  /** Prefixes currently advertised to the peer (peer loop only). */
+  public int advertisedCount() {
+    return advertised.size();
+  }
+
+  /** A copy of what is advertised, for the API (peer loop only). */
+  public Map<Prefix, Attrs> advertisedSnapshot() {
+    return Map.copyOf(advertised);
+  }
+}

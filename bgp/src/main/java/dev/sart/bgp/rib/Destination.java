@@ -1,0 +1,35 @@
+package dev.sart.bgp.rib;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The paths to one prefix (Adj-RIBs-In of all peers, merged) and the current selection (Loc-RIB). */
+final class Destination {
+  final Prefix prefix;
+  final List<Path> paths = new ArrayList<>(2);
+  BestPath.Selection selection = BestPath.Selection.NONE;
+
+  Destination(Prefix prefix) {
+    this.prefix = prefix;
+  }
+
+  /** Stores the path, replacing the one from the same source and path id (implicit withdraw, §9). */
+  void put(Path path) {
+    for (int i = 0; i < paths.size(); i++) {
+      Path p = paths.get(i);
+      if (p.source() == path.source() && p.pathId() == path.pathId()) {
+        paths.set(i, path);
+        return;
+      }
+    }
+    paths.add(path);
+  }
+
+  boolean remove(RibPeer source, int pathId) {
+    return paths.removeIf(p -> p.source() == source && p.pathId() == pathId);
+  }
+
+  boolean removeAll(RibPeer source) {
+    return paths.removeIf(p -> p.source() == source);
+  }
+}

@@ -1,0 +1,68 @@
+package dev.sart.bgp.rib;
+
+import dev.sart.bgp.wire.AsPath;
+import dev.sart.bgp.wire.Iana;
+import dev.sart.bgp.wire.LocalPref;
+import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.bgp.wire.PathAttributes;
+
+/**
+ * What a path looks like when sent to a peer (RFC 4271 §5.1, §9.1.3, RFC 1997), or null when it
+ * must not be sent there.
+ */
+final class Export {
+  private Export() {}
+
+  static Attrs toPeer(Prefix prefix, Path path, RibPeer to, long localAs) {
+    if (path.source() == to || !to.families().contains(prefix.family())) {
+      return null;
+    }
+    Attrs a = path.attrs();
+    // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no confederations here)
+    if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
+      return null;
+    }
+    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection yet)
+    if (to.internal() && !path.isLocal() && path.source().internal()) {
+      return null;
+    }
+    PathAttributes attrs = a.attributes().forReadvertisement();
+    MpNextHop nextHop = a.nextHop();
+    MpNextHop self = prefix.isIpv4() ? to.nextHopSelfV4() : to.nextHopSelfV6();
+    if (to.internal()) {
+      // §5.1.5: LOCAL_PREF is sent to internal peers; §5.1.3: the next hop of an eBGP-learned
+      // route is kept, ours is set for our own routes
+      if (a.localPref < 0) {
+        attrs = attrs.with(new LocalPref(100));
+      }
+      if (path.isLocal() || nextHop == null || isUnspecified(nextHop)) {
+        nextHop = self;
+      }
+    } else {
+      // §5.1.2: prepend our AS; §5.1.3: next hop self; §5.1.5: no LOCAL_PREF; §5.1.4: a MED
+      // learned from another AS is not passed on; RFC 4456: ORIGINATOR_ID/CLUSTER_LIST stay inside
+      AsPath path0 = a.asPath();
+      attrs = attrs.with(path0.prepend(localAs))
+          .without(Iana.AttributeType.LOCAL_PREF)
+          .without(Iana.AttributeType.ORIGINATOR_ID)
+          .without(Iana.AttributeType.CLUSTER_LIST);
+      if (!path.isLocal()) {
+        attrs = attrs.without(Iana.AttributeType.MULTI_EXIT_DISC);
+      }
+      nextHop = self;
+    }
+    if (nextHop == null) {
+      return null; // no address of ours in this family towards the peer: cannot announce
+    }
+    return Attrs.of(attrs, nextHop);
+  }
+
+  private static boolean isUnspecified(MpNextHop nh) {
+    return switch (nh) {
+      case MpNextHop.V4 v4 -> v4.address() == 0;
+      case MpNextHop.V6 v6 -> v6.high() == 0 && v6.low() == 0;
+      case MpNextHop.V6WithLinkLocal v6 -> v6.high() == 0 && v6.low() == 0;
+      case MpNextHop.Opaque o -> false;
+    };
+  }
+}

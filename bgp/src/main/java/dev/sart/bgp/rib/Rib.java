@@ -1,0 +1,278 @@
+package dev.sart.bgp.rib;
+
+import dev.sart.bgp.wire.AsPath;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Adj-RIBs-In, Loc-RIB and the feeding of the Adj-RIBs-Out, owned by one thread: every change
+ * arrives as a task on its queue, so nothing here needs a lock. Queries from the API run on the
+ * same thread through {@link #query}.
+ */
+public final class Rib implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(Rib.class.getName());
+
+  private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+  private final Thread worker;
+  private final List<RibListener> listeners = new CopyOnWriteArrayList<>();
+  // owned by the worker
+  private final Map<Prefix, Destination> table = new HashMap<>();
+  private final List<RibPeer> peers = new ArrayList<>();
+  private long localAs;
+  private BestPath.Options options = BestPath.Options.DEFAULT;
+  private long sequence;
+  private volatile boolean closed;
+
+  public Rib() {
+    worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);
+  }
+
+  private void run() {
+    while (!closed) {
+      Runnable task;
+      try {
+        task = tasks.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.SEVERE, "RIB task failed", e);
+      }
+    }
+  }
+
+  public void addListener(RibListener l) {
+    listeners.add(l);
+  }
+
+  /** Tasks waiting for the RIB thread: peers stop reading when this grows (back-pressure). */
+  public int backlog() {
+    return tasks.size();
+  }
+
+  private void submit(Runnable r) {
+    if (!closed) {
+      tasks.add(r);
+    }
+  }
+
+  /** Runs {@code f} on the RIB thread and completes with its result. */
+  public <T> CompletableFuture<T> query(Function<View, T> f) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    submit(() -> {
+      try {
+        result.complete(f.apply(new View()));
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    });
+    return result;
+  }
+
+  public void setLocalAs(long asn) {
+    submit(() -> localAs = asn);
+  }
+
+  /** Changes multipath options and re-runs the decision process for every prefix. */
+  public void setOptions(BestPath.Options o) {
+    submit(() -> {
+      options = o;
+      for (Destination d : table.values()) {
+        decide(d);
+      }
+    });
+  }
+
+  /** A session reached Established: send it the table, then End-of-RIB. */
+  public void peerUp(RibPeer peer) {
+    submit(() -> {
+      peers.add(peer);
+      for (Destination d : table.values()) {
+        Path best = d.selection.best();
+        if (best != null) {
+          Attrs a = Export.toPeer(d.prefix, best, peer, localAs);
+          if (a != null) {
+            peer.out().advertise(d.prefix, a);
+          }
+        }
+      }
+      peer.out().initialTableQueued();
+    });
+  }
+
+  /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
+  public void peerDown(RibPeer peer) {
+    submit(() -> {
+      peers.remove(peer);
+      List<Destination> changed = new ArrayList<>();
+      for (Destination d : table.values()) {
+        if (d.removeAll(peer)) {
+          changed.add(d);
+        }
+      }
+      changed.forEach(this::decideAndForget);
+    });
+  }
+
+  /**
+   * What one UPDATE said: {@code withdrawn} are gone, {@code announced} reachable with
+   * {@code attrs} (which may be null when nothing is announced). Paths whose AS_PATH holds our
+   * own AS are loops and count as withdrawn (RFC 4271 §9.1.2).
+   */
+  public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
+      int[] announcedPathIds, Attrs attrs) {
+    submit(() -> {
+      for (int i = 0; i < withdrawn.size(); i++) {
+        Destination d = table.get(withdrawn.get(i));
+        if (d != null && d.remove(from, withdrawnPathIds == null ? 0 : withdrawnPathIds[i])) {
+          decideAndForget(d);
+        }
+      }
+      if (announced.isEmpty()) {
+        return;
+      }
+      boolean loop = attrs.asPath().contains(localAs);
+      long now = System.currentTimeMillis();
+      for (int i = 0; i < announced.size(); i++) {
+        Prefix p = announced.get(i);
+        int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
+        if (loop) {
+          Destination d = table.get(p);
+          if (d != null && d.remove(from, pathId)) {
+            decideAndForget(d);
+          }
+          continue;
+        }
+        Destination d = table.computeIfAbsent(p, Destination::new);
+        d.put(new Path(from, pathId, attrs, ++sequence, now));
+        decide(d);
+      }
+    });
+  }
+
+  /** Our own routes (the API's AddPath): announced to every peer the export rules allow. */
+  public void originate(List<Prefix> prefixes, Attrs attrs) {
+    update(RibPeer.LOCAL, List.of(), null, prefixes, null, attrs);
+  }
+
+  public void withdrawLocal(List<Prefix> prefixes) {
+    update(RibPeer.LOCAL, prefixes, null, List.of(), null, null);
+  }
+
+  /** Drops every locally originated path (ClearBgpInfo). */
+  public void clearLocal() {
+    peerDown(RibPeer.LOCAL);
+  }
+
+  private void decideAndForget(Destination d) {
+    decide(d);
+    if (d.paths.isEmpty()) {
+      table.remove(d.prefix);
+    }
+  }
+
+  /** Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3). */
+  private void decide(Destination d) {
+    BestPath.Selection before = d.selection;
+    BestPath.Selection now = BestPath.select(d.paths, options);
+    d.selection = now;
+    if (Objects.equals(before.selected(), now.selected())) {
+      return;
+    }
+    Path best = now.best();
+    if (best == null || before.best() != best || !best.attrs().equals(before.best().attrs())) {
+      for (RibPeer peer : peers) {
+        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        if (a == null) {
+          peer.out().withdraw(d.prefix);
+        } else {
+          peer.out().advertise(d.prefix, a);
+        }
+      }
+    }
+    for (RibListener l : listeners) {
+      l.selectionChanged(d.prefix, now);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    worker.interrupt();
+  }
+
+  /** Read access for queries; valid only inside {@link #query}. */
+  public final class View {
+    /** Every destination of a family: its paths, the selection first. */
+    public List<RouteView> routes(dev.sart.bgp.wire.Family family) {
+      List<RouteView> out = new ArrayList<>();
+      for (Destination d : table.values()) {
+        if (d.prefix.family().equals(family)) {
+          out.add(view(d));
+        }
+      }
+      out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
+      return out;
+    }
+
+    public RouteView route(Prefix p) {
+      Destination d = table.get(p);
+      return d == null ? null : view(d);
+    }
+
+    /** The Adj-RIB-In of one peer (post-policy): its paths for a family. */
+    public List<RouteView> receivedFrom(RibPeer peer, dev.sart.bgp.wire.Family family) {
+      List<RouteView> out = new ArrayList<>();
+      for (Destination d : table.values()) {
+        if (!d.prefix.family().equals(family)) {
+          continue;
+        }
+        List<Path> ps = d.paths.stream().filter(p -> p.source() == peer).toList();
+        if (!ps.isEmpty()) {
+          out.add(new RouteView(d.prefix, ps, d.selection.selected(), d.selection.reason()));
+        }
+      }
+      out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
+      return out;
+    }
+
+    public int size() {
+      return table.size();
+    }
+
+    public long localAs() {
+      return localAs;
+    }
+
+    private RouteView view(Destination d) {
+      return new RouteView(d.prefix, List.copyOf(d.paths), d.selection.selected(), d.selection.reason());
+    }
+  }
+
+  /** A prefix with its paths, which of them are selected, and why the best won. */
+  public record RouteView(Prefix prefix, List<Path> paths, List<Path> selected, BestPathReason reason) {
+    public boolean isSelected(Path p) {
+      return selected.contains(p);
+    }
+
+    public boolean isBest(Path p) {
+      return !selected.isEmpty() && selected.getFirst() == p;
+    }
+  }
+
+  static AsPath emptyPath() {
+    return AsPath.EMPTY;
+  }
+}

@@ -1,0 +1,192 @@
+package dev.sart.bgp.rib;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.bgp.wire.AsPath;
+import dev.sart.bgp.wire.Communities;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Iana;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.LocalPref;
+import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.bgp.wire.MultiExitDisc;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The RIB with peers whose Adj-RIB-Out the test drains: what each peer would be sent. */
+class RibTest {
+  static final Set<Family> BOTH = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
+  static final Prefix P = Prefix.parse("203.0.113.0/24");
+  Rib rib;
+  int ids;
+
+  @BeforeEach
+  void setUp() {
+    rib = new Rib();
+    rib.setLocalAs(65001);
+  }
+
+  @AfterEach
+  void tearDown() {
+    rib.close();
+  }
+
+  RibPeer peer(String address, long asn, boolean internal) throws Exception {
+    return new RibPeer(++ids, InetAddress.getByName(address), asn, ids, internal, new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
+        MpNextHop.V6.of("2001:db8::1"), BOTH, new AdjRibOut(() -> { }));
+  }
+
+  static Attrs attrs(long... asPath) {
+    return Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(asPath), new MultiExitDisc(7)),
+        new MpNextHop.V4(Ip.parseV4("198.51.100.9")));
+  }
+
+  /** Waits until the RIB processed everything submitted so far, then drains the peer's Adj-RIB-Out. */
+  AdjRibOut.Batch sent(RibPeer p) {
+    rib.query(v -> null).join();
+    return p.out().drain(Integer.MAX_VALUE, BOTH);
+  }
+
+  @Test
+  void aNewPeerGetsTheTableThenEndOfRib() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    rib.peerUp(b);
+    AdjRibOut.Batch batch = sent(b);
+    assertEquals(1, batch.announce().size());
+    assertTrue(batch.endOfRib());
+    Attrs out = batch.announce().keySet().iterator().next();
+    assertEquals(List.of(P), batch.announce().get(out));
+    // eBGP: our AS prepended, next hop self, the learned MED not passed on
+    assertEquals(AsPath.sequence(65001, 65002), out.asPath());
+    assertEquals(new MpNextHop.V4(Ip.parseV4("192.0.2.1")), out.nextHop());
+    assertNull(out.attributes().orNull(MultiExitDisc.class));
+  }
+
+  @Test
+  void aRouteIsNotSentBackToItsSender() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    sent(a);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    assertTrue(sent(a).announce().isEmpty());
+  }
+
+  @Test
+  void ibgpLearnedRoutesAreNotSentToIbgpPeersButToEbgpOnes() throws Exception {
+    RibPeer i1 = peer("192.0.2.2", 65001, true);
+    RibPeer i2 = peer("192.0.2.3", 65001, true);
+    RibPeer e = peer("192.0.2.4", 65009, false);
+    for (RibPeer p : List.of(i1, i2, e)) {
+      rib.peerUp(p);
+      sent(p);
+    }
+    rib.update(i1, List.of(), null, List.of(P), null, attrs(65005));
+    assertTrue(sent(i2).announce().isEmpty());
+    assertEquals(1, sent(e).announce().size());
+  }
+
+  @Test
+  void ourOwnRoutesGoToIbgpPeersWithLocalPrefAndOurNextHop() throws Exception {
+    RibPeer i = peer("192.0.2.2", 65001, true);
+    rib.peerUp(i);
+    sent(i);
+    rib.originate(List.of(P), Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)));
+    Attrs out = sent(i).announce().keySet().iterator().next();
+    assertEquals(AsPath.EMPTY, out.asPath());
+    assertEquals(new LocalPref(100), out.attributes().orNull(LocalPref.class));
+    assertEquals(new MpNextHop.V4(Ip.parseV4("192.0.2.1")), out.nextHop());
+  }
+
+  @Test
+  void noExportStaysInsideTheAsAndNoAdvertiseGoesNowhere() throws Exception {
+    RibPeer src = peer("192.0.2.2", 65002, false);
+    RibPeer ibgp = peer("192.0.2.3", 65001, true);
+    RibPeer ebgp = peer("192.0.2.4", 65009, false);
+    for (RibPeer p : List.of(src, ibgp, ebgp)) {
+      rib.peerUp(p);
+      sent(p);
+    }
+    Attrs noExport = Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(65002),
+        Communities.of(Iana.WellKnownCommunity.NO_EXPORT)), new MpNextHop.V4(Ip.parseV4("192.0.2.2")));
+    rib.update(src, List.of(), null, List.of(P), null, noExport);
+    assertEquals(1, sent(ibgp).announce().size());
+    assertTrue(sent(ebgp).announce().isEmpty());
+  }
+
+  @Test
+  void aReannouncementReplacesThePathAndAWithdrawalRemovesIt() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    rib.peerUp(a);
+    rib.peerUp(b);
+    sent(b);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
+    Map<Attrs, List<Prefix>> announced = sent(b).announce();
+    assertEquals(1, announced.size(), "coalesced into the latest");
+    assertEquals(AsPath.sequence(65001, 65002, 64512), announced.keySet().iterator().next().asPath());
+    assertEquals(1, rib.query(v -> v.route(P).paths().size()).join(), "implicit withdraw: one path");
+    rib.update(a, List.of(P), null, List.of(), null, null);
+    assertEquals(List.of(P), sent(b).withdraw());
+    assertNull(rib.query(v -> v.route(P)).join());
+  }
+
+  @Test
+  void aPeerGoingDownTakesItsPathsWith() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    rib.peerUp(a);
+    rib.peerUp(b);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    sent(b);
+    rib.peerDown(a);
+    assertEquals(List.of(P), sent(b).withdraw());
+    assertEquals(0, rib.query(Rib.View::size).join());
+  }
+
+  @Test
+  void aPathWithOurAsIsALoopAndIsDropped() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 65001, 3));
+    assertNull(rib.query(v -> v.route(P)).join());
+  }
+
+  @Test
+  void selectionChangesReachTheListeners() throws Exception {
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    rib.addListener((p, s) -> seen.add(p + " " + s.selected().size()));
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    rib.update(a, List.of(P), null, List.of(), null, null);
+    rib.query(v -> null).join();
+    assertEquals(List.of("203.0.113.0/24 1", "203.0.113.0/24 0"), seen);
+  }
+
+  @Test
+  void nothingAlreadyAdvertisedIsSentAgain() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    rib.peerUp(a);
+    rib.peerUp(b);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    assertFalse(sent(b).announce().isEmpty());
+    // the same route again from another path of a (ADD-PATH id 0 replaced by itself): no change to b
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
+    assertTrue(sent(b).isEmpty());
+  }
+}

@@ -24,6 +24,7 @@ public final class AdjRibOut {
   private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
   private final Runnable wakeup;
   private volatile boolean initialTableQueued;
+  private volatile boolean forgetAdvertised;
   // owned by the peer's event loop
   private final Map<Prefix, Attrs> advertised = new HashMap<>();
   private boolean endOfRibSent;
@@ -57,6 +58,11 @@ public final class AdjRibOut {
     }
   }
 
+  /** Before a route refresh: the next drain sends everything queued, even what was sent already. */
+  void forgetAdvertised() {
+    forgetAdvertised = true;
+  }
+
   // --- peer event loop ----------------------------------------------------------------------------
 
   /** What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due. */
@@ -72,6 +78,10 @@ public final class AdjRibOut {
    */
   public Batch drain(int max, Set<Family> families) {
     wakeupScheduled.set(false);
+    if (forgetAdvertised) {
+      forgetAdvertised = false;
+      advertised.clear();
+    }
     Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
     List<Prefix> withdraw = new ArrayList<>();
     int taken = 0;

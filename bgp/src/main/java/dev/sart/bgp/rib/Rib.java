@@ -112,6 +112,23 @@ public final class Rib implements AutoCloseable {
     });
   }
 
+  /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */
+  public void resend(RibPeer peer) {
+    peer.out().forgetAdvertised();
+    submit(() -> {
+      if (!peers.contains(peer)) {
+        return;
+      }
+      for (Destination d : table.values()) {
+        Path best = d.selection.best();
+        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        if (a != null) {
+          peer.out().advertise(d.prefix, a);
+        }
+      }
+    });
+  }
+
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
   public void peerDown(RibPeer peer) {
     submit(() -> {

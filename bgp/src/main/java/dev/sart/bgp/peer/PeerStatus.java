@@ -1,0 +1,26 @@
+package dev.sart.bgp.peer;
+
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.wire.Family;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * A consistent snapshot of a peer for the API and metrics.
+ *
+ * @param state the FSM state of the session (of the primary connection)
+ * @param establishedSince when the session last became Established, or null
+ * @param peerRouterId the peer's BGP Identifier once an OPEN was accepted, else 0
+ * @param holdTime the negotiated hold time (the configured one before negotiation)
+ * @param keepaliveTime the keepalive interval in use
+ * @param families the negotiated families (the configured ones before negotiation)
+ * @param sent messages sent, by type (index = BGP message type, 1..5)
+ * @param received messages received, by type
+ * @param prefixesReceived prefixes currently held from the peer
+ * @param flaps how often the session left Established
+ * @param lastError the last NOTIFICATION sent or received, or null
+ */
+public record PeerStatus(State state, Instant establishedSince, int peerRouterId, Duration holdTime,
+    Duration keepaliveTime, Set<Family> families, long[] sent, long[] received, long prefixesReceived, long flaps,
+    String lastError) {}

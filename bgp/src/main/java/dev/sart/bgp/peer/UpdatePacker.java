@@ -1,0 +1,110 @@
+package dev.sart.bgp.peer;
+
+import dev.sart.bgp.rib.AdjRibOut;
+import dev.sart.bgp.rib.Attrs;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.wire.BgpCodec;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Ipv4Prefixes;
+import dev.sart.bgp.wire.Ipv6Prefixes;
+import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.bgp.wire.MpReachNlri;
+import dev.sart.bgp.wire.MpUnreachNlri;
+import dev.sart.bgp.wire.NextHop;
+import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.bgp.wire.Update;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a drained Adj-RIB-Out batch into as few UPDATEs as fit the session's maximum message
+ * size: withdrawals together, announcements grouped by attribute set (RFC 4271 §4.3, §9.2).
+ */
+final class UpdatePacker {
+  private UpdatePacker() {}
+
+  static List<Update> pack(AdjRibOut.Batch batch, BgpCodec codec, List<Family> negotiatedFamilies) {
+    int max = codec.options().maxMessageLength();
+    List<Update> out = new ArrayList<>();
+    List<Prefix> w4 = new ArrayList<>();
+    List<Prefix> w6 = new ArrayList<>();
+    for (Prefix p : batch.withdraw()) {
+      (p.isIpv4() ? w4 : w6).add(p);
+    }
+    // RFC 4271 §4.3: 19 header + 2 withdrawn length + 2 attribute length
+    for (List<Prefix> chunk : chunks(w4, max - 23)) {
+      out.add(new Update(v4(chunk), PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
+    }
+    // MP_UNREACH_NLRI: 4 attribute header (extended length) + 3 AFI/SAFI
+    for (List<Prefix> chunk : chunks(w6, max - 23 - 7)) {
+      out.add(new Update(Ipv4Prefixes.EMPTY, PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6(chunk))),
+          Ipv4Prefixes.EMPTY));
+    }
+    for (Map.Entry<Attrs, List<Prefix>> e : batch.announce().entrySet()) {
+      Attrs a = e.getKey();
+      List<Prefix> prefixes = e.getValue();
+      if (prefixes.getFirst().isIpv4() && a.nextHop() instanceof MpNextHop.V4 nh) {
+        PathAttributes attrs = a.attributes().with(new NextHop(nh.address()));
+        int base = codec.encode(new Update(Ipv4Prefixes.EMPTY, attrs, Ipv4Prefixes.EMPTY)).length;
+        for (List<Prefix> chunk : chunks(prefixes, max - base)) {
+          out.add(new Update(Ipv4Prefixes.EMPTY, attrs, v4(chunk)));
+        }
+      } else {
+        Family f = prefixes.getFirst().family();
+        PathAttributes empty = a.attributes().with(new MpReachNlri(f, a.nextHop(), f.equals(Family.IPV4_UNICAST)
+            ? Ipv4Prefixes.EMPTY : Ipv6Prefixes.EMPTY));
+        // +1: the attribute may need the extended length once prefixes are in
+        int base = codec.encode(new Update(Ipv4Prefixes.EMPTY, empty, Ipv4Prefixes.EMPTY)).length + 1;
+        for (List<Prefix> chunk : chunks(prefixes, max - base)) {
+          PathAttributes attrs = a.attributes().with(new MpReachNlri(f, a.nextHop(),
+              f.equals(Family.IPV4_UNICAST) ? v4(chunk) : v6(chunk)));
+          out.add(new Update(Ipv4Prefixes.EMPTY, attrs, Ipv4Prefixes.EMPTY));
+        }
+      }
+    }
+    if (batch.endOfRib()) {
+      for (Family f : negotiatedFamilies) {
+        out.add(Update.endOfRib(f));
+      }
+    }
+    return out;
+  }
+
+  /** Splits prefixes so that each chunk's NLRI encoding fits {@code budget} bytes (RFC 4271 §4.3). */
+  private static List<List<Prefix>> chunks(List<Prefix> prefixes, int budget) {
+    List<List<Prefix>> chunks = new ArrayList<>();
+    List<Prefix> current = new ArrayList<>();
+    int used = 0;
+    for (Prefix p : prefixes) {
+      int size = 1 + (p.length() + 7) / 8;
+      if (used + size > budget && !current.isEmpty()) {
+        chunks.add(current);
+        current = new ArrayList<>();
+        used = 0;
+      }
+      current.add(p);
+      used += size;
+    }
+    if (!current.isEmpty()) {
+      chunks.add(current);
+    }
+    return chunks;
+  }
+
+  private static Ipv4Prefixes v4(List<Prefix> ps) {
+    Ipv4Prefixes.Builder b = Ipv4Prefixes.builder();
+    for (Prefix p : ps) {
+      b.add(p.v4Address(), p.length());
+    }
+    return b.build();
+  }
+
+  private static Ipv6Prefixes v6(List<Prefix> ps) {
+    Ipv6Prefixes.Builder b = Ipv6Prefixes.builder();
+    for (Prefix p : ps) {
+      b.add(p.high(), p.low(), p.length());
+    }
+    return b.build();
+  }
+}

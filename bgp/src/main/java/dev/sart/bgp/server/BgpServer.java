@@ -1,0 +1,318 @@
+package dev.sart.bgp.server;
+
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.rib.Attrs;
+import dev.sart.bgp.rib.BestPath;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.bgp.wire.PathAttributes;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * The BGP speaker: listens on the BGP port, owns the peers and the RIB. Peers run on the
+ * event loops of one epoll group; management calls (the API) may come from any thread.
+ */
+public final class BgpServer implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(BgpServer.class.getName());
+
+  /** Told of every peer state change (the exporter, the API's watch, metrics). */
+  public interface PeerStateListener {
+    void changed(Peer peer, State from, State to);
+  }
+
+  private final int port;
+  private final EventLoopGroup group;
+  private final Rib rib = new Rib();
+  private final Map<InetAddress, Peer> peers = new ConcurrentHashMap<>();
+  private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicInteger ribPeerIds = new AtomicInteger();
+  private volatile long localAs;
+  private volatile int routerId;
+  private volatile boolean multipath;
+  private volatile Channel listener;
+
+  /**
+   * @param port the BGP port to listen on (179), 0 to not listen
+   * @param threads event loop threads
+   * @param threadFactory makes the event loop threads (tests make them enter a network namespace)
+   */
+  public BgpServer(int port, int threads, ThreadFactory threadFactory) {
+    this.port = port;
+    this.group = new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
+  }
+
+  public BgpServer(int port) {
+    this(port, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())),
+        Thread.ofPlatform().name("bgp-io-", 0).daemon().factory());
+  }
+
+  /** Binds the listener ([::]:port, which takes IPv4 too) from an event loop thread. */
+  public void start() {
+    if (port == 0) {
+      return;
+    }
+    Speaker speaker = new Speaker();
+    ServerBootstrap b = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+        .childHandler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            InetAddress remote = normalize(((InetSocketAddress) ch.remoteAddress()).getAddress());
+            Peer peer = peers.get(remote);
+            if (peer == null) {
+              LOG.fine(() -> "event=connection-refused from=" + remote.getHostAddress() + " reason=unknown-peer");
+              ch.close();
+              return;
+            }
+            speaker.applyTtl(peer.config(), ch);
+            peer.accept(ch);
+          }
+        });
+    CompletableFuture<Channel> bound = new CompletableFuture<>();
+    group.next().execute(() -> b.bind(new InetSocketAddress(port)).addListener((ChannelFuture f) -> {
+      if (f.isSuccess()) {
+        bound.complete(f.channel());
+      } else {
+        bound.completeExceptionally(f.cause());
+      }
+    }));
+    listener = bound.join();
+    updateMd5Keys();
+    LOG.info(() -> "event=listening port=" + port);
+  }
+
+  public Rib rib() {
+    return rib;
+  }
+
+  public long localAs() {
+    return localAs;
+  }
+
+  public int routerId() {
+    return routerId;
+  }
+
+  public boolean multipath() {
+    return multipath;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public void addListener(PeerStateListener l) {
+    listeners.add(l);
+  }
+
+  public void setLocalAs(long asn) {
+    this.localAs = asn;
+    rib.setLocalAs(asn);
+  }
+
+  public void setRouterId(int id) {
+    this.routerId = id;
+  }
+
+  public void setMultipath(boolean enable) {
+    this.multipath = enable;
+    rib.setOptions(new BestPath.Options(enable, false, false));
+  }
+
+  public Collection<Peer> peers() {
+    return peers.values();
+  }
+
+  public Peer peer(InetAddress address) {
+    return peers.get(normalize(address));
+  }
+
+  /** Adds and starts a peer; an existing peer with the address is an error. */
+  public Peer addPeer(PeerConfig config) {
+    if (localAs == 0 || routerId == 0) {
+      throw new IllegalStateException("set the local AS and router id before adding peers");
+    }
+    InetAddress addr = normalize(config.address());
+    Peer peer = new Peer(config, new Speaker(), group.next(), ribPeerIds.addAndGet(1 << 20));
+    if (peers.putIfAbsent(addr, peer) != null) {
+      throw new IllegalArgumentException("peer " + addr.getHostAddress() + " exists already");
+    }
+    updateMd5Keys();
+    peer.start();
+    LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
+    return peer;
+  }
+
+  /** Stops a peer (Cease, routes withdrawn) and forgets it. */
+  public CompletableFuture<Void> deletePeer(InetAddress address) {
+    Peer peer = peers.remove(normalize(address));
+    if (peer == null) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("no peer " + address.getHostAddress()));
+    }
+    updateMd5Keys();
+    return peer.stop();
+  }
+
+  /** Originates prefixes with the given attributes (next hop: ours, set per peer on export). */
+  public void addPaths(List<Prefix> prefixes, PathAttributes attributes) {
+    Map<Boolean, List<Prefix>> byFamily = new HashMap<>();
+    for (Prefix p : prefixes) {
+      byFamily.computeIfAbsent(p.isIpv4(), k -> new java.util.ArrayList<>()).add(p);
+    }
+    byFamily.forEach((v4, ps) -> rib.originate(ps, Attrs.of(attributes, v4 ? new MpNextHop.V4(0) : new MpNextHop.V6(0, 0))));
+  }
+
+  public void deletePaths(List<Prefix> prefixes) {
+    rib.withdrawLocal(prefixes);
+  }
+
+  /** RFC 2385: the listener accepts only correctly signed SYNs from peers with a password. */
+  private void updateMd5Keys() {
+    Channel l = listener;
+    if (l == null) {
+      return;
+    }
+    Map<InetAddress, byte[]> keys = new HashMap<>();
+    for (Peer p : peers.values()) {
+      if (p.config().password() != null) {
+        keys.put(p.config().address(), p.config().password().getBytes(StandardCharsets.US_ASCII));
+      }
+    }
+    l.config().setOption(EpollChannelOption.TCP_MD5SIG, keys);
+  }
+
+  static InetAddress normalize(InetAddress a) {
+    if (a instanceof Inet6Address v6) {
+      byte[] b = v6.getAddress();
+      boolean mapped = true;
+      for (int i = 0; i < 10; i++) {
+        mapped &= b[i] == 0;
+      }
+      mapped &= b[10] == (byte) 0xff && b[11] == (byte) 0xff;
+      if (mapped) {
+        try {
+          return InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]});
+        } catch (UnknownHostException e) {
+          throw new AssertionError(e);
+        }
+      }
+      if (v6.getScopeId() != 0) {
+        try {
+          return InetAddress.getByAddress(b);
+        } catch (UnknownHostException e) {
+          throw new AssertionError(e);
+        }
+      }
+    }
+    return a;
+  }
+
+  @Override
+  public void close() {
+    CompletableFuture.allOf(peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
+        .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
+    if (listener != null) {
+      listener.close().syncUninterruptibly();
+    }
+    group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    rib.close();
+  }
+
+  /** The view of the server each peer gets. */
+  private final class Speaker implements Peer.Speaker {
+    @Override
+    public long localAs() {
+      return localAs;
+    }
+
+    @Override
+    public int routerId() {
+      return routerId;
+    }
+
+    @Override
+    public Rib rib() {
+      return rib;
+    }
+
+    @Override
+    public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
+      PeerConfig c = peer.config();
+      Bootstrap b = new Bootstrap().group(group).channel(EpollSocketChannel.class)
+          .option(ChannelOption.TCP_NODELAY, true)
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1000, c.connectRetryTime().toMillis()))
+          .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+          .handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+              applyTtl(c, ch);
+              ch.pipeline().addLast(initializer);
+            }
+          });
+      if (c.password() != null) {
+        b.option(EpollChannelOption.TCP_MD5SIG, Map.of(c.address(), c.password().getBytes(StandardCharsets.US_ASCII)));
+      }
+      InetSocketAddress remote = new InetSocketAddress(c.address(), c.port());
+      return c.localAddress() == null ? b.connect(remote) : b.connect(remote, new InetSocketAddress(c.localAddress(), 0));
+    }
+
+    /**
+     * TTL of what we send: 1 towards a directly connected eBGP peer, the multihop TTL when set,
+     * 255 with GTSM (RFC 5082 §3), which also drops segments that crossed more hops than allowed.
+     */
+    void applyTtl(PeerConfig c, Channel ch) {
+      int fd = ((io.netty.channel.unix.UnixChannel) ch).fd().intValue();
+      boolean v6 = !(c.address() instanceof Inet4Address);
+      boolean external = c.asn() != localAs;
+      if (c.ttlSecurity()) {
+        int hops = Math.max(1, c.multihopTtl());
+        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, 255);
+        dev.sart.bgp.peer.Sockets.setMinTtl(fd, v6, 256 - hops);
+      } else if (c.multihopTtl() > 0) {
+        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, c.multihopTtl());
+      } else if (external) {
+        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, 1);
+      }
+    }
+
+    @Override
+    public void stateChanged(Peer peer, State from, State to) {
+      for (PeerStateListener l : listeners) {
+        l.changed(peer, from, to);
+      }
+    }
+  }
+}

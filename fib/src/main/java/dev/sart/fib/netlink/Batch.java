@@ -22,6 +22,18 @@ public final class Batch {
     this.socket = socket;
   }
 
+  public Batch addRoute(Route r) {
+    return add(Routes.addRequest(r));
+  }
+
+  public Batch replaceRoute(Route r) {
+    return add(Routes.replaceRequest(r));
+  }
+
+  public Batch deleteRoute(Route r) {
+    return add(Routes.deleteRequest(r));
+  }
+
   public Batch addAddress(Address a) {
     return add(Addresses.addRequest(a, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL, "add"));
   }

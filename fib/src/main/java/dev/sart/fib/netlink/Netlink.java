@@ -15,11 +15,13 @@ public final class Netlink implements AutoCloseable {
   private final NetlinkSocket socket;
   private final Links links;
   private final Addresses addresses;
+  private final Routes routes;
 
   Netlink(NetlinkSocket socket) {
     this.socket = socket;
     this.links = new Links(socket);
     this.addresses = new Addresses(socket);
+    this.routes = new Routes(socket);
   }
 
   /** rtnetlink in the calling thread's network namespace. */
@@ -38,6 +40,10 @@ public final class Netlink implements AutoCloseable {
 
   public Addresses addresses() {
     return addresses;
+  }
+
+  public Routes routes() {
+    return routes;
   }
 
   /** An empty batch of changes for this namespace. */

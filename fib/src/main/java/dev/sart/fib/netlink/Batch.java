@@ -42,6 +42,26 @@ public final class Batch {
     return add(Addresses.deleteRequest(a));
   }
 
+  public Batch addNeighbor(Neighbor n) {
+    return add(Neighbors.addRequest(n, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL, "add"));
+  }
+
+  public Batch replaceNeighbor(Neighbor n) {
+    return add(Neighbors.addRequest(n, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_REPLACE, "replace"));
+  }
+
+  public Batch deleteNeighbor(Neighbor n) {
+    return add(Neighbors.deleteRequest(n));
+  }
+
+  public Batch addRule(Rule r) {
+    return add(Rules.addRequest(r));
+  }
+
+  public Batch deleteRule(Rule r) {
+    return add(Rules.deleteRequest(r));
+  }
+
   private Batch add(Request r) {
     requests.add(r);
     return this;

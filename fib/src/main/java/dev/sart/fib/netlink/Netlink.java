@@ -16,12 +16,16 @@ public final class Netlink implements AutoCloseable {
   private final Links links;
   private final Addresses addresses;
   private final Routes routes;
+  private final Rules rules;
+  private final Neighbors neighbors;
 
   Netlink(NetlinkSocket socket) {
     this.socket = socket;
     this.links = new Links(socket);
     this.addresses = new Addresses(socket);
     this.routes = new Routes(socket);
+    this.rules = new Rules(socket);
+    this.neighbors = new Neighbors(socket);
   }
 
   /** rtnetlink in the calling thread's network namespace. */
@@ -44,6 +48,14 @@ public final class Netlink implements AutoCloseable {
 
   public Routes routes() {
     return routes;
+  }
+
+  public Rules rules() {
+    return rules;
+  }
+
+  public Neighbors neighbors() {
+    return neighbors;
   }
 
   /** An empty batch of changes for this namespace. */

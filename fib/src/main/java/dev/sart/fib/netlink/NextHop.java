@@ -1,7 +1,6 @@
 package dev.sart.fib.netlink;
 
 import java.net.InetAddress;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -61,15 +60,6 @@ public record NextHop(InetAddress gateway, int index, int weight, Set<NextHopFla
   /** The flags a request may carry (the kernel sets the others). */
   int requestFlags() {
     return flags.contains(NextHopFlag.ONLINK) ? Rtnl.RTNH_F_ONLINK : 0;
-  }
-
-  /** Flags other than ONLINK are the kernel's report on the next hop's state. */
-  NextHop withoutStateFlags() {
-    Set<NextHopFlag> kept = EnumSet.noneOf(NextHopFlag.class);
-    if (flags.contains(NextHopFlag.ONLINK)) {
-      kept.add(NextHopFlag.ONLINK);
-    }
-    return withFlags(kept);
   }
 
   @Override

@@ -68,7 +68,7 @@ public final class Routes {
         .toList();
   }
 
-  /** The route the kernel would use for {@code destination} (RTM_GETROUTE with RTM_F_FIB_MATCH). */
+  /** The route the kernel would use for {@code destination}, from the table it is in (RTM_GETROUTE with RTM_F_FIB_MATCH). */
   public Route get(InetAddress destination) {
     return get(destination, 0);
   }
@@ -80,8 +80,11 @@ public final class Routes {
   public Route get(InetAddress destination, int mark) {
     Family f = Family.of(destination);
     List<Message> replies = socket.query(new Request(Rtnl.RTM_GETROUTE, 0,
-        () -> "get route " + Ip.format(destination) + (mark != 0 ? " mark " + mark : ""), w -> {
-          RouteCodec.header(w, f.code(), f.maxPrefixLength(), 0, 0, 0, 0, Rtnl.RTM_F_FIB_MATCH);
+        () -> "get route " + Ip.format(destination) + (mark != 0 ? " mark 0x" + Integer.toHexString(mark) : ""), w -> {
+          // IPv4 reports main unless asked for the table the rules led to (net/ipv4/route.c); IPv6
+          // always reports the route's own table and rejects the flag (net/ipv6/route.c)
+          int flags = Rtnl.RTM_F_FIB_MATCH | (f == Family.INET ? Rtnl.RTM_F_LOOKUP_TABLE : 0);
+          RouteCodec.header(w, f.code(), f.maxPrefixLength(), 0, 0, 0, 0, flags);
           w.attrAddress(Rtnl.RTA_DST, destination);
           if (mark != 0) {
             w.attrU32(Rtnl.RTA_MARK, mark);

@@ -141,12 +141,11 @@ class EventsTest {
     nl.links().setUp("v0");
     nl.links().setUp("v1");
     int v0 = nl.links().get("v0").index();
-    nl.addresses().add(Address.of(v0, "192.0.2.100/24"));
-    try (EventStream events = EventStream.open(ns, Set.of(EventGroup.IPV4_ROUTE))) {
+    nl.addresses().add(Address.of(v0, "fd00:1::100/64").withFlags(Set.of(AddressFlag.NODAD)));
+    try (EventStream events = EventStream.open(ns, Set.of(EventGroup.IPV6_ROUTE))) {
       Batch b = nl.batch();
       for (int i = 0; i < 50_000; i++) {
-        b.addRoute(Route.of("198.18." + (i >> 8 & 0xff) + "." + (i & 0xff) + "/32").table(1000)
-            .via("192.0.2.1", v0).build());
+        b.addRoute(Route.of("fd00:ee::" + Integer.toHexString(i) + "/128").table(1000).via("fd00:1::1", v0).build());
       }
       assertTrue(b.execute().allSucceeded());
       int routes = 0;

@@ -166,11 +166,11 @@ class LinksTest {
     assertEquals("v0", data.get("link").asText());
     assertFalse(data.get("learning").asBoolean());
 
-    Vxlan v6 = new Vxlan(7, Ip.parse("fd00::1"), Ip.parse("ff05::100"), 4790, underlay, true);
+    Vxlan v6 = new Vxlan(7, Ip.parse("fd00::1"), Ip.parse("fd00::2"), 4790, underlay, true);
     nl.links().addVxlan("vx1", v6);
     assertEquals(v6, nl.links().get("vx1").vxlan());
     JsonNode data6 = Oracle.link(node, "vx1").get("linkinfo").get("info_data");
-    assertEquals("ff05::100", data6.get("group6").asText());
+    assertEquals("fd00::2", data6.get("remote6").asText());
     assertEquals("fd00::1", data6.get("local6").asText());
     assertTrue(data6.get("learning").asBoolean());
   }

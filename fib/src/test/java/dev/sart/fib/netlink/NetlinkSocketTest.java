@@ -149,14 +149,14 @@ class NetlinkSocketTest {
     Netlink nl = new Netlink(new NetlinkSocket(t));
     Batch batch = nl.batch();
     for (int i = 0; i < 600; i++) {
-      batch.addAddress(Address.of(7, "192.0." + (2 + i / 200) + "." + (i % 200) + "/24"));
+      batch.addAddress(Address.of(7, List.of("192.0.2.", "198.51.100.", "203.0.113.").get(i / 200) + (i % 200) + "/24"));
     }
     BatchResult result = batch.execute();
     assertEquals(600, result.size());
     assertEquals(3, t.sent.size(), "256 + 256 + 88 requests");
     assertEquals(3, noops.size());
     assertEquals(Set.of(5, 44, 205, 244, 405, 444), result.failures().keySet());
-    assertEquals("add address 192.0.3.44/24 dev #7: File exists (EEXIST)", result.failure(244).getMessage());
+    assertEquals("add address 198.51.100.44/24 dev #7: File exists (EEXIST)", result.failure(244).getMessage());
     assertNull(result.failure(0));
   }
 

@@ -109,14 +109,7 @@ public final class RouteBenchmark {
    * /24s, with metrics 1, 2, ... until there are enough.
    */
   static List<Route> routes(int n, int table, Function<Integer, List<NextHop>> hops) {
-    List<IpPrefix> prefixes = new ArrayList<>();
-    for (String base : List.of("192.0.2.", "198.51.100.", "203.0.113.")) {
-      for (int len = 24; len <= 32; len++) {
-        for (int host = 0; host < 256; host += 1 << (32 - len)) {
-          prefixes.add(IpPrefix.parse(base + host + "/" + len));
-        }
-      }
-    }
+    List<IpPrefix> prefixes = DocumentationPrefixes.ipv4();
     List<Route> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       int metric = 1 + i / prefixes.size();

@@ -218,15 +218,15 @@ class RoutesTest {
   @Test
   void a_batch_applies_every_request_and_reports_the_failed_ones() {
     Batch batch = nl.batch();
+    List<IpPrefix> prefixes = DocumentationPrefixes.ipv4();
     for (int i = 0; i < 1000; i++) {
-      batch.addRoute(Route.of("198.51." + (100 + i / 256) + "." + (i % 256) + "/32").table(TABLE)
-          .via("192.0.2." + (1 + i % 3), v0).build());
+      batch.addRoute(Route.of(prefixes.get(i)).table(TABLE).via("192.0.2." + (1 + i % 3), v0).build());
     }
-    batch.addRoute(Route.of("198.51.100.7/32").table(TABLE).via("192.0.2.1", v0).build()); // 1000: exists
+    batch.addRoute(Route.of(prefixes.get(7)).table(TABLE).via("192.0.2.1", v0).build()); // 1000: exists
     batch.deleteRoute(Route.of("203.0.113.0/24").table(TABLE).build()); // 1001: no such route
     BatchResult result = batch.execute();
     assertEquals(Set.of(1000, 1001), result.failures().keySet());
-    assertEquals("add route 198.51.100.7/32 table 1000: File exists (EEXIST)", result.failure(1000).getMessage());
+    assertEquals("add route " + prefixes.get(7) + " table 1000: File exists (EEXIST)", result.failure(1000).getMessage());
     assertEquals(Errno.ESRCH, result.failure(1001).errno());
     assertEquals(0, batch.size(), "executing empties the batch");
     assertEquals(1000, nl.routes().list(TABLE).size());

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -55,20 +56,24 @@ class NetnsTest {
   }
 
   @Test
-  void opening_by_proc_path_reaches_the_same_namespace() throws Exception {
+  void opening_by_mount_path_or_by_a_process_reaches_the_same_namespace() throws Exception {
     Node a = testbed.topology().node("a");
-    try (Netns byName = Netns.named(a.netns());
-        Netns byPath = Netns.open(Path.of("/var/run/netns", a.netns()))) {
-      String viaName = byName.run(NetnsTest::currentNamespace);
-      // /proc/PID/ns/net of a thread that entered it
-      String viaProc = byName.run(() -> {
-        try (Netns self = Netns.current()) {
-          return self.run(NetnsTest::currentNamespace);
-        }
-      });
-      assertEquals(viaName, byPath.run(NetnsTest::currentNamespace));
-      assertEquals(viaName, viaProc);
-      assertNotEquals(currentNamespace(), viaName);
+    String expected = a.exec("readlink", "/proc/self/ns/net").strip();
+    Process sleeper = new ProcessBuilder(a.inNetns(List.of("sleep", "30"))).start();
+    try {
+      // ip netns exec enters the namespace, then execs sleep under the same pid
+      Path proc = Path.of("/proc/" + sleeper.pid() + "/ns/net");
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      while (!Files.readSymbolicLink(proc).toString().equals(expected) && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      try (Netns byMount = Netns.open(Path.of("/var/run/netns", a.netns())); Netns byProcess = Netns.open(proc)) {
+        assertEquals(expected, byMount.run(NetnsTest::currentNamespace));
+        assertEquals(expected, byProcess.run(NetnsTest::currentNamespace));
+        assertNotEquals(currentNamespace(), expected);
+      }
+    } finally {
+      sleeper.destroyForcibly().waitFor();
     }
   }
 

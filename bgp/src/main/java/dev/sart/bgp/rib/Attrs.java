@@ -84,6 +84,21 @@ public final class Attrs {
     return a.orNull(MpReachNlri.class) != null || a.orNull(MpUnreachNlri.class) != null;
   }
 
+  /** ORIGIN code (0 IGP, 1 EGP, 2 INCOMPLETE). */
+  public int origin() {
+    return origin;
+  }
+
+  /** LOCAL_PREF, or -1 when absent. */
+  public long localPref() {
+    return localPref;
+  }
+
+  /** MULTI_EXIT_DISC, or -1 when absent. */
+  public long med() {
+    return med;
+  }
+
   /** The attributes without the next hop. */
   public PathAttributes attributes() {
     return attributes;

@@ -3,60 +3,90 @@ package dev.sart.testbed;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * The main job until the speaker exists (bin/demo): a top-of-rack router and a node router in
- * network namespaces, peering over IPv4 and IPv6; the node announces a service address and the
- * top-of-rack router's own CLI shows it. {@code --keep} waits for Enter before cleaning up so the
- * namespaces can be explored.
+ * The main job (bin/demo): an FRR top-of-rack router and a node running {@code sartd bgp}, each in
+ * its network namespace, peering over IPv4 and IPv6. The node announces service addresses with the
+ * {@code sart} CLI; FRR's own CLI shows them, sart's RIB shows FRR's routes, a withdrawal
+ * disappears from FRR. {@code --keep} waits for Enter before cleaning up.
+ *
+ * <p>Needs {@code -Dsart.bin=<repo>/bin} (bin/demo sets it) to find bin/sartd and bin/sart.
  */
 public final class Demo {
   private Demo() {}
 
   public static void main(String[] args) throws Exception {
-    boolean keep = java.util.List.of(args).contains("--keep");
-    RouterKind torKind = RouterKind.FRR;
-    RouterKind nodeKind = RouterKind.BIRD;
+    boolean keep = List.of(args).contains("--keep");
+    Path bin = Path.of(System.getProperty("sart.bin", "bin")).toAbsolutePath();
     try (Topology t = Topology.create("demo")) {
       Node tor = t.node("tor");
       Node node = t.node("node");
       t.link(tor, node).addresses("192.0.2.1/24", "192.0.2.2/24").addresses("2001:db8::1/64", "2001:db8::2/64");
-      say("topology %s: namespace %s (ToR, %s, AS 65000) <-> namespace %s (node, %s, AS 65001)",
-          t.id(), tor.netns(), torKind, node.netns(), nodeKind);
+      say("topology %s: %s (ToR: FRR, AS 65000, 192.0.2.1) <-> %s (node: sartd, AS 65001, 192.0.2.2)",
+          t.id(), tor.netns(), node.netns());
 
-      Router torRouter = torKind.create(tor, RouterConfig.of(65000, "192.0.2.1")
-          .neighbor(Neighbor.of("192.0.2.2", 65001)).neighbor(Neighbor.of("2001:db8::2", 65001))).start();
-      Router nodeRouter = nodeKind.create(node, RouterConfig.of(65001, "192.0.2.2")
-          .neighbor(Neighbor.of("192.0.2.1", 65000)).neighbor(Neighbor.of("2001:db8::1", 65000))).start();
+      Frr frr = (Frr) RouterKind.FRR.create(tor, RouterConfig.of(65000, "192.0.2.1")
+          .neighbor(Neighbor.of("192.0.2.2", 65001)).neighbor(Neighbor.of("2001:db8::2", 65001))
+          .originate("198.51.100.0/24")).start();
 
-      torRouter.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
-      say("sessions: IPv4 %s, IPv6 %s", torRouter.sessionState("192.0.2.2"), torRouter.sessionState("2001:db8::2"));
+      Path config = node.dir().resolve("sartd.yaml");
+      Files.writeString(config, """
+          asn: 65001
+          router_id: 192.0.2.2
+          neighbors:
+            - name: tor-v4
+              asn: 65000
+              address: 192.0.2.1
+              connect_retry_time: 1
+            - name: tor-v6
+              asn: 65000
+              address: "2001:db8::1"
+              connect_retry_time: 1
+          """, StandardCharsets.UTF_8);
+      ManagedProcess sartd = node.spawn("sartd", List.of(bin.resolve("sartd").toString(), "bgp", "-f", config.toString()));
+      say("started sartd bgp (pid %d) in %s with %s", sartd.pid(), node.netns(), config);
 
-      String service = "203.0.113.10/32";
-      String service6 = "2001:db8:100::10/128";
-      say("node announces the service addresses %s and %s", service, service6);
-      nodeRouter.announce(service);
-      nodeRouter.announce(service6);
-      Route r = torRouter.awaitRoute(service);
-      Route r6 = torRouter.awaitRoute(service6);
-      say("ToR learned %s via %s, AS path %s", r.prefix(), Addresses.format(r.nextHop()), r.asPath());
-      say("ToR learned %s via %s, AS path %s", r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
-      if (torRouter instanceof Frr frr) {
-        say("the ToR's own CLI (vtysh -c 'show bgp ipv4 unicast %s'):%n%s", service,
-            frr.vtysh("show bgp ipv4 unicast " + service));
-      }
+      frr.awaitSessionState("192.0.2.2", SessionState.ESTABLISHED, Duration.ofSeconds(60));
+      frr.awaitEstablished("2001:db8::2");
+      sart(node, bin, "bgp", "neighbor", "list");
 
-      nodeRouter.withdraw(service);
-      torRouter.awaitNoRoute(service);
-      say("node withdrew %s; the ToR no longer has it", service);
+      say("node announces service addresses with the sart CLI");
+      sart(node, bin, "bgp", "global", "rib", "add", "203.0.113.10/32", "-t", "community=65001:100");
+      sart(node, bin, "bgp", "global", "rib", "-a", "ipv6", "add", "2001:db8:100::10/128");
+      Route r = frr.awaitRoute("203.0.113.10/32");
+      Route r6 = frr.awaitRoute("2001:db8:100::10/128");
+      say("FRR learned %s via %s, AS path %s, communities %s", r.prefix(), Addresses.format(r.nextHop()), r.asPath(),
+          r.communities());
+      say("FRR learned %s via %s, AS path %s", r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
+      say("FRR's own CLI (vtysh -c 'show bgp ipv4 unicast 203.0.113.10/32'):%n%s",
+          frr.vtysh("show bgp ipv4 unicast 203.0.113.10/32"));
+
+      say("sart's RIB holds FRR's route too (sart bgp global rib get):");
+      sart(node, bin, "bgp", "global", "rib", "get");
+
+      sart(node, bin, "bgp", "global", "rib", "del", "203.0.113.10/32");
+      frr.awaitNoRoute("203.0.113.10/32");
+      say("node withdrew 203.0.113.10/32; FRR no longer has it");
 
       if (keep) {
-        say("--keep: explore with e.g. `ip netns exec %s vtysh --vty_socket %s -c 'show bgp summary'`;"
-            + " press Enter to clean up", tor.netns(), tor.dir().resolve("frr"));
+        say("--keep: try `ip netns exec %s %s bgp neighbor list` or `ip netns exec %s vtysh --vty_socket %s`;"
+            + " press Enter to clean up", node.netns(), bin.resolve("sart"), tor.netns(), tor.dir().resolve("frr"));
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
       }
     }
     say("cleaned up: namespaces removed, daemons stopped");
+  }
+
+  private static void sart(Node node, Path bin, String... args) {
+    List<String> argv = new ArrayList<>(List.of(bin.resolve("sart").toString()));
+    argv.addAll(List.of(args));
+    System.out.println("$ sart " + String.join(" ", args));
+    System.out.print(node.exec(argv.toArray(String[]::new)));
   }
 
   private static void say(String format, Object... args) {

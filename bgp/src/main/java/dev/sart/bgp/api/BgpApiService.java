@@ -1,0 +1,363 @@
+package dev.sart.bgp.api;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.Empty;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.server.BgpServer;
+import dev.sart.bgp.wire.AsPath;
+import dev.sart.bgp.wire.Communities;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Iana;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.LargeCommunities;
+import dev.sart.bgp.wire.LocalPref;
+import dev.sart.bgp.wire.MultiExitDisc;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.proto.v1.*;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+/**
+ * sart.v1.BgpApi over a {@link BgpServer}: sart's semantics with its quirks fixed (timers and
+ * families in AddPeer are honoured, ClearBgpInfo clears, a missing peer is NOT_FOUND at once).
+ */
+public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
+  private final BgpServer server;
+
+  public BgpApiService(BgpServer server) {
+    this.server = server;
+  }
+
+  @Override
+  public void health(HealthRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> Empty.getDefaultInstance());
+  }
+
+  @Override
+  public void getBgpInfo(GetBgpInfoRequest request, StreamObserver<GetBgpInfoResponse> out) {
+    reply(out, () -> GetBgpInfoResponse.newBuilder().setInfo(BgpInfo.newBuilder()
+        .setAsn((int) server.localAs())
+        .setRouterId(server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
+        .setPort(server.port())
+        .setMultiPath(server.multipath())).build());
+  }
+
+  @Override
+  public void getNeighbor(GetNeighborRequest request, StreamObserver<GetNeighborResponse> out) {
+    reply(out, () -> GetNeighborResponse.newBuilder().setPeer(ProtoMapping.peer(peer(request.getAddr()))).build());
+  }
+
+  @Override
+  public void listNeighbor(ListNeighborRequest request, StreamObserver<ListNeighborResponse> out) {
+    reply(out, () -> {
+      ListNeighborResponse.Builder b = ListNeighborResponse.newBuilder();
+      server.peers().stream().sorted((x, y) -> ProtoMapping.address(x.config().address())
+          .compareTo(ProtoMapping.address(y.config().address())))
+          .forEach(p -> b.addPeers(ProtoMapping.peer(p)));
+      return b.build();
+    });
+  }
+
+  @Override
+  public void getPath(GetPathRequest request, StreamObserver<GetPathResponse> out) {
+    Family f = familyOrIpv4(request.getFamily());
+    replyAsync(out, server.rib().query(v -> {
+      GetPathResponse.Builder b = GetPathResponse.newBuilder();
+      for (Rib.RouteView r : v.routes(f)) {
+        for (dev.sart.bgp.rib.Path p : r.paths()) {
+          b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p)));
+        }
+      }
+      return b.build();
+    }));
+  }
+
+  @Override
+  public void getPathByPrefix(GetPathByPrefixRequest request, StreamObserver<GetPathByPrefixResponse> out) {
+    Prefix prefix;
+    try {
+      prefix = Prefix.parse(request.getPrefix());
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    }
+    replyAsync(out, server.rib().query(v -> {
+      GetPathByPrefixResponse.Builder b = GetPathByPrefixResponse.newBuilder();
+      Rib.RouteView r = v.route(prefix);
+      if (r != null) {
+        r.paths().forEach(p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
+      }
+      return b.build();
+    }));
+  }
+
+  @Override
+  public void getNeighborPath(GetNeighborPathRequest request, StreamObserver<GetNeighborPathResponse> out) {
+    Peer peer;
+    try {
+      peer = peer(request.getAddr());
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    Family f = familyOrIpv4(request.getFamily());
+    CompletableFuture<GetNeighborPathResponse> result;
+    if (request.getKind() == GetNeighborPathRequest.Kind.OUT) {
+      result = peer.advertised().thenApply(m -> {
+        GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
+        m.entrySet().stream().filter(e -> e.getKey().family().equals(f))
+            .sorted((x, y) -> x.getKey().compareTo(y.getKey()))
+            .forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue()).setBest(true)));
+        return b.build();
+      });
+    } else {
+      result = peer.ribPeer().thenCompose(rp -> rp == null
+          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
+          : server.rib().query(v -> {
+            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
+            for (Rib.RouteView r : v.receivedFrom(rp, f)) {
+              r.paths().forEach(p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
+            }
+            return b.build();
+          }));
+    }
+    replyAsync(out, result);
+  }
+
+  @Override
+  public void setAS(SetASRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      if (request.getAsn() == 0) {
+        throw new IllegalArgumentException("AS 0 is reserved (RFC 7607)");
+      }
+      if (!server.peers().isEmpty() && server.localAs() != Integer.toUnsignedLong(request.getAsn())) {
+        throw new IllegalStateException("delete the peers before changing the local AS");
+      }
+      server.setLocalAs(Integer.toUnsignedLong(request.getAsn()));
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void setRouterId(SetRouterIdRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      InetAddress a = InetAddress.ofLiteral(request.getRouterId());
+      if (a.getAddress().length != 4) {
+        throw new IllegalArgumentException("a router id is an IPv4 address: " + request.getRouterId());
+      }
+      int id = Ip.parseV4(request.getRouterId());
+      if (id == 0) {
+        throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
+      }
+      if (!server.peers().isEmpty() && server.routerId() != id) {
+        throw new IllegalStateException("delete the peers before changing the router id");
+      }
+      server.setRouterId(id);
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void clearBgpInfo(ClearBgpInfoRequest request, StreamObserver<Empty> out) {
+    List<CompletableFuture<Void>> stops = new ArrayList<>();
+    for (Peer p : List.copyOf(server.peers())) {
+      stops.add(server.deletePeer(p.config().address()));
+    }
+    replyAsync(out, CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      server.rib().clearLocal();
+      server.setMultipath(false);
+      server.setLocalAs(0);
+      server.setRouterId(0);
+      return Empty.getDefaultInstance();
+    }));
+  }
+
+  @Override
+  public void addPeer(AddPeerRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      dev.sart.proto.v1.Peer p = request.getPeer();
+      InetAddress address = address(p.getAddress());
+      Set<Family> families = new HashSet<>();
+      for (AddressFamily f : p.getFamiliesList()) {
+        Family fam = ProtoMapping.family(f);
+        if (fam != null) {
+          families.add(fam);
+        }
+      }
+      if (families.isEmpty()) {
+        families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
+      }
+      PeerConfig c = new PeerConfig(p.getName(), address, Integer.toUnsignedLong(p.getAsn()),
+          p.getPort() == 0 ? 179 : p.getPort(), p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
+          p.getPassiveOpen(), p.getPassword().isEmpty() ? null : p.getPassword(), p.getMultihopTtl(), p.getTtlSecurity(),
+          Duration.ofSeconds(p.getHoldTime() == 0 ? 90 : p.getHoldTime()),
+          p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
+          Duration.ofSeconds(p.getConnectRetryTime() == 0 ? 10 : p.getConnectRetryTime()), families);
+      if (server.peer(address) != null) {
+        throw Status.ALREADY_EXISTS.withDescription("peer " + p.getAddress() + " exists").asRuntimeException();
+      }
+      server.addPeer(c);
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void deletePeer(DeletePeerRequest request, StreamObserver<Empty> out) {
+    Peer peer;
+    try {
+      peer = peer(request.getAddr());
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    replyAsync(out, server.deletePeer(peer.config().address()).thenApply(v -> Empty.getDefaultInstance()));
+  }
+
+  @Override
+  public void addPath(AddPathRequest request, StreamObserver<AddPathResponse> out) {
+    reply(out, () -> {
+      List<Prefix> prefixes = prefixes(request.getPrefixesList());
+      server.addPaths(prefixes, attributes(request.getAttributesList()));
+      return AddPathResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void deletePath(DeletePathRequest request, StreamObserver<DeletePathResponse> out) {
+    reply(out, () -> {
+      server.deletePaths(prefixes(request.getPrefixesList()));
+      return DeletePathResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void configureMultiPath(ConfigureMultiPathRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      server.setMultipath(request.getEnable());
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  // --- helpers ------------------------------------------------------------------------------------
+
+  private Peer peer(String addr) {
+    Peer p = server.peer(address(addr));
+    if (p == null) {
+      throw Status.NOT_FOUND.withDescription("no peer " + addr).asRuntimeException();
+    }
+    return p;
+  }
+
+  private static InetAddress address(String text) {
+    try {
+      return InetAddress.ofLiteral(text.strip());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("not an IP address: '" + text + "'");
+    }
+  }
+
+  private static Family familyOrIpv4(AddressFamily f) {
+    Family fam = ProtoMapping.family(f);
+    return fam == null ? Family.IPV4_UNICAST : fam;
+  }
+
+  private static List<Prefix> prefixes(List<String> texts) {
+    if (texts.isEmpty()) {
+      throw new IllegalArgumentException("no prefixes given");
+    }
+    List<Prefix> ps = new ArrayList<>();
+    for (String t : texts) {
+      ps.add(Prefix.parse(t));
+    }
+    return ps;
+  }
+
+  /** The attributes of AddPath, from sart's Any-packed messages plus our community ones. */
+  static PathAttributes attributes(List<Any> anys) {
+    PathAttributes.Builder b = PathAttributes.builder();
+    boolean origin = false;
+    try {
+      for (Any any : anys) {
+        if (any.is(OriginAttribute.class)) {
+          int v = any.unpack(OriginAttribute.class).getValue();
+          if (v > 2) {
+            throw new IllegalArgumentException("ORIGIN must be 0 (IGP), 1 (EGP) or 2 (INCOMPLETE): " + v);
+          }
+          b.add(Origin.values()[v]);
+          origin = true;
+        } else if (any.is(LocalPrefAttribute.class)) {
+          b.add(new LocalPref(Integer.toUnsignedLong(any.unpack(LocalPrefAttribute.class).getValue())));
+        } else if (any.is(MultiExitDiscAttribute.class)) {
+          b.add(new MultiExitDisc(Integer.toUnsignedLong(any.unpack(MultiExitDiscAttribute.class).getValue())));
+        } else if (any.is(AsPathAttribute.class)) {
+          AsPath.Builder path = AsPath.builder();
+          for (AsSegment s : any.unpack(AsPathAttribute.class).getSegmentsList()) {
+            long[] asns = s.getElmList().stream().mapToLong(Integer::toUnsignedLong).toArray();
+            path.segment(s.getType() == AsSegment.Type.AS_SET ? Iana.AsPathSegmentType.AS_SET
+                : Iana.AsPathSegmentType.AS_SEQUENCE, asns);
+          }
+          b.add(path.build());
+        } else if (any.is(CommunitiesAttribute.class)) {
+          b.add(Communities.of(any.unpack(CommunitiesAttribute.class).getCommunitiesList().stream()
+              .mapToInt(Integer::intValue).toArray()));
+        } else if (any.is(LargeCommunitiesAttribute.class)) {
+          List<Long> parts = new ArrayList<>();
+          for (LargeCommunity c : any.unpack(LargeCommunitiesAttribute.class).getCommunitiesList()) {
+            parts.add(Integer.toUnsignedLong(c.getGlobalAdmin()));
+            parts.add(Integer.toUnsignedLong(c.getLocalData1()));
+            parts.add(Integer.toUnsignedLong(c.getLocalData2()));
+          }
+          b.add(LargeCommunities.of(parts.stream().mapToLong(Long::longValue).toArray()));
+        } else if (any.is(NextHopAttribute.class) || any.is(AtomicAggregateAttribute.class)) {
+          // the next hop is ours, set per peer on export
+        } else {
+          throw new IllegalArgumentException("unsupported attribute " + any.getTypeUrl());
+        }
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException("malformed attribute: " + e.getMessage());
+    }
+    if (!origin) {
+      b.add(Origin.IGP);
+    }
+    return b.build();
+  }
+
+  private static <T> void reply(StreamObserver<T> out, Supplier<T> body) {
+    T value;
+    try {
+      value = body.get();
+    } catch (RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    out.onNext(value);
+    out.onCompleted();
+  }
+
+  private static <T> void replyAsync(StreamObserver<T> out, CompletableFuture<T> f) {
+    f.whenComplete((v, e) -> {
+      if (e != null) {
+        out.onError(Errors.toStatus(e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e));
+      } else {
+        out.onNext(v);
+        out.onCompleted();
+      }
+    });
+  }
+}

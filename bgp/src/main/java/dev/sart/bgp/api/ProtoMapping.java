@@ -1,0 +1,130 @@
+package dev.sart.bgp.api;
+
+import com.google.protobuf.Timestamp;
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerStatus;
+import dev.sart.bgp.rib.Attrs;
+import dev.sart.bgp.rib.Path;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.wire.AsPath;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Iana;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.proto.v1.AddressFamily;
+import dev.sart.proto.v1.AsSegment;
+import dev.sart.proto.v1.MessageCounter;
+import java.time.Instant;
+
+/** Domain values → sart.v1 messages, in one place. */
+final class ProtoMapping {
+  private ProtoMapping() {}
+
+  static AddressFamily family(Family f) {
+    return AddressFamily.newBuilder()
+        .setAfi(f.afi() == Iana.Afi.IPV6 ? AddressFamily.Afi.AFI_IP6 : AddressFamily.Afi.AFI_IP4)
+        .setSafi(f.safi() == Iana.Safi.MULTICAST ? AddressFamily.Safi.SAFI_MULTICAST : AddressFamily.Safi.SAFI_UNICAST)
+        .build();
+  }
+
+  /** sart's AddressFamily; UNKNOWN AFI means "from the prefix", returned as null. */
+  static Family family(AddressFamily f) {
+    return switch (f.getAfi()) {
+      case AFI_IP4 -> Family.IPV4_UNICAST;
+      case AFI_IP6 -> Family.IPV6_UNICAST;
+      default -> null;
+    };
+  }
+
+  static dev.sart.proto.v1.Peer.State state(State s) {
+    return switch (s) {
+      case IDLE -> dev.sart.proto.v1.Peer.State.IDLE;
+      case CONNECT -> dev.sart.proto.v1.Peer.State.CONNECT;
+      case ACTIVE -> dev.sart.proto.v1.Peer.State.ACTIVE;
+      case OPEN_SENT -> dev.sart.proto.v1.Peer.State.OPEN_SENT;
+      case OPEN_CONFIRM -> dev.sart.proto.v1.Peer.State.OPEN_CONFIRM;
+      case ESTABLISHED -> dev.sart.proto.v1.Peer.State.ESTABLISHED;
+    };
+  }
+
+  static dev.sart.proto.v1.Peer peer(Peer p) {
+    PeerStatus s = p.status();
+    dev.sart.proto.v1.Peer.Builder b = dev.sart.proto.v1.Peer.newBuilder()
+        .setName(p.config().name())
+        .setAsn((int) p.config().asn())
+        .setAddress(address(p.config().address()))
+        .setRouterId(s.peerRouterId() == 0 ? "" : Ip.formatV4(s.peerRouterId()))
+        .setHoldTime((int) s.holdTime().toSeconds())
+        .setKeepaliveTime((int) s.keepaliveTime().toSeconds())
+        .setState(state(s.state()))
+        .setPassiveOpen(p.config().passive())
+        .setSendCounter(counter(s.sent()))
+        .setRecvCounter(counter(s.received()));
+    s.families().stream().sorted((x, y) -> Integer.compare(x.afi(), y.afi())).forEach(f -> b.addFamilies(family(f)));
+    if (s.establishedSince() != null) {
+      b.setUptime(timestamp(s.establishedSince()));
+    }
+    return b.build();
+  }
+
+  private static MessageCounter counter(long[] c) {
+    // RFC 4271 §4.1 message types: 1 OPEN, 2 UPDATE, 3 NOTIFICATION, 4 KEEPALIVE, 5 ROUTE-REFRESH
+    return MessageCounter.newBuilder().setOpen((int) c[1]).setUpdate((int) c[2]).setNotification((int) c[3])
+        .setKeepalive((int) c[4]).setRouteRefresh((int) c[5]).build();
+  }
+
+  static Timestamp timestamp(Instant i) {
+    return Timestamp.newBuilder().setSeconds(i.getEpochSecond()).setNanos(i.getNano()).build();
+  }
+
+  static dev.sart.proto.v1.Path path(Prefix prefix, Path p, boolean best) {
+    dev.sart.proto.v1.Path.Builder b = attrs(prefix, p.attrs())
+        .setBest(best)
+        .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
+    if (!p.isLocal()) {
+      b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));
+    }
+    return b.build();
+  }
+
+  static dev.sart.proto.v1.Path.Builder attrs(Prefix prefix, Attrs a) {
+    dev.sart.proto.v1.Path.Builder b = dev.sart.proto.v1.Path.newBuilder()
+        .setNlri(prefix.toString())
+        .setFamily(family(prefix.family()))
+        .setOrigin(a.origin())
+        .setLocalPref((int) Math.max(0, a.localPref()))
+        .setMed((int) Math.max(0, a.med()));
+    String nh = nextHop(a.nextHop());
+    if (nh != null) {
+      b.addNextHops(nh);
+    }
+    for (AsPath.Segment seg : a.asPath().segments()) {
+      AsSegment.Builder s = AsSegment.newBuilder().setType(seg.type() == Iana.AsPathSegmentType.AS_SET
+          ? AsSegment.Type.AS_SET : AsSegment.Type.AS_SEQUENCE);
+      seg.asns().forEach(as -> s.addElm(as.intValue()));
+      b.addSegments(s);
+    }
+    return b;
+  }
+
+  /** Dotted quad or RFC 5952 text. */
+  static String address(java.net.InetAddress a) {
+    byte[] b = a.getAddress();
+    if (b.length == 4) {
+      return a.getHostAddress();
+    }
+    java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(b);
+    return Ip.formatV6(bb.getLong(), bb.getLong());
+  }
+
+  static String nextHop(MpNextHop nh) {
+    return switch (nh) {
+      case null -> null;
+      case MpNextHop.V4 v4 -> v4.address() == 0 ? "0.0.0.0" : Ip.formatV4(v4.address());
+      case MpNextHop.V6 v6 -> Ip.formatV6(v6.high(), v6.low());
+      case MpNextHop.V6WithLinkLocal v6 -> Ip.formatV6(v6.high(), v6.low());
+      case MpNextHop.Opaque o -> o.toString();
+    };
+  }
+}

@@ -1,0 +1,124 @@
+package dev.sart.cli;
+
+import com.google.protobuf.Timestamp;
+import dev.sart.proto.v1.AddressFamily;
+import dev.sart.proto.v1.AsSegment;
+import dev.sart.proto.v1.MessageCounter;
+import dev.sart.proto.v1.Path;
+import dev.sart.proto.v1.Peer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** API messages → the JSON shapes of sart's CLI (camelCase keys) and plain-text cells. */
+final class Views {
+  private Views() {}
+
+  /** sart's JSON state names, with CONNECT and ACTIVE where they belong (sart swapped them). */
+  static String state(Peer.State s) {
+    return switch (s) {
+      case IDLE -> "Idle";
+      case CONNECT -> "Connect";
+      case ACTIVE -> "Active";
+      case OPEN_SENT -> "OpenSent";
+      case OPEN_CONFIRM -> "OpenConfirm";
+      case ESTABLISHED -> "Established";
+      default -> "Unknown";
+    };
+  }
+
+  static Map<String, Object> family(AddressFamily f) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("afi", f.getAfi() == AddressFamily.Afi.AFI_IP6 ? "ipv6" : "ipv4");
+    m.put("safi", f.getSafi() == AddressFamily.Safi.SAFI_MULTICAST ? "multicast" : "unicast");
+    return m;
+  }
+
+  static Map<String, Object> counter(MessageCounter c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("open", c.getOpen());
+    m.put("update", c.getUpdate());
+    m.put("keepAlive", c.getKeepalive());
+    m.put("notification", c.getNotification());
+    m.put("routeRefresh", c.getRouteRefresh());
+    return m;
+  }
+
+  static String time(Timestamp t) {
+    return t.getSeconds() == 0 && t.getNanos() == 0 ? null : Instant.ofEpochSecond(t.getSeconds(), t.getNanos()).toString();
+  }
+
+  static Map<String, Object> peer(Peer p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", p.getName());
+    m.put("address", p.getAddress());
+    m.put("asn", Integer.toUnsignedLong(p.getAsn()));
+    m.put("routerId", p.getRouterId());
+    m.put("state", state(p.getState()));
+    m.put("uptime", p.hasUptime() ? time(p.getUptime()) : null);
+    m.put("holdTime", p.getHoldTime());
+    m.put("keepAliveTime", p.getKeepaliveTime());
+    m.put("families", p.getFamiliesList().stream().map(Views::family).toList());
+    m.put("capabilities", List.of());
+    m.put("sendCounter", counter(p.getSendCounter()));
+    m.put("receiveCounter", counter(p.getRecvCounter()));
+    m.put("passive", p.getPassiveOpen());
+    if (!p.getLastError().isEmpty()) {
+      m.put("lastError", p.getLastError());
+    }
+    return m;
+  }
+
+  static Map<String, Object> path(Path p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("nlri", p.getNlri());
+    m.put("family", family(p.getFamily()));
+    m.put("origin", p.getOrigin());
+    m.put("nextHops", p.getNextHopsList());
+    List<Map<String, Object>> segs = new ArrayList<>();
+    for (AsSegment s : p.getSegmentsList()) {
+      Map<String, Object> seg = new LinkedHashMap<>();
+      seg.put("type", s.getType() == AsSegment.Type.AS_SET ? "set" : "sequence");
+      seg.put("elm", s.getElmList().stream().map(Integer::toUnsignedLong).toList());
+      segs.add(seg);
+    }
+    m.put("segments", segs);
+    m.put("localPref", Integer.toUnsignedLong(p.getLocalPref()));
+    m.put("med", Integer.toUnsignedLong(p.getMed()));
+    m.put("peerAsn", Integer.toUnsignedLong(p.getPeerAsn()));
+    m.put("peerAddr", p.getPeerAddr());
+    m.put("best", p.getBest());
+    m.put("timestamp", p.hasTimestamp() ? time(p.getTimestamp()) : null);
+    return m;
+  }
+
+  /** "[65001, 65002]" with sets as "{...}" inside. */
+  static String asPath(Path p) {
+    return p.getSegmentsList().stream().map(s -> {
+      String elms = s.getElmList().stream().map(Integer::toUnsignedString).collect(Collectors.joining(" "));
+      return s.getType() == AsSegment.Type.AS_SET ? "{" + elms + "}" : elms;
+    }).collect(Collectors.joining(" "));
+  }
+
+  static String origin(int code) {
+    return switch (code) {
+      case 0 -> "i";
+      case 1 -> "e";
+      default -> "?";
+    };
+  }
+
+  static String uptime(Peer p) {
+    if (!p.hasUptime() || p.getState() != Peer.State.ESTABLISHED) {
+      return "-";
+    }
+    Duration d = Duration.between(Instant.ofEpochSecond(p.getUptime().getSeconds()), Instant.now());
+    long s = Math.max(0, d.toSeconds());
+    return s >= 86400 ? s / 86400 + "d" + (s % 86400) / 3600 + "h"
+        : String.format("%02d:%02d:%02d", s / 3600, (s % 3600) / 60, s % 60);
+  }
+}

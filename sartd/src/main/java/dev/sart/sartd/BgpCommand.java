@@ -1,0 +1,180 @@
+package dev.sart.sartd;
+
+import dev.sart.bgp.api.BgpApiService;
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.server.BgpServer;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.LocalPref;
+import dev.sart.bgp.wire.MultiExitDisc;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.proto.v1.BgpExporterApiGrpc;
+import dev.sart.proto.v1.ExportPeerStateRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sartd bgp}: the BGP speaker with its gRPC API. */
+@Command(name = "bgp", mixinStandardHelpOptions = true, description = "Run the BGP speaker")
+final class BgpCommand implements java.util.concurrent.Callable<Integer> {
+  private static final Logger LOG = Logger.getLogger(BgpCommand.class.getName());
+
+  @Option(names = {"-f", "--file"}, description = "YAML config (sart's keys)")
+  Path file;
+
+  @Option(names = {"-a", "--as"}, description = "local AS (overrides the file)")
+  Long asn;
+
+  @Option(names = {"-r", "--router-id"}, description = "router id, an IPv4 address (overrides the file)")
+  String routerId;
+
+  @Option(names = "--exporter", description = "BgpExporterApi endpoint told of every peer state change (host:port)")
+  String exporter;
+
+  @Option(names = "--fib", description = "FibApi endpoint for best paths (host:port); not implemented yet")
+  String fib;
+
+  @Option(names = "--table-id", description = "kernel table for --fib", defaultValue = "254")
+  int tableId;
+
+  @Option(names = "--api", description = "gRPC API listen address", defaultValue = "127.0.0.1:5000")
+  String api;
+
+  @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
+  int port;
+
+  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
+  String level;
+
+  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
+  String format;
+
+  @Override
+  public Integer call() throws Exception {
+    LogFormat.install(level, format);
+    BgpConfigFile cfg = file == null ? null : BgpConfigFile.load(file);
+    if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
+      LOG.warning("event=fib-not-implemented msg=\"--fib / fib_endpoint is accepted but best paths are not pushed yet\"");
+    }
+    BgpServer server = new BgpServer(port);
+    server.start();
+    Long as = asn != null ? asn : cfg == null ? null : cfg.asn();
+    String id = routerId != null ? routerId : cfg == null ? null : cfg.routerId();
+    if (as != null) {
+      server.setLocalAs(as);
+    }
+    if (id != null) {
+      server.setRouterId(Ip.parseV4(id));
+    }
+    if (cfg != null) {
+      if (Boolean.TRUE.equals(cfg.multiPath())) {
+        server.setMultipath(true);
+      }
+      for (BgpConfigFile.Neighbor n : cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
+        server.addPeer(peerConfig(n));
+      }
+      for (BgpConfigFile.Paths p : cfg.paths() == null ? List.<BgpConfigFile.Paths>of() : cfg.paths()) {
+        server.addPaths(p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
+      }
+    }
+    String exp = exporter != null ? exporter : cfg == null ? null : cfg.exporter();
+    if (exp != null) {
+      exportPeerStates(server, exp);
+    }
+    HealthStatusManager health = new HealthStatusManager();
+    Server grpc = NettyServerBuilder.forAddress(socketAddress(api))
+        .addService(new BgpApiService(server))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .executor(Executors.newVirtualThreadPerTaskExecutor())
+        .build().start();
+    LOG.info(() -> "event=api-listening address=" + api);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("event=stopping");
+      health.enterTerminalState();
+      grpc.shutdown();
+      server.close();
+      stopped.countDown();
+    }));
+    grpc.awaitTermination();
+    stopped.await(10, TimeUnit.SECONDS);
+    return 0;
+  }
+
+  static PeerConfig peerConfig(BgpConfigFile.Neighbor n) {
+    if (n.address() == null || n.asn() == null) {
+      throw new IllegalArgumentException("a neighbor needs 'address' and 'asn': " + n);
+    }
+    InetAddress address = InetAddress.ofLiteral(n.address());
+    Set<Family> families = new HashSet<>();
+    for (String f : n.families() == null ? List.<String>of() : n.families()) {
+      families.add(switch (f.toLowerCase(Locale.ROOT)) {
+        case "ipv4", "ipv4-unicast", "ipv4_unicast" -> Family.IPV4_UNICAST;
+        case "ipv6", "ipv6-unicast", "ipv6_unicast" -> Family.IPV6_UNICAST;
+        default -> throw new IllegalArgumentException("unknown family '" + f + "' (ipv4, ipv6)");
+      });
+    }
+    if (families.isEmpty()) {
+      families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
+    }
+    return new PeerConfig(n.name(), address, n.asn(), n.port() == null ? 179 : n.port(),
+        n.localAddress() == null ? null : InetAddress.ofLiteral(n.localAddress()), Boolean.TRUE.equals(n.passive()),
+        n.password(), n.multihopTtl() == null ? 0 : n.multihopTtl(), Boolean.TRUE.equals(n.ttlSecurity()),
+        Duration.ofSeconds(n.holdTime() == null ? 90 : n.holdTime()),
+        n.keepaliveTime() == null ? null : Duration.ofSeconds(n.keepaliveTime()),
+        Duration.ofSeconds(n.connectRetryTime() == null ? 10 : n.connectRetryTime()), families);
+  }
+
+  /** sart's attribute keys in {@code paths}: origin, local_pref, med (values as strings or numbers). */
+  static PathAttributes attributes(Map<String, String> attrs) {
+    PathAttributes.Builder b = PathAttributes.builder();
+    Origin origin = Origin.IGP;
+    for (Map.Entry<String, String> e : attrs == null ? Map.<String, String>of().entrySet() : attrs.entrySet()) {
+      long v = Long.parseLong(e.getValue().strip());
+      switch (e.getKey()) {
+        case "origin" -> origin = Origin.values()[(int) v];
+        case "local_pref" -> b.add(new LocalPref(v));
+        case "med", "multi_exit_disc" -> b.add(new MultiExitDisc(v));
+        default -> throw new IllegalArgumentException("unknown path attribute '" + e.getKey() + "' (origin, local_pref, med)");
+      }
+    }
+    b.add(origin);
+    return b.build();
+  }
+
+  static InetSocketAddress socketAddress(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+    return new InetSocketAddress(InetAddress.ofLiteral(host), Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  /** sart's exporter: every state change goes to BgpExporterApi.ExportPeerState (the agent's watcher). */
+  private static void exportPeerStates(BgpServer server, String endpoint) {
+    ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress(socketAddress(endpoint)).usePlaintext().build();
+    BgpExporterApiGrpc.BgpExporterApiFutureStub stub = BgpExporterApiGrpc.newFutureStub(ch);
+    server.addListener((peer, from, to) -> stub.exportPeerState(ExportPeerStateRequest.newBuilder()
+        .setAsn((int) peer.config().asn()).setAddr(peer.config().address().getHostAddress())
+        .setName(peer.config().name())
+        .setState(dev.sart.proto.v1.Peer.State.forNumber(to.ordinal() + 1)).build()));
+  }
+}

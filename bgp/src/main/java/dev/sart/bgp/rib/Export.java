@@ -35,6 +35,10 @@ final class Export {
       if (a.localPref < 0) {
         attrs = attrs.with(new LocalPref(100));
       }
+      // §5.1.2: AS_PATH is well-known mandatory; our own routes carry an empty one inside the AS
+      if (attrs.orNull(AsPath.class) == null) {
+        attrs = attrs.with(AsPath.EMPTY);
+      }
       if (path.isLocal() || nextHop == null || isUnspecified(nextHop)) {
         nextHop = self;
       }

@@ -105,7 +105,7 @@ class RibTest {
     sent(i);
     rib.originate(List.of(P), Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)));
     Attrs out = sent(i).announce().keySet().iterator().next();
-    assertEquals(AsPath.EMPTY, out.asPath());
+    assertEquals(AsPath.EMPTY, out.attributes().orNull(AsPath.class), "an empty AS_PATH, present (well-known mandatory)");
     assertEquals(new LocalPref(100), out.attributes().orNull(LocalPref.class));
     assertEquals(new MpNextHop.V4(Ip.parseV4("192.0.2.1")), out.nextHop());
   }

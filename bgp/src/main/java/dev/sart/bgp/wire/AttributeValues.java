@@ -80,6 +80,10 @@ final class AttributeValues {
                 if (path == null) {
                     yield bad(u, type, MALFORMED_AS_PATH, start, end, "malformed AS_PATH");
                 }
+                // RFC 7607 §2: AS 0 makes AS_PATH malformed
+                if (path.contains(0)) {
+                    yield bad(u, type, MALFORMED_AS_PATH, start, end, "AS 0 in AS_PATH");
+                }
                 if (u.options.external() && path.hasConfederationSegments()) {
                     yield bad(u, type, MALFORMED_AS_PATH, start, end, "AS_CONFED segment from an external peer");
                 }
@@ -108,14 +112,15 @@ final class AttributeValues {
                     : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "ATOMIC_AGGREGATE length " + length);
             // §7.7: length not 6 (8 with 4-octet AS): attribute discard
             case AttributeType.AGGREGATOR -> {
-                if (u.options.fourOctetAs()) {
-                    yield length == 8
-                            ? new Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
-                            : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
+                int asSize = u.options.fourOctetAs() ? 4 : 2;
+                if (length != asSize + 4) {
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
                 }
-                yield length == 6
-                        ? new Aggregator(Wire.u16(b, at), Wire.i32(b, at + 2))
-                        : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
+                long as = asSize == 4 ? Wire.u32(b, at) : Wire.u16(b, at);
+                // RFC 7607 §2: AS 0 makes AGGREGATOR malformed (discarded)
+                yield as != 0
+                        ? new Aggregator(as, Wire.i32(b, at + asSize))
+                        : bad(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "AS 0 in AGGREGATOR");
             }
             // §7.8: not a non-zero multiple of 4: treat-as-withdraw
             case AttributeType.COMMUNITIES -> length > 0 && length % 4 == 0
@@ -155,15 +160,22 @@ final class AttributeValues {
             // RFC 6793 §6: a malformed AS4_PATH (confederation segments included) is discarded
             case AttributeType.AS4_PATH -> {
                 AsPath path = asPath(b, at, end, 4);
-                if (path == null || path.hasConfederationSegments()) {
+                // RFC 7607 §2: also with AS 0
+                if (path == null || path.hasConfederationSegments() || path.contains(0)) {
                     yield bad(u, type, MALFORMED_AS_PATH, start, end, "malformed AS4_PATH");
                 }
                 yield new As4Path(path);
             }
             // RFC 6793 §6: length not 8: discarded
-            case AttributeType.AS4_AGGREGATOR -> length == 8
-                    ? new As4Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
-                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AS4_AGGREGATOR length " + length);
+            case AttributeType.AS4_AGGREGATOR -> {
+                if (length != 8) {
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AS4_AGGREGATOR length " + length);
+                }
+                // RFC 7607 §2
+                yield Wire.i32(b, at) != 0
+                        ? new As4Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
+                        : bad(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "AS 0 in AS4_AGGREGATOR");
+            }
             // RFC 8092 §5: not a non-zero multiple of 12: treat-as-withdraw
             case AttributeType.LARGE_COMMUNITY -> length > 0 && length % 12 == 0
                     ? new LargeCommunities(ints(b, at, length / 4))
@@ -240,8 +252,9 @@ final class AttributeValues {
 
     /**
      * RFC 6793 §4.2.3: from an OLD speaker, AGGREGATOR and AS_PATH are completed with
-     * AS4_AGGREGATOR and AS4_PATH, which then disappear. An AGGREGATOR whose AS is not AS_TRANS
-     * means an OLD speaker aggregated after the NEW ones: both AS4 attributes are ignored.
+     * AS4_AGGREGATOR and AS4_PATH, which then disappear. When both aggregator attributes came
+     * and AGGREGATOR's AS is not AS_TRANS, an OLD speaker aggregated after the NEW ones: both AS4
+     * attributes are ignored.
      */
     static PathAttributes mergeAs4(PathAttributes attributes) {
         As4Path as4Path = attributes.orNull(As4Path.class);
@@ -250,7 +263,7 @@ final class AttributeValues {
             return attributes;
         }
         Aggregator aggregator = attributes.orNull(Aggregator.class);
-        boolean ignore = aggregator != null && aggregator.as() != Iana.AS_TRANS;
+        boolean ignore = aggregator != null && as4Aggregator != null && aggregator.as() != Iana.AS_TRANS;
         PathAttributes.Builder out = PathAttributes.builder();
         for (int i = 0; i < attributes.size(); i++) {
             PathAttribute a = attributes.get(i);

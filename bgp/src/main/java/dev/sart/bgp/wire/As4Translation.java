@@ -3,7 +3,6 @@ package dev.sart.bgp.wire;
 import static dev.sart.bgp.wire.Iana.AsPathSegmentType.AS_CONFED_SEQUENCE;
 import static dev.sart.bgp.wire.Iana.AsPathSegmentType.AS_CONFED_SET;
 import static dev.sart.bgp.wire.Iana.AsPathSegmentType.AS_SEQUENCE;
-import static dev.sart.bgp.wire.Iana.AsPathSegmentType.AS_SET;
 
 /**
  * RFC 6793 §4.2: between a NEW (4-octet) speaker and an OLD (2-octet) one. The records always
@@ -75,26 +74,34 @@ final class As4Translation {
         }
         int[] p = asPath.packed();
         AsPath.Builder b = AsPath.builder();
-        for (int i = 0; i < p.length && missing > 0; ) {
+        for (int i = 0; i < p.length; ) {
             int type = p[i] >>> 16;
             int count = p[i] & 0xffff;
-            if (type == AS_SEQUENCE) {
+            if (type == AS_CONFED_SEQUENCE || type == AS_CONFED_SET) {
+                // they count nothing and AS4_PATH never has them (RFC 6793 §3): kept in place
+                b.append(type, p, i + 1, count);
+            } else if (missing == 0) {
+                break;
+            } else if (type == AS_SEQUENCE) {
                 int take = Math.min(count, missing);
                 b.append(type, p, i + 1, take);
                 missing -= take;
             } else {
-                // an AS_SET counts as one; confederation segments count nothing but stay in front
-                b.append(type, p, i + 1, count);
-                if (type == AS_SET) {
-                    missing -= 1;
-                }
+                b.append(type, p, i + 1, count); // an AS_SET counts as one
+                missing -= 1;
             }
             i += 1 + count;
         }
+        // the first AS4_PATH segment continues a sequence taken from AS_PATH; the others are
+        // copied as they are
         int[] q = as4Path.packed();
         for (int i = 0; i < q.length; ) {
             int count = q[i] & 0xffff;
-            b.append(q[i] >>> 16, q, i + 1, count);
+            if (i == 0) {
+                b.append(q[i] >>> 16, q, i + 1, count);
+            } else {
+                b.segment(q[i] >>> 16, q, i + 1, count);
+            }
             i += 1 + count;
         }
         return b.build();

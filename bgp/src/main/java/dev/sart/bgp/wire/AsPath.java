@@ -237,6 +237,13 @@ public final class AsPath implements PathAttribute {
             packed[length++] = type << 16 | count;
         }
 
+        /** Appends {@code count} AS numbers of {@code src} from {@code from} as a segment of its own. */
+        void segment(int type, int[] src, int from, int count) {
+            header(type, count);
+            System.arraycopy(src, from, packed, length, count);
+            length += count;
+        }
+
         /**
          * Appends {@code count} AS numbers of {@code src} from {@code from} as a segment of
          * {@code type}, joined to the previous segment when both are AS_SEQUENCE and fit in one.

@@ -20,12 +20,7 @@ import dev.sart.bgp.wire.Iana.AttributeType;
  */
 final class AttributeValues {
 
-    private final UpdateDecoder u;
-    private final byte[] b;
-
-    AttributeValues(UpdateDecoder u) {
-        this.u = u;
-        this.b = u.b;
+    private AttributeValues() {
     }
 
     /** RFC 7606 §7: how a malformed attribute of each type is handled. */
@@ -41,7 +36,8 @@ final class AttributeValues {
     }
 
     /** Reports the attribute in {@code b[start, end)} as malformed; its value starts at {@code valueStart}. */
-    void malformed(int type, int subcode, int start, int end, String reason) {
+    static void malformed(UpdateDecoder u, int type, int subcode, int start, int end, String reason) {
+        byte[] b = u.b;
         UpdateError.Action action = malformedAction(type);
         Family family = null;
         if (action == AFI_SAFI_DISABLE) {
@@ -55,99 +51,105 @@ final class AttributeValues {
         u.error(action, type, subcode, u.attributeBytes(start, end), family, reason);
     }
 
-    private PathAttribute bad(int type, int subcode, int start, int end, String reason) {
-        malformed(type, subcode, start, end, reason);
+    private static PathAttribute bad(UpdateDecoder u, int type, int subcode, int start, int end, String reason) {
+        malformed(u, type, subcode, start, end, reason);
         return null;
     }
 
-    private PathAttribute discarded(int type, String reason) {
+    private static PathAttribute discarded(UpdateDecoder u, int type, String reason) {
         u.error(ATTRIBUTE_DISCARD, type, 0, Octets.EMPTY, null, reason);
         return null;
     }
 
     /** The attribute of {@code type} whose value is {@code b[at, at + length)}; it starts at {@code start}. */
-    PathAttribute decode(int type, int at, int length, int start) {
+    static PathAttribute decode(UpdateDecoder u, int type, int at, int length, int start) {
+        byte[] b = u.b;
         int end = at + length;
         return switch (type) {
             // §7.1: length not 1, or an undefined value: treat-as-withdraw
             case AttributeType.ORIGIN -> {
                 if (length != 1) {
-                    yield bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "ORIGIN length " + length);
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "ORIGIN length " + length);
                 }
                 Origin o = Origin.ofCode(b[at] & 0xff);
-                yield o != null ? o : bad(type, INVALID_ORIGIN_ATTRIBUTE, start, end, "ORIGIN " + (b[at] & 0xff));
+                yield o != null ? o : bad(u, type, INVALID_ORIGIN_ATTRIBUTE, start, end, "ORIGIN " + (b[at] & 0xff));
             }
             // §7.2: a malformed AS_PATH, or confederation segments from an external peer: treat-as-withdraw
             case AttributeType.AS_PATH -> {
-                AsPath path = asPath(at, end, u.options.fourOctetAs() ? 4 : 2);
+                AsPath path = asPath(b, at, end, u.options.fourOctetAs() ? 4 : 2);
                 if (path == null) {
-                    yield bad(type, MALFORMED_AS_PATH, start, end, "malformed AS_PATH");
+                    yield bad(u, type, MALFORMED_AS_PATH, start, end, "malformed AS_PATH");
+                }
+                // RFC 7607 §2: AS 0 makes AS_PATH malformed
+                if (path.contains(0)) {
+                    yield bad(u, type, MALFORMED_AS_PATH, start, end, "AS 0 in AS_PATH");
                 }
                 if (u.options.external() && path.hasConfederationSegments()) {
-                    yield bad(type, MALFORMED_AS_PATH, start, end, "AS_CONFED segment from an external peer");
+                    yield bad(u, type, MALFORMED_AS_PATH, start, end, "AS_CONFED segment from an external peer");
                 }
                 yield path;
             }
             // §7.3: length not 4: treat-as-withdraw (semantic checks belong to the RIB)
             case AttributeType.NEXT_HOP -> length == 4
                     ? new NextHop(Wire.i32(b, at))
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "NEXT_HOP length " + length);
+                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "NEXT_HOP length " + length);
             // §7.4
             case AttributeType.MULTI_EXIT_DISC -> length == 4
                     ? new MultiExitDisc(Wire.u32(b, at))
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "MULTI_EXIT_DISC length " + length);
+                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "MULTI_EXIT_DISC length " + length);
             // §7.5: from an external peer it is discarded; else length not 4: treat-as-withdraw
             case AttributeType.LOCAL_PREF -> {
                 if (u.options.external()) {
-                    yield discarded(type, "LOCAL_PREF from an external peer");
+                    yield discarded(u, type, "LOCAL_PREF from an external peer");
                 }
                 yield length == 4
                         ? new LocalPref(Wire.u32(b, at))
-                        : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "LOCAL_PREF length " + length);
+                        : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "LOCAL_PREF length " + length);
             }
             // §7.6: length not 0: attribute discard
             case AttributeType.ATOMIC_AGGREGATE -> length == 0
                     ? AtomicAggregate.INSTANCE
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "ATOMIC_AGGREGATE length " + length);
+                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "ATOMIC_AGGREGATE length " + length);
             // §7.7: length not 6 (8 with 4-octet AS): attribute discard
             case AttributeType.AGGREGATOR -> {
-                if (u.options.fourOctetAs()) {
-                    yield length == 8
-                            ? new Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
-                            : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
+                int asSize = u.options.fourOctetAs() ? 4 : 2;
+                if (length != asSize + 4) {
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
                 }
-                yield length == 6
-                        ? new Aggregator(Wire.u16(b, at), Wire.i32(b, at + 2))
-                        : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "AGGREGATOR length " + length);
+                long as = asSize == 4 ? Wire.u32(b, at) : Wire.u16(b, at);
+                // RFC 7607 §2: AS 0 makes AGGREGATOR malformed (discarded)
+                yield as != 0
+                        ? new Aggregator(as, Wire.i32(b, at + asSize))
+                        : bad(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "AS 0 in AGGREGATOR");
             }
             // §7.8: not a non-zero multiple of 4: treat-as-withdraw
             case AttributeType.COMMUNITIES -> length > 0 && length % 4 == 0
-                    ? new Communities(ints(at, length / 4))
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "COMMUNITIES length " + length);
+                    ? new Communities(ints(b, at, length / 4))
+                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "COMMUNITIES length " + length);
             // §7.9: from an external peer discarded; else length not 4: treat-as-withdraw
             case AttributeType.ORIGINATOR_ID -> {
                 if (u.options.external()) {
-                    yield discarded(type, "ORIGINATOR_ID from an external peer");
+                    yield discarded(u, type, "ORIGINATOR_ID from an external peer");
                 }
                 yield length == 4
                         ? new OriginatorId(Wire.i32(b, at))
-                        : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "ORIGINATOR_ID length " + length);
+                        : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "ORIGINATOR_ID length " + length);
             }
             // §7.10: from an external peer discarded; else not a non-zero multiple of 4: treat-as-withdraw
             case AttributeType.CLUSTER_LIST -> {
                 if (u.options.external()) {
-                    yield discarded(type, "CLUSTER_LIST from an external peer");
+                    yield discarded(u, type, "CLUSTER_LIST from an external peer");
                 }
                 yield length > 0 && length % 4 == 0
-                        ? new ClusterList(ints(at, length / 4))
-                        : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "CLUSTER_LIST length " + length);
+                        ? new ClusterList(ints(b, at, length / 4))
+                        : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "CLUSTER_LIST length " + length);
             }
-            case AttributeType.MP_REACH_NLRI -> MpAttributes.reach(this, u, at, end, start);
-            case AttributeType.MP_UNREACH_NLRI -> MpAttributes.unreach(this, u, at, end, start);
+            case AttributeType.MP_REACH_NLRI -> MpAttributes.reach(u, at, end, start);
+            case AttributeType.MP_UNREACH_NLRI -> MpAttributes.unreach(u, at, end, start);
             // §7.14: not a non-zero multiple of 8: treat-as-withdraw
             case AttributeType.EXTENDED_COMMUNITIES -> {
                 if (length == 0 || length % 8 != 0) {
-                    yield bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "EXTENDED_COMMUNITIES length " + length);
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "EXTENDED_COMMUNITIES length " + length);
                 }
                 long[] v = new long[length / 8];
                 for (int i = 0; i < v.length; i++) {
@@ -157,29 +159,36 @@ final class AttributeValues {
             }
             // RFC 6793 §6: a malformed AS4_PATH (confederation segments included) is discarded
             case AttributeType.AS4_PATH -> {
-                AsPath path = asPath(at, end, 4);
-                if (path == null || path.hasConfederationSegments()) {
-                    yield bad(type, MALFORMED_AS_PATH, start, end, "malformed AS4_PATH");
+                AsPath path = asPath(b, at, end, 4);
+                // RFC 7607 §2: also with AS 0
+                if (path == null || path.hasConfederationSegments() || path.contains(0)) {
+                    yield bad(u, type, MALFORMED_AS_PATH, start, end, "malformed AS4_PATH");
                 }
                 yield new As4Path(path);
             }
             // RFC 6793 §6: length not 8: discarded
-            case AttributeType.AS4_AGGREGATOR -> length == 8
-                    ? new As4Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "AS4_AGGREGATOR length " + length);
+            case AttributeType.AS4_AGGREGATOR -> {
+                if (length != 8) {
+                    yield bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "AS4_AGGREGATOR length " + length);
+                }
+                // RFC 7607 §2
+                yield Wire.i32(b, at) != 0
+                        ? new As4Aggregator(Wire.u32(b, at), Wire.i32(b, at + 4))
+                        : bad(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "AS 0 in AS4_AGGREGATOR");
+            }
             // RFC 8092 §5: not a non-zero multiple of 12: treat-as-withdraw
             case AttributeType.LARGE_COMMUNITY -> length > 0 && length % 12 == 0
-                    ? new LargeCommunities(ints(at, length / 4))
-                    : bad(type, ATTRIBUTE_LENGTH_ERROR, start, end, "LARGE_COMMUNITY length " + length);
+                    ? new LargeCommunities(ints(b, at, length / 4))
+                    : bad(u, type, ATTRIBUTE_LENGTH_ERROR, start, end, "LARGE_COMMUNITY length " + length);
             // RFC 9234 §5: length not 4: treat-as-withdraw
             case AttributeType.ONLY_TO_CUSTOMER -> length == 4
                     ? new OnlyToCustomer(Wire.u32(b, at))
-                    : bad(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "OTC length " + length);
+                    : bad(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "OTC length " + length);
             default -> throw new IllegalStateException("not a known attribute: " + type);
         };
     }
 
-    private int[] ints(int at, int count) {
+    private static int[] ints(byte[] b, int at, int count) {
         int[] v = new int[count];
         for (int i = 0; i < count; i++) {
             v[i] = Wire.i32(b, at + 4 * i);
@@ -192,7 +201,7 @@ final class AttributeValues {
      * {@code asSize} octets, or null when malformed: an unknown segment type, a segment of
      * length zero, a segment that overruns, or a single octet left over.
      */
-    AsPath asPath(int at, int end, int asSize) {
+    static AsPath asPath(byte[] b, int at, int end, int asSize) {
         if (at == end) {
             return AsPath.EMPTY;
         }
@@ -243,8 +252,9 @@ final class AttributeValues {
 
     /**
      * RFC 6793 §4.2.3: from an OLD speaker, AGGREGATOR and AS_PATH are completed with
-     * AS4_AGGREGATOR and AS4_PATH, which then disappear. An AGGREGATOR whose AS is not AS_TRANS
-     * means an OLD speaker aggregated after the NEW ones: both AS4 attributes are ignored.
+     * AS4_AGGREGATOR and AS4_PATH, which then disappear. When both aggregator attributes came
+     * and AGGREGATOR's AS is not AS_TRANS, an OLD speaker aggregated after the NEW ones: both AS4
+     * attributes are ignored.
      */
     static PathAttributes mergeAs4(PathAttributes attributes) {
         As4Path as4Path = attributes.orNull(As4Path.class);
@@ -253,7 +263,7 @@ final class AttributeValues {
             return attributes;
         }
         Aggregator aggregator = attributes.orNull(Aggregator.class);
-        boolean ignore = aggregator != null && aggregator.as() != Iana.AS_TRANS;
+        boolean ignore = aggregator != null && as4Aggregator != null && aggregator.as() != Iana.AS_TRANS;
         PathAttributes.Builder out = PathAttributes.builder();
         for (int i = 0; i < attributes.size(); i++) {
             PathAttribute a = attributes.get(i);

@@ -71,11 +71,8 @@ public final class Framer {
      * @return the message length
      */
     static int checkHeader(byte[] buf, int offset, boolean extendedMessage) throws NotificationException {
-        for (int i = 0; i < MARKER_LENGTH; i++) {
-            if (buf[offset + i] != (byte) 0xff) {
-                throw new NotificationException(MESSAGE_HEADER, CONNECTION_NOT_SYNCHRONIZED,
-                        "marker is not all ones");
-            }
+        if (Wire.i64(buf, offset) != -1L || Wire.i64(buf, offset + 8) != -1L) {
+            throw new NotificationException(MESSAGE_HEADER, CONNECTION_NOT_SYNCHRONIZED, "marker is not all ones");
         }
         int length = Wire.u16(buf, offset + 16);
         int type = Wire.u8(buf, offset + 18);

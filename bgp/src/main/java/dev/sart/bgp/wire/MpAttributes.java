@@ -14,11 +14,11 @@ final class MpAttributes {
      * RFC 7606 §7.11: a next hop length that does not fit the family, or NLRI that do not parse,
      * leave the NLRI unusable: AFI/SAFI disable (or session reset).
      */
-    static PathAttribute reach(AttributeValues values, UpdateDecoder u, int at, int end, int start) {
+    static PathAttribute reach(UpdateDecoder u, int at, int end, int start) {
         byte[] b = u.b;
         int type = AttributeType.MP_REACH_NLRI;
         if (end - at < 5) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_REACH_NLRI shorter than 5 octets");
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_REACH_NLRI shorter than 5 octets");
             return null;
         }
         Family family = Family.of(Wire.u16(b, at), Wire.u8(b, at + 2));
@@ -26,34 +26,34 @@ final class MpAttributes {
         int nextHopAt = at + 4;
         int nlriAt = nextHopAt + nextHopLength + 1; // RFC 4760 §3: one Reserved octet, ignored
         if (nlriAt > end) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_REACH_NLRI next hop overruns");
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_REACH_NLRI next hop overruns");
             return null;
         }
         MpNextHop nextHop = nextHop(family, b, nextHopAt, nextHopLength, u.options);
         if (nextHop == null) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end,
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end,
                     "next hop length " + nextHopLength + " for " + family);
             return null;
         }
         Nlri nlri = nlri(family, b, nlriAt, end, u.options);
         if (nlri == null) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "malformed NLRI in MP_REACH_NLRI");
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "malformed NLRI in MP_REACH_NLRI");
             return null;
         }
         return new MpReachNlri(family, nextHop, nlri);
     }
 
     /** RFC 7606 §7.12: NLRI that do not parse: AFI/SAFI disable (or session reset). */
-    static PathAttribute unreach(AttributeValues values, UpdateDecoder u, int at, int end, int start) {
+    static PathAttribute unreach(UpdateDecoder u, int at, int end, int start) {
         int type = AttributeType.MP_UNREACH_NLRI;
         if (end - at < 3) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_UNREACH_NLRI shorter than 3 octets");
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "MP_UNREACH_NLRI shorter than 3 octets");
             return null;
         }
         Family family = Family.of(Wire.u16(u.b, at), Wire.u8(u.b, at + 2));
         Nlri withdrawn = nlri(family, u.b, at + 3, end, u.options);
         if (withdrawn == null) {
-            values.malformed(type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "malformed NLRI in MP_UNREACH_NLRI");
+            AttributeValues.malformed(u, type, OPTIONAL_ATTRIBUTE_ERROR, start, end, "malformed NLRI in MP_UNREACH_NLRI");
             return null;
         }
         return new MpUnreachNlri(family, withdrawn);

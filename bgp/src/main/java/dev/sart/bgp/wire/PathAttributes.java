@@ -34,7 +34,12 @@ public final class PathAttributes {
     }
 
     public static Builder builder() {
-        return new Builder();
+        return new Builder(8);
+    }
+
+    /** A builder for about {@code expected} attributes. */
+    static Builder builder(int expected) {
+        return new Builder(expected);
     }
 
     public int size() {
@@ -146,11 +151,13 @@ public final class PathAttributes {
 
     /** Collects attributes in wire order. */
     public static final class Builder {
-        private PathAttribute[] attributes = new PathAttribute[8];
-        private byte[] flags = new byte[8];
+        private PathAttribute[] attributes;
+        private byte[] flags;
         private int size;
 
-        private Builder() {
+        private Builder(int expected) {
+            attributes = new PathAttribute[Math.max(1, expected)];
+            flags = new byte[Math.max(1, expected)];
         }
 
         /** Adds with the RFC flags of the attribute. */
@@ -161,8 +168,8 @@ public final class PathAttributes {
         /** Adds with these flags (Optional, Transitive, Partial, Extended Length; low bits are dropped). */
         public Builder add(PathAttribute attribute, int flags) {
             if (size == attributes.length) {
-                attributes = Arrays.copyOf(attributes, size * 2);
-                this.flags = Arrays.copyOf(this.flags, size * 2);
+                attributes = Arrays.copyOf(attributes, Math.max(4, size * 2));
+                this.flags = Arrays.copyOf(this.flags, Math.max(4, size * 2));
             }
             attributes[size] = attribute;
             this.flags[size] = (byte) (flags & 0xf0);
@@ -171,7 +178,17 @@ public final class PathAttributes {
         }
 
         public PathAttributes build() {
-            return size == 0 ? EMPTY : new PathAttributes(Arrays.copyOf(attributes, size), Arrays.copyOf(flags, size));
+            if (size == 0) {
+                return EMPTY;
+            }
+            if (size == attributes.length) {
+                PathAttributes built = new PathAttributes(attributes, flags);
+                attributes = new PathAttribute[0]; // the arrays now belong to the result
+                flags = new byte[0];
+                size = 0;
+                return built;
+            }
+            return new PathAttributes(Arrays.copyOf(attributes, size), Arrays.copyOf(flags, size));
         }
     }
 }

@@ -26,6 +26,12 @@ final class UpdateDecoder {
     final SessionOptions options;
     private List<UpdateError> errors;
     private UpdateError.Action worst = UpdateError.Action.NONE;
+    private PathAttributes.Builder out;
+    private long seen0;
+    private long seen1;
+    private long seen2;
+    private long seen3;
+    private MpReachNlri mpReach;
 
     private UpdateDecoder(byte[] b, SessionOptions options) {
         this.b = b;
@@ -85,159 +91,152 @@ final class UpdateDecoder {
             return new Update(Ipv4Prefixes.EMPTY, PathAttributes.EMPTY, Ipv4Prefixes.EMPTY, errors);
         }
 
-        AttributeDecoder attributes = new AttributeDecoder(this);
-        attributes.decodeAll(attributesStart, attributesEnd);
+        decodeAll(attributesStart, attributesEnd);
         if (worst == SESSION_RESET) {
             return new Update(Ipv4Prefixes.EMPTY, PathAttributes.EMPTY, Ipv4Prefixes.EMPTY, errors);
         }
 
         // RFC 7606 §3 (d): a missing well-known mandatory attribute is treat-as-withdraw; NEXT_HOP
         // is only needed with IPv4 NLRI in the NLRI field; an UPDATE without NLRI needs none
-        MpReachNlri mpReach = attributes.mpReach();
         boolean reach = !nlri.isEmpty() || (mpReach != null && !mpReach.nlri().isEmpty());
         if (reach) {
-            requirePresent(attributes, Iana.AttributeType.ORIGIN);
-            requirePresent(attributes, Iana.AttributeType.AS_PATH);
+            requirePresent(Iana.AttributeType.ORIGIN);
+            requirePresent(Iana.AttributeType.AS_PATH);
             if (!nlri.isEmpty()) {
-                requirePresent(attributes, Iana.AttributeType.NEXT_HOP);
+                requirePresent(Iana.AttributeType.NEXT_HOP);
             }
         }
-        PathAttributes decoded = attributes.build();
+        PathAttributes decoded = build();
         return new Update(withdrawn, decoded, nlri, errors == null ? List.of() : errors);
     }
 
-    private void requirePresent(AttributeDecoder attributes, int typeCode) {
-        if (!attributes.seen(typeCode)) {
+    private void requirePresent(int typeCode) {
+        if (!seen(typeCode)) {
             error(TREAT_AS_WITHDRAW, typeCode, MISSING_WELL_KNOWN_ATTRIBUTE, Octets.of((byte) typeCode), null,
                     "missing well-known attribute " + typeCode);
         }
     }
 
-    /**
-     * The attribute headers and the list-level rules of RFC 7606 §3-4; the values are
-     * {@link AttributeValues}' business.
-     */
-    static final class AttributeDecoder {
-        private final UpdateDecoder u;
-        private final AttributeValues values;
-        private final PathAttributes.Builder out = PathAttributes.builder();
-        private long seen0;
-        private long seen1;
-        private long seen2;
-        private long seen3;
-        private MpReachNlri mpReach;
+// The attribute headers and the list-level rules of RFC 7606 §3-4; the values are
+// AttributeValues' business.
 
-        AttributeDecoder(UpdateDecoder u) {
-            this.u = u;
-            this.values = new AttributeValues(u);
+    boolean seen(int type) {
+        long bit = 1L << (type & 63);
+        return switch (type >>> 6) {
+            case 0 -> (seen0 & bit) != 0;
+            case 1 -> (seen1 & bit) != 0;
+            case 2 -> (seen2 & bit) != 0;
+            default -> (seen3 & bit) != 0;
+        };
+    }
+
+    private void markSeen(int type) {
+        long bit = 1L << (type & 63);
+        switch (type >>> 6) {
+            case 0 -> seen0 |= bit;
+            case 1 -> seen1 |= bit;
+            case 2 -> seen2 |= bit;
+            default -> seen3 |= bit;
         }
+    }
 
-        boolean seen(int type) {
-            long bit = 1L << (type & 63);
-            return switch (type >>> 6) {
-                case 0 -> (seen0 & bit) != 0;
-                case 1 -> (seen1 & bit) != 0;
-                case 2 -> (seen2 & bit) != 0;
-                default -> (seen3 & bit) != 0;
-            };
-        }
-
-        private void markSeen(int type) {
-            long bit = 1L << (type & 63);
-            switch (type >>> 6) {
-                case 0 -> seen0 |= bit;
-                case 1 -> seen1 |= bit;
-                case 2 -> seen2 |= bit;
-                default -> seen3 |= bit;
+    void decodeAll(int from, int to) {
+                out = PathAttributes.builder(count(b, from, to));
+        int p = from;
+        while (p < to) {
+            int flags = b[p] & 0xff;
+            boolean extended = (flags & EXTENDED_LENGTH) != 0;
+            int headerLength = extended ? 4 : 3;
+            // RFC 7606 §4: too few octets left for an attribute header: treat-as-withdraw
+            if (to - p < headerLength) {
+                error(TREAT_AS_WITHDRAW, 0, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
+                        "fewer octets than an attribute header at the end of the path attributes");
+                return;
+            }
+            int type = b[p + 1] & 0xff;
+            int length = extended ? Wire.u16(b, p + 2) : b[p + 2] & 0xff;
+            int valueStart = p + headerLength;
+            int valueEnd = valueStart + length;
+            if (valueEnd > to) {
+                // RFC 7606 §4: the last attribute overruns the Total Path Attribute Length:
+                // treat-as-withdraw, unless it is MP_REACH/MP_UNREACH, whose NLRI are then
+                // lost (§3 (h)): session reset
+                boolean mp = type == Iana.AttributeType.MP_REACH_NLRI
+                        || type == Iana.AttributeType.MP_UNREACH_NLRI;
+                error(mp ? SESSION_RESET : TREAT_AS_WITHDRAW, type, ATTRIBUTE_LENGTH_ERROR,
+                        attributeBytes(p, to), null, "attribute " + type + " overruns the path attributes");
+                return;
+            }
+            int start = p;
+            p = valueEnd;
+            // RFC 7606 §3 (g): a repeated MP_REACH/MP_UNREACH is Malformed Attribute List
+            // (session reset); any other repeated attribute: keep the first, discard the rest
+            if (seen(type)) {
+                if (type == Iana.AttributeType.MP_REACH_NLRI || type == Iana.AttributeType.MP_UNREACH_NLRI) {
+                    error(SESSION_RESET, type, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
+                            "attribute " + type + " appears twice");
+                    return;
+                }
+                error(ATTRIBUTE_DISCARD, type, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
+                        "attribute " + type + " appears twice; the first is kept");
+                continue;
+            }
+            markSeen(type);
+            if (length > 255) {
+                flags &= ~EXTENDED_LENGTH; // implied by the length: kept only where it was a choice
+            }
+            int expected = Attributes.expectedFlags(type);
+            if (expected < 0) {
+                if ((flags & OPTIONAL) == 0) {
+                    // RFC 4271 §6.3: Unrecognized Well-known Attribute, data = the attribute
+                    error(SESSION_RESET, type, UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE,
+                            attributeBytes(start, valueEnd), null, "unrecognized well-known attribute " + type);
+                    return;
+                }
+                out.add(new UnknownAttribute(type, flags & 0xe0, Octets.copyOf(b, valueStart, length)), flags);
+                continue;
+            }
+            if ((flags & 0xc0) != expected) {
+                // RFC 7606 §3 (c): wrong Optional/Transitive bits make the attribute malformed
+                AttributeValues.malformed(this, type, ATTRIBUTE_FLAGS_ERROR, start, valueEnd, "flags 0x"
+                        + Integer.toHexString(flags) + " for attribute " + type);
+                if (worst == SESSION_RESET) {
+                    return;
+                }
+                continue;
+            }
+            PathAttribute a = AttributeValues.decode(this, type, valueStart, length, start);
+            if (a != null) {
+                if (a instanceof MpReachNlri r) {
+                    mpReach = r;
+                }
+                out.add(a, flags);
+            } else if (worst == SESSION_RESET) {
+                return;
             }
         }
+    }
 
-        MpReachNlri mpReach() {
-            return mpReach;
-        }
-
-        void decodeAll(int from, int to) {
-            byte[] b = u.b;
-            int p = from;
-            while (p < to) {
-                int flags = b[p] & 0xff;
-                boolean extended = (flags & EXTENDED_LENGTH) != 0;
-                int headerLength = extended ? 4 : 3;
-                // RFC 7606 §4: too few octets left for an attribute header: treat-as-withdraw
-                if (to - p < headerLength) {
-                    u.error(TREAT_AS_WITHDRAW, 0, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
-                            "fewer octets than an attribute header at the end of the path attributes");
-                    return;
-                }
-                int type = b[p + 1] & 0xff;
-                int length = extended ? Wire.u16(b, p + 2) : b[p + 2] & 0xff;
-                int valueStart = p + headerLength;
-                int valueEnd = valueStart + length;
-                if (valueEnd > to) {
-                    // RFC 7606 §4: the last attribute overruns the Total Path Attribute Length:
-                    // treat-as-withdraw, unless it is MP_REACH/MP_UNREACH, whose NLRI are then
-                    // lost (§3 (h)): session reset
-                    boolean mp = type == Iana.AttributeType.MP_REACH_NLRI
-                            || type == Iana.AttributeType.MP_UNREACH_NLRI;
-                    u.error(mp ? SESSION_RESET : TREAT_AS_WITHDRAW, type, ATTRIBUTE_LENGTH_ERROR,
-                            u.attributeBytes(p, to), null, "attribute " + type + " overruns the path attributes");
-                    return;
-                }
-                int start = p;
-                p = valueEnd;
-                // RFC 7606 §3 (g): a repeated MP_REACH/MP_UNREACH is Malformed Attribute List
-                // (session reset); any other repeated attribute: keep the first, discard the rest
-                if (seen(type)) {
-                    if (type == Iana.AttributeType.MP_REACH_NLRI || type == Iana.AttributeType.MP_UNREACH_NLRI) {
-                        u.error(SESSION_RESET, type, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
-                                "attribute " + type + " appears twice");
-                        return;
-                    }
-                    u.error(ATTRIBUTE_DISCARD, type, MALFORMED_ATTRIBUTE_LIST, Octets.EMPTY, null,
-                            "attribute " + type + " appears twice; the first is kept");
-                    continue;
-                }
-                markSeen(type);
-                if (length > 255) {
-                    flags &= ~EXTENDED_LENGTH; // implied by the length: kept only where it was a choice
-                }
-                int expected = Attributes.expectedFlags(type);
-                if (expected < 0) {
-                    if ((flags & OPTIONAL) == 0) {
-                        // RFC 4271 §6.3: Unrecognized Well-known Attribute, data = the attribute
-                        u.error(SESSION_RESET, type, UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE,
-                                u.attributeBytes(start, valueEnd), null, "unrecognized well-known attribute " + type);
-                        return;
-                    }
-                    out.add(new UnknownAttribute(type, flags & 0xe0, Octets.copyOf(b, valueStart, length)), flags);
-                    continue;
-                }
-                if ((flags & 0xc0) != expected) {
-                    // RFC 7606 §3 (c): wrong Optional/Transitive bits make the attribute malformed
-                    values.malformed(type, ATTRIBUTE_FLAGS_ERROR, start, valueEnd, "flags 0x"
-                            + Integer.toHexString(flags) + " for attribute " + type);
-                    if (u.worst == SESSION_RESET) {
-                        return;
-                    }
-                    continue;
-                }
-                PathAttribute a = values.decode(type, valueStart, length, start);
-                if (a != null) {
-                    if (a instanceof MpReachNlri r) {
-                        mpReach = r;
-                    }
-                    out.add(a, flags);
-                } else if (u.worst == SESSION_RESET) {
-                    return;
-                }
+    /** How many attribute headers {@code b[from, to)} holds, so that the builder is allocated once. */
+    private static int count(byte[] b, int from, int to) {
+        int n = 0;
+        for (int p = from; to - p >= 3; n++) {
+            boolean extended = (b[p] & EXTENDED_LENGTH) != 0;
+            if (extended && to - p < 4) {
+                break;
             }
+            p += extended ? 4 + Wire.u16(b, p + 2) : 3 + (b[p + 2] & 0xff);
         }
+        return n;
+    }
 
-        PathAttributes build() {
-            PathAttributes attributes = out.build();
-            return u.options.fourOctetAs()
-                    ? AttributeValues.dropAs4(attributes, u)
-                    : AttributeValues.mergeAs4(attributes);
+    PathAttributes build() {
+        PathAttributes attributes = out.build();
+        if (!seen(Iana.AttributeType.AS4_PATH) && !seen(Iana.AttributeType.AS4_AGGREGATOR)) {
+            return attributes;
         }
+        return options.fourOctetAs()
+                ? AttributeValues.dropAs4(attributes, this)
+                : AttributeValues.mergeAs4(attributes);
     }
 }

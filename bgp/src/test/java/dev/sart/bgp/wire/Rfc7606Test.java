@@ -100,6 +100,13 @@ class Rfc7606Test {
                         BASE + "80 0a 06 c0000201 0000", NLRI, TREAT_AS_WITHDRAW, 10, 5),
                 new Case("CLUSTER_LIST from an external peer is discarded", EBGP, BASE + "80 0a 04 c0000201", NLRI,
                         ATTRIBUTE_DISCARD, 10, 0),
+                // RFC 7607 §2: AS 0
+                new Case("AS 0 in AS_PATH is treat-as-withdraw", EBGP, ORIGIN + "40 02 0a 02 02 0000fde9 00000000" + NEXT_HOP,
+                        NLRI, TREAT_AS_WITHDRAW, 2, 11),
+                new Case("AS 0 in AGGREGATOR is discarded", EBGP, BASE + "c0 07 08 00000000 c0000201", NLRI,
+                        ATTRIBUTE_DISCARD, 7, 9),
+                new Case("AS 0 in AS4_AGGREGATOR is discarded", OLD,
+                        ORIGIN + "40 02 04 02 01 fde9" + NEXT_HOP + "c0 12 08 00000000 c0000201", NLRI, ATTRIBUTE_DISCARD, 18, 9),
                 // RFC 9234 §5, RFC 6793 §6
                 new Case("OTC of length 2 is treat-as-withdraw", EBGP, BASE + "c0 23 02 fde9", NLRI, TREAT_AS_WITHDRAW, 35, 9),
                 new Case("malformed AS4_PATH on a 2-octet session is discarded", OLD,

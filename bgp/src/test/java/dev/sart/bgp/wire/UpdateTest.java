@@ -147,9 +147,9 @@ class UpdateTest {
     }
 
     @Test
-    void as4_path_is_ignored_when_an_old_speaker_aggregated_or_when_it_is_longer_than_as_path() throws Exception {
+    void as4_attributes_are_ignored_when_an_old_speaker_aggregated_or_as4_path_is_longer_than_as_path() throws Exception {
         String oldAggregator = "40 01 01 00 | 40 02 06 02 02 fde9 5ba0 | 40 03 04 c0000201"
-                + "| c0 07 06 fdea c0000201 | c0 11 06 02 01 fa56ea01";
+                + "| c0 07 06 fdea c0000201 | c0 11 06 02 01 fa56ea01 | c0 12 08 fa56ea01 c0000201";
         Update u = decodeUpdate(SessionOptions.DEFAULT, update("", oldAggregator, "18 c63364"));
         assertEquals(AsPath.sequence(65001, 23456), u.attributes().orNull(AsPath.class));
         assertEquals(new Aggregator(65002, Ip.parseV4("192.0.2.1")), u.attributes().orNull(Aggregator.class));

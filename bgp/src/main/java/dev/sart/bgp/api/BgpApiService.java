@@ -253,6 +253,29 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     });
   }
 
+  @Override
+  public void watchPeerState(WatchPeerStateRequest request, StreamObserver<PeerStateEvent> out) {
+    Watches.peerStates(server, out);
+  }
+
+  @Override
+  public void watchPath(WatchPathRequest request, StreamObserver<PathEvent> out) {
+    Watches.paths(server, familyOrIpv4(request.getFamily()), out);
+  }
+
+  @Override
+  public void refreshNeighbor(RefreshNeighborRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      Peer p = peer(request.getAddr());
+      if (request.getSoftIn()) {
+        p.requestRouteRefresh();
+      } else {
+        p.resendAdjRibOut();
+      }
+      return Empty.getDefaultInstance();
+    });
+  }
+
   // --- helpers ------------------------------------------------------------------------------------
 
   private Peer peer(String addr) {

@@ -164,6 +164,15 @@ public final class Peer {
     });
   }
 
+  /** Sends the peer everything again (soft reset out). */
+  public void resendAdjRibOut() {
+    loop.execute(() -> {
+      if (ribPeer != null) {
+        speaker.rib().resend(ribPeer);
+      }
+    });
+  }
+
   /** An accepted TCP connection from this peer's address (called on any thread). */
   public void accept(Channel ch) {
     loop.execute(() -> {

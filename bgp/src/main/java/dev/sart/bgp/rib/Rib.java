@@ -57,6 +57,26 @@ public final class Rib implements AutoCloseable {
     listeners.add(l);
   }
 
+  public void removeListener(RibListener l) {
+    listeners.remove(l);
+  }
+
+  /**
+   * Subscribes on the RIB thread: {@code initial} gets the current selection of every prefix
+   * first, then {@code l} every change, with nothing lost or doubled in between.
+   */
+  public void subscribe(RibListener initial, Runnable endOfInitial, RibListener l) {
+    submit(() -> {
+      for (Destination d : table.values()) {
+        if (!d.selection.selected().isEmpty()) {
+          initial.selectionChanged(d.prefix, d.selection);
+        }
+      }
+      endOfInitial.run();
+      listeners.add(l);
+    });
+  }
+
   /** Tasks waiting for the RIB thread: peers stop reading when this grows (back-pressure). */
   public int backlog() {
     return tasks.size();

@@ -138,6 +138,10 @@ public final class BgpServer implements AutoCloseable {
     listeners.add(l);
   }
 
+  public void removeListener(PeerStateListener l) {
+    listeners.remove(l);
+  }
+
   public void setLocalAs(long asn) {
     this.localAs = asn;
     rib.setLocalAs(asn);

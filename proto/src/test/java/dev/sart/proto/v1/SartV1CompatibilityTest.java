@@ -27,11 +27,14 @@ class SartV1CompatibilityTest {
     assertEquals("sart.v1.FibManagerApi", FibManagerApiGrpc.SERVICE_NAME);
     assertEquals("sart.v1.CNIApi", CNIApiGrpc.SERVICE_NAME);
 
+    // a compatible superset: sart's methods, then ours
+    List<String> bgpApi = methodNames(BgpProto.getDescriptor().findServiceByName("BgpApi"));
     assertEquals(
         List.of("Health", "GetBgpInfo", "GetNeighbor", "ListNeighbor", "GetPath", "GetNeighborPath",
             "GetPathByPrefix", "SetAS", "SetRouterId", "ClearBgpInfo", "AddPeer", "DeletePeer",
             "AddPath", "DeletePath", "ConfigureMultiPath"),
-        methodNames(BgpProto.getDescriptor().findServiceByName("BgpApi")));
+        bgpApi.subList(0, 15));
+    assertEquals(List.of("WatchPeerState", "WatchPath", "RefreshNeighbor"), bgpApi.subList(15, bgpApi.size()));
     assertEquals(List.of("ExportPeer", "ExportPeerState"),
         methodNames(BgpProto.getDescriptor().findServiceByName("BgpExporterApi")));
     assertEquals(

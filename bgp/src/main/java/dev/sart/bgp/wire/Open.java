@@ -83,4 +83,10 @@ public record Open(int version, int myAs, int holdTime, int bgpIdentifier, List<
     public int type() {
         return Iana.MessageType.OPEN;
     }
+
+    @Override
+    public String toString() {
+        return "Open[version=" + version + ", myAs=" + myAs + ", holdTime=" + holdTime + ", bgpIdentifier="
+                + Ip.formatV4(bgpIdentifier) + ", parameters=" + parameters + "]";
+    }
 }

@@ -1,0 +1,110 @@
+package dev.sart.bgp.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every message captured from real FRR, BIRD and GoBGP sessions (src/test/resources/captured,
+ * see the README there) decodes without an error and re-encodes to the same bytes. The session
+ * options come from the two OPENs of the captured connection, as the speaker would negotiate them.
+ */
+class CapturedSessionsTest {
+
+    private static Path root() {
+        try {
+            return Path.of(CapturedSessionsTest.class.getResource("/captured").toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Each captured message file, as "sender-to-receiver-cN/NNN-type.bin". */
+    static Stream<String> messages() throws IOException {
+        Path root = root();
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(p -> p.toString().endsWith(".bin"))
+                    .map(p -> root.relativize(p).toString())
+                    .sorted()
+                    .toList()
+                    .stream();
+        }
+    }
+
+    @Test
+    void the_capture_holds_every_message_type_from_every_speaker() throws IOException {
+        List<String> all = messages().toList();
+        for (String speaker : List.of("frr", "bird", "gobgp")) {
+            for (String type : List.of("open", "update", "keepalive", "notification")) {
+                assertTrue(all.stream().anyMatch(m -> m.startsWith(speaker + "-to-") && m.endsWith(type + ".bin")),
+                        speaker + " sent no " + type);
+            }
+        }
+        assertTrue(all.stream().anyMatch(m -> m.endsWith("route-refresh.bin")), "no ROUTE-REFRESH");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("messages")
+    void every_captured_message_decodes_cleanly_and_re_encodes_to_the_same_bytes(String name) throws Exception {
+        Path file = root().resolve(name);
+        byte[] bytes = Files.readAllBytes(file);
+        Path connection = file.getParent();
+        Optional<Open> senderOpen = open(connection);
+        Optional<Open> receiverOpen = open(reverse(connection));
+        SessionOptions received = SessionOptions.DEFAULT;
+        SessionOptions sent = SessionOptions.DEFAULT;
+        if (senderOpen.isPresent() && receiverOpen.isPresent()) {
+            received = SessionOptions.negotiate(receiverOpen.get(), senderOpen.get(), true);
+            sent = SessionOptions.negotiate(senderOpen.get(), receiverOpen.get(), true);
+        }
+        assertEquals(bytes.length, Framer.frameLength(bytes, 0, bytes.length, received.extendedMessage()));
+        Message message = new BgpCodec(received).decode(bytes, 0, bytes.length);
+        if (message instanceof Update u) {
+            assertEquals(List.of(), u.errors());
+        }
+        assertEquals(HexFormat.of().formatHex(bytes), HexFormat.of().formatHex(new BgpCodec(sent).encode(message)),
+                () -> "re-encoding " + message);
+    }
+
+    private static Path reverse(Path connection) {
+        String[] parts = connection.getFileName().toString().split("-to-|-c");
+        return connection.resolveSibling(parts[1] + "-to-" + parts[0] + "-c" + parts[2]);
+    }
+
+    private static Optional<Open> open(Path connection) {
+        if (!Files.isDirectory(connection)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> files = Files.list(connection)) {
+            Optional<Path> open = files.filter(p -> p.toString().endsWith("-open.bin")).findFirst();
+            if (open.isEmpty()) {
+                return Optional.empty();
+            }
+            byte[] bytes = Files.readAllBytes(open.get());
+            return Optional.of((Open) new BgpCodec(SessionOptions.DEFAULT).decode(bytes, 0, bytes.length));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NotificationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void reversing_a_connection_folder_name_swaps_the_speakers() {
+        assertEquals("bird-to-frr-c1", reverse(Path.of("x", "frr-to-bird-c1")).getFileName().toString());
+        assertFalse(reverse(Path.of("frr-to-gobgp-c2")).toString().contains("frr-to"));
+    }
+}

@@ -103,6 +103,59 @@ class CapturedSessionsTest {
     }
 
     @Test
+    void the_options_negotiated_from_the_captured_opens_match_the_configuration() {
+        Path root = root();
+        SessionOptions frrFromBird = SessionOptions.negotiate(open(root.resolve("frr-to-bird-c1")).orElseThrow(),
+                open(root.resolve("bird-to-frr-c1")).orElseThrow(), true);
+        assertTrue(frrFromBird.fourOctetAs());
+        assertTrue(frrFromBird.extendedMessage()); // only BIRD and FRR enable RFC 8654
+        assertEquals(java.util.Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST), frrFromBird.addPathReceive());
+        assertEquals(java.util.Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST), frrFromBird.addPathSend());
+        Open gobgp = open(root.resolve("gobgp-to-frr-c1")).orElseThrow();
+        assertEquals(Iana.AS_TRANS, gobgp.myAs());
+        assertEquals(4200000003L, gobgp.as());
+        assertTrue(gobgp.capability(Capability.GracefulRestart.class).isPresent());
+        SessionOptions birdFromGobgp = SessionOptions.negotiate(open(root.resolve("bird-to-gobgp-c1")).orElseThrow(),
+                gobgp, true);
+        assertFalse(birdFromGobgp.extendedMessage());
+    }
+
+    @Test
+    void each_captured_stream_frames_correctly_when_it_arrives_in_small_pieces() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        try (Stream<Path> connections = Files.list(root())) {
+            for (Path connection : connections.filter(Files::isDirectory).toList()) {
+                java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+                List<Path> files;
+                try (Stream<Path> s = Files.list(connection)) {
+                    files = s.sorted().toList();
+                }
+                for (Path f : files) {
+                    stream.write(Files.readAllBytes(f));
+                }
+                byte[] all = stream.toByteArray();
+                // bytes arrive in pieces of 1..40 octets; the framer must wait, never fail
+                byte[] buffer = new byte[all.length];
+                int received = 0;
+                int start = 0;
+                int framed = 0;
+                while (received < all.length) {
+                    int piece = Math.min(all.length - received, 1 + random.nextInt(40));
+                    System.arraycopy(all, received, buffer, received, piece);
+                    received += piece;
+                    int length;
+                    while ((length = Framer.frameLength(buffer, start, received - start, true)) != Framer.NEED_MORE) {
+                        start += length;
+                        framed++;
+                    }
+                }
+                assertEquals(files.size(), framed, connection.toString());
+                assertEquals(all.length, start);
+            }
+        }
+    }
+
+    @Test
     void reversing_a_connection_folder_name_swaps_the_speakers() {
         assertEquals("bird-to-frr-c1", reverse(Path.of("x", "frr-to-bird-c1")).getFileName().toString());
         assertFalse(reverse(Path.of("frr-to-gobgp-c2")).toString().contains("frr-to"));

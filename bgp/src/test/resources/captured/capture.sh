@@ -5,7 +5,8 @@
 #   sudo bgp/src/test/resources/captured/capture.sh [OUTDIR]
 #
 # Three network namespaces in a triangle, one eBGP session per link over IPv4 carrying IPv4 and
-# IPv6 unicast, with communities, large communities, ADD-PATH and graceful restart:
+# IPv6 unicast, with communities, large communities, ADD-PATH and graceful restart; plus a second
+# FRR-BIRD session over IPv6 that carries IPv4 routes with IPv6 next hops (RFC 8950):
 #
 #   frr   AS 65001       192.0.2.1/30   ---- 192.0.2.2/30     bird  AS 65002
 #                        198.51.100.1/30 --- 198.51.100.2/30  gobgp AS 4200000003
@@ -91,7 +92,11 @@ router bgp 65001
  neighbor 192.0.2.2 timers connect 1
  neighbor 198.51.100.2 remote-as 4200000003
  neighbor 198.51.100.2 timers connect 1
+ neighbor 2001:db8:12::2 remote-as 65002
+ neighbor 2001:db8:12::2 timers connect 1
+ neighbor 2001:db8:12::2 capability extended-nexthop
  address-family ipv4 unicast
+  neighbor 2001:db8:12::2 activate
   network 192.0.2.128/26 route-map TAG
   network 192.0.2.192/27 route-map TAG
   neighbor 192.0.2.2 addpath-tx-all-paths
@@ -145,6 +150,13 @@ protocol bgp frr {
   enable extended messages on;
   ipv4 { import all; export all; add paths on; };
   ipv6 { import all; export all; add paths on; next hop address 2001:db8:12::2; };
+}
+protocol bgp frr6 {
+  local 2001:db8:12::2 as 65002;
+  neighbor 2001:db8:12::1 as 65001;
+  connect delay time 1;
+  connect retry time 2;
+  ipv4 { import all; export all; extended next hop on; };
 }
 protocol bgp gobgp {
   local 203.0.113.1 as 65002;
@@ -209,12 +221,15 @@ gobgp global rib add -a ipv6 2001:db8:c1::/48 community 65003:100 large-communit
 gobgp global rib add -a ipv6 2001:db8:c2::/48 community 65003:100
 
 # --- converge, refresh, withdraw, shut down ---------------------------------------------------
-established() {
-  [ "$(birdc show protocols | grep -c Established)" = 2 ] \
-    && gobgp neighbor 198.51.100.1 2>/dev/null | grep -qi 'BGP state = established'
+established() { # (no "cmd | grep -q" under pipefail: grep quits early and the writer gets SIGPIPE)
+  local bird gobgp
+  bird=$(birdc show protocols)
+  gobgp=$(gobgp neighbor 198.51.100.1 2>/dev/null || true)
+  [ "$(grep -c Established <<<"$bird")" = 3 ] && grep -qi 'BGP state = established' <<<"$gobgp"
 }
-for i in $(seq 360); do established && break; sleep 0.5; done
-established || {
+up=false
+for i in $(seq 360); do established && { up=true; break; }; sleep 0.5; done
+$up || {
   log "sessions did not come up"
   birdc show protocols >&2
   gobgp neighbor >&2
@@ -245,5 +260,5 @@ for pid in "${pids[@]:0:3}"; do kill -INT "$pid"; done
 sleep 1
 rm -rf "$out"/*-to-*-c*
 python3 "$here/extract.py" "$out" \
-  "192.0.2.1=frr,192.0.2.2=bird,198.51.100.1=frr,198.51.100.2=gobgp,203.0.113.1=bird,203.0.113.2=gobgp" \
+  "192.0.2.1=frr,192.0.2.2=bird,198.51.100.1=frr,198.51.100.2=gobgp,203.0.113.1=bird,203.0.113.2=gobgp,2001:db8:12::1=frr,2001:db8:12::2=bird" \
   "$work"/pcap/*.pcap

@@ -3,9 +3,10 @@
 
 usage: extract.py OUTDIR NAMES PCAP...
   NAMES  comma-separated ip=speaker pairs, e.g. 192.0.2.1=frr,192.0.2.2=bird
-Writes OUTDIR/<sender>-to-<receiver>-c<N>/<NNN>-<type>.bin, one folder per TCP connection and
-direction (N counts the connections between the pair, in the order of their SYN). Only the
-first KEEPALIVE of each direction is kept. Standard library only.
+Writes OUTDIR/<sender>-to-<receiver>[-v6]-c<N>/<NNN>-<type>.bin, one folder per TCP connection
+and direction; "-v6" marks connections over IPv6, N counts the connections between the pair over
+that transport, in the order of their SYN. Only the first KEEPALIVE of each direction is kept.
+Standard library only.
 """
 import os
 import socket
@@ -80,7 +81,7 @@ def main():
     counters = {}
     numbering = {}  # the two endpoints of a connection -> its number between that pair of speakers
     for key in order:
-        pair = tuple(sorted([speaker[key[0]], speaker[key[2]]]))
+        pair = tuple(sorted([speaker[key[0]], speaker[key[2]]])) + (":" in key[0],)
         counters[pair] = counters.get(pair, 0) + 1
         numbering[frozenset([key[:2], key[2:]])] = counters[pair]
     written = 0
@@ -101,7 +102,8 @@ def main():
             expected = (seq + len(payload)) & 0xFFFFFFFF
         if not data:
             continue
-        folder = os.path.join(outdir, f"{speaker[key[0]]}-to-{speaker[key[2]]}-c{conn}")
+        transport = "-v6" if ":" in key[0] else ""
+        folder = os.path.join(outdir, f"{speaker[key[0]]}-to-{speaker[key[2]]}{transport}-c{conn}")
         os.makedirs(folder, exist_ok=True)
         i, n, keepalive = 0, 0, False
         while i + 19 <= len(data):

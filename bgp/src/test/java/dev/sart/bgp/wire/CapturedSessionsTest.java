@@ -79,9 +79,15 @@ class CapturedSessionsTest {
                 () -> "re-encoding " + message);
     }
 
+    /** {@code a-to-b[-v6]-cN} → {@code b-to-a[-v6]-cN}. */
     private static Path reverse(Path connection) {
-        String[] parts = connection.getFileName().toString().split("-to-|-c");
-        return connection.resolveSibling(parts[1] + "-to-" + parts[0] + "-c" + parts[2]);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\w+)-to-(\\w+)(-v6)?(-c\\d+)")
+                .matcher(connection.getFileName().toString());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a connection folder: " + connection);
+        }
+        String v6 = m.group(3) == null ? "" : m.group(3);
+        return connection.resolveSibling(m.group(2) + "-to-" + m.group(1) + v6 + m.group(4));
     }
 
     private static Optional<Open> open(Path connection) {
@@ -118,6 +124,28 @@ class CapturedSessionsTest {
         SessionOptions birdFromGobgp = SessionOptions.negotiate(open(root.resolve("bird-to-gobgp-c1")).orElseThrow(),
                 gobgp, true);
         assertFalse(birdFromGobgp.extendedMessage());
+        SessionOptions overIpv6 = SessionOptions.negotiate(open(root.resolve("frr-to-bird-v6-c1")).orElseThrow(),
+                open(root.resolve("bird-to-frr-v6-c1")).orElseThrow(), true);
+        assertEquals(java.util.Set.of(Family.IPV4_UNICAST), overIpv6.extendedNextHop());
+    }
+
+    @Test
+    void over_the_ipv6_session_ipv4_routes_have_ipv6_next_hops() throws Exception {
+        Path connection = root().resolve("bird-to-frr-v6-c1");
+        SessionOptions options = SessionOptions.negotiate(open(reverse(connection)).orElseThrow(),
+                open(connection).orElseThrow(), true);
+        boolean seen = false;
+        try (Stream<Path> files = Files.list(connection)) {
+            for (Path f : files.filter(p -> p.toString().endsWith("-update.bin")).toList()) {
+                byte[] bytes = Files.readAllBytes(f);
+                MpReachNlri reach = ((Update) new BgpCodec(options).decode(bytes, 0, bytes.length)).mpReach();
+                // BIRD keeps a next hop on the shared IPv4 subnet as it is; its own routes get its IPv6 address
+                if (reach != null && reach.family().equals(Family.IPV4_UNICAST) && reach.nextHop().length() >= 16) {
+                    seen = true;
+                }
+            }
+        }
+        assertTrue(seen, "no IPv4 route with an IPv6 next hop from BIRD");
     }
 
     @Test
@@ -158,6 +186,7 @@ class CapturedSessionsTest {
     @Test
     void reversing_a_connection_folder_name_swaps_the_speakers() {
         assertEquals("bird-to-frr-c1", reverse(Path.of("x", "frr-to-bird-c1")).getFileName().toString());
+        assertEquals("bird-to-frr-v6-c2", reverse(Path.of("frr-to-bird-v6-c2")).getFileName().toString());
         assertFalse(reverse(Path.of("frr-to-gobgp-c2")).toString().contains("frr-to"));
     }
 }

@@ -79,8 +79,27 @@ public record Open(int version, int myAs, int holdTime, int bgpIdentifier, List<
         return capability(Capability.FourOctetAs.class).map(Capability.FourOctetAs::as).orElse((long) myAs);
     }
 
+    /**
+     * RFC 4271 §6.2 and RFC 6793 §4.1: the AS of a peer's OPEN must be the configured one, else
+     * Bad Peer AS (the data is empty; RFC 4271 names none). An OPEN with AS_TRANS in the 2-octet
+     * field but no 4-octet AS capability is a Bad Peer AS too (RFC 6793 §4.1 reserves AS_TRANS).
+     */
+    public void checkPeerAs(long expectedAs) throws NotificationException {
+        boolean fourOctet = capability(Capability.FourOctetAs.class).isPresent();
+        if (as() != expectedAs || (!fourOctet && myAs == Iana.AS_TRANS)) {
+            throw new NotificationException(Iana.ErrorCode.OPEN_MESSAGE, Iana.ErrorSubcode.BAD_PEER_AS,
+                    "peer AS " + as() + ", expected " + expectedAs);
+        }
+    }
+
     @Override
     public int type() {
         return Iana.MessageType.OPEN;
+    }
+
+    @Override
+    public String toString() {
+        return "Open[version=" + version + ", myAs=" + myAs + ", holdTime=" + holdTime + ", bgpIdentifier="
+                + Ip.formatV4(bgpIdentifier) + ", parameters=" + parameters + "]";
     }
 }

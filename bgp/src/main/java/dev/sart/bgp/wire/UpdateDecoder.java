@@ -117,8 +117,8 @@ final class UpdateDecoder {
         }
     }
 
-// The attribute headers and the list-level rules of RFC 7606 §3-4; the values are
-// AttributeValues' business.
+    // The attribute headers and the list-level rules of RFC 7606 §3-4; the values are
+    // AttributeValues' business.
 
     boolean seen(int type) {
         long bit = 1L << (type & 63);
@@ -141,7 +141,7 @@ final class UpdateDecoder {
     }
 
     void decodeAll(int from, int to) {
-                out = PathAttributes.builder(count(b, from, to));
+        out = PathAttributes.builder(count(b, from, to));
         int p = from;
         while (p < to) {
             int flags = b[p] & 0xff;

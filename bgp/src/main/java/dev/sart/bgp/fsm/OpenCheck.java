@@ -2,7 +2,6 @@ package dev.sart.bgp.fsm;
 
 import static dev.sart.bgp.wire.Iana.ErrorCode.OPEN_MESSAGE;
 import static dev.sart.bgp.wire.Iana.ErrorSubcode.BAD_BGP_IDENTIFIER;
-import static dev.sart.bgp.wire.Iana.ErrorSubcode.BAD_PEER_AS;
 import static dev.sart.bgp.wire.Iana.ErrorSubcode.UNSUPPORTED_CAPABILITY;
 
 import dev.sart.bgp.wire.Capability;
@@ -35,11 +34,8 @@ public final class OpenCheck {
   public static Negotiation check(Open sent, Open received, long expectedPeerAs, long localAs, Duration keepaliveTime)
       throws NotificationException {
     // RFC 4271 §6.2 / RFC 6793 §4.1: the AS is the 4-octet capability's when present.
+    received.checkPeerAs(expectedPeerAs);
     long peerAs = received.as();
-    if (peerAs != expectedPeerAs) {
-      throw new NotificationException(OPEN_MESSAGE, BAD_PEER_AS, asData(received.myAs()),
-          "peer AS " + peerAs + ", configured " + expectedPeerAs);
-    }
     boolean internal = peerAs == localAs;
     // RFC 6286 §2.2: a zero identifier is invalid; within an AS it must differ from ours.
     if (received.bgpIdentifier() == 0 || (internal && received.bgpIdentifier() == sent.bgpIdentifier())) {
@@ -91,10 +87,6 @@ public final class OpenCheck {
 
   private static boolean has(Open open, Class<? extends Capability> kind) {
     return open.capability(kind).isPresent();
-  }
-
-  private static Octets asData(int myAs) {
-    return Octets.of((byte) (myAs >>> 8), (byte) myAs);
   }
 
   /** The Multiprotocol capabilities (code 1, length 4: AFI, reserved, SAFI) we would need. */

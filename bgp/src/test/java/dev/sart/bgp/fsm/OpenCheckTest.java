@@ -56,7 +56,7 @@ class OpenCheckTest {
         () -> OpenCheck.check(ours(90), peer(65003, 90, PEER_ID), 65002, 65001, null));
     assertEquals(2, e.code());
     assertEquals(2, e.subcode());
-    assertEquals("fdeb", e.data().toHex()); // the AS field as received (65003)
+    assertEquals("", e.data().toHex(), "RFC 4271 §6.2 names no data");
   }
 
   @Test

@@ -103,6 +103,11 @@ public final class Peer {
     return config;
   }
 
+  /** The event loop the peer's FSM runs on (its outgoing connections are made on it too). */
+  public EventLoop loop() {
+    return loop;
+  }
+
   public PeerStatus status() {
     return status;
   }
@@ -326,6 +331,8 @@ public final class Peer {
       decoder = new BgpFrameDecoder(codec);
       ch.pipeline().addLast("bgp-decoder", decoder);
       ch.pipeline().addLast("bgp-peer", new PeerHandler(this, ch));
+      // channels are created with auto-read off, so no byte arrives before the decoder is in place
+      ch.config().setAutoRead(true);
     }
 
     private void connect() {

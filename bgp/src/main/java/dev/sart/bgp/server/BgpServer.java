@@ -86,6 +86,8 @@ public final class BgpServer implements AutoCloseable {
     ServerBootstrap b = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        // nothing is read before the peer has put its decoder into the pipeline (Peer.attach)
+        .childOption(ChannelOption.AUTO_READ, false)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
@@ -275,8 +277,10 @@ public final class BgpServer implements AutoCloseable {
     @Override
     public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
       PeerConfig c = peer.config();
-      Bootstrap b = new Bootstrap().group(group).channel(EpollSocketChannel.class)
+      // on the peer's own event loop; nothing is read before the peer attached its pipeline
+      Bootstrap b = new Bootstrap().group(peer.loop()).channel(EpollSocketChannel.class)
           .option(ChannelOption.TCP_NODELAY, true)
+          .option(ChannelOption.AUTO_READ, false)
           .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1000, c.connectRetryTime().toMillis()))
           .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
           .handler(new ChannelInitializer<Channel>() {

@@ -81,9 +81,12 @@ public final class Peer {
   private RibPeer ribPeer;
   private int ribPeerIds;
   // read from other threads (API)
-  private volatile PeerStatus status;
-  private final long[] sent = new long[6];
-  private final long[] received = new long[6];
+  // written on the loop, read by the API: no snapshot object is built per message
+  private volatile State state = State.IDLE;
+  private volatile Negotiation negotiated;
+  private final java.util.concurrent.atomic.AtomicLongArray sent = new java.util.concurrent.atomic.AtomicLongArray(6);
+  private final java.util.concurrent.atomic.AtomicLongArray received =
+      new java.util.concurrent.atomic.AtomicLongArray(6);
   private volatile long flaps;
   private volatile String lastError;
   private volatile Instant establishedSince;
@@ -96,7 +99,6 @@ public final class Peer {
     this.fsmConfig = FsmConfig.defaults().withConnectRetryTime(config.connectRetryTime()).withPassive(config.passive())
         .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofMinutes(2));
     this.primary = new Connection(Session.initial(fsmConfig), false);
-    publishStatus();
   }
 
   public PeerConfig config() {
@@ -108,8 +110,22 @@ public final class Peer {
     return loop;
   }
 
+  /** A snapshot for the API and metrics (any thread). */
   public PeerStatus status() {
-    return status;
+    Negotiation n = negotiated;
+    return new PeerStatus(state, establishedSince, n == null ? 0 : n.peerId(),
+        n == null ? config.holdTime() : n.fsm().holdTime(),
+        n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
+            : n.fsm().keepaliveTime(),
+        n == null ? config.families() : n.families(), copy(sent), copy(received), 0, flaps, lastError);
+  }
+
+  private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {
+    long[] c = new long[a.length()];
+    for (int i = 0; i < c.length; i++) {
+      c[i] = a.getAcquire(i);
+    }
+    return c;
   }
 
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
@@ -205,16 +221,6 @@ public final class Peer {
     return config.address().getHostAddress();
   }
 
-  private void publishStatus() {
-    Connection c = primary;
-    Negotiation n = c.negotiation;
-    status = new PeerStatus(c.session.state(), establishedSince, n == null ? 0 : n.peerId(),
-        n == null ? config.holdTime() : n.fsm().holdTime(),
-        n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
-            : n.fsm().keepaliveTime(),
-        n == null ? config.families() : n.families(), sent.clone(), received.clone(), 0, flaps, lastError);
-  }
-
   /** The OPEN we send: our AS (AS_TRANS when it needs 4 octets), hold time, identifier and capabilities. */
   private Open localOpen() {
     List<Capability> caps = new ArrayList<>();
@@ -284,10 +290,9 @@ public final class Peer {
             flaps++;
             establishedSince = null;
           }
-          publishStatus();
+          negotiated = negotiation;
+          state = after;
           speaker.stateChanged(Peer.this, before, after);
-        } else {
-          publishStatus();
         }
       }
     }
@@ -430,10 +435,10 @@ public final class Peer {
       channel.write(Unpooled.wrappedBuffer(codec.encode(m)));
     }
 
-    private void count(Message m, long[] counters) {
+    private void count(Message m, java.util.concurrent.atomic.AtomicLongArray counters) {
       int type = m.type();
-      if (type > 0 && type < counters.length) {
-        counters[type]++;
+      if (type > 0 && type < counters.length()) {
+        counters.setRelease(type, counters.getPlain(type) + 1); // one writer: the peer's loop
       }
     }
 

@@ -45,6 +45,10 @@ public final class Fsm {
   /** One step of the FSM. */
   public static Transition step(FsmConfig config, Session session, Event event) {
     Step s = new Step(config, session);
+    // §8.2.2: "The start events (Events 1, 3-7) are ignored" in every state but Idle
+    if (session.state() != State.IDLE && isStart(event)) {
+      return new Transition(session, List.of());
+    }
     switch (session.state()) {
       case IDLE -> idle(s, event);
       case CONNECT -> connect(s, event);
@@ -54,6 +58,18 @@ public final class Fsm {
       case ESTABLISHED -> established(s, event);
     }
     return new Transition(s.session, s.actions);
+  }
+
+  private static boolean isStart(Event e) {
+    return switch (e) {
+      case Event.ManualStart m -> true;
+      case Event.AutomaticStart a -> true;
+      case Event.ManualStartWithPassiveTcpEstablishment m -> true;
+      case Event.AutomaticStartWithPassiveTcpEstablishment a -> true;
+      case Event.AutomaticStartWithDampPeerOscillations a -> true;
+      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> true;
+      default -> false;
+    };
   }
 
   // --- Idle ---------------------------------------------------------------------------------------
@@ -91,12 +107,6 @@ public final class Fsm {
 
   private static void connect(Step s, Event e) {
     switch (e) {
-      case Event.ManualStart m -> { }
-      case Event.AutomaticStart a -> { }
-      case Event.ManualStartWithPassiveTcpEstablishment m -> { }
-      case Event.AutomaticStartWithPassiveTcpEstablishment a -> { }
-      case Event.AutomaticStartWithDampPeerOscillations a -> { }
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> { }
       case Event.ManualStop m -> s.manualStop(null);
       case Event.ConnectRetryTimerExpires t -> {
         s.act(new DropTcp());
@@ -134,12 +144,6 @@ public final class Fsm {
 
   private static void active(Step s, Event e) {
     switch (e) {
-      case Event.ManualStart m -> { }
-      case Event.AutomaticStart a -> { }
-      case Event.ManualStartWithPassiveTcpEstablishment m -> { }
-      case Event.AutomaticStartWithPassiveTcpEstablishment a -> { }
-      case Event.AutomaticStartWithDampPeerOscillations a -> { }
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> { }
       case Event.ManualStop m -> s.manualStop(
           s.session.delayOpenTimerRunning() && s.config.sendNotificationWithoutOpen()
               ? SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN) : null);
@@ -173,12 +177,6 @@ public final class Fsm {
 
   private static void openSent(Step s, Event e) {
     switch (e) {
-      case Event.ManualStart m -> { }
-      case Event.AutomaticStart a -> { }
-      case Event.ManualStartWithPassiveTcpEstablishment m -> { }
-      case Event.AutomaticStartWithPassiveTcpEstablishment a -> { }
-      case Event.AutomaticStartWithDampPeerOscillations a -> { }
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> { }
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
@@ -220,12 +218,6 @@ public final class Fsm {
 
   private static void openConfirm(Step s, Event e) {
     switch (e) {
-      case Event.ManualStart m -> { }
-      case Event.AutomaticStart a -> { }
-      case Event.ManualStartWithPassiveTcpEstablishment m -> { }
-      case Event.AutomaticStartWithPassiveTcpEstablishment a -> { }
-      case Event.AutomaticStartWithDampPeerOscillations a -> { }
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> { }
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
@@ -271,12 +263,6 @@ public final class Fsm {
   private static void established(Step s, Event e) {
     Negotiated n = s.session.negotiated();
     switch (e) {
-      case Event.ManualStart m -> { }
-      case Event.AutomaticStart a -> { }
-      case Event.ManualStartWithPassiveTcpEstablishment m -> { }
-      case Event.AutomaticStartWithPassiveTcpEstablishment a -> { }
-      case Event.AutomaticStartWithDampPeerOscillations a -> { }
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> { }
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);

@@ -117,7 +117,7 @@ public final class Peer {
         n == null ? config.holdTime() : n.fsm().holdTime(),
         n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
             : n.fsm().keepaliveTime(),
-        n == null ? config.families() : n.families(), copy(sent), copy(received), 0, flaps, lastError);
+        n == null ? config.families() : n.families(), copy(sent), copy(received), flaps, lastError);
   }
 
   private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {

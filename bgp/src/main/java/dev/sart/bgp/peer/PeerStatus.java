@@ -17,10 +17,9 @@ import java.util.Set;
  * @param families the negotiated families (the configured ones before negotiation)
  * @param sent messages sent, by type (index = BGP message type, 1..5)
  * @param received messages received, by type
- * @param prefixesReceived prefixes currently held from the peer
  * @param flaps how often the session left Established
  * @param lastError the last NOTIFICATION sent or received, or null
  */
 public record PeerStatus(State state, Instant establishedSince, int peerRouterId, Duration holdTime,
-    Duration keepaliveTime, Set<Family> families, long[] sent, long[] received, long prefixesReceived, long flaps,
+    Duration keepaliveTime, Set<Family> families, long[] sent, long[] received, long flaps,
     String lastError) {}

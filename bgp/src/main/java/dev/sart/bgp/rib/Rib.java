@@ -1,6 +1,5 @@
 package dev.sart.bgp.rib;
 
-import dev.sart.bgp.wire.AsPath;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -307,9 +306,5 @@ public final class Rib implements AutoCloseable {
     public boolean isBest(Path p) {
       return !selected.isEmpty() && selected.getFirst() == p;
     }
-  }
-
-  static AsPath emptyPath() {
-    return AsPath.EMPTY;
   }
 }

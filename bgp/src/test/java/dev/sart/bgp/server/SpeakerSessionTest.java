@@ -10,7 +10,6 @@ import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.wire.Communities;
-import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.LargeCommunities;
 import dev.sart.bgp.wire.LocalPref;
@@ -30,7 +29,6 @@ import dev.sart.testbed.Topology;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -135,9 +133,5 @@ class SpeakerSessionTest {
     server.deletePeer(InetAddress.getByName("192.0.2.2")).join();
     router.awaitNoRoute("203.0.113.0/24");
     assertNotEquals(SessionState.ESTABLISHED, router.sessionState("192.0.2.1"));
-  }
-
-  static Set<Family> v4() {
-    return Set.of(Family.IPV4_UNICAST);
   }
 }

@@ -39,48 +39,6 @@ class ExaBgpDriverTest {
   }
 
   @Test
-  void exchangesRoutesWithBirdOverIpv4AndIpv6() {
-    link();
-    ExaBgp e = startExa(false);
-    Bird b = startBird();
-    e.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
-    b.awaitEstablished("192.0.2.1").awaitEstablished("2001:db8::1");
-
-    Route r4 = b.awaitRoute("203.0.113.0/24");
-    assertEquals(List.of(65001L), r4.asPath());
-    assertEquals("192.0.2.1", Addresses.format(r4.nextHop()));
-    Route r6 = b.awaitRoute("2001:db8:1::/48");
-    assertEquals(List.of(65001L), r6.asPath());
-    assertEquals("2001:db8::1", Addresses.format(r6.nextHop()));
-
-    Route l4 = e.awaitRoute("198.51.100.0/24");
-    assertEquals(List.of(65002L), l4.asPath());
-    assertEquals("192.0.2.2", Addresses.format(l4.nextHop()));
-    assertEquals("192.0.2.2", Addresses.format(l4.from()));
-    assertTrue(l4.best());
-    Route l6 = e.awaitRoute("2001:db8:2::/48");
-    assertEquals(List.of(65002L), l6.asPath());
-    assertEquals(List.of(Addresses.parse("2001:db8::2")), l6.nextHops());
-    assertEquals(OptionalLong.empty(), l6.localPref());
-
-    e.announce("203.0.113.128/25");
-    e.announce("2001:db8:3::/48");
-    assertEquals(List.of(65001L), b.awaitRoute("203.0.113.128/25").asPath());
-    assertEquals("2001:db8::1", Addresses.format(b.awaitRoute("2001:db8:3::/48").nextHop()));
-    e.withdraw("203.0.113.128/25");
-    e.withdraw("2001:db8:3::/48");
-    e.withdraw("203.0.113.0/24"); // originated from the configuration at start
-    b.awaitNoRoute("203.0.113.128/25");
-    b.awaitNoRoute("2001:db8:3::/48");
-    b.awaitNoRoute("203.0.113.0/24");
-
-    // BIRD's withdrawal reaches ExaBGP's view too
-    b.withdraw("198.51.100.0/24");
-    e.awaitNoRoute("198.51.100.0/24");
-    assertEquals(1, e.routes(Family.IPV6_UNICAST).size());
-  }
-
-  @Test
   void rawApiCommandsInjectAttributesAndErrorsAreReported() {
     link();
     ExaBgp e = startExa(false);

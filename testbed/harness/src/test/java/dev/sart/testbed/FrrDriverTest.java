@@ -57,16 +57,6 @@ class FrrDriverTest {
   }
 
   @Test
-  void peersWithBirdOverIpv4AndIpv6() {
-    link();
-    Frr frr = (Frr) new Frr(frrNode, frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002))).start();
-    Bird bird = bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001));
-    frr.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
-    bird.awaitEstablished("192.0.2.1").awaitEstablished("2001:db8::1");
-    assertExchanged(frr, bird);
-  }
-
-  @Test
   void announceAndWithdrawAtRunTime() {
     link();
     Frr frr = (Frr) new Frr(frrNode, frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002))).start();

@@ -48,32 +48,6 @@ class GoBgpDriverTest {
   }
 
   @Test
-  void exchangesIpv4AndIpv6RoutesWithBird() {
-    pair(false, null);
-
-    Route r4 = bird.awaitRoute("203.0.113.0/24");
-    assertEquals(List.of(65001L), r4.asPath());
-    assertEquals("192.0.2.1", Addresses.format(r4.nextHop()));
-    Route r6 = bird.awaitRoute("2001:db8:1::/48");
-    assertEquals(List.of(65001L), r6.asPath());
-    assertEquals("2001:db8::1", Addresses.format(r6.nextHop()));
-
-    Route l4 = gobgp.awaitRoute("198.51.100.0/24");
-    assertEquals(List.of(65002L), l4.asPath());
-    assertEquals("192.0.2.2", Addresses.format(l4.nextHop()));
-    assertEquals("192.0.2.2", Addresses.format(l4.from()));
-    assertTrue(l4.best());
-    Route l6 = gobgp.awaitRoute("2001:db8:2::/48");
-    assertEquals(List.of(65002L), l6.asPath());
-    assertEquals("2001:db8::2", Addresses.format(l6.nextHop()));
-    assertEquals("2001:db8::2", Addresses.format(l6.from()));
-    assertTrue(l6.best());
-
-    assertTrue(gobgp.routes(Family.IPV4_UNICAST).stream().noneMatch(r -> r.prefix().toString().equals("203.0.113.0/24")),
-        "routes() lists learned routes only, not the originated ones");
-  }
-
-  @Test
   void announcesAndWithdrawsAtRunTime() {
     pair(false, null);
     bird.awaitRoute("203.0.113.0/24");

@@ -53,6 +53,18 @@ class InteropMatrixTest {
     assertEquals(List.of(65002L), back6.asPath(), () -> back6.toString());
     assertTrue(back6.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V6)), () -> back6.toString());
 
+    // Each side names the session a route came from, marks its only path best, and lists only
+    // what it learned: its own prefix shows up at most as a path sent back by the other side
+    // (FRR returns it; the AS path then holds our own AS), never as the locally originated route.
+    assertEquals(Addresses.parse(PairSetup.LEFT_V4), v4.from(), () -> v4.toString());
+    assertEquals(Addresses.parse(PairSetup.LEFT_V6), v6.from(), () -> v6.toString());
+    assertEquals(Addresses.parse(PairSetup.RIGHT_V4), back4.from(), () -> back4.toString());
+    assertTrue(v4.best() && v6.best() && back4.best() && back6.best());
+    List<Route> ownRight = p.right().routes(IpPrefix.parse(PairSetup.RIGHT_PREFIX_V4));
+    assertTrue(ownRight.stream().allMatch(r -> r.asPath().contains(65002L)), ownRight::toString);
+    List<Route> ownLeft = p.left().routes(IpPrefix.parse(PairSetup.LEFT_PREFIX_V6));
+    assertTrue(ownLeft.stream().allMatch(r -> r.asPath().contains(65001L)), ownLeft::toString);
+
     // Nothing leaks into the wrong family.
     assertTrue(p.right().routes(Family.IPV4_UNICAST).stream().allMatch(r -> r.prefix().isIpv4()));
     assertTrue(p.right().routes(Family.IPV6_UNICAST).stream().noneMatch(r -> r.prefix().isIpv4()));

@@ -21,14 +21,16 @@ final class Watches {
 
   static void peerStates(BgpServer server, StreamObserver<PeerStateEvent> out) {
     BlockingQueue<PeerStateEvent> q = new LinkedBlockingQueue<>();
+    // the event carries the state of the transition, not whatever the peer has moved on to by now
     BgpServer.PeerStateListener l = (peer, from, to) -> q.add(PeerStateEvent.newBuilder()
-        .setPeer(ProtoMapping.peer(peer)).setPrevious(ProtoMapping.state(from)).build());
-    server.addListener(l);
-    // then the current state of every peer, so a subscriber never misses one (it may see a state twice)
-    for (dev.sart.bgp.peer.Peer p : server.peers()) {
+        .setPeer(ProtoMapping.peer(peer).toBuilder().setState(ProtoMapping.state(to)))
+        .setPrevious(ProtoMapping.state(from)).build());
+    // the current state of every peer first, then the changes: a subscriber never misses one and
+    // never sees an older state after a newer one (it may see a state twice)
+    server.addListener(l, p -> {
       dev.sart.proto.v1.Peer now = ProtoMapping.peer(p);
       q.add(PeerStateEvent.newBuilder().setPeer(now).setPrevious(now.getState()).build());
-    }
+    });
     pump(q, out, () -> server.removeListener(l));
   }
 

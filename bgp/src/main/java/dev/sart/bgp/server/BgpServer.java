@@ -140,6 +140,18 @@ public final class BgpServer implements AutoCloseable {
     listeners.add(l);
   }
 
+  /**
+   * Adds a listener and hands every existing peer to {@code current} first, atomically with respect
+   * to state changes: a change is seen either in the snapshot or as an event after it, never as an
+   * event followed by a snapshot that is older.
+   */
+  public void addListener(PeerStateListener l, java.util.function.Consumer<Peer> current) {
+    synchronized (listeners) {
+      listeners.add(l);
+      peers.values().forEach(current);
+    }
+  }
+
   public void removeListener(PeerStateListener l) {
     listeners.remove(l);
   }
@@ -318,8 +330,10 @@ public final class BgpServer implements AutoCloseable {
 
     @Override
     public void stateChanged(Peer peer, State from, State to) {
-      for (PeerStateListener l : listeners) {
-        l.changed(peer, from, to);
+      synchronized (listeners) {
+        for (PeerStateListener l : listeners) {
+          l.changed(peer, from, to);
+        }
       }
     }
   }

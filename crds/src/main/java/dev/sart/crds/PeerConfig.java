@@ -1,0 +1,18 @@
+package dev.sart.crds;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.Map;
+
+/**
+ * One peer of a ClusterBGP: a BGPPeerTemplate by name, inline settings ({@code peerConfig}, which
+ * override the template's), or both; {@code nodeBGPSelector} limits it to the nodes whose labels all match.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && has(self.peerConfig.addr))",
+    message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr")
+public record PeerConfig(
+    String peerTemplateRef,
+    BGPPeerTemplateSpec peerConfig,
+    Map<String, String> nodeBGPSelector) {}

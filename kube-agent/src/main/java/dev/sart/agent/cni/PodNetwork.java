@@ -147,6 +147,11 @@ final class PodNetwork implements AutoCloseable {
     int mtu = mtuOverride > 0 ? mtuOverride : config.mtu();
     try (Netns podNs = openPodNetns(netnsPath); Netlink pod = Netlink.open(podNs)) {
       Optional<Link> existing = host.links().find(hostName);
+      if (existing.isPresent() && existing.get().alias() == null) {
+        // made by an ADD cut short before it recorded the attachment: start over
+        deleteLink(hostName);
+        existing = Optional.empty();
+      }
       if (existing.isPresent()) {
         if (!alias.equals(existing.get().alias())) {
           throw new CniException(CniException.INTERNAL, "host interface " + hostName + " belongs to "
@@ -324,8 +329,14 @@ final class PodNetwork implements AutoCloseable {
   List<Found> scan() {
     Map<Integer, Found> byIndex = new LinkedHashMap<>();
     for (Link l : host.links().list()) {
-      if ("veth".equals(l.kind()) && l.name().startsWith("sart")) {
-        parseAlias(l.alias()).ifPresent(r -> byIndex.put(l.index(), new Found(r, l.name(), new ArrayList<>())));
+      if ("veth".equals(l.kind()) && l.name().matches("sart[0-9a-f]{11}")) {
+        Optional<Recorded> r = parseAlias(l.alias());
+        if (r.isPresent()) {
+          byIndex.put(l.index(), new Found(r.get(), l.name(), new ArrayList<>()));
+        } else {
+          LOG.info(() -> "removing unrecorded pod interface " + l.name());
+          deleteLink(l.name());
+        }
       }
     }
     for (Route r : host.routes().list(RouteFilter.ALL.table(config.routeTable()).protocol(ROUTE_PROTOCOL))) {

@@ -275,8 +275,8 @@ class CniPluginTest {
     }
     List<Allocation> allocations = agent.allocations();
     // an ADD cut short (a recorded veth without routes) and an orphan route of ours
-    node.exec("ip", "link", "add", "sartdeadbeef00", "type", "veth", "peer", "name", "sartdeadbeef01");
-    node.exec("ip", "link", "set", "sartdeadbeef00", "alias", "default/ghost/eth0");
+    node.exec("ip", "link", "add", "sartdeadbeef000", "type", "veth", "peer", "name", "sartdeadbeef001");
+    node.exec("ip", "link", "set", "sartdeadbeef000", "alias", "default/ghost/eth0");
     node.exec("ip", "route", "add", "198.51.100.13/32", "dev", "lo", "table", "120", "proto", "50");
     agent.close();
     agent = CniAgent.start(config());

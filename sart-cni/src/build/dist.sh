@@ -9,7 +9,8 @@ cp -p "$jar" "$dist/sart-cni.jar"
 chmod 755 "$dist/sart-cni"
 printf '%s\n' "$java_home" > "$dist/sart-cni.java-home"
 rm -f "$dist/sart-cni.aot"
+# the same flags as the launcher's (the cache records the GC and heap layout it was made with)
 "$java_home/bin/java" -XX:AOTCacheOutput="$dist/sart-cni.aot" -Xlog:disable -Xlog:all=error:stderr \
-  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -XX:CICompilerCount=1 \
+  -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
   -cp "$dist/sart-cni.jar" dev.sart.cni.Training
 [ -s "$dist/sart-cni.aot" ] || { echo "dist.sh: the AOT cache was not written" >&2; exit 1; }

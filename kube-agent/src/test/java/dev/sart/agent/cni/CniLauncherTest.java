@@ -45,8 +45,8 @@ class CniLauncherTest {
     // AOTMode=on refuses to start when the cache cannot be used
     String javaHome = Files.readString(dir.resolve("sart-cni.java-home")).strip();
     Shell.Result r = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", javaHome + "/bin/java",
-        "-XX:AOTCache=" + dir.resolve("sart-cni.aot"), "-XX:AOTMode=on", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xss512k", "-XX:CICompilerCount=1", "-cp",
+        "-XX:AOTCache=" + dir.resolve("sart-cni.aot"), "-XX:AOTMode=on", "-Xint", "-XX:+UseSerialGC",
+        "-XX:-UsePerfData", "-Xss512k", "-Xms8m", "-Xmx64m", "-XX:ReservedCodeCacheSize=8m", "-cp",
         dir.resolve("sart-cni.jar").toString(), "dev.sart.cni.SartCni"), "{\"cniVersion\":\"1.0.0\"}");
     assertEquals(VERSION_OUT, r.stdout(), r.stderr());
   }

@@ -49,7 +49,7 @@ public final class CniBenchmark {
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
 
       try (CniAgent agent = CniAgent.start(config)) {
-        long[][] samples = new long[8][rounds];
+        long[][] samples = new long[9][rounds];
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
           long[] s = {
@@ -60,7 +60,8 @@ public final class CniBenchmark {
             time(List.of(sart), Map.of("CNI_COMMAND", "VERSION"), sartConf),
             time(List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf),
             time(cat(inNode, "/bin/true"), Map.of(), ""),
-            0,
+            inProcess(env("ADD", id + "x", sartPod), sartConf),
+            inProcess(env("DEL", id + "x", sartPod), sartConf),
           };
           if (i >= 0) {
             for (int k = 0; k < s.length; k++) {
@@ -79,8 +80,17 @@ public final class CniBenchmark {
         }
         System.out.printf("%-26s %9.1f %9.1f  (included in ADD and DEL of both)%n", "ip netns exec alone",
             pct(samples[6], 50), pct(samples[6], 99));
+        System.out.printf("%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
+            "sart ADD without the exec", pct(samples[7], 50), pct(samples[7], 99));
+        System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
       }
     }
+  }
+
+  private static long inProcess(Map<String, String> env, String conf) {
+    long start = System.nanoTime();
+    CniRuntime.inProcess(env, conf).ok();
+    return System.nanoTime() - start;
   }
 
   private static Map<String, String> env(String command, String id, Node pod) {

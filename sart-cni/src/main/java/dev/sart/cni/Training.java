@@ -48,9 +48,14 @@ final class Training {
     }
   }
 
+  /** Through {@link SartCni#run} with the real environment map type, as main calls it. */
   private static void run(Map<String, String> env, String conf) throws IOException {
+    Map<String, String> real = new java.util.HashMap<>(System.getenv());
+    real.keySet().removeIf(k -> k.startsWith("CNI_"));
+    real.putAll(env);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    new Plugin(env, conf.getBytes(StandardCharsets.UTF_8), out).run();
+    SartCni.run(new String[0], real, new ByteArrayInputStream(conf.getBytes(StandardCharsets.UTF_8)),
+        new java.io.PrintStream(out), System.err);
   }
 
   private static void serve(ServerSocketChannel server) {

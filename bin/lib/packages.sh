@@ -3,7 +3,9 @@
 
 # bird2 frr gobgpd openbgpd exabgp: the routing daemons the test bed runs as real peers.
 # iproute2: `ip netns`, veth, bridges. python3: ExaBGP's API helper.
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3"
+# iputils-ping: pods ping each other in the CNI tests. containernetworking-plugins: the reference
+# ptp + host-local plugins the CNI benchmark measures sart-cni against.
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins"
 
 sart_missing_packages() {
   missing=""

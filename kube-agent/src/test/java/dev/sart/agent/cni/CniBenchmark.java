@@ -1,0 +1,138 @@
+package dev.sart.agent.cni;
+
+import dev.sart.agent.ipam.Block;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Topology;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with
+ * host-local IPAM) in the same run: the wall time from exec to exit of ADD and DEL (veth, addresses,
+ * routes and all) and of VERSION alone (the JVM start-up floor). The calls alternate between the
+ * two plugins so that both see the same machine load. ADD/DEL run in the node's namespace through
+ * {@code ip netns exec} for both plugins (ptp makes its host end where it runs); the cost of that
+ * wrapper alone is measured and printed too.
+ *
+ * <pre>./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20</pre>
+ */
+public final class CniBenchmark {
+  static final Path PTP_DIR = Path.of("/usr/lib/cni");
+
+  public static void main(String[] args) throws Exception {
+    int rounds = Integer.getInteger("bench.rounds", 200);
+    int warmup = Integer.getInteger("bench.warmup", 20);
+    if (!Files.isExecutable(PTP_DIR.resolve("ptp")) || !Files.isExecutable(PTP_DIR.resolve("host-local"))) {
+      throw new IllegalStateException("the reference plugins are missing: apt-get install containernetworking-plugins");
+    }
+    try (Topology t = Topology.create("cni-benchmark")) {
+      Node node = t.node("node");
+      Path socket = t.dir().resolve("sart.sock");
+      AgentConfig config = AgentConfig.of(socket, Path.of("/var/run/netns", node.netns()), "192.0.2.1", null,
+          List.of(Block.parse("default=198.51.100.0/24")), "default").withMtu(1500);
+      Node sartPod = t.node("sartpod");
+      Node ptpPod = t.node("ptppod");
+      String sartConf = new CniRuntime(socket).conf("1.0.0");
+      String ptpConf = "{\"cniVersion\":\"1.0.0\",\"name\":\"bench-ptp\",\"type\":\"ptp\",\"ipMasq\":false,\"mtu\":1500,"
+          + "\"ipam\":{\"type\":\"host-local\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\"}]],\"dataDir\":\""
+          + t.dir().resolve("host-local") + "\"}}";
+      String sart = CniRuntime.PLUGIN.toString();
+      String ptp = PTP_DIR.resolve("ptp").toString();
+      List<String> inNode = List.of("ip", "netns", "exec", node.netns());
+
+      try (CniAgent agent = CniAgent.start(config)) {
+        long[][] samples = new long[9][rounds];
+        for (int i = -warmup; i < rounds; i++) {
+          String id = "bench" + (i + warmup);
+          long[] s = {
+            time(cat(inNode, sart), env("ADD", id, sartPod), sartConf),
+            time(cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf),
+            time(cat(inNode, sart), env("DEL", id, sartPod), sartConf),
+            time(cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf),
+            time(List.of(sart), Map.of("CNI_COMMAND", "VERSION"), sartConf),
+            time(List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf),
+            time(cat(inNode, "/bin/true"), Map.of(), ""),
+            inProcess(env("ADD", id + "x", sartPod), sartConf),
+            inProcess(env("DEL", id + "x", sartPod), sartConf),
+          };
+          if (i >= 0) {
+            for (int k = 0; k < s.length; k++) {
+              samples[k][i] = s[k];
+            }
+          }
+        }
+        String[] names = {"ADD", "DEL", "VERSION"};
+        System.out.printf("%n%d rounds after %d warm-up rounds; wall time from exec to exit, ms%n", rounds, warmup);
+        System.out.printf("%-26s %9s %9s %9s %9s %9s%n", "", "sart p50", "sart p99", "ptp p50", "ptp p99", "p50 ratio");
+        for (int k = 0; k < 3; k++) {
+          double sp50 = pct(samples[2 * k], 50);
+          double pp50 = pct(samples[2 * k + 1], 50);
+          System.out.printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n", names[k], sp50, pct(samples[2 * k], 99), pp50,
+              pct(samples[2 * k + 1], 99), sp50 / pp50);
+        }
+        System.out.printf("%-26s %9.1f %9.1f  (included in ADD and DEL of both)%n", "ip netns exec alone",
+            pct(samples[6], 50), pct(samples[6], 99));
+        System.out.printf("%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
+            "sart ADD without the exec", pct(samples[7], 50), pct(samples[7], 99));
+        System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+      }
+    }
+  }
+
+  private static long inProcess(Map<String, String> env, String conf) {
+    long start = System.nanoTime();
+    CniRuntime.inProcess(env, conf).ok();
+    return System.nanoTime() - start;
+  }
+
+  private static Map<String, String> env(String command, String id, Node pod) {
+    return Map.of("CNI_COMMAND", command, "CNI_CONTAINERID", id, "CNI_NETNS", "/var/run/netns/" + pod.netns(),
+        "CNI_IFNAME", "eth0", "CNI_PATH", PTP_DIR.toString());
+  }
+
+  private static List<String> cat(List<String> prefix, String last) {
+    List<String> l = new ArrayList<>(prefix);
+    l.add(last);
+    return l;
+  }
+
+  /** Nanoseconds from starting the process to its exit; fails unless it exits 0. */
+  private static long time(List<String> argv, Map<String, String> env, String stdin) throws IOException,
+      InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(argv);
+    pb.environment().clear();
+    pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    pb.environment().putAll(env);
+    pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+    long start = System.nanoTime();
+    Process p = pb.start();
+    try (OutputStream in = p.getOutputStream()) {
+      in.write(stdin.getBytes(StandardCharsets.UTF_8));
+    }
+    byte[] out;
+    try (InputStream o = p.getInputStream()) {
+      out = o.readAllBytes();
+    }
+    int code = p.waitFor();
+    long elapsed = System.nanoTime() - start;
+    if (code != 0) {
+      throw new IllegalStateException(argv + " " + env + " exited " + code + ": " + new String(out, StandardCharsets.UTF_8));
+    }
+    return elapsed;
+  }
+
+  private static double pct(long[] ns, int p) {
+    long[] s = ns.clone();
+    Arrays.sort(s);
+    int idx = (int) Math.ceil(p / 100.0 * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, idx))] / 1e6;
+  }
+}

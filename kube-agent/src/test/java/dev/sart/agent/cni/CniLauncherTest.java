@@ -1,0 +1,85 @@
+package dev.sart.agent.cni;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import dev.sart.testbed.Shell;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plugin as installed (its three files copied elsewhere, times kept): it uses the AOT cache
+ * trained at build time, and still answers, with nothing but the CNI output on stdout, when the
+ * cache is missing, stale (another jar) or corrupt.
+ */
+class CniLauncherTest {
+  private static final String VERSION_OUT =
+      "{\"cniVersion\":\"1.0.0\",\"supportedVersions\":[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n";
+
+  @TempDir Path dir;
+
+  private Path install() throws Exception {
+    Path dist = CniRuntime.PLUGIN.getParent();
+    for (String f : List.of("sart-cni", "sart-cni.jar", "sart-cni.aot", "sart-cni.java-home")) {
+      Files.copy(dist.resolve(f), dir.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
+    }
+    return dir.resolve("sart-cni");
+  }
+
+  private static String version(Path plugin) {
+    return Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()), "{\"cniVersion\":\"1.0.0\"}")
+        .stdout();
+  }
+
+  @Test
+  void the_installed_cache_is_valid_for_the_installed_jar() throws Exception {
+    Path plugin = install();
+    assertEquals(VERSION_OUT, version(plugin));
+    // AOTMode=on refuses to start when the cache cannot be used
+    String javaHome = Files.readString(dir.resolve("sart-cni.java-home")).strip();
+    Shell.Result r = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", javaHome + "/bin/java",
+        "-XX:AOTCache=" + dir.resolve("sart-cni.aot"), "-XX:AOTMode=on", "-Xint", "-XX:+UseSerialGC",
+        "-XX:-UsePerfData", "-Xss512k", "-Xms8m", "-Xmx64m", "-XX:ReservedCodeCacheSize=8m", "-cp",
+        dir.resolve("sart-cni.jar").toString(), "dev.sart.cni.SartCni"), "{\"cniVersion\":\"1.0.0\"}");
+    assertEquals(VERSION_OUT, r.stdout(), r.stderr());
+  }
+
+  @Test
+  void a_missing_stale_or_corrupt_cache_only_costs_time() throws Exception {
+    Path plugin = install();
+    Path aot = dir.resolve("sart-cni.aot");
+    Path jar = dir.resolve("sart-cni.jar");
+
+    // stale: the jar is rebuilt (one more entry), the cache is the old one
+    Path rebuilt = dir.resolve("rebuilt.jar");
+    try (JarInputStream in = new JarInputStream(Files.newInputStream(jar));
+        JarOutputStream out = new JarOutputStream(Files.newOutputStream(rebuilt), in.getManifest())) {
+      for (JarEntry e; (e = in.getNextJarEntry()) != null; ) {
+        out.putNextEntry(new JarEntry(e.getName()));
+        in.transferTo(out);
+      }
+      out.putNextEntry(new JarEntry("stale-marker"));
+      out.write(1);
+    }
+    Files.move(rebuilt, jar, StandardCopyOption.REPLACE_EXISTING);
+    assertEquals(VERSION_OUT, version(plugin));
+
+    Files.write(aot, new byte[] {1, 2, 3, 4});
+    assertEquals(VERSION_OUT, version(plugin));
+
+    Files.delete(aot);
+    assertEquals(VERSION_OUT, version(plugin));
+
+    Files.delete(dir.resolve("sart-cni.java-home"));
+    Shell.Result noJava = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()), "");
+    assertNotEquals(0, noJava.exitCode());
+    assertEquals(true, noJava.stdout().contains("\"code\":5"), noJava.stdout());
+  }
+}

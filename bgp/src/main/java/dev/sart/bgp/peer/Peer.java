@@ -90,6 +90,7 @@ public final class Peer {
   private volatile long flaps;
   private volatile String lastError;
   private volatile Instant establishedSince;
+  private final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -118,6 +119,11 @@ public final class Peer {
         n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
             : n.fsm().keepaliveTime(),
         n == null ? config.families() : n.families(), copy(sent), copy(received), flaps, lastError);
+  }
+
+  /** Prefixes received from, accepted from and advertised to this peer (any thread). */
+  public dev.sart.bgp.rib.PrefixCounters prefixCounters() {
+    return prefixCounters;
   }
 
   private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {
@@ -383,6 +389,7 @@ public final class Peer {
       if (this == primary && ribPeer != null) {
         speaker.rib().peerDown(ribPeer);
         ribPeer = null;
+        prefixCounters.clearAdvertised();
       }
     }
 
@@ -557,7 +564,7 @@ public final class Peer {
       }
       Set<Family> families = n.families();
       ribPeer = new RibPeer(++ribPeerIds, config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-          new AdjRibOut(() -> loop.execute(Peer.this::drain)));
+          new AdjRibOut(() -> loop.execute(Peer.this::drain), prefixCounters));
       establishedSince = Instant.now();
       lastError = null;
       speaker.rib().peerUp(ribPeer);

@@ -492,14 +492,19 @@ public final class Peer {
       }
       // RFC 4271 §6.8: connection collision detection
       Connection other = this == primary ? secondary : primary;
-      if (other != null && other.channel != null) {
+      if (other != null) {
         State os = other.session.state();
         Connection loser = null;
-        if (os == State.ESTABLISHED) {
+        if (os == State.ESTABLISHED && other.channel != null) {
           loser = this;
-        } else if (os == State.OPEN_SENT || os == State.OPEN_CONFIRM) {
+        } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
           boolean keepIncoming = Integer.compareUnsigned(speaker.routerId(), n.peerId()) < 0;
           loser = keepIncoming ? (outgoing ? this : other) : (outgoing ? other : this);
+        } else if (this == secondary) {
+          // no collision with a connection in Idle, Connect or Active: the primary's attempt failed
+          // meanwhile, so this connection carries the session (it would otherwise become
+          // Established unseen, while the primary kept retrying)
+          loser = other;
         }
         if (loser != null) {
           Connection l = loser;

@@ -495,6 +495,7 @@ public final class Peer {
       if (other != null) {
         State os = other.session.state();
         Connection loser = null;
+        boolean replaced = false;
         if (os == State.ESTABLISHED && other.channel != null) {
           loser = this;
         } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
@@ -505,10 +506,12 @@ public final class Peer {
           // meanwhile, so this connection carries the session (it would otherwise become
           // Established unseen, while the primary kept retrying)
           loser = other;
+          replaced = true;
         }
         if (loser != null) {
           Connection l = loser;
-          LOG.info(() -> "peer=" + name() + " event=collision closing=" + (l.outgoing ? "outgoing" : "incoming"));
+          String event = replaced ? "connection-replaced" : "collision";
+          LOG.info(() -> "peer=" + name() + " event=" + event + " closing=" + (l.outgoing ? "outgoing" : "incoming"));
           l.handle(new Event.OpenCollisionDump());
           l.cancelTimers();
           if (l == this) {

@@ -1,6 +1,7 @@
 package dev.sart.sartd;
 
 import dev.sart.bgp.api.BgpApiService;
+import dev.sart.bgp.metrics.BgpMetrics;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.server.BgpServer;
@@ -59,6 +60,12 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--api", description = "gRPC API listen address", defaultValue = "127.0.0.1:5000")
   String api;
 
+  @Option(names = "--metrics-address", description = "Prometheus /metrics and /healthz over HTTP (host:port, 'off': none;"
+      + " default ${DEFAULT-VALUE} unless the file sets metrics_address)")
+  String metricsAddress;
+
+  static final String DEFAULT_METRICS_ADDRESS = "127.0.0.1:7472";
+
   @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
   int port;
 
@@ -100,6 +107,14 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (exp != null) {
       exportPeerStates(server, exp);
     }
+    String metricsAt = metricsAddress != null ? metricsAddress
+        : cfg != null && cfg.metricsAddress() != null ? cfg.metricsAddress() : DEFAULT_METRICS_ADDRESS;
+    MetricsServer metrics = null;
+    if (!"off".equals(metricsAt)) {
+      metrics = new MetricsServer(socketAddress(metricsAt));
+      BgpMetrics bgpMetrics = new BgpMetrics(server, metrics.registry());
+      metrics.beforeScrape(bgpMetrics::refresh);
+    }
     HealthStatusManager health = new HealthStatusManager();
     Server grpc = NettyServerBuilder.forAddress(socketAddress(api))
         .addService(new BgpApiService(server))
@@ -109,10 +124,14 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         .build().start();
     LOG.info(() -> "event=api-listening address=" + api);
     CountDownLatch stopped = new CountDownLatch(1);
+    MetricsServer metricsServer = metrics;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("event=stopping");
       health.enterTerminalState();
       grpc.shutdown();
+      if (metricsServer != null) {
+        metricsServer.close();
+      }
       server.close();
       stopped.countDown();
     }));
@@ -164,6 +183,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
 
   static InetSocketAddress socketAddress(String hostPort) {
     int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("expected host:port, got '" + hostPort + "'");
+    }
     String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
     return new InetSocketAddress(InetAddress.ofLiteral(host), Integer.parseInt(hostPort.substring(colon + 1)));
   }

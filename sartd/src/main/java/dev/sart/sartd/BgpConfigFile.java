@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * The {@code sartd bgp -f FILE} YAML, with sart's keys ({@code asn}, {@code router_id},
  * {@code multi_path}, {@code neighbors}, {@code paths}, {@code fib_endpoint}, {@code fib_table},
- * {@code exporter}) plus per-neighbour timers, password, multihop and TTL security.
+ * {@code exporter}) plus per-neighbour timers, password, multihop and TTL security, and
+ * {@code metrics_address}.
  */
 record BgpConfigFile(
     Long asn,
@@ -22,6 +23,7 @@ record BgpConfigFile(
     @JsonProperty("fib_endpoint") String fibEndpoint,
     @JsonProperty("fib_table") Integer fibTable,
     String exporter,
+    @JsonProperty("metrics_address") String metricsAddress,
     List<Neighbor> neighbors,
     List<Paths> paths) {
 

@@ -90,6 +90,7 @@ public final class Peer {
   private volatile long flaps;
   private volatile String lastError;
   private volatile Instant establishedSince;
+  private final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -118,6 +119,11 @@ public final class Peer {
         n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
             : n.fsm().keepaliveTime(),
         n == null ? config.families() : n.families(), copy(sent), copy(received), flaps, lastError);
+  }
+
+  /** Prefixes received from, accepted from and advertised to this peer (any thread). */
+  public dev.sart.bgp.rib.PrefixCounters prefixCounters() {
+    return prefixCounters;
   }
 
   private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {
@@ -383,6 +389,7 @@ public final class Peer {
       if (this == primary && ribPeer != null) {
         speaker.rib().peerDown(ribPeer);
         ribPeer = null;
+        prefixCounters.clearAdvertised();
       }
     }
 
@@ -485,18 +492,26 @@ public final class Peer {
       }
       // RFC 4271 §6.8: connection collision detection
       Connection other = this == primary ? secondary : primary;
-      if (other != null && other.channel != null) {
+      if (other != null) {
         State os = other.session.state();
         Connection loser = null;
-        if (os == State.ESTABLISHED) {
+        boolean replaced = false;
+        if (os == State.ESTABLISHED && other.channel != null) {
           loser = this;
-        } else if (os == State.OPEN_SENT || os == State.OPEN_CONFIRM) {
+        } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
           boolean keepIncoming = Integer.compareUnsigned(speaker.routerId(), n.peerId()) < 0;
           loser = keepIncoming ? (outgoing ? this : other) : (outgoing ? other : this);
+        } else if (this == secondary) {
+          // no collision with a connection in Idle, Connect or Active: the primary's attempt failed
+          // meanwhile, so this connection carries the session (it would otherwise become
+          // Established unseen, while the primary kept retrying)
+          loser = other;
+          replaced = true;
         }
         if (loser != null) {
           Connection l = loser;
-          LOG.info(() -> "peer=" + name() + " event=collision closing=" + (l.outgoing ? "outgoing" : "incoming"));
+          String event = replaced ? "connection-replaced" : "collision";
+          LOG.info(() -> "peer=" + name() + " event=" + event + " closing=" + (l.outgoing ? "outgoing" : "incoming"));
           l.handle(new Event.OpenCollisionDump());
           l.cancelTimers();
           if (l == this) {
@@ -557,7 +572,7 @@ public final class Peer {
       }
       Set<Family> families = n.families();
       ribPeer = new RibPeer(++ribPeerIds, config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-          new AdjRibOut(() -> loop.execute(Peer.this::drain)));
+          new AdjRibOut(() -> loop.execute(Peer.this::drain), prefixCounters));
       establishedSince = Instant.now();
       lastError = null;
       speaker.rib().peerUp(ribPeer);

@@ -29,7 +29,34 @@ public final class Sockets {
   private static final VarHandle ERRNO_HANDLE = Linker.Option.captureStateLayout()
       .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
 
+  private static final int SOL_SOCKET = 1;
+  private static final int SO_ATTACH_FILTER = 26;
+
   private Sockets() {}
+
+  /**
+   * Attaches (or replaces) a classic BPF socket filter: {@code program} holds the
+   * {@code struct sock_filter} array, 8 octets per instruction in host order.
+   */
+  public static void attachFilter(int fd, java.nio.ByteBuffer program) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment insns = arena.allocate(program.remaining(), 8);
+      insns.copyFrom(MemorySegment.ofBuffer(program));
+      MemorySegment fprog = arena.allocate(16, 8); // struct sock_fprog { unsigned short len; sock_filter *filter; }
+      fprog.set(ValueLayout.JAVA_SHORT, 0, (short) (program.remaining() / 8));
+      fprog.set(ValueLayout.ADDRESS, 8, insns);
+      MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
+      int rc = (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_FILTER, fprog, 16);
+      if (rc != 0) {
+        int errno = (int) ERRNO_HANDLE.get(state, 0L);
+        throw new IllegalStateException("setsockopt SO_ATTACH_FILTER on fd " + fd + ": errno " + errno);
+      }
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("setsockopt SO_ATTACH_FILTER", t);
+    }
+  }
 
   /** The TTL (IPv4) or hop limit (IPv6) of the packets we send. */
   public static void setTtl(int fd, boolean ipv6, int ttl) {

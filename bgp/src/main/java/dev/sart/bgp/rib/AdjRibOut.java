@@ -23,6 +23,7 @@ public final class AdjRibOut {
   private final ConcurrentHashMap<Prefix, Object> pending = new ConcurrentHashMap<>();
   private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
   private final Runnable wakeup;
+  private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
   private volatile boolean forgetAdvertised;
   // owned by the peer's event loop
@@ -31,7 +32,17 @@ public final class AdjRibOut {
 
   /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
   public AdjRibOut(Runnable wakeup) {
+    this(wakeup, new PrefixCounters());
+  }
+
+  /** @param counters where the number of advertised prefixes is kept */
+  public AdjRibOut(Runnable wakeup, PrefixCounters counters) {
     this.wakeup = wakeup;
+    this.counters = counters;
+  }
+
+  PrefixCounters counters() {
+    return counters;
   }
 
   // --- RIB thread ---------------------------------------------------------------------------------
@@ -80,6 +91,7 @@ public final class AdjRibOut {
     wakeupScheduled.set(false);
     if (forgetAdvertised) {
       forgetAdvertised = false;
+      advertised.keySet().forEach(p -> counters.advertised(p.family(), -1));
       advertised.clear();
     }
     Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
@@ -101,11 +113,16 @@ public final class AdjRibOut {
       if (v == WITHDRAW) {
         if (advertised.remove(p) != null) {
           withdraw.add(p);
+          counters.advertised(p.family(), -1);
         }
       } else {
         Attrs a = (Attrs) v;
-        if (!a.equals(advertised.put(p, a))) {
+        Attrs before = advertised.put(p, a);
+        if (!a.equals(before)) {
           announce.computeIfAbsent(a, k -> new ArrayList<>()).add(p);
+        }
+        if (before == null) {
+          counters.advertised(p.family(), 1);
         }
       }
     }

@@ -13,23 +13,30 @@ final class Destination {
     this.prefix = prefix;
   }
 
-  /** Stores the path, replacing the one from the same source and path id (implicit withdraw, §9). */
-  void put(Path path) {
+  /**
+   * Stores the path, replacing the one from the same source and path id (implicit withdraw, §9).
+   * Returns whether it is new (no path was replaced).
+   */
+  boolean put(Path path) {
     for (int i = 0; i < paths.size(); i++) {
       Path p = paths.get(i);
       if (p.source() == path.source() && p.pathId() == path.pathId()) {
         paths.set(i, path);
-        return;
+        return false;
       }
     }
     paths.add(path);
+    return true;
   }
 
   boolean remove(RibPeer source, int pathId) {
     return paths.removeIf(p -> p.source() == source && p.pathId() == pathId);
   }
 
-  boolean removeAll(RibPeer source) {
-    return paths.removeIf(p -> p.source() == source);
+  /** Removes every path of {@code source}; returns how many there were. */
+  int removeAll(RibPeer source) {
+    int before = paths.size();
+    paths.removeIf(p -> p.source() == source);
+    return before - paths.size();
   }
 }

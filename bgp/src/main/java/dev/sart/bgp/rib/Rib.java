@@ -27,6 +27,8 @@ public final class Rib implements AutoCloseable {
   // owned by the worker
   private final Map<Prefix, Destination> table = new HashMap<>();
   private final List<RibPeer> peers = new ArrayList<>();
+  /** Per peer, the paths it sent that were rejected (AS_PATH loop): counted as received, not accepted. */
+  private final Map<RibPeer, java.util.Set<Rejected>> rejected = new HashMap<>();
   private long localAs;
   private BestPath.Options options = BestPath.Options.DEFAULT;
   private long sequence;
@@ -154,9 +156,16 @@ public final class Rib implements AutoCloseable {
       peers.remove(peer);
       List<Destination> changed = new ArrayList<>();
       for (Destination d : table.values()) {
-        if (d.removeAll(peer)) {
+        int removed = d.removeAll(peer);
+        if (removed > 0) {
+          peer.counters().accepted(d.prefix.family(), -removed);
+          peer.counters().received(d.prefix.family(), -removed);
           changed.add(d);
         }
+      }
+      java.util.Set<Rejected> r = rejected.remove(peer);
+      if (r != null) {
+        r.forEach(x -> peer.counters().received(x.prefix().family(), -1));
       }
       changed.forEach(this::decideAndForget);
     });
@@ -171,9 +180,15 @@ public final class Rib implements AutoCloseable {
       int[] announcedPathIds, Attrs attrs) {
     submit(() -> {
       for (int i = 0; i < withdrawn.size(); i++) {
-        Destination d = table.get(withdrawn.get(i));
-        if (d != null && d.remove(from, withdrawnPathIds == null ? 0 : withdrawnPathIds[i])) {
+        Prefix p = withdrawn.get(i);
+        int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
+        Destination d = table.get(p);
+        if (d != null && d.remove(from, pathId)) {
+          from.counters().accepted(p.family(), -1);
+          from.counters().received(p.family(), -1);
           decideAndForget(d);
+        } else if (unreject(from, p, pathId)) {
+          from.counters().received(p.family(), -1);
         }
       }
       if (announced.isEmpty()) {
@@ -186,13 +201,25 @@ public final class Rib implements AutoCloseable {
         int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
         if (loop) {
           Destination d = table.get(p);
-          if (d != null && d.remove(from, pathId)) {
+          boolean wasAccepted = d != null && d.remove(from, pathId);
+          boolean newlyRejected = rejected.computeIfAbsent(from, k -> new java.util.HashSet<>())
+              .add(new Rejected(p, pathId));
+          if (wasAccepted) {
+            from.counters().accepted(p.family(), -1);
             decideAndForget(d);
+          } else if (newlyRejected) {
+            from.counters().received(p.family(), 1);
           }
           continue;
         }
+        boolean wasRejected = unreject(from, p, pathId);
         Destination d = table.computeIfAbsent(p, Destination::new);
-        d.put(new Path(from, pathId, attrs, ++sequence, now));
+        if (d.put(new Path(from, pathId, attrs, ++sequence, now))) {
+          from.counters().accepted(p.family(), 1);
+          if (!wasRejected) {
+            from.counters().received(p.family(), 1);
+          }
+        }
         decide(d);
       }
     });
@@ -211,6 +238,14 @@ public final class Rib implements AutoCloseable {
   public void clearLocal() {
     peerDown(RibPeer.LOCAL);
   }
+
+  /** Forgets a rejected path of {@code from}; whether there was one. */
+  private boolean unreject(RibPeer from, Prefix p, int pathId) {
+    java.util.Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
+    return r != null && r.remove(new Rejected(p, pathId));
+  }
+
+  private record Rejected(Prefix prefix, int pathId) {}
 
   private void decideAndForget(Destination d) {
     decide(d);

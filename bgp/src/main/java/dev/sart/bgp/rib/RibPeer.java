@@ -18,15 +18,23 @@ import java.util.Set;
  * @param nextHopSelfV6 our IPv6 next hop towards this peer (global, with link-local when known), or null
  * @param families the families negotiated
  * @param out the peer's Adj-RIB-Out, or null for {@link #LOCAL}
+ * @param counters the peer's prefix counts, which the RIB keeps up to date (shared by its sessions)
  */
 public record RibPeer(int id, InetAddress address, long asn, int routerId, boolean internal, MpNextHop nextHopSelfV4,
-    MpNextHop nextHopSelfV6, Set<Family> families, AdjRibOut out) {
+    MpNextHop nextHopSelfV6, Set<Family> families, AdjRibOut out, PrefixCounters counters) {
 
   /** The pseudo-peer of locally originated paths. */
   public static final RibPeer LOCAL = new RibPeer(0, null, 0, 0, true, null, null, Set.of(), null);
 
   public RibPeer {
     families = Set.copyOf(families);
+  }
+
+  /** A peer whose prefix counts nobody reads (tests, {@link #LOCAL}). */
+  public RibPeer(int id, InetAddress address, long asn, int routerId, boolean internal, MpNextHop nextHopSelfV4,
+      MpNextHop nextHopSelfV6, Set<Family> families, AdjRibOut out) {
+    this(id, address, asn, routerId, internal, nextHopSelfV4, nextHopSelfV6, families, out,
+        out == null ? new PrefixCounters() : out.counters());
   }
 
   @Override

@@ -217,12 +217,13 @@ public final class BgpServer implements AutoCloseable {
     rib.withdrawLocal(prefixes);
   }
 
-  /** RFC 2385: the listener accepts only correctly signed SYNs from peers with a password. */
+  /** RFC 2385: the listener accepts only correctly signed SYNs from peers with a password (and GTSM, below). */
   private void updateMd5Keys() {
     Channel l = listener;
     if (l == null) {
       return;
     }
+    updateGtsmFilter(l);
     Map<InetAddress, byte[]> keys = new HashMap<>();
     for (Peer p : peers.values()) {
       if (p.config().password() != null) {
@@ -230,6 +231,18 @@ public final class BgpServer implements AutoCloseable {
       }
     }
     l.config().setOption(EpollChannelOption.TCP_MD5SIG, keys);
+  }
+
+  /** RFC 5082 §3: the listener drops a GTSM peer's segments (its SYN too) that crossed too many hops. */
+  private void updateGtsmFilter(Channel l) {
+    Map<InetAddress, Integer> minTtl = new HashMap<>();
+    for (Peer p : peers.values()) {
+      if (p.config().ttlSecurity()) {
+        minTtl.put(normalize(p.config().address()), 256 - Math.max(1, p.config().multihopTtl()));
+      }
+    }
+    dev.sart.bgp.peer.Sockets.attachFilter(((io.netty.channel.unix.UnixChannel) l).fd().intValue(),
+        GtsmFilter.program(minTtl));
   }
 
   static InetAddress normalize(InetAddress a) {

@@ -43,10 +43,29 @@ public final class ExaBgp extends Router {
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
   private final Feed feed = new Feed();
   private long eventsOffset;
+  private final Map<InetAddress, String> neighborOptions = new java.util.HashMap<>();
 
   public ExaBgp(Node node, RouterConfig config) {
     super(node, config);
     originated.addAll(config.originate());
+  }
+
+  /**
+   * Extra statements for one neighbour's block, e.g. {@code "capability { asn4 disable; }"};
+   * before {@link #start()}.
+   */
+  public ExaBgp withNeighborOptions(String neighbor, String statements) {
+    neighborOptions.put(config.neighbor(Addresses.parse(neighbor)).address(), statements);
+    return this;
+  }
+
+  /** Every JSON event ExaBGP emitted so far (one per line), e.g. to read an UPDATE's raw attributes. */
+  public String events() {
+    try {
+      return Files.readString(file("exabgp.events"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override
@@ -143,6 +162,9 @@ public final class ExaBgp extends Router {
       }
       if (n.multihopTtl() > 0) {
         c.append("  outgoing-ttl ").append(n.multihopTtl()).append(";\n");
+      }
+      if (neighborOptions.containsKey(n.address())) {
+        c.append("  ").append(neighborOptions.get(n.address())).append('\n');
       }
       c.append("  family {\n");
       n.families().stream().sorted().forEach(f -> c.append(f.isIpv4() ? "    ipv4 unicast;\n" : "    ipv6 unicast;\n"));

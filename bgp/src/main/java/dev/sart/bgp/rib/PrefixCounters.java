@@ -1,0 +1,81 @@
+package dev.sart.bgp.rib;
+
+import dev.sart.bgp.wire.Family;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * How many prefixes one peer has in its Adj-RIB-In and Adj-RIB-Out, per family, for the API and
+ * metrics. It outlives sessions: the RIB adds and removes as paths come and go (a session going
+ * down removes all of them), so the counts fall to 0 without a reset.
+ *
+ * <p>Each count has one writer: received and accepted the RIB thread, advertised the peer's event
+ * loop. Writers use plain increments published with release semantics (no atomic read-modify-write
+ * on the route path); readers may be on any thread.
+ */
+public final class PrefixCounters {
+  /** The families counted apart; every other one is counted as {@link #OTHER}. */
+  private static final int IPV4 = 0;
+  private static final int IPV6 = 1;
+  private static final int OTHER = 2;
+
+  private final AtomicLongArray received = new AtomicLongArray(3);
+  private final AtomicLongArray accepted = new AtomicLongArray(3);
+  private final AtomicLongArray advertised = new AtomicLongArray(3);
+
+  private static int index(Family f) {
+    if (f.equals(Family.IPV4_UNICAST)) {
+      return IPV4;
+    }
+    return f.equals(Family.IPV6_UNICAST) ? IPV6 : OTHER;
+  }
+
+  private static void add(AtomicLongArray a, Family f, long delta) {
+    int i = index(f);
+    a.setRelease(i, a.getPlain(i) + delta);
+  }
+
+  private static long get(AtomicLongArray a, Family f) {
+    return a.getAcquire(index(f));
+  }
+
+  /**
+   * Prefixes the peer sent us that it has not withdrawn (its Adj-RIB-In before policy), including
+   * those we rejected (an AS_PATH loop).
+   */
+  public long received(Family f) {
+    return get(received, f);
+  }
+
+  /** Of the received prefixes, those that are candidates for the Loc-RIB (RFC 4271 §9.1.2). */
+  public long accepted(Family f) {
+    return get(accepted, f);
+  }
+
+  /** Prefixes currently advertised to the peer (its Adj-RIB-Out as sent). */
+  public long advertised(Family f) {
+    return get(advertised, f);
+  }
+
+  // --- RIB thread -----------------------------------------------------------------------------
+
+  void received(Family f, long delta) {
+    add(received, f, delta);
+  }
+
+  void accepted(Family f, long delta) {
+    add(accepted, f, delta);
+  }
+
+  // --- the peer's event loop --------------------------------------------------------------------
+
+  void advertised(Family f, long delta) {
+    add(advertised, f, delta);
+  }
+
+  /** The Adj-RIB-Out was dropped with its session: nothing is advertised any more. */
+  public void clearAdvertised() {
+    for (int i = 0; i < advertised.length(); i++) {
+      advertised.setRelease(i, 0);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.sart.sartd;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.logging.Logger;
+
+/**
+ * The daemon's HTTP endpoint for Prometheus: {@code GET /metrics} (text exposition format) and
+ * {@code GET /healthz}. Served by the JDK's {@code com.sun.net.httpserver} on virtual threads.
+ * Components register their meters in {@link #registry()} and may ask to be refreshed before each
+ * scrape (to follow peers that come and go).
+ */
+final class MetricsServer implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(MetricsServer.class.getName());
+  private static final String TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+  private final HttpServer http;
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+
+  /** Binds {@code address} (port 0: any free port) and starts serving. */
+  MetricsServer(InetSocketAddress address) throws IOException {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    try {
+      http = HttpServer.create(address, 16);
+    } catch (IOException e) {
+      throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
+    }
+    http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    http.createContext("/metrics", ex -> respond(ex, 200, TEXT_FORMAT, scrape()));
+    http.createContext("/healthz", ex -> respond(ex, 200, "text/plain; charset=utf-8", "ok\n"));
+    http.createContext("/", ex -> respond(ex, 404, "text/plain; charset=utf-8", "not found: try /metrics or /healthz\n"));
+    http.start();
+    LOG.info(() -> "event=metrics-listening address=" + http.getAddress().getAddress().getHostAddress() + ":" + port());
+  }
+
+  PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** The port bound (useful when started with port 0). */
+  int port() {
+    return http.getAddress().getPort();
+  }
+
+  void beforeScrape(Runnable r) {
+    beforeScrape.add(r);
+  }
+
+  String scrape() {
+    beforeScrape.forEach(Runnable::run);
+    return registry.scrape();
+  }
+
+  private static void respond(HttpExchange ex, int status, String contentType, String body) throws IOException {
+    try (ex) {
+      if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
+        ex.sendResponseHeaders(405, -1);
+        return;
+      }
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", contentType);
+      boolean head = "HEAD".equals(ex.getRequestMethod());
+      ex.sendResponseHeaders(status, head ? -1 : bytes.length);
+      if (!head) {
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write(bytes);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    http.stop(0);
+    gc.close();
+    registry.close();
+  }
+}

@@ -10,6 +10,8 @@ import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.fsm.Timer;
 import dev.sart.bgp.fsm.Transition;
+import dev.sart.bgp.policy.MaxPrefix;
+import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
@@ -90,6 +92,7 @@ public final class Peer {
   private volatile long flaps;
   private volatile String lastError;
   private volatile Instant establishedSince;
+  private volatile PeerPolicy policy = PeerPolicy.NONE;
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -126,6 +129,52 @@ public final class Peer {
       c[i] = a.getAcquire(i);
     }
     return c;
+  }
+
+  /** The import/export policies, prefix limit and soft reconfiguration of this neighbour. */
+  public PeerPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Changes the policies; an Established session applies them at once. A changed import policy
+   * re-evaluates the routes as received when they are kept (soft reconfiguration inbound);
+   * otherwise the peer is asked to send them again (ROUTE-REFRESH, RFC 2918 §3), if it can.
+   */
+  public void setPolicy(PeerPolicy p) {
+    java.util.Objects.requireNonNull(p, "policy (PeerPolicy.NONE for none)");
+    loop.execute(() -> {
+      PeerPolicy old = policy;
+      policy = p;
+      if (ribPeer == null) {
+        return;
+      }
+      speaker.rib().setPolicy(ribPeer, p);
+      boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
+      if ((!kept && !old.importPolicy().equals(p.importPolicy()))
+          || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
+        requestRouteRefresh();
+      }
+    });
+  }
+
+  /**
+   * The RIB counted more accepted prefixes than the limit (on the RIB thread): RFC 4486 §4 Cease /
+   * Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The session
+   * stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
+   */
+  private void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
+    loop.execute(() -> {
+      if (ribPeer != rp) {
+        return; // that session is gone already
+      }
+      ByteBuffer data = ByteBuffer.allocate(7).putShort((short) family.afi()).put((byte) family.safi())
+          .putInt((int) limit.limit()).flip();
+      LOG.info(() -> "peer=" + name() + " event=max-prefix family=" + family + " accepted=" + accepted
+          + " limit=" + limit.limit() + " restart=" + (limit.restart() == null ? "never" : limit.restart()));
+      primary.handle(new Event.AutomaticStop(Iana.ErrorSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, data,
+          limit.restart() != null, limit.restart()));
+    });
   }
 
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
@@ -228,6 +277,7 @@ public final class Peer {
       caps.add(new Capability.Multiprotocol(f));
     }
     caps.add(new Capability.RouteRefresh());
+    caps.add(Capability.EnhancedRouteRefresh.INSTANCE); // RFC 7313 §3
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -249,6 +299,10 @@ public final class Peer {
       for (Update u : UpdatePacker.pack(batch, c.codec, families)) {
         c.send(u);
       }
+    }
+    // RFC 7313 §4: the EoRR follows the routes of the refresh, once they are all out
+    for (Family f : rp.out().takeEndOfRefresh()) {
+      c.send(RouteRefresh.end(f));
     }
     c.channel.flush();
     if (rp.out().hasPending() && c.channel.isWritable()) {
@@ -529,11 +583,25 @@ public final class Peer {
       pendingUpdate = null;
     }
 
+    /**
+     * RFC 2918 §4: a request is answered with the Adj-RIB-Out of its family; with enhanced route
+     * refresh (RFC 7313 §4) between a BoRR, sent before any of the routes, and an EoRR after them
+     * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). BoRR and
+     * EoRR from the peer need nothing from us (we do not mark stale routes), other subtypes are
+     * ignored (RFC 7313 §5).
+     */
     private void onRouteRefresh(RouteRefresh r) {
-      if (session.state() == State.ESTABLISHED && ribPeer != null && this == primary
-          && r.subtype() == 0 && ribPeer.families().contains(r.family())) {
-        speaker.rib().resend(ribPeer);
+      if (session.state() != State.ESTABLISHED || ribPeer == null || this != primary
+          || r.subtype() != Iana.RouteRefreshSubtype.NORMAL || !ribPeer.families().contains(r.family())) {
+        return;
       }
+      boolean enhanced = negotiation.enhancedRouteRefresh();
+      if (enhanced) {
+        send(RouteRefresh.beginning(r.family()));
+        channel.flush();
+      }
+      LOG.fine(() -> "peer=" + name() + " event=route-refresh-received family=" + r.family());
+      speaker.rib().resend(ribPeer, r.family(), enhanced);
     }
 
     private void process(Update u, boolean treatAsWithdraw) {
@@ -560,7 +628,7 @@ public final class Peer {
           new AdjRibOut(() -> loop.execute(Peer.this::drain)));
       establishedSince = Instant.now();
       lastError = null;
-      speaker.rib().peerUp(ribPeer);
+      speaker.rib().peerUp(ribPeer, policy, Peer.this::maxPrefixExceeded);
     }
 
     void channelInactive(Channel ch) {

@@ -13,16 +13,30 @@ final class Destination {
     this.prefix = prefix;
   }
 
-  /** Stores the path, replacing the one from the same source and path id (implicit withdraw, §9). */
-  void put(Path path) {
+  /**
+   * Stores the path, replacing the one from the same source and path id (implicit withdraw, §9).
+   * Returns true when the path is new (nothing was replaced).
+   */
+  boolean put(Path path) {
     for (int i = 0; i < paths.size(); i++) {
       Path p = paths.get(i);
       if (p.source() == path.source() && p.pathId() == path.pathId()) {
         paths.set(i, path);
-        return;
+        return false;
       }
     }
     paths.add(path);
+    return true;
+  }
+
+  /** The path from this source with this path id, or null. */
+  Path find(RibPeer source, int pathId) {
+    for (Path p : paths) {
+      if (p.source() == source && p.pathId() == pathId) {
+        return p;
+      }
+    }
+    return null;
   }
 
   boolean remove(RibPeer source, int pathId) {

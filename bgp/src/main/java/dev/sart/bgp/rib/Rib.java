@@ -1,5 +1,8 @@
 package dev.sart.bgp.rib;
 
+import dev.sart.bgp.policy.MaxPrefix;
+import dev.sart.bgp.policy.PeerPolicy;
+import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,6 +30,7 @@ public final class Rib implements AutoCloseable {
   // owned by the worker
   private final Map<Prefix, Destination> table = new HashMap<>();
   private final List<RibPeer> peers = new ArrayList<>();
+  private final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
   private long localAs;
   private BestPath.Options options = BestPath.Options.DEFAULT;
   private long sequence;
@@ -116,12 +120,21 @@ public final class Rib implements AutoCloseable {
 
   /** A session reached Established: send it the table, then End-of-RIB. */
   public void peerUp(RibPeer peer) {
+    peerUp(peer, PeerPolicy.NONE, null);
+  }
+
+  /**
+   * A session reached Established with its policies: {@code handler} is told when it sends more
+   * prefixes than its limit allows (null: nobody is told).
+   */
+  public void peerUp(RibPeer peer, PeerPolicy policy, MaxPrefixHandler handler) {
     submit(() -> {
       peers.add(peer);
+      adjRibsIn.put(peer, new AdjRibIn(policy, handler));
       for (Destination d : table.values()) {
         Path best = d.selection.best();
         if (best != null) {
-          Attrs a = Export.toPeer(d.prefix, best, peer, localAs);
+          Attrs a = exportTo(d.prefix, best, peer);
           if (a != null) {
             peer.out().advertise(d.prefix, a);
           }
@@ -133,25 +146,154 @@ public final class Rib implements AutoCloseable {
 
   /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */
   public void resend(RibPeer peer) {
-    peer.out().forgetAdvertised();
+    resend(peer, null, false);
+  }
+
+  /**
+   * Sends the peer the routes of {@code family} (null: all) again, even those it has had already
+   * (RFC 2918 §4); with {@code endOfRefresh}, an EoRR follows them (RFC 7313 §4: the BoRR was
+   * sent before this was asked).
+   */
+  public void resend(RibPeer peer, Family family, boolean endOfRefresh) {
     submit(() -> {
       if (!peers.contains(peer)) {
         return;
       }
       for (Destination d : table.values()) {
+        if (family != null && !d.prefix.family().equals(family)) {
+          continue;
+        }
         Path best = d.selection.best();
-        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
         if (a != null) {
-          peer.out().advertise(d.prefix, a);
+          peer.out().readvertise(d.prefix, a);
         }
       }
+      if (endOfRefresh && family != null) {
+        peer.out().endOfRefreshQueued(family);
+      }
     });
+  }
+
+  /**
+   * Changes a peer's policies while it is up. A changed export policy is applied to the whole
+   * table at once (what no longer passes is withdrawn). A changed import policy is applied to the
+   * routes as received when they are kept (soft reconfiguration inbound); otherwise the caller asks
+   * the peer to send them again (ROUTE-REFRESH, RFC 2918), and they pass the new policy as they come.
+   */
+  public void setPolicy(RibPeer peer, PeerPolicy policy) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null) {
+        return;
+      }
+      PeerPolicy old = st.policy;
+      st.policy = policy;
+      st.forgetMemos();
+      boolean kept = st.received != null;
+      if (!policy.softReconfigurationInbound()) {
+        st.received = null;
+      } else if (!kept) {
+        st.received = new HashMap<>(); // filled as routes arrive (after a route refresh)
+      }
+      if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
+        reimport(peer, st);
+      }
+      if (!old.exportPolicy().equals(policy.exportPolicy())) {
+        reexport(peer);
+      }
+      if (!java.util.Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
+        st.trippedV4 = false;
+        st.trippedV6 = false;
+        checkMaxPrefix(peer, st);
+      }
+    });
+  }
+
+  /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
+  private void reimport(RibPeer peer, AdjRibIn st) {
+    long now = System.currentTimeMillis();
+    for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
+      Prefix p = e.getKey().prefix();
+      int id = e.getKey().pathId();
+      Attrs a = st.importPath(p, e.getValue(), localAs);
+      Destination d = table.get(p);
+      if (a == null) {
+        if (d != null && d.remove(peer, id)) {
+          st.count(p, -1);
+          decideAndForget(d);
+        }
+        continue;
+      }
+      if (d == null) {
+        d = table.computeIfAbsent(p, Destination::new);
+      }
+      Path old = d.find(peer, id);
+      if (old != null && old.attrs() == a) {
+        continue; // interned: the same instance means the same attributes
+      }
+      if (d.put(new Path(peer, id, a, ++sequence, old == null ? now : old.receivedAtMillis()))) {
+        st.count(p, 1);
+      }
+      decide(d);
+    }
+  }
+
+  /** A changed export policy: what the peer should have now, as changes against what it has. */
+  private void reexport(RibPeer peer) {
+    for (Destination d : table.values()) {
+      Path best = d.selection.best();
+      Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
+      if (a == null) {
+        peer.out().withdraw(d.prefix);
+      } else {
+        peer.out().advertise(d.prefix, a);
+      }
+    }
+  }
+
+  /** RFC 4271 §9.1.3 export rules, then the peer's export policy. */
+  private Attrs exportTo(Prefix p, Path best, RibPeer peer) {
+    Attrs a = Export.toPeer(p, best, peer, localAs);
+    if (a == null) {
+      return null;
+    }
+    AdjRibIn st = adjRibsIn.get(peer);
+    return st == null ? a : st.exportPath(p, a, peer.internal(), localAs);
+  }
+
+  /**
+   * RFC 4486 §4: more prefixes accepted than the configured upper bound. Told once per family and
+   * session (the handler closes the session with Cease/1), or logged once in warning-only mode.
+   */
+  private void checkMaxPrefix(RibPeer peer, AdjRibIn st) {
+    MaxPrefix m = st.policy.maxPrefix();
+    if (m == null) {
+      return;
+    }
+    for (Family f : List.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)) {
+      long n = st.accepted(f);
+      if (n > m.limit() && !st.tripped(f)) {
+        st.trip(f);
+        if (m.warningOnly()) {
+          LOG.warning(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=warning-only");
+        } else {
+          LOG.info(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=cease");
+          if (st.handler != null) {
+            st.handler.exceeded(peer, f, n, m);
+          }
+        }
+      }
+    }
   }
 
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
   public void peerDown(RibPeer peer) {
     submit(() -> {
       peers.remove(peer);
+      adjRibsIn.remove(peer);
       List<Destination> changed = new ArrayList<>();
       for (Destination d : table.values()) {
         if (d.removeAll(peer)) {
@@ -170,11 +312,14 @@ public final class Rib implements AutoCloseable {
   public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
       int[] announcedPathIds, Attrs attrs) {
     submit(() -> {
+      AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
       for (int i = 0; i < withdrawn.size(); i++) {
-        Destination d = table.get(withdrawn.get(i));
-        if (d != null && d.remove(from, withdrawnPathIds == null ? 0 : withdrawnPathIds[i])) {
-          decideAndForget(d);
+        Prefix p = withdrawn.get(i);
+        int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
+        if (st != null && st.received != null) {
+          st.received.remove(new AdjRibIn.Key(p, pathId));
         }
+        remove(from, st, p, pathId);
       }
       if (announced.isEmpty()) {
         return;
@@ -185,15 +330,33 @@ public final class Rib implements AutoCloseable {
         Prefix p = announced.get(i);
         int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
         if (loop) {
-          Destination d = table.get(p);
-          if (d != null && d.remove(from, pathId)) {
-            decideAndForget(d);
+          if (st != null && st.received != null) {
+            st.received.remove(new AdjRibIn.Key(p, pathId));
           }
+          remove(from, st, p, pathId);
           continue;
         }
+        Attrs accepted = attrs;
+        if (st != null) {
+          if (st.received != null) {
+            st.received.put(new AdjRibIn.Key(p, pathId), attrs);
+          }
+          // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
+          // replaces what the peer sent before for the prefix, so it counts as a withdrawal
+          accepted = st.importPath(p, attrs, localAs);
+          if (accepted == null) {
+            remove(from, st, p, pathId);
+            continue;
+          }
+        }
         Destination d = table.computeIfAbsent(p, Destination::new);
-        d.put(new Path(from, pathId, attrs, ++sequence, now));
+        if (d.put(new Path(from, pathId, accepted, ++sequence, now)) && st != null) {
+          st.count(p, 1);
+        }
         decide(d);
+      }
+      if (st != null) {
+        checkMaxPrefix(from, st);
       }
     });
   }
@@ -210,6 +373,16 @@ public final class Rib implements AutoCloseable {
   /** Drops every locally originated path (ClearBgpInfo). */
   public void clearLocal() {
     peerDown(RibPeer.LOCAL);
+  }
+
+  private void remove(RibPeer from, AdjRibIn st, Prefix p, int pathId) {
+    Destination d = table.get(p);
+    if (d != null && d.remove(from, pathId)) {
+      if (st != null) {
+        st.count(p, -1);
+      }
+      decideAndForget(d);
+    }
   }
 
   private void decideAndForget(Destination d) {
@@ -230,7 +403,7 @@ public final class Rib implements AutoCloseable {
     Path best = now.best();
     if (best == null || before.best() != best || !best.attrs().equals(before.best().attrs())) {
       for (RibPeer peer : peers) {
-        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
         if (a == null) {
           peer.out().withdraw(d.prefix);
         } else {
@@ -286,6 +459,26 @@ public final class Rib implements AutoCloseable {
 
     public int size() {
       return table.size();
+    }
+
+    /**
+     * The Adj-RIB-In of one peer as received, before the import policy (RFC 4271 §3.2), sorted;
+     * null when the peer does not keep it (no soft reconfiguration inbound).
+     */
+    public List<Map.Entry<Prefix, Attrs>> receivedPrePolicy(RibPeer peer, Family family) {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null || st.received == null) {
+        return null;
+      }
+      return st.received.entrySet().stream().filter(e -> e.getKey().prefix().family().equals(family))
+          .map(e -> Map.entry(e.getKey().prefix(), e.getValue()))
+          .sorted(Map.Entry.comparingByKey()).toList();
+    }
+
+    /** How many prefixes of a family the peer's import policy accepted (what max-prefix counts). */
+    public long accepted(RibPeer peer, Family family) {
+      AdjRibIn st = adjRibsIn.get(peer);
+      return st == null ? 0 : st.accepted(family);
     }
 
     public long localAs() {

@@ -143,9 +143,12 @@ public final class Peer {
    */
   public void setPolicy(PeerPolicy p) {
     java.util.Objects.requireNonNull(p, "policy (PeerPolicy.NONE for none)");
-    loop.execute(() -> {
-      PeerPolicy old = policy;
+    PeerPolicy old;
+    synchronized (this) {
+      old = policy;
       policy = p;
+    }
+    loop.execute(() -> {
       if (ribPeer == null) {
         return;
       }
@@ -278,6 +281,11 @@ public final class Peer {
     }
     caps.add(new Capability.RouteRefresh());
     caps.add(Capability.EnhancedRouteRefresh.INSTANCE); // RFC 7313 §3
+    // RFC 4724 §3: with no <AFI, SAFI>, we keep no forwarding state across a restart but send and
+    // understand End-of-RIB. FRR sends End-of-RIB only to peers with this capability, and ignores
+    // their ROUTE-REFRESH until it has ("rcvd route-refresh before EoR"), so without it our
+    // requests would never be answered.
+    caps.add(new Capability.GracefulRestart(0, 0, List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -613,6 +621,17 @@ public final class Peer {
     }
 
     private void established() {
+      if (this == secondary) {
+        // RFC 4271 §6.8: the other connection went away before this one's OPEN could collide with
+        // it (the peer closed it for its own collision resolution): this connection is the session
+        Connection old = primary;
+        primary = this;
+        secondary = null;
+        if (old.channel != null) {
+          old.handle(new Event.OpenCollisionDump());
+        }
+        old.cancelTimers();
+      }
       Negotiation n = negotiation;
       InetSocketAddress local = (InetSocketAddress) channel.localAddress();
       MpNextHop v4 = null;

@@ -99,6 +99,18 @@ class PolicyConfigTest {
   }
 
   @Test
+  void theReadmeExampleLoads() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    int start = readme.indexOf("```yaml\nprefix_lists");
+    String yaml = readme.substring(start + 8, readme.indexOf("```", start + 8));
+    BgpConfigFile cfg = load(yaml);
+    PolicyConfig.policies(cfg).forEach(server.policies()::define);
+    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies());
+    assertEquals("from-tor", pp.importPolicy().name());
+    assertEquals("to-tor", pp.exportPolicy().name());
+  }
+
+  @Test
   void mistakesAreNamed() throws Exception {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.policies(load("""
         policies: [{name: p, statements: [{match: {prefix_list: nope}}]}]

@@ -594,13 +594,23 @@ public final class Peer {
     /**
      * RFC 2918 §4: a request is answered with the Adj-RIB-Out of its family; with enhanced route
      * refresh (RFC 7313 §4) between a BoRR, sent before any of the routes, and an EoRR after them
-     * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). BoRR and
-     * EoRR from the peer need nothing from us (we do not mark stale routes), other subtypes are
-     * ignored (RFC 7313 §5).
+     * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). The
+     * peer's BoRR marks its routes of the family stale, its EoRR removes those it did not send
+     * again (RFC 7313 §4); other subtypes are ignored (RFC 7313 §5).
      */
     private void onRouteRefresh(RouteRefresh r) {
       if (session.state() != State.ESTABLISHED || ribPeer == null || this != primary
-          || r.subtype() != Iana.RouteRefreshSubtype.NORMAL || !ribPeer.families().contains(r.family())) {
+          || !ribPeer.families().contains(r.family())) {
+        return;
+      }
+      if (r.subtype() != Iana.RouteRefreshSubtype.NORMAL) {
+        if (negotiation.enhancedRouteRefresh()) {
+          if (r.subtype() == Iana.RouteRefreshSubtype.BEGINNING_OF_ROUTE_REFRESH) {
+            speaker.rib().beginningOfRefresh(ribPeer, r.family());
+          } else if (r.subtype() == Iana.RouteRefreshSubtype.END_OF_ROUTE_REFRESH) {
+            speaker.rib().endOfRefresh(ribPeer, r.family());
+          }
+        }
         return;
       }
       boolean enhanced = negotiation.enhancedRouteRefresh();

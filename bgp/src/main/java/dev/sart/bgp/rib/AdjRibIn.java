@@ -21,6 +21,8 @@ final class AdjRibIn {
   final MaxPrefixHandler handler; // null: nobody to tell (tests, warning only)
   /** Pre-policy paths as received; null unless soft reconfiguration inbound is on. */
   Map<Key, Attrs> received;
+  /** RFC 7313 §4: per family, the paths marked stale by the peer's BoRR and not sent again yet. */
+  Map<Family, java.util.Set<Key>> stale;
   long acceptedV4;
   long acceptedV6;
   boolean trippedV4;
@@ -87,6 +89,16 @@ final class AdjRibIn {
     exportStatement = null;
     exportIn = null;
     exportOut = null;
+  }
+
+  /** The path came again (or went): it is no longer stale. */
+  void refreshed(Prefix p, int pathId) {
+    if (stale != null) {
+      java.util.Set<Key> s = stale.get(p.family());
+      if (s != null) {
+        s.remove(new Key(p, pathId));
+      }
+    }
   }
 
   void count(Prefix p, int delta) {

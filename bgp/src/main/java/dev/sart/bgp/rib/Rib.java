@@ -210,6 +210,58 @@ public final class Rib implements AutoCloseable {
     });
   }
 
+  /**
+   * RFC 7313 §4: the peer sent a BoRR: its routes of {@code family} are stale until it sends them
+   * again; those it has not sent again by its EoRR go ({@link #endOfRefresh}).
+   */
+  public void beginningOfRefresh(RibPeer peer, Family family) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null) {
+        return;
+      }
+      java.util.Set<AdjRibIn.Key> marked = new java.util.HashSet<>();
+      if (st.received != null) {
+        // as received: also the routes the import policy rejects
+        st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
+      } else {
+        for (Destination d : table.values()) {
+          if (d.prefix.family().equals(family)) {
+            for (Path p : d.paths) {
+              if (p.source() == peer) {
+                marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
+              }
+            }
+          }
+        }
+      }
+      if (st.stale == null) {
+        st.stale = new HashMap<>();
+      }
+      st.stale.put(family, marked);
+    });
+  }
+
+  /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed. */
+  public void endOfRefresh(RibPeer peer, Family family) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      java.util.Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
+      if (left == null) {
+        return;
+      }
+      for (AdjRibIn.Key k : left) {
+        if (st.received != null) {
+          st.received.remove(k);
+        }
+        remove(peer, st, k.prefix(), k.pathId());
+      }
+      if (!left.isEmpty()) {
+        LOG.fine(() -> "peer=" + peer + " event=stale-routes-removed family=" + family + " count=" + left.size());
+      }
+    });
+  }
+
   /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
   private void reimport(RibPeer peer, AdjRibIn st) {
     long now = System.currentTimeMillis();
@@ -316,8 +368,11 @@ public final class Rib implements AutoCloseable {
       for (int i = 0; i < withdrawn.size(); i++) {
         Prefix p = withdrawn.get(i);
         int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
-        if (st != null && st.received != null) {
-          st.received.remove(new AdjRibIn.Key(p, pathId));
+        if (st != null) {
+          st.refreshed(p, pathId);
+          if (st.received != null) {
+            st.received.remove(new AdjRibIn.Key(p, pathId));
+          }
         }
         remove(from, st, p, pathId);
       }
@@ -329,6 +384,9 @@ public final class Rib implements AutoCloseable {
       for (int i = 0; i < announced.size(); i++) {
         Prefix p = announced.get(i);
         int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
+        if (st != null) {
+          st.refreshed(p, pathId);
+        }
         if (loop) {
           if (st != null && st.received != null) {
             st.received.remove(new AdjRibIn.Key(p, pathId));

@@ -215,6 +215,34 @@ class RibPolicyTest {
   }
 
   @Test
+  void routesNotSentAgainBetweenThePeersBorrAndEorrAreRemovedAtTheEorr() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002);
+    rib.peerUp(a);
+    Prefix v6 = Prefix.parse("2001:db8::/32");
+    rib.update(a, List.of(), null, List.of(P1, P2, v6), null, path(65002));
+    rib.beginningOfRefresh(a, Family.IPV4_UNICAST);
+    rib.update(a, List.of(), null, List.of(P1), null, path(65002));
+    assertNotNull(route(P2), "stale, but kept until the EoRR");
+    rib.endOfRefresh(a, Family.IPV4_UNICAST);
+    assertNotNull(route(P1));
+    assertNull(route(P2));
+    assertNotNull(route(v6), "another family is not touched");
+    assertEquals(1, rib.query(v -> v.accepted(a, Family.IPV4_UNICAST)).join());
+  }
+
+  @Test
+  void withSoftReconfigurationAStaleRouteAlsoLeavesTheRoutesAsReceived() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002);
+    rib.peerUp(a, PeerPolicy.NONE.withImport(NO_P2).withSoftReconfigurationInbound(true), null);
+    rib.update(a, List.of(), null, List.of(P1, P2), null, path(65002));
+    rib.beginningOfRefresh(a, Family.IPV4_UNICAST);
+    rib.update(a, List.of(), null, List.of(P1), null, path(65002));
+    rib.endOfRefresh(a, Family.IPV4_UNICAST);
+    assertEquals(List.of(P1), rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join().stream()
+        .map(Map.Entry::getKey).toList());
+  }
+
+  @Test
   void aRouteRefreshResendsWhatWasSentAndEndsWithEoRrOnceItIsOut() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
     RibPeer b = peer("192.0.2.3", 65003);

@@ -63,6 +63,12 @@ class PolicyInteropTest {
 
   /** sart at 192.0.2.1 (AS 65001) with {@code policy}, FRR at 192.0.2.2 (AS {@code frrAs}) originating {@code routes}. */
   private Peer pair(long frrAs, PeerPolicy policy, String... routes) throws Exception {
+    return pair(frrAs, policy, f -> { }, routes);
+  }
+
+  /** As above; {@code frrSetup} runs once FRR is up, before we add the peer (so before the session). */
+  private Peer pair(long frrAs, PeerPolicy policy, java.util.function.Consumer<Frr> frrSetup, String... routes)
+      throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node peer = t.node("peer");
@@ -71,11 +77,11 @@ class PolicyInteropTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), frrAs)), policy);
     frr = Frr.withoutZebra(peer, RouterConfig.of(frrAs, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
         .originate(routes));
     frr.start();
-    return p;
+    frrSetup.accept(frr);
+    return server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), frrAs)), policy);
   }
 
   private JsonNode neighbor() throws Exception {
@@ -89,6 +95,7 @@ class PolicyInteropTest {
   @Test
   void exceedingMaxPrefixSendsCeaseOneAndTheSessionStaysDown() throws Exception {
     Peer p = pair(65002, PeerPolicy.NONE.withMaxPrefix(new MaxPrefix(2, false, null)),
+        f -> f.vtysh("configure terminal", "router bgp 65002", "bgp log-neighbor-changes"),
         "198.51.100.0/24", "198.51.100.128/25", "203.0.113.0/24");
     await().atMost(Duration.ofSeconds(30)).until(() -> p.status().flaps() >= 1);
     JsonNode n = await().atMost(Duration.ofSeconds(10)).until(this::neighbor,
@@ -96,6 +103,9 @@ class PolicyInteropTest {
     assertEquals("Cease/Maximum Number of Prefixes Reached", n.path("lastNotificationReason").asText(), n::toString);
     assertEquals("0601", n.path("lastErrorCodeSubcode").asText(), n::toString);
     assertTrue(p.status().lastError().contains("Maximum Number of Prefixes"), p.status()::lastError);
+    // FRR logs the data: RFC 4486 §4 AFI 1, SAFI 1, upper bound 2
+    await().atMost(Duration.ofSeconds(5)).until(() -> frr.logTail()
+        .contains("6/1 (Cease/Maximum Number of Prefixes Reached) 7 bytes 00 01 01 00 00 00 02"));
     // no restart timer: the session stays down (FRR keeps trying; we refuse in Idle)
     await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
         .until(() -> p.status().state() == State.IDLE && frr.sessionState("192.0.2.1") != SessionState.ESTABLISHED);
@@ -160,6 +170,10 @@ class PolicyInteropTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> inRib("198.51.100.128/25"));
     assertEquals(refreshesSent + 1, p.status().sent()[ROUTE_REFRESH]);
     assertEquals(1, neighbor().path("messageStats").path("routeRefreshRecv").asLong(), neighbor()::toString);
+    // FRR answered between BoRR and EoRR; what it sent again stays (RFC 7313 §4 stale routes)
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.status().received()[ROUTE_REFRESH] >= 2);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+        .until(() -> inRib("198.51.100.0/24") && inRib("198.51.100.128/25"));
   }
 
   @Test

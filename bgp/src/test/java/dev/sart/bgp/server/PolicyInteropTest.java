@@ -24,6 +24,7 @@ import dev.sart.bgp.wire.Communities;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.testbed.Bird;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -188,6 +189,38 @@ class PolicyInteropTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> inRib("198.51.100.128/25"));
     assertEquals(0, p.status().sent()[ROUTE_REFRESH]);
     assertEquals(updates, p.status().received()[UPDATE], "nothing asked of FRR, nothing received");
+  }
+
+  @Test
+  void enhancedRouteRefreshBothWaysWithBird() throws Exception {
+    Topology t = testbed.topology();
+    Node sart = t.node("sart");
+    Node peer = t.node("peer");
+    t.link(sart, peer).addresses("192.0.2.1/30", "192.0.2.2/30");
+    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
+    server.setLocalAs(65001);
+    server.setRouterId(Ip.parseV4("192.0.2.1"));
+    server.start();
+    Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP));
+    Bird bird = new Bird(peer, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
+        .originate("198.51.100.0/24"));
+    bird.start();
+    bird.awaitRoute("203.0.113.0/24");
+    await().atMost(Duration.ofSeconds(30)).until(() -> inRib("198.51.100.0/24"));
+    assertTrue(bird.birdc("show protocols all n0").contains("Enhanced refresh"), "negotiated");
+
+    // BIRD asks (ROUTE-REFRESH); we answer between BoRR and EoRR; BIRD drops what we do not send again
+    bird.birdc("reload in n0");
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.status().received()[ROUTE_REFRESH] == 1
+        && p.status().sent()[ROUTE_REFRESH] == 2);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+        .until(() -> !bird.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).isEmpty());
+
+    // we ask; BIRD answers between BoRR and EoRR; its route stays with us
+    p.requestRouteRefresh();
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.status().received()[ROUTE_REFRESH] == 3);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> inRib("198.51.100.0/24"));
   }
 
   @Test

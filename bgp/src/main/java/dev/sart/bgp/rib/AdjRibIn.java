@@ -8,6 +8,7 @@ import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.PathAttributes;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the RIB keeps per Established peer besides its paths in the Loc-RIB: its policies, its
@@ -22,7 +23,7 @@ final class AdjRibIn {
   /** Pre-policy paths as received; null unless soft reconfiguration inbound is on. */
   Map<Key, Attrs> received;
   /** RFC 7313 §4: per family, the paths marked stale by the peer's BoRR and not sent again yet. */
-  Map<Family, java.util.Set<Key>> stale;
+  Map<Family, Set<Key>> stale;
   long acceptedV4;
   long acceptedV6;
   boolean trippedV4;
@@ -94,7 +95,7 @@ final class AdjRibIn {
   /** The path came again (or went): it is no longer stale. */
   void refreshed(Prefix p, int pathId) {
     if (stale != null) {
-      java.util.Set<Key> s = stale.get(p.family());
+      Set<Key> s = stale.get(p.family());
       if (s != null) {
         s.remove(new Key(p, pathId));
       }

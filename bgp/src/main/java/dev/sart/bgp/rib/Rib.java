@@ -5,9 +5,11 @@ import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -202,7 +204,7 @@ public final class Rib implements AutoCloseable {
       if (!old.exportPolicy().equals(policy.exportPolicy())) {
         reexport(peer);
       }
-      if (!java.util.Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
+      if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
         st.trippedV4 = false;
         st.trippedV6 = false;
         checkMaxPrefix(peer, st);
@@ -220,7 +222,7 @@ public final class Rib implements AutoCloseable {
       if (st == null) {
         return;
       }
-      java.util.Set<AdjRibIn.Key> marked = new java.util.HashSet<>();
+      Set<AdjRibIn.Key> marked = new HashSet<>();
       if (st.received != null) {
         // as received: also the routes the import policy rejects
         st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
@@ -246,7 +248,7 @@ public final class Rib implements AutoCloseable {
   public void endOfRefresh(RibPeer peer, Family family) {
     submit(() -> {
       AdjRibIn st = adjRibsIn.get(peer);
-      java.util.Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
+      Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
       if (left == null) {
         return;
       }

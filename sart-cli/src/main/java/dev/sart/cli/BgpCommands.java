@@ -254,7 +254,8 @@ final class BgpCommands {
   }
 
   @Command(name = "neighbor", description = "Peers",
-      subcommands = {Neighbor.Get.class, Neighbor.List_.class, Neighbor.Add.class, Neighbor.Del.class, Neighbor.Rib.class})
+      subcommands = {Neighbor.Get.class, Neighbor.List_.class, Neighbor.Add.class, Neighbor.Del.class, Neighbor.Rib.class,
+          Neighbor.Refresh.class})
   static final class Neighbor {
 
     static void printPeers(Ctx c, List<Peer> peers, boolean list) {
@@ -333,6 +334,24 @@ final class BgpCommands {
       @Option(names = "--family", description = "ipv4 or ipv6 (repeatable; default: the address's)")
       List<String> families = new ArrayList<>();
 
+      @Option(names = "--import-policy", description = "a policy defined in the speaker, applied to received routes")
+      String importPolicy;
+
+      @Option(names = "--export-policy", description = "a policy defined in the speaker, applied to routes sent")
+      String exportPolicy;
+
+      @Option(names = "--max-prefix", description = "most prefixes accepted per family; more: Cease/1 (RFC 4486)")
+      Long maxPrefix;
+
+      @Option(names = "--max-prefix-restart", description = "seconds until a session closed for max-prefix restarts (default: stays down)")
+      Integer maxPrefixRestart;
+
+      @Option(names = "--max-prefix-warning-only", description = "only log when the limit is exceeded")
+      boolean maxPrefixWarningOnly;
+
+      @Option(names = "--soft-reconfiguration-inbound", description = "keep the routes as received (policy changes apply without a route refresh)")
+      boolean softReconfigurationInbound;
+
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
@@ -353,6 +372,22 @@ final class BgpCommands {
         for (String f : families) {
           p.addFamilies(family(f, "unicast"));
         }
+        if (importPolicy != null) {
+          p.setImportPolicy(importPolicy);
+        }
+        if (exportPolicy != null) {
+          p.setExportPolicy(exportPolicy);
+        }
+        if (maxPrefix != null) {
+          if (maxPrefix < 1 || maxPrefix > 0xffff_ffffL) {
+            throw new IllegalArgumentException("--max-prefix is 1..4294967295: " + maxPrefix);
+          }
+          p.setMaxPrefix(MaxPrefix.newBuilder().setLimit(maxPrefix.intValue()).setWarningOnly(maxPrefixWarningOnly)
+              .setRestartTime(maxPrefixRestart == null ? 0 : maxPrefixRestart));
+        } else if (maxPrefixRestart != null || maxPrefixWarningOnly) {
+          throw new IllegalArgumentException("--max-prefix-restart and --max-prefix-warning-only need --max-prefix");
+        }
+        p.setSoftReconfigurationInbound(softReconfigurationInbound);
         c.call(s -> s.addPeer(AddPeerRequest.newBuilder().setPeer(p).build()));
         return 0;
       }
@@ -372,6 +407,28 @@ final class BgpCommands {
       }
     }
 
+    @Command(name = "refresh", description = "Route refresh: ask the peer to send its routes again (--in, RFC 2918) "
+        + "or send it ours again (--out)")
+    static final class Refresh implements Callable<Integer> {
+      @Spec CommandSpec spec;
+
+      @Parameters(description = "peer address") String addr;
+
+      @Option(names = "--in", description = "ask the peer (default)") boolean in;
+
+      @Option(names = "--out", description = "send ours") boolean out;
+
+      @Override
+      public Integer call() {
+        if (in && out) {
+          throw new IllegalArgumentException("give --in or --out, not both");
+        }
+        Ctx c = new Ctx(spec);
+        c.call(s -> s.refreshNeighbor(RefreshNeighborRequest.newBuilder().setAddr(addr).setSoftIn(!out).build()));
+        return 0;
+      }
+    }
+
     @Command(name = "rib", description = "What a peer sent us (in) or what we send it (out)")
     static final class Rib implements Callable<Integer> {
       @Spec CommandSpec spec;
@@ -379,6 +436,9 @@ final class BgpCommands {
       @Parameters(description = "peer address") String addr;
 
       @Option(names = {"-k", "--kind"}, defaultValue = "in", description = "in or out") String kind;
+
+      @Option(names = "--pre-policy", description = "with -k in: the routes as received, before the import policy "
+          + "(needs soft reconfiguration inbound)") boolean prePolicy;
 
       @Option(names = {"-a", "--afi"}, defaultValue = "ipv4") String afi;
 
@@ -393,7 +453,7 @@ final class BgpCommands {
           default -> throw new IllegalArgumentException("kind is in or out: " + kind);
         };
         printPaths(c, c.call(s -> s.getNeighborPath(GetNeighborPathRequest.newBuilder().setKind(k).setAddr(addr)
-            .setFamily(family(afi, safi)).build())).getPathsList());
+            .setFamily(family(afi, safi)).setPrePolicy(prePolicy).build())).getPathsList());
         return 0;
       }
     }

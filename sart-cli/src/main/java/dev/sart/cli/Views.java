@@ -70,6 +70,22 @@ final class Views {
     if (!p.getLastError().isEmpty()) {
       m.put("lastError", p.getLastError());
     }
+    if (!p.getImportPolicy().isEmpty()) {
+      m.put("importPolicy", p.getImportPolicy());
+    }
+    if (!p.getExportPolicy().isEmpty()) {
+      m.put("exportPolicy", p.getExportPolicy());
+    }
+    if (p.getMaxPrefix().getLimit() != 0) {
+      Map<String, Object> mp = new LinkedHashMap<>();
+      mp.put("limit", Integer.toUnsignedLong(p.getMaxPrefix().getLimit()));
+      mp.put("warningOnly", p.getMaxPrefix().getWarningOnly());
+      mp.put("restartTime", p.getMaxPrefix().getRestartTime());
+      m.put("maxPrefix", mp);
+    }
+    if (p.getSoftReconfigurationInbound()) {
+      m.put("softReconfigurationInbound", true);
+    }
     return m;
   }
 

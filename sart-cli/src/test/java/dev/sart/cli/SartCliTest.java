@@ -90,6 +90,28 @@ class SartCliTest {
   }
 
   @Test
+  void neighborAddTakesPoliciesAndAPrefixLimit() throws Exception {
+    sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
+    speaker.policies().define(dev.sart.bgp.policy.Policy.of("from-tor", true));
+    Run add = sart("bgp", "neighbor", "add", "192.0.2.2", "65002", "--passive", "--import-policy", "from-tor",
+        "--max-prefix", "100", "--max-prefix-restart", "60", "--soft-reconfiguration-inbound");
+    assertEquals(0, add.code(), add.err());
+    JsonNode p = json("-o", "json", "bgp", "neighbor", "get", "192.0.2.2");
+    assertEquals("from-tor", p.get("importPolicy").asText());
+    assertEquals(100, p.get("maxPrefix").get("limit").asLong());
+    assertEquals(60, p.get("maxPrefix").get("restartTime").asInt());
+    assertTrue(p.get("softReconfigurationInbound").asBoolean());
+    Run unknown = sart("bgp", "neighbor", "add", "192.0.2.3", "65002", "--export-policy", "nope");
+    assertEquals(1, unknown.code());
+    assertTrue(unknown.err().contains("no policy 'nope'"), unknown.err());
+    Run bad = sart("bgp", "neighbor", "add", "192.0.2.3", "65002", "--max-prefix-restart", "5");
+    assertTrue(bad.err().contains("need --max-prefix"), bad.err());
+    // a passive peer that is not up: the refresh is accepted (and does nothing until it is)
+    assertEquals(0, sart("bgp", "neighbor", "refresh", "192.0.2.2", "--out").code());
+    assertEquals(1, sart("bgp", "neighbor", "refresh", "192.0.2.9").code());
+  }
+
+  @Test
   void aMissingPeerIsNotFoundAtOnce() {
     Run r = sart("bgp", "neighbor", "get", "192.0.2.9");
     assertEquals(1, r.code());

@@ -96,8 +96,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       if (Boolean.TRUE.equals(cfg.multiPath())) {
         server.setMultipath(true);
       }
+      PolicyConfig.policies(cfg).forEach(server.policies()::define);
       for (BgpConfigFile.Neighbor n : cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
-        server.addPeer(peerConfig(n));
+        server.addPeer(peerConfig(n), PolicyConfig.peerPolicy(n, server.policies()));
       }
       for (BgpConfigFile.Paths p : cfg.paths() == null ? List.<BgpConfigFile.Paths>of() : cfg.paths()) {
         server.addPaths(p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));

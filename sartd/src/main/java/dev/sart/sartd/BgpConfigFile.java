@@ -13,8 +13,9 @@ import java.util.Map;
 /**
  * The {@code sartd bgp -f FILE} YAML, with sart's keys ({@code asn}, {@code router_id},
  * {@code multi_path}, {@code neighbors}, {@code paths}, {@code fib_endpoint}, {@code fib_table},
- * {@code exporter}) plus per-neighbour timers, password, multihop and TTL security, and
- * {@code metrics_address}.
+ * {@code exporter}) plus {@code metrics_address}, per-neighbour timers, password, multihop and TTL
+ * security, and routing policy: {@code prefix_lists}, {@code policies}, and per neighbour
+ * {@code import_policy}, {@code export_policy}, {@code max_prefix*}, {@code soft_reconfiguration_inbound}.
  */
 record BgpConfigFile(
     Long asn,
@@ -25,7 +26,9 @@ record BgpConfigFile(
     String exporter,
     @JsonProperty("metrics_address") String metricsAddress,
     List<Neighbor> neighbors,
-    List<Paths> paths) {
+    List<Paths> paths,
+    @JsonProperty("prefix_lists") Map<String, List<String>> prefixLists,
+    List<PolicyDef> policies) {
 
   record Neighbor(
       String name,
@@ -41,7 +44,40 @@ record BgpConfigFile(
       @JsonProperty("ttl_security") Boolean ttlSecurity,
       @JsonProperty("local_address") String localAddress,
       Integer port,
-      List<String> families) {}
+      List<String> families,
+      @JsonProperty("import_policy") String importPolicy,
+      @JsonProperty("export_policy") String exportPolicy,
+      @JsonProperty("max_prefix") Long maxPrefix,
+      @JsonProperty("max_prefix_restart") Integer maxPrefixRestart,
+      @JsonProperty("max_prefix_warning_only") Boolean maxPrefixWarningOnly,
+      @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound) {}
+
+  /** A named policy: statements in order, then the default ("accept" or "reject"). */
+  record PolicyDef(String name, @JsonProperty("default") String defaultAction, List<StatementDef> statements) {}
+
+  /** {@code match} conditions (all must hold), {@code action} accept/reject, {@code set} changes. */
+  record StatementDef(MatchDef match, String action, SetDef set) {}
+
+  /**
+   * @param prefixList the name of an entry of {@code prefix_lists}
+   * @param prefixes entries written in place ("[permit|deny] PREFIX [ge N] [le N]")
+   */
+  record MatchDef(
+      @JsonProperty("prefix_list") String prefixList,
+      List<String> prefixes,
+      List<String> communities,
+      @JsonProperty("large_communities") List<String> largeCommunities) {}
+
+  /** {@code communities} replaces the route's, {@code add_communities} adds to them; the same for large ones. */
+  record SetDef(
+      @JsonProperty("local_pref") Long localPref,
+      Long med,
+      List<String> communities,
+      @JsonProperty("add_communities") List<String> addCommunities,
+      @JsonProperty("large_communities") List<String> largeCommunities,
+      @JsonProperty("add_large_communities") List<String> addLargeCommunities,
+      Integer prepend,
+      @JsonProperty("prepend_as") Long prependAs) {}
 
   record Paths(List<String> prefixes, Map<String, String> attributes) {}
 

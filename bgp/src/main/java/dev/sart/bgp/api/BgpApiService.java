@@ -125,6 +125,20 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
             .forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue()).setBest(true)));
         return b.build();
       });
+    } else if (request.getPrePolicy()) {
+      result = peer.ribPeer().thenCompose(rp -> rp == null
+          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
+          : server.rib().query(v -> {
+            var received = v.receivedPrePolicy(rp, f);
+            if (received == null) {
+              throw new IllegalStateException("peer " + request.getAddr()
+                  + " keeps no routes as received (enable soft_reconfiguration_inbound)");
+            }
+            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
+            received.forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue())
+                .setPeerAsn((int) rp.asn()).setPeerAddr(ProtoMapping.address(rp.address()))));
+            return b.build();
+          }));
     } else {
       result = peer.ribPeer().thenCompose(rp -> rp == null
           ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
@@ -211,7 +225,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
       if (server.peer(address) != null) {
         throw Status.ALREADY_EXISTS.withDescription("peer " + p.getAddress() + " exists").asRuntimeException();
       }
-      server.addPeer(c);
+      server.addPeer(c, PolicyMapping.peerPolicy(server.policies(), p.getImportPolicy(), p.getExportPolicy(),
+          p.getMaxPrefix(), p.getSoftReconfigurationInbound()));
       return Empty.getDefaultInstance();
     });
   }
@@ -272,6 +287,40 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
       } else {
         p.resendAdjRibOut();
       }
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void setPolicy(SetPolicyRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      server.policies().define(PolicyMapping.policy(request.getPolicy()));
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void deletePolicy(DeletePolicyRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      if (!server.policies().delete(request.getName())) {
+        throw Status.NOT_FOUND.withDescription("no policy '" + request.getName() + "'").asRuntimeException();
+      }
+      return Empty.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void listPolicy(ListPolicyRequest request, StreamObserver<ListPolicyResponse> out) {
+    reply(out, () -> ListPolicyResponse.newBuilder()
+        .addAllPolicies(server.policies().all().stream().map(PolicyMapping::policy).toList()).build());
+  }
+
+  @Override
+  public void setNeighborPolicy(SetNeighborPolicyRequest request, StreamObserver<Empty> out) {
+    reply(out, () -> {
+      Peer p = peer(request.getAddr());
+      p.setPolicy(PolicyMapping.peerPolicy(server.policies(), request.getImportPolicy(), request.getExportPolicy(),
+          request.getMaxPrefix(), request.getSoftReconfigurationInbound()));
       return Empty.getDefaultInstance();
     });
   }

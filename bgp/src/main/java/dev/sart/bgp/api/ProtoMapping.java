@@ -60,7 +60,11 @@ final class ProtoMapping {
         .setState(state(s.state()))
         .setPassiveOpen(p.config().passive())
         .setSendCounter(counter(s.sent()))
-        .setRecvCounter(counter(s.received()));
+        .setRecvCounter(counter(s.received()))
+        .setImportPolicy(PolicyMapping.name(p.policy().importPolicy()))
+        .setExportPolicy(PolicyMapping.name(p.policy().exportPolicy()))
+        .setMaxPrefix(PolicyMapping.maxPrefix(p.policy().maxPrefix()))
+        .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound());
     s.families().stream().sorted((x, y) -> Integer.compare(x.afi(), y.afi())).forEach(f -> b.addFamilies(family(f)));
     if (s.establishedSince() != null) {
       b.setUptime(timestamp(s.establishedSince()));

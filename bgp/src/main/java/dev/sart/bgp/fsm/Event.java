@@ -1,6 +1,7 @@
 package dev.sart.bgp.fsm;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 
 /**
  * The inputs of the FSM, numbered as RFC 4271 §8.1 numbers them (plus RFC 9687's send hold timer
@@ -26,9 +27,24 @@ public sealed interface Event {
   /**
    * Event 8: the system stops the session, e.g. max-prefix exceeded (RFC 4486 Cease subcode 1).
    *
-   * @param ceaseSubcode the Cease subcode of the NOTIFICATION sent (RFC 4486)
+   * @param ceaseSubcode the Cease subcode of the NOTIFICATION sent (RFC 4486 §4)
+   * @param data the NOTIFICATION's data (for subcode 1: AFI, SAFI and the prefix upper bound)
+   * @param automaticRestart whether the session restarts by itself; false keeps it in Idle until a start event
+   * @param restartAfter when restarting by itself, after this long instead of the IdleHoldTime (null: the IdleHoldTime)
    */
-  record AutomaticStop(int ceaseSubcode) implements Event { public int number() { return 8; } }
+  record AutomaticStop(int ceaseSubcode, ByteBuffer data, boolean automaticRestart, Duration restartAfter)
+      implements Event {
+    public AutomaticStop {
+      data = data.asReadOnlyBuffer();
+    }
+
+    /** Cease with this subcode and no data; the session restarts after the IdleHoldTime as after an error. */
+    public AutomaticStop(int ceaseSubcode) {
+      this(ceaseSubcode, ByteBuffer.allocate(0), true, null);
+    }
+
+    public int number() { return 8; }
+  }
 
   // §8.1.3 timer events
   record ConnectRetryTimerExpires() implements Event { public int number() { return 9; } }

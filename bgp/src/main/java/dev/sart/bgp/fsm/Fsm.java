@@ -178,7 +178,7 @@ public final class Fsm {
   private static void openSent(Step s, Event e) {
     switch (e) {
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
-      case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
+      case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       // A second connection is tracked by the peer layer for collision detection (§6.8).
       case Event.TcpConnectionValid t -> { }
@@ -219,7 +219,7 @@ public final class Fsm {
   private static void openConfirm(Step s, Event e) {
     switch (e) {
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
-      case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
+      case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       case Event.KeepaliveTimerExpires t -> {
         s.act(new SendKeepalive());
@@ -264,7 +264,7 @@ public final class Fsm {
     Negotiated n = s.session.negotiated();
     switch (e) {
       case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
-      case Event.AutomaticStop a -> s.toIdle(SendNotification.of(CEASE, a.ceaseSubcode()), Counter.INCREMENT, true);
+      case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       case Event.KeepaliveTimerExpires t -> {
         s.act(new SendKeepalive());
@@ -416,6 +416,23 @@ public final class Fsm {
       }
     }
 
+    /**
+     * Event 8 in OpenSent, OpenConfirm and Established (§8.2.2): Cease, counter + 1, Idle. The
+     * restart after it is the caller's choice: as after an error (damped), after a fixed time (the
+     * max-prefix restart timer, not damped), or none.
+     */
+    void automaticStop(Event.AutomaticStop a) {
+      SendNotification n = new SendNotification(CEASE, a.ceaseSubcode(), a.data());
+      if (!a.automaticRestart()) {
+        session = session.withAutomaticRestart(false);
+        toIdle(n, Counter.INCREMENT, false);
+      } else if (a.restartAfter() != null) {
+        toIdle(n, Counter.INCREMENT, false, a.restartAfter());
+      } else {
+        toIdle(n, Counter.INCREMENT, true);
+      }
+    }
+
     void manualStop(SendNotification notification) {
       session = session.withAutomaticRestart(false);
       toIdle(notification, Counter.RESET, false);
@@ -433,6 +450,11 @@ public final class Fsm {
      * DampPeerOscillations, each damped error doubles the next IdleHoldTime up to the maximum.
      */
     void toIdle(SendNotification notification, Counter counter, boolean damp) {
+      toIdle(notification, counter, damp, null);
+    }
+
+    /** {@code wait}: the IdleHoldTimer of this restart only, instead of the session's IdleHoldTime (null: that). */
+    void toIdle(SendNotification notification, Counter counter, boolean damp, Duration waitOverride) {
       if (notification != null) {
         act(notification);
       }
@@ -456,7 +478,7 @@ public final class Fsm {
       }
       session = session.withCounter(c).withDelayOpenTimerRunning(false).withNegotiated(null).withIdleHoldTime(next);
       if (session.automaticRestart()) {
-        act(new StartTimer(Timer.IDLE_HOLD, wait));
+        act(new StartTimer(Timer.IDLE_HOLD, waitOverride != null ? waitOverride : wait));
       }
       to(State.IDLE);
     }

@@ -10,6 +10,8 @@ import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.fsm.Timer;
 import dev.sart.bgp.fsm.Transition;
+import dev.sart.bgp.policy.MaxPrefix;
+import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
@@ -91,6 +93,7 @@ public final class Peer {
   private volatile String lastError;
   private volatile Instant establishedSince;
   private final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
+  private volatile PeerPolicy policy = PeerPolicy.NONE;
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -132,6 +135,55 @@ public final class Peer {
       c[i] = a.getAcquire(i);
     }
     return c;
+  }
+
+  /** The import/export policies, prefix limit and soft reconfiguration of this neighbour. */
+  public PeerPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Changes the policies; an Established session applies them at once. A changed import policy
+   * re-evaluates the routes as received when they are kept (soft reconfiguration inbound);
+   * otherwise the peer is asked to send them again (ROUTE-REFRESH, RFC 2918 §3), if it can.
+   */
+  public void setPolicy(PeerPolicy p) {
+    java.util.Objects.requireNonNull(p, "policy (PeerPolicy.NONE for none)");
+    PeerPolicy old;
+    synchronized (this) {
+      old = policy;
+      policy = p;
+    }
+    loop.execute(() -> {
+      if (ribPeer == null) {
+        return;
+      }
+      speaker.rib().setPolicy(ribPeer, p);
+      boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
+      if ((!kept && !old.importPolicy().equals(p.importPolicy()))
+          || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
+        requestRouteRefresh();
+      }
+    });
+  }
+
+  /**
+   * The RIB counted more accepted prefixes than the limit (on the RIB thread): RFC 4486 §4 Cease /
+   * Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The session
+   * stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
+   */
+  private void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
+    loop.execute(() -> {
+      if (ribPeer != rp) {
+        return; // that session is gone already
+      }
+      ByteBuffer data = ByteBuffer.allocate(7).putShort((short) family.afi()).put((byte) family.safi())
+          .putInt((int) limit.limit()).flip();
+      LOG.info(() -> "peer=" + name() + " event=max-prefix family=" + family + " accepted=" + accepted
+          + " limit=" + limit.limit() + " restart=" + (limit.restart() == null ? "never" : limit.restart()));
+      primary.handle(new Event.AutomaticStop(Iana.ErrorSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, data,
+          limit.restart() != null, limit.restart()));
+    });
   }
 
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
@@ -234,6 +286,12 @@ public final class Peer {
       caps.add(new Capability.Multiprotocol(f));
     }
     caps.add(new Capability.RouteRefresh());
+    caps.add(Capability.EnhancedRouteRefresh.INSTANCE); // RFC 7313 §3
+    // RFC 4724 §3: with no <AFI, SAFI>, we keep no forwarding state across a restart but send and
+    // understand End-of-RIB. FRR sends End-of-RIB only to peers with this capability, and ignores
+    // their ROUTE-REFRESH until it has ("rcvd route-refresh before EoR"), so without it our
+    // requests would never be answered.
+    caps.add(new Capability.GracefulRestart(0, 0, List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -255,6 +313,10 @@ public final class Peer {
       for (Update u : UpdatePacker.pack(batch, c.codec, families)) {
         c.send(u);
       }
+    }
+    // RFC 7313 §4: the EoRR follows the routes of the refresh, once they are all out
+    for (Family f : rp.out().takeEndOfRefresh()) {
+      c.send(RouteRefresh.end(f));
     }
     c.channel.flush();
     if (rp.out().hasPending() && c.channel.isWritable()) {
@@ -544,11 +606,35 @@ public final class Peer {
       pendingUpdate = null;
     }
 
+    /**
+     * RFC 2918 §4: a request is answered with the Adj-RIB-Out of its family; with enhanced route
+     * refresh (RFC 7313 §4) between a BoRR, sent before any of the routes, and an EoRR after them
+     * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). The
+     * peer's BoRR marks its routes of the family stale, its EoRR removes those it did not send
+     * again (RFC 7313 §4); other subtypes are ignored (RFC 7313 §5).
+     */
     private void onRouteRefresh(RouteRefresh r) {
-      if (session.state() == State.ESTABLISHED && ribPeer != null && this == primary
-          && r.subtype() == 0 && ribPeer.families().contains(r.family())) {
-        speaker.rib().resend(ribPeer);
+      if (session.state() != State.ESTABLISHED || ribPeer == null || this != primary
+          || !ribPeer.families().contains(r.family())) {
+        return;
       }
+      if (r.subtype() != Iana.RouteRefreshSubtype.NORMAL) {
+        if (negotiation.enhancedRouteRefresh()) {
+          if (r.subtype() == Iana.RouteRefreshSubtype.BEGINNING_OF_ROUTE_REFRESH) {
+            speaker.rib().beginningOfRefresh(ribPeer, r.family());
+          } else if (r.subtype() == Iana.RouteRefreshSubtype.END_OF_ROUTE_REFRESH) {
+            speaker.rib().endOfRefresh(ribPeer, r.family());
+          }
+        }
+        return;
+      }
+      boolean enhanced = negotiation.enhancedRouteRefresh();
+      if (enhanced) {
+        send(RouteRefresh.beginning(r.family()));
+        channel.flush();
+      }
+      LOG.fine(() -> "peer=" + name() + " event=route-refresh-received family=" + r.family());
+      speaker.rib().resend(ribPeer, r.family(), enhanced);
     }
 
     private void process(Update u, boolean treatAsWithdraw) {
@@ -560,6 +646,17 @@ public final class Peer {
     }
 
     private void established() {
+      if (this == secondary) {
+        // RFC 4271 §6.8: the other connection went away before this one's OPEN could collide with
+        // it (the peer closed it for its own collision resolution): this connection is the session
+        Connection old = primary;
+        primary = this;
+        secondary = null;
+        if (old.channel != null) {
+          old.handle(new Event.OpenCollisionDump());
+        }
+        old.cancelTimers();
+      }
       Negotiation n = negotiation;
       InetSocketAddress local = (InetSocketAddress) channel.localAddress();
       MpNextHop v4 = null;
@@ -575,7 +672,7 @@ public final class Peer {
           new AdjRibOut(() -> loop.execute(Peer.this::drain), prefixCounters));
       establishedSince = Instant.now();
       lastError = null;
-      speaker.rib().peerUp(ribPeer);
+      speaker.rib().peerUp(ribPeer, policy, Peer.this::maxPrefixExceeded);
     }
 
     void channelInactive(Channel ch) {

@@ -20,12 +20,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class AdjRibOut {
   private static final Object WITHDRAW = new Object();
 
+  /** A route to send even when it equals what was advertised (a route refresh, RFC 2918 §4). */
+  private record Forced(Attrs attrs) {}
+
   private final ConcurrentHashMap<Prefix, Object> pending = new ConcurrentHashMap<>();
   private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
   private final Runnable wakeup;
   private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
-  private volatile boolean forgetAdvertised;
+  /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent. */
+  private final Set<Family> endOfRefreshDue = ConcurrentHashMap.newKeySet();
   // owned by the peer's event loop
   private final Map<Prefix, Attrs> advertised = new HashMap<>();
   private boolean endOfRibSent;
@@ -48,7 +52,20 @@ public final class AdjRibOut {
   // --- RIB thread ---------------------------------------------------------------------------------
 
   void advertise(Prefix p, Attrs attrs) {
-    pending.put(p, attrs);
+    // a pending forced re-send stays forced: the peer must get the prefix in its refresh
+    pending.merge(p, attrs, (old, now) -> old instanceof Forced ? new Forced((Attrs) now) : now); // no capture: no allocation
+    signal();
+  }
+
+  /** Like {@link #advertise}, but sent even when the peer has these attributes already. */
+  void readvertise(Prefix p, Attrs attrs) {
+    pending.put(p, new Forced(attrs));
+    signal();
+  }
+
+  /** The re-send of {@code family} has been queued: its EoRR follows when it has been sent. */
+  void endOfRefreshQueued(Family family) {
+    endOfRefreshDue.add(family);
     signal();
   }
 
@@ -69,11 +86,6 @@ public final class AdjRibOut {
     }
   }
 
-  /** Before a route refresh: the next drain sends everything queued, even what was sent already. */
-  void forgetAdvertised() {
-    forgetAdvertised = true;
-  }
-
   // --- peer event loop ----------------------------------------------------------------------------
 
   /** What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due. */
@@ -89,11 +101,6 @@ public final class AdjRibOut {
    */
   public Batch drain(int max, Set<Family> families) {
     wakeupScheduled.set(false);
-    if (forgetAdvertised) {
-      forgetAdvertised = false;
-      advertised.keySet().forEach(p -> counters.advertised(p.family(), -1));
-      advertised.clear();
-    }
     Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
     List<Prefix> withdraw = new ArrayList<>();
     int taken = 0;
@@ -115,6 +122,11 @@ public final class AdjRibOut {
           withdraw.add(p);
           counters.advertised(p.family(), -1);
         }
+      } else if (v instanceof Forced f) {
+        if (advertised.put(p, f.attrs()) == null) {
+          counters.advertised(p.family(), 1);
+        }
+        announce.computeIfAbsent(f.attrs(), k -> new ArrayList<>()).add(p);
       } else {
         Attrs a = (Attrs) v;
         Attrs before = advertised.put(p, a);
@@ -135,7 +147,23 @@ public final class AdjRibOut {
   }
 
   public boolean hasPending() {
-    return !pending.isEmpty() || (!endOfRibSent && initialTableQueued);
+    return !pending.isEmpty() || (!endOfRibSent && initialTableQueued) || !endOfRefreshDue.isEmpty();
+  }
+
+  /**
+   * The families whose EoRR is due now: their re-send was queued and nothing is pending any more
+   * (call after draining; empty otherwise). RFC 7313 §4: the EoRR follows the re-advertised routes.
+   */
+  public List<Family> takeEndOfRefresh() {
+    if (endOfRefreshDue.isEmpty()) {
+      return List.of();
+    }
+    List<Family> due = List.copyOf(endOfRefreshDue); // read before checking pending: queued after the routes
+    if (!pending.isEmpty()) {
+      return List.of();
+    }
+    endOfRefreshDue.removeAll(due);
+    return due;
   }
 
   /** Prefixes currently advertised to the peer (peer loop only). */

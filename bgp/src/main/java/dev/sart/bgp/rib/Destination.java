@@ -29,6 +29,16 @@ final class Destination {
     return true;
   }
 
+  /** The path from this source with this path id, or null. */
+  Path find(RibPeer source, int pathId) {
+    for (Path p : paths) {
+      if (p.source() == source && p.pathId() == pathId) {
+        return p;
+      }
+    }
+    return null;
+  }
+
   boolean remove(RibPeer source, int pathId) {
     return paths.removeIf(p -> p.source() == source && p.pathId() == pathId);
   }

@@ -1,10 +1,15 @@
 package dev.sart.bgp.rib;
 
+import dev.sart.bgp.policy.MaxPrefix;
+import dev.sart.bgp.policy.PeerPolicy;
+import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,7 +32,11 @@ public final class Rib implements AutoCloseable {
   // owned by the worker
   private final Map<Prefix, Destination> table = new HashMap<>();
   private final List<RibPeer> peers = new ArrayList<>();
-  /** Per peer, the paths it sent that were rejected (AS_PATH loop): counted as received, not accepted. */
+  private final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
+  /**
+   * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
+   * rejected them): counted as received, not accepted.
+   */
   private final Map<RibPeer, java.util.Set<Rejected>> rejected = new HashMap<>();
   private long localAs;
   private BestPath.Options options = BestPath.Options.DEFAULT;
@@ -118,12 +127,21 @@ public final class Rib implements AutoCloseable {
 
   /** A session reached Established: send it the table, then End-of-RIB. */
   public void peerUp(RibPeer peer) {
+    peerUp(peer, PeerPolicy.NONE, null);
+  }
+
+  /**
+   * A session reached Established with its policies: {@code handler} is told when it sends more
+   * prefixes than its limit allows (null: nobody is told).
+   */
+  public void peerUp(RibPeer peer, PeerPolicy policy, MaxPrefixHandler handler) {
     submit(() -> {
       peers.add(peer);
+      adjRibsIn.put(peer, new AdjRibIn(policy, handler));
       for (Destination d : table.values()) {
         Path best = d.selection.best();
         if (best != null) {
-          Attrs a = Export.toPeer(d.prefix, best, peer, localAs);
+          Attrs a = exportTo(d.prefix, best, peer);
           if (a != null) {
             peer.out().advertise(d.prefix, a);
           }
@@ -135,25 +153,208 @@ public final class Rib implements AutoCloseable {
 
   /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */
   public void resend(RibPeer peer) {
-    peer.out().forgetAdvertised();
+    resend(peer, null, false);
+  }
+
+  /**
+   * Sends the peer the routes of {@code family} (null: all) again, even those it has had already
+   * (RFC 2918 §4); with {@code endOfRefresh}, an EoRR follows them (RFC 7313 §4: the BoRR was
+   * sent before this was asked).
+   */
+  public void resend(RibPeer peer, Family family, boolean endOfRefresh) {
     submit(() -> {
       if (!peers.contains(peer)) {
         return;
       }
       for (Destination d : table.values()) {
+        if (family != null && !d.prefix.family().equals(family)) {
+          continue;
+        }
         Path best = d.selection.best();
-        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
         if (a != null) {
-          peer.out().advertise(d.prefix, a);
+          peer.out().readvertise(d.prefix, a);
         }
       }
+      if (endOfRefresh && family != null) {
+        peer.out().endOfRefreshQueued(family);
+      }
     });
+  }
+
+  /**
+   * Changes a peer's policies while it is up. A changed export policy is applied to the whole
+   * table at once (what no longer passes is withdrawn). A changed import policy is applied to the
+   * routes as received when they are kept (soft reconfiguration inbound); otherwise the caller asks
+   * the peer to send them again (ROUTE-REFRESH, RFC 2918), and they pass the new policy as they come.
+   */
+  public void setPolicy(RibPeer peer, PeerPolicy policy) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null) {
+        return;
+      }
+      PeerPolicy old = st.policy;
+      st.policy = policy;
+      st.forgetMemos();
+      boolean kept = st.received != null;
+      if (!policy.softReconfigurationInbound()) {
+        st.received = null;
+      } else if (!kept) {
+        st.received = new HashMap<>(); // filled as routes arrive (after a route refresh)
+      }
+      if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
+        reimport(peer, st);
+      }
+      if (!old.exportPolicy().equals(policy.exportPolicy())) {
+        reexport(peer);
+      }
+      if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
+        st.trippedV4 = false;
+        st.trippedV6 = false;
+        checkMaxPrefix(peer, st);
+      }
+    });
+  }
+
+  /**
+   * RFC 7313 §4: the peer sent a BoRR: its routes of {@code family} are stale until it sends them
+   * again; those it has not sent again by its EoRR go ({@link #endOfRefresh}).
+   */
+  public void beginningOfRefresh(RibPeer peer, Family family) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null) {
+        return;
+      }
+      Set<AdjRibIn.Key> marked = new HashSet<>();
+      if (st.received != null) {
+        // as received: also the routes the import policy rejects
+        st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
+      } else {
+        for (Destination d : table.values()) {
+          if (d.prefix.family().equals(family)) {
+            for (Path p : d.paths) {
+              if (p.source() == peer) {
+                marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
+              }
+            }
+          }
+        }
+        for (Rejected r : rejected.getOrDefault(peer, Set.of())) {
+          if (r.prefix().family().equals(family)) {
+            marked.add(new AdjRibIn.Key(r.prefix(), r.pathId()));
+          }
+        }
+      }
+      if (st.stale == null) {
+        st.stale = new HashMap<>();
+      }
+      st.stale.put(family, marked);
+    });
+  }
+
+  /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed. */
+  public void endOfRefresh(RibPeer peer, Family family) {
+    submit(() -> {
+      AdjRibIn st = adjRibsIn.get(peer);
+      Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
+      if (left == null) {
+        return;
+      }
+      for (AdjRibIn.Key k : left) {
+        if (st.received != null) {
+          st.received.remove(k);
+        }
+        remove(peer, st, k.prefix(), k.pathId());
+        unreject(peer, k.prefix(), k.pathId());
+      }
+      if (!left.isEmpty()) {
+        LOG.fine(() -> "peer=" + peer + " event=stale-routes-removed family=" + family + " count=" + left.size());
+      }
+    });
+  }
+
+  /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
+  private void reimport(RibPeer peer, AdjRibIn st) {
+    long now = System.currentTimeMillis();
+    for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
+      Prefix p = e.getKey().prefix();
+      int id = e.getKey().pathId();
+      Attrs a = st.importPath(p, e.getValue(), localAs);
+      if (a == null) {
+        remove(peer, st, p, id);
+        reject(peer, p, id);
+        continue;
+      }
+      unreject(peer, p, id);
+      Destination d = table.computeIfAbsent(p, Destination::new);
+      Path old = d.find(peer, id);
+      if (old != null && old.attrs() == a) {
+        continue; // interned: the same instance means the same attributes
+      }
+      if (d.put(new Path(peer, id, a, ++sequence, old == null ? now : old.receivedAtMillis()))) {
+        added(peer, st, p);
+      }
+      decide(d);
+    }
+  }
+
+  /** A changed export policy: what the peer should have now, as changes against what it has. */
+  private void reexport(RibPeer peer) {
+    for (Destination d : table.values()) {
+      Path best = d.selection.best();
+      Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
+      if (a == null) {
+        peer.out().withdraw(d.prefix);
+      } else {
+        peer.out().advertise(d.prefix, a);
+      }
+    }
+  }
+
+  /** RFC 4271 §9.1.3 export rules, then the peer's export policy. */
+  private Attrs exportTo(Prefix p, Path best, RibPeer peer) {
+    Attrs a = Export.toPeer(p, best, peer, localAs);
+    if (a == null) {
+      return null;
+    }
+    AdjRibIn st = adjRibsIn.get(peer);
+    return st == null ? a : st.exportPath(p, a, peer.internal(), localAs);
+  }
+
+  /**
+   * RFC 4486 §4: more prefixes accepted than the configured upper bound. Told once per family and
+   * session (the handler closes the session with Cease/1), or logged once in warning-only mode.
+   */
+  private void checkMaxPrefix(RibPeer peer, AdjRibIn st) {
+    MaxPrefix m = st.policy.maxPrefix();
+    if (m == null) {
+      return;
+    }
+    for (Family f : List.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)) {
+      long n = st.accepted(f);
+      if (n > m.limit() && !st.tripped(f)) {
+        st.trip(f);
+        if (m.warningOnly()) {
+          LOG.warning(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=warning-only");
+        } else {
+          LOG.info(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=cease");
+          if (st.handler != null) {
+            st.handler.exceeded(peer, f, n, m);
+          }
+        }
+      }
+    }
   }
 
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
   public void peerDown(RibPeer peer) {
     submit(() -> {
       peers.remove(peer);
+      adjRibsIn.remove(peer);
       List<Destination> changed = new ArrayList<>();
       for (Destination d : table.values()) {
         int removed = d.removeAll(peer);
@@ -163,7 +364,7 @@ public final class Rib implements AutoCloseable {
           changed.add(d);
         }
       }
-      java.util.Set<Rejected> r = rejected.remove(peer);
+      Set<Rejected> r = rejected.remove(peer);
       if (r != null) {
         r.forEach(x -> peer.counters().received(x.prefix().family(), -1));
       }
@@ -179,17 +380,18 @@ public final class Rib implements AutoCloseable {
   public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
       int[] announcedPathIds, Attrs attrs) {
     submit(() -> {
+      AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
       for (int i = 0; i < withdrawn.size(); i++) {
         Prefix p = withdrawn.get(i);
         int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
-        Destination d = table.get(p);
-        if (d != null && d.remove(from, pathId)) {
-          from.counters().accepted(p.family(), -1);
-          from.counters().received(p.family(), -1);
-          decideAndForget(d);
-        } else if (unreject(from, p, pathId)) {
-          from.counters().received(p.family(), -1);
+        if (st != null) {
+          st.refreshed(p, pathId);
+          if (st.received != null) {
+            st.received.remove(new AdjRibIn.Key(p, pathId));
+          }
         }
+        remove(from, st, p, pathId);
+        unreject(from, p, pathId);
       }
       if (announced.isEmpty()) {
         return;
@@ -199,28 +401,40 @@ public final class Rib implements AutoCloseable {
       for (int i = 0; i < announced.size(); i++) {
         Prefix p = announced.get(i);
         int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
+        if (st != null) {
+          st.refreshed(p, pathId);
+        }
         if (loop) {
-          Destination d = table.get(p);
-          boolean wasAccepted = d != null && d.remove(from, pathId);
-          boolean newlyRejected = rejected.computeIfAbsent(from, k -> new java.util.HashSet<>())
-              .add(new Rejected(p, pathId));
-          if (wasAccepted) {
-            from.counters().accepted(p.family(), -1);
-            decideAndForget(d);
-          } else if (newlyRejected) {
-            from.counters().received(p.family(), 1);
+          if (st != null && st.received != null) {
+            st.received.remove(new AdjRibIn.Key(p, pathId));
           }
+          remove(from, st, p, pathId);
+          reject(from, p, pathId);
           continue;
         }
-        boolean wasRejected = unreject(from, p, pathId);
-        Destination d = table.computeIfAbsent(p, Destination::new);
-        if (d.put(new Path(from, pathId, attrs, ++sequence, now))) {
-          from.counters().accepted(p.family(), 1);
-          if (!wasRejected) {
-            from.counters().received(p.family(), 1);
+        Attrs accepted = attrs;
+        if (st != null) {
+          if (st.received != null) {
+            st.received.put(new AdjRibIn.Key(p, pathId), attrs);
+          }
+          // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
+          // replaces what the peer sent before for the prefix, so it counts as a withdrawal
+          accepted = st.importPath(p, attrs, localAs);
+          if (accepted == null) {
+            remove(from, st, p, pathId);
+            reject(from, p, pathId);
+            continue;
           }
         }
+        unreject(from, p, pathId);
+        Destination d = table.computeIfAbsent(p, Destination::new);
+        if (d.put(new Path(from, pathId, accepted, ++sequence, now))) {
+          added(from, st, p);
+        }
         decide(d);
+      }
+      if (st != null) {
+        checkMaxPrefix(from, st);
       }
     });
   }
@@ -239,10 +453,44 @@ public final class Rib implements AutoCloseable {
     peerDown(RibPeer.LOCAL);
   }
 
-  /** Forgets a rejected path of {@code from}; whether there was one. */
-  private boolean unreject(RibPeer from, Prefix p, int pathId) {
-    java.util.Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
-    return r != null && r.remove(new Rejected(p, pathId));
+  // The counts a peer's paths keep: received = accepted (in the table) + rejected; the AdjRibIn's
+  // count (for max-prefix) follows accepted.
+
+  /** A new path of {@code from} went into the table. */
+  private void added(RibPeer from, AdjRibIn st, Prefix p) {
+    if (st != null) {
+      st.count(p, 1);
+    }
+    from.counters().accepted(p.family(), 1);
+    from.counters().received(p.family(), 1);
+  }
+
+  /** Takes the path of {@code from} out of the table, if it is there. */
+  private void remove(RibPeer from, AdjRibIn st, Prefix p, int pathId) {
+    Destination d = table.get(p);
+    if (d != null && d.remove(from, pathId)) {
+      if (st != null) {
+        st.count(p, -1);
+      }
+      from.counters().accepted(p.family(), -1);
+      from.counters().received(p.family(), -1);
+      decideAndForget(d);
+    }
+  }
+
+  /** Records a path of {@code from} that was received but not accepted. */
+  private void reject(RibPeer from, Prefix p, int pathId) {
+    if (rejected.computeIfAbsent(from, k -> new HashSet<>()).add(new Rejected(p, pathId))) {
+      from.counters().received(p.family(), 1);
+    }
+  }
+
+  /** Forgets a rejected path of {@code from}, if there was one. */
+  private void unreject(RibPeer from, Prefix p, int pathId) {
+    Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
+    if (r != null && r.remove(new Rejected(p, pathId))) {
+      from.counters().received(p.family(), -1);
+    }
   }
 
   private record Rejected(Prefix prefix, int pathId) {}
@@ -265,7 +513,7 @@ public final class Rib implements AutoCloseable {
     Path best = now.best();
     if (best == null || before.best() != best || !best.attrs().equals(before.best().attrs())) {
       for (RibPeer peer : peers) {
-        Attrs a = best == null ? null : Export.toPeer(d.prefix, best, peer, localAs);
+        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
         if (a == null) {
           peer.out().withdraw(d.prefix);
         } else {
@@ -321,6 +569,26 @@ public final class Rib implements AutoCloseable {
 
     public int size() {
       return table.size();
+    }
+
+    /**
+     * The Adj-RIB-In of one peer as received, before the import policy (RFC 4271 §3.2), sorted;
+     * null when the peer does not keep it (no soft reconfiguration inbound).
+     */
+    public List<Map.Entry<Prefix, Attrs>> receivedPrePolicy(RibPeer peer, Family family) {
+      AdjRibIn st = adjRibsIn.get(peer);
+      if (st == null || st.received == null) {
+        return null;
+      }
+      return st.received.entrySet().stream().filter(e -> e.getKey().prefix().family().equals(family))
+          .map(e -> Map.entry(e.getKey().prefix(), e.getValue()))
+          .sorted(Map.Entry.comparingByKey()).toList();
+    }
+
+    /** How many prefixes of a family the peer's import policy accepted (what max-prefix counts). */
+    public long accepted(RibPeer peer, Family family) {
+      AdjRibIn st = adjRibsIn.get(peer);
+      return st == null ? 0 : st.accepted(family);
     }
 
     public long localAs() {

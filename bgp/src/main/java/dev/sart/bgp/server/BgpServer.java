@@ -57,6 +57,7 @@ public final class BgpServer implements AutoCloseable {
   private final Map<InetAddress, Peer> peers = new ConcurrentHashMap<>();
   private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger ribPeerIds = new AtomicInteger();
+  private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
   private volatile int routerId;
   private volatile boolean multipath;
@@ -120,6 +121,11 @@ public final class BgpServer implements AutoCloseable {
     return rib;
   }
 
+  /** The named policies the peers refer to (API and configuration file). */
+  public PolicyRegistry policies() {
+    return policies;
+  }
+
   public long localAs() {
     return localAs;
   }
@@ -180,6 +186,11 @@ public final class BgpServer implements AutoCloseable {
 
   /** Adds and starts a peer; an existing peer with the address is an error. */
   public Peer addPeer(PeerConfig config) {
+    return addPeer(config, dev.sart.bgp.policy.PeerPolicy.NONE);
+  }
+
+  /** Adds and starts a peer with its policies in force from the first route on. */
+  public Peer addPeer(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
     if (localAs == 0 || routerId == 0) {
       throw new IllegalStateException("set the local AS and router id before adding peers");
     }
@@ -189,6 +200,7 @@ public final class BgpServer implements AutoCloseable {
       throw new IllegalArgumentException("peer " + addr.getHostAddress() + " exists already");
     }
     updateMd5Keys();
+    peer.setPolicy(policy);
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
     return peer;

@@ -29,6 +29,25 @@ class FsmBehaviourTest {
   }
 
   @Test
+  void aSessionStoppedForMaxPrefixWithoutRestartStaysIdleUntilStartedAgain() {
+    Session s = Fsm.step(CFG, established(), new Event.AutomaticStop(1, java.nio.ByteBuffer.allocate(0), false, null))
+        .next();
+    assertEquals(State.IDLE, s.state());
+    assertFalse(s.automaticRestart());
+    // an IdleHoldTimer left over from before does not restart it; an operator's start does
+    assertEquals(State.IDLE, Fsm.step(CFG, s, new Event.IdleHoldTimerExpires()).next().state());
+    assertEquals(State.CONNECT, Fsm.step(CFG, s, new Event.ManualStart()).next().state());
+  }
+
+  @Test
+  void theMaxPrefixRestartTimerDoesNotChangeTheBackOffOfLaterErrors() {
+    Session s = Fsm.step(CFG, established(),
+        new Event.AutomaticStop(1, java.nio.ByteBuffer.allocate(0), true, Duration.ofMinutes(10))).next();
+    assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
+    assertEquals(State.CONNECT, Fsm.step(CFG, s, new Event.IdleHoldTimerExpires()).next().state());
+  }
+
+  @Test
   void aSessionWalksFromIdleToEstablishedOnTheHappyPath() {
     Session s = established();
     assertEquals(State.ESTABLISHED, s.state());

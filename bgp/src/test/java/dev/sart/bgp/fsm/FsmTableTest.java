@@ -36,6 +36,8 @@ class FsmTableTest {
   static final Negotiated N90 = new Negotiated(Duration.ofSeconds(90), Duration.ofSeconds(30), false);
   static final Negotiated N0 = new Negotiated(Duration.ZERO, Duration.ZERO, false);
   static final ByteBuffer LEN = ByteBuffer.wrap(new byte[] {0x00, 0x05});
+  // RFC 4486 §4: AFI 1 (IPv4), SAFI 1 (unicast), upper bound 100
+  static final ByteBuffer MAX_PREFIX_DATA = ByteBuffer.wrap(new byte[] {0, 1, 1, 0, 0, 0, 100});
 
   // Sessions in each state, as the FSM leaves them after a normal run up to there.
   static Session idle() { return Session.initial(CFG); }
@@ -276,6 +278,12 @@ class FsmTableTest {
             new Event.ManualStop(), State.IDLE, 0, teardown(notif(6, 2), true, null)),
         row("Established: AutomaticStop (max-prefix) sends Cease/1 and deletes the routes", established(),
             new Event.AutomaticStop(1), State.IDLE, 3, teardown(notif(6, 1), true, IDLE_HOLD)),
+        row("Established: max-prefix without a restart timer sends Cease/1 with AFI/SAFI/bound and stays down",
+            established(), new Event.AutomaticStop(1, MAX_PREFIX_DATA, false, null), State.IDLE, 3,
+            teardown(new SendNotification(6, 1, MAX_PREFIX_DATA), true, null)),
+        row("Established: max-prefix with a restart timer restarts after that time, not the IdleHoldTime",
+            established(), new Event.AutomaticStop(1, MAX_PREFIX_DATA, true, Duration.ofSeconds(30)), State.IDLE, 3,
+            teardown(new SendNotification(6, 1, MAX_PREFIX_DATA), true, Duration.ofSeconds(30))),
         row("Established: HoldTimer_Expires sends Hold Timer Expired", established(), new Event.HoldTimerExpires(),
             State.IDLE, 3, teardown(notif(4, 0), true, IDLE_HOLD)),
         row("Established: KeepaliveTimer_Expires sends a KEEPALIVE and restarts the timer", established(),

@@ -34,7 +34,8 @@ class SartV1CompatibilityTest {
             "GetPathByPrefix", "SetAS", "SetRouterId", "ClearBgpInfo", "AddPeer", "DeletePeer",
             "AddPath", "DeletePath", "ConfigureMultiPath"),
         bgpApi.subList(0, 15));
-    assertEquals(List.of("WatchPeerState", "WatchPath", "RefreshNeighbor"), bgpApi.subList(15, bgpApi.size()));
+    assertEquals(List.of("WatchPeerState", "WatchPath", "RefreshNeighbor", "SetPolicy", "DeletePolicy", "ListPolicy",
+        "SetNeighborPolicy"), bgpApi.subList(15, bgpApi.size()));
     assertEquals(List.of("ExportPeer", "ExportPeerState"),
         methodNames(BgpProto.getDescriptor().findServiceByName("BgpExporterApi")));
     assertEquals(

@@ -1,0 +1,105 @@
+package dev.sart.agent.cni;
+
+import dev.sart.agent.ipam.Allocation;
+import dev.sart.agent.ipam.BlockAllocator;
+import dev.sart.agent.ipam.IpamException;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The agent's CNI side, assembled: the allocator over this node's blocks, pod networking, the
+ * state read back from the kernel, the UNIX socket for sart-cni, and sart's gRPC CNIApi.
+ *
+ * <p>Start-up order matters: the kernel is read and the allocations restored before the socket
+ * accepts its first request, so an ADD never gets an address a running pod has.
+ */
+public final class CniAgent implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(CniAgent.class.getName());
+
+  private final PodNetwork network;
+  private final BlockAllocator ipam;
+  private final CniService service;
+  private final CniServer server;
+  private final Server grpc;
+
+  private CniAgent(PodNetwork network, BlockAllocator ipam, CniService service, CniServer server, Server grpc) {
+    this.network = network;
+    this.ipam = ipam;
+    this.service = service;
+    this.server = server;
+    this.grpc = grpc;
+  }
+
+  public static CniAgent start(AgentConfig config) throws IOException {
+    BlockAllocator ipam = new BlockAllocator(config.blocks(), config.defaultPool());
+    PodNetwork network = new PodNetwork(config);
+    try {
+      network.prepare();
+      recover(network, ipam);
+      CniService service = new CniService(ipam, network);
+      Server grpc = null;
+      if (config.grpcAddress() != null) {
+        int colon = config.grpcAddress().lastIndexOf(':');
+        grpc = NettyServerBuilder.forAddress(new InetSocketAddress(config.grpcAddress().substring(0, colon),
+            Integer.parseInt(config.grpcAddress().substring(colon + 1)))).addService(new CniGrpcService(service))
+            .build().start();
+      }
+      CniServer server = new CniServer(config.socket(), service);
+      return new CniAgent(network, ipam, service, server, grpc);
+    } catch (IOException | RuntimeException e) {
+      network.close();
+      throw e;
+    }
+  }
+
+  /** Restores the allocations recorded in the kernel (host veth aliases and table routes). */
+  static int recover(PodNetwork network, BlockAllocator ipam) {
+    int restored = 0;
+    for (PodNetwork.Found f : network.scan()) {
+      Allocation a = new Allocation(f.recorded().attachment(), f.recorded().pool(), f.addresses());
+      try {
+        ipam.restore(a);
+        restored++;
+      } catch (IpamException e) {
+        if (e.getMessage().contains("taken twice")) {
+          LOG.warning("removing " + f.hostName() + ": " + e.getMessage());
+          network.discard(f);
+        } else {
+          LOG.warning("pod interface " + f.hostName() + " kept but not restored: " + e.getMessage());
+        }
+      }
+    }
+    int n = restored;
+    LOG.info(() -> "pod allocations restored from the kernel count=" + n);
+    return restored;
+  }
+
+  public CniService service() {
+    return service;
+  }
+
+  public List<Allocation> allocations() {
+    return ipam.allocations();
+  }
+
+  /** The gRPC port, or -1 when CNIApi is not served. */
+  public int grpcPort() {
+    return grpc == null ? -1 : grpc.getPort();
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      server.close();
+    } finally {
+      if (grpc != null) {
+        grpc.shutdownNow();
+      }
+      network.close();
+    }
+  }
+}

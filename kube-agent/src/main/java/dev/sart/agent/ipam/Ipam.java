@@ -1,0 +1,32 @@
+package dev.sart.agent.ipam;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Pod address management as the CNI server needs it. Implementations are thread-safe; an
+ * attachment holds at most one allocation.
+ */
+public interface Ipam {
+  /**
+   * Gives {@code attachment} one address per family the pool's blocks have; returns the existing
+   * allocation when the attachment has one already (a repeated ADD).
+   */
+  Allocation allocate(String pool, Attachment attachment) throws IpamException;
+
+  Optional<Allocation> find(Attachment attachment);
+
+  /** Frees the attachment's addresses; empty when it had none. */
+  Optional<Allocation> release(Attachment attachment);
+
+  /** Marks an allocation found in the kernel at start-up as taken. */
+  void restore(Allocation allocation) throws IpamException;
+
+  List<Allocation> allocations();
+
+  /** The pool used when the configuration names none, or null. */
+  String defaultPool();
+
+  /** Whether an ADD could get an address from {@code pool} now (CNI STATUS). */
+  boolean hasFree(String pool);
+}

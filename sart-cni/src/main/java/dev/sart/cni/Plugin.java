@@ -1,0 +1,178 @@
+package dev.sart.cni;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One CNI invocation (CNI spec §"Protocol"): the command and its parameters in {@code CNI_*}
+ * environment variables, the network configuration on stdin, the result or error on stdout and
+ * the exit code. VERSION is answered here; every other command goes, unparsed, to the agent
+ * over its UNIX socket (see {@link Frame}), and its answer is printed as it comes.
+ */
+public final class Plugin {
+  /** CNI spec versions this plugin (with its agent) speaks. */
+  public static final String[] SUPPORTED_VERSIONS = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
+  /** The agent's socket when the configuration names none (sart's default). */
+  public static final String DEFAULT_ENDPOINT = "/var/run/sart.sock";
+  static final double DEFAULT_TIMEOUT_SECONDS = 60;
+
+  private final Map<String, String> env;
+  private final byte[] stdin;
+  private final OutputStream stdout;
+
+  public Plugin(Map<String, String> env, byte[] stdin, OutputStream stdout) {
+    this.env = env;
+    this.stdin = stdin;
+    this.stdout = stdout;
+  }
+
+  /** Runs the command and returns the exit code; the output is written to stdout. */
+  public int run() throws IOException {
+    String command = env.getOrDefault("CNI_COMMAND", "");
+    Netconf conf;
+    try {
+      conf = stdin.length == 0 && command.equals("VERSION") ? Netconf.EMPTY : Netconf.parse(stdin);
+    } catch (Netconf.DecodeException e) {
+      return fail(null, new CniError(CniError.DECODE, "failed to decode the network configuration", e.getMessage()));
+    }
+    String version = conf.cniVersion();
+    switch (command) {
+      case "VERSION" -> {
+        return version(version);
+      }
+      case "ADD", "DEL", "CHECK", "STATUS", "GC" -> {
+        return forward(command, conf);
+      }
+      case "" -> {
+        return fail(version, new CniError(CniError.INVALID_ENVIRONMENT, "CNI_COMMAND is not set", ""));
+      }
+      default -> {
+        return fail(version, new CniError(CniError.INVALID_ENVIRONMENT, "unknown CNI_COMMAND " + command,
+            "sart-cni understands ADD, DEL, CHECK, STATUS, GC and VERSION"));
+      }
+    }
+  }
+
+  /** CNI spec §"VERSION": the versions supported, in the version the configuration asked for. */
+  private int version(String requested) throws IOException {
+    String v = requested != null && supported(requested) ? requested : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
+    StringBuilder sb = new StringBuilder("{\"cniVersion\":\"").append(v).append("\",\"supportedVersions\":[");
+    for (int i = 0; i < SUPPORTED_VERSIONS.length; i++) {
+      sb.append(i == 0 ? "\"" : ",\"").append(SUPPORTED_VERSIONS[i]).append('"');
+    }
+    stdout.write(sb.append("]}\n").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    stdout.flush();
+    return 0;
+  }
+
+  static boolean supported(String version) {
+    for (String s : SUPPORTED_VERSIONS) {
+      if (s.equals(version)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int forward(String command, Netconf conf) throws IOException {
+    Path socket;
+    try {
+      socket = endpoint(conf.endpoint());
+    } catch (IllegalArgumentException e) {
+      return fail(conf.cniVersion(), new CniError(CniError.INVALID_NETWORK_CONFIG, "invalid endpoint", e.getMessage()));
+    }
+    double timeout = conf.timeoutSeconds() > 0 ? conf.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
+    Map<String, String> cni = new TreeMap<>();
+    for (String name : Frame.cniVariables(env)) {
+      cni.put(name, env.get(name));
+    }
+    byte[] request = Frame.encodeRequest(cni, stdin);
+    Frame.Response response;
+    SocketChannel channel;
+    try {
+      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    } catch (IOException e) {
+      return fail(conf.cniVersion(), new CniError(CniError.IO_FAILURE, "cannot open a UNIX socket", e.toString()));
+    }
+    Thread watchdog = Thread.ofPlatform().daemon().unstarted(() -> {
+      try {
+        Thread.sleep((long) (timeout * 1000));
+        channel.close();
+      } catch (InterruptedException | IOException e) {
+        // finished in time
+      }
+    });
+    try (channel) {
+      try {
+        channel.connect(UnixDomainSocketAddress.of(socket));
+      } catch (IOException e) {
+        int code = command.equals("STATUS") ? CniError.NOT_AVAILABLE : CniError.TRY_AGAIN_LATER;
+        return fail(conf.cniVersion(), new CniError(code, "the sart agent is not reachable at " + socket,
+            (Files.exists(socket) ? "" : "no such socket; ") + e.getMessage()));
+      }
+      watchdog.start();
+      ByteBuffer out = ByteBuffer.wrap(request);
+      while (out.hasRemaining()) {
+        channel.write(out);
+      }
+      channel.shutdownOutput();
+      response = Frame.decodeResponse(new ByteArrayInputStream(readAll(channel)));
+    } catch (AsynchronousCloseException e) {
+      return fail(conf.cniVersion(), new CniError(CniError.TIMEOUT, "the sart agent did not answer in time",
+          command + " took longer than " + timeout + " s (netconf \"timeout\")"));
+    } catch (IOException e) {
+      int code = command.equals("STATUS") ? CniError.NOT_AVAILABLE : CniError.TRY_AGAIN_LATER;
+      return fail(conf.cniVersion(), new CniError(code, "the connection to the sart agent failed", e.toString()));
+    } finally {
+      watchdog.interrupt();
+    }
+    stdout.write(response.stdout());
+    stdout.flush();
+    return response.exitCode();
+  }
+
+  private static byte[] readAll(SocketChannel channel) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(8192);
+    while (channel.read(buf) >= 0) {
+      if (!buf.hasRemaining()) {
+        ByteBuffer bigger = ByteBuffer.allocate(buf.capacity() * 2);
+        buf.flip();
+        bigger.put(buf);
+        buf = bigger;
+      }
+    }
+    byte[] b = new byte[buf.position()];
+    buf.flip().get(b);
+    return b;
+  }
+
+  /** The socket path of the configuration's {@code endpoint}: a path or unix://PATH. */
+  static Path endpoint(String endpoint) {
+    if (endpoint == null || endpoint.isEmpty()) {
+      return Path.of(DEFAULT_ENDPOINT);
+    }
+    String path = endpoint.startsWith("unix://") ? endpoint.substring("unix://".length()) : endpoint;
+    if (!path.startsWith("/")) {
+      throw new IllegalArgumentException("\"endpoint\" must be the agent's UNIX socket as an absolute path or"
+          + " unix:///PATH (sart-cni does not speak gRPC over TCP), not " + endpoint);
+    }
+    return Path.of(path);
+  }
+
+  private int fail(String cniVersion, CniError error) throws IOException {
+    String v = cniVersion != null && !cniVersion.isEmpty() ? cniVersion : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
+    stdout.write(error.toJson(v));
+    stdout.flush();
+    return 1;
+  }
+}

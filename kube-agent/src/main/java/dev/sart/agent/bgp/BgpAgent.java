@@ -68,9 +68,11 @@ public final class BgpAgent implements AutoCloseable {
 
   /** Starts the informers (waits for their first list) and the loop. */
   public BgpAgent start() {
-    nodeBgps = inform(client.resources(NodeBGP.class).inform());
-    bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).inform());
-    bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().inform());
+    // all three exist before any starts: an event of one triggers a pass that reads the others
+    nodeBgps = inform(client.resources(NodeBGP.class).runnableInformer(0));
+    bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
+    bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
+    informers.forEach(i -> i.start().toCompletableFuture().join());
     loop.scheduleWithFixedDelay(this::trigger, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     LOG.info(() -> "event=bgp-agent-started node=" + node);
     trigger();
@@ -171,6 +173,7 @@ public final class BgpAgent implements AutoCloseable {
     }
     speakerDown = false;
     peers.reconcile(nb, myPeers, speaker, watch);
+    peers.createListed(nb, myPeers);
     Set<String> mine = names(myPeers);
     PeerWatch current = watch;
     java.util.Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)

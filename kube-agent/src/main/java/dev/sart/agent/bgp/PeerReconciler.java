@@ -115,6 +115,34 @@ final class PeerReconciler {
     }
   }
 
+  /**
+   * sart: a peer listed in the NodeBGP's {@code spec.peers} (by ClusterBGP) with no BGPPeer gets one,
+   * labelled with the node. Checked again on the API server's current objects: the caches may not have
+   * seen a deletion that removed the entry yet.
+   */
+  void createListed(NodeBGP nb, List<BGPPeer> peers) {
+    if (nb.getSpec().peers() == null) {
+      return;
+    }
+    Set<String> have = new HashSet<>();
+    peers.forEach(p -> have.add(p.getMetadata().getName()));
+    for (NodeBGPPeer listed : nb.getSpec().peers()) {
+      if (have.contains(listed.name())) {
+        continue;
+      }
+      NodeBGP now = client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).get();
+      boolean stillListed = now != null && now.getSpec().peers() != null
+          && now.getSpec().peers().stream().anyMatch(x -> x.name().equals(listed.name()));
+      if (!stillListed || client.resources(BGPPeer.class).withName(listed.name()).get() != null) {
+        continue;
+      }
+      BGPPeer p = new BGPPeer(listed.name(), listed.spec());
+      p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, nb.getMetadata().getName()));
+      client.resource(p).create();
+      LOG.info(() -> "event=bgppeer-created peer=" + listed.name() + " from=nodebgp");
+    }
+  }
+
   /** The speaker is gone (restarted or unreachable): every peer is Idle until the stream says otherwise. */
   void speakerDown(List<BGPPeer> peers) {
     for (BGPPeer p : peers) {
@@ -160,12 +188,14 @@ final class PeerReconciler {
   private void listed(NodeBGP nb, BGPPeer p) {
     String name = p.getMetadata().getName();
     List<NodeBGPPeer> ps = nb.getSpec().peers();
-    if (ps != null && ps.stream().anyMatch(x -> x.name().equals(name) && x.spec().equals(p.getSpec()))) {
+    if (ps != null && ps.stream().anyMatch(x -> x.name().equals(name))) {
       return;
     }
     client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).edit(cur -> {
       List<NodeBGPPeer> l = new ArrayList<>(cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
-      l.removeIf(x -> x.name().equals(name));
+      if (l.stream().anyMatch(x -> x.name().equals(name))) {
+        return cur;
+      }
       l.add(new NodeBGPPeer(name, p.getSpec()));
       cur.setSpec(new dev.sart.crds.NodeBGPSpec(cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), l));
       return cur;

@@ -227,6 +227,26 @@ class BgpAgentTest {
   }
 
   @Test
+  void aPeerListedInTheNodeBgpGetsItsBgpPeer() throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node p = t.node("peer");
+    t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
+    speaker = new RealSpeaker(s).start();
+    bird = RouterKind.BIRD.create(p, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
+        .start();
+    NodeBGP nb = Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
+    nb.setSpec(new dev.sart.crds.NodeBGPSpec(65001L, "192.0.2.1", nb.getSpec().speaker(),
+        java.util.List.of(new dev.sart.crds.NodeBGPPeer(PEER, Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)
+            .getSpec()))));
+    client.resource(nb).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() != null);
+    assertEquals(NODE, bgpPeer().getMetadata().getLabels().get(Sart.BGP_PEER_NODE_LABEL));
+    awaitEstablished();
+  }
+
+  @Test
   void thePasswordComesFromASecret() throws Exception {
     client.secrets().inNamespace("kube-system").resource(new SecretBuilder().withNewMetadata().withName("peer-md5")
         .endMetadata().addToStringData("password", "s3cret").build()).create();

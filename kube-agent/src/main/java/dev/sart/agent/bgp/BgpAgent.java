@@ -37,6 +37,7 @@ public final class BgpAgent implements AutoCloseable {
   private final KubernetesClient client;
   private final String node;
   private final Duration resync;
+  private final String speakerEndpoint;
   private final ScheduledExecutorService loop;
   private final AtomicBoolean pending = new AtomicBoolean();
   private final NodeBgpReconciler nodeBgp;
@@ -54,6 +55,15 @@ public final class BgpAgent implements AutoCloseable {
   private long passes;
 
   public BgpAgent(KubernetesClient client, String node, Duration resync) {
+    this(client, node, resync, null);
+  }
+
+  /**
+   * @param speakerEndpoint the speaker's gRPC endpoint (host:port), overriding the NodeBGP's
+   *     {@code speaker.path}; null to use that
+   */
+  public BgpAgent(KubernetesClient client, String node, Duration resync, String speakerEndpoint) {
+    this.speakerEndpoint = speakerEndpoint;
     if (node == null || node.isBlank()) {
       throw new IllegalArgumentException("the agent needs its node name (NODE_NAME)");
     }
@@ -130,7 +140,7 @@ public final class BgpAgent implements AutoCloseable {
     if (nb == null || nb.getSpec() == null || nb.getSpec().speaker() == null) {
       return true;
     }
-    String endpoint = nb.getSpec().speaker().path();
+    String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
     if (speaker == null || !speaker.endpoint().equals(endpoint)) {
       closeSpeaker();
       long t = nb.getSpec().speaker().timeout() == null || nb.getSpec().speaker().timeout() == 0 ? 10

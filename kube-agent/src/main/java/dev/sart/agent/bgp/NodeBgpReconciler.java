@@ -46,7 +46,11 @@ final class NodeBgpReconciler {
     try {
       info = speaker.info();
     } catch (StatusRuntimeException e) {
-      LOG.info(() -> "event=speaker-unreachable node=" + nb.getMetadata().getName() + " endpoint=" + speaker.endpoint()
+      NodeBGPCondition last = last(nb.getStatus());
+      boolean known = last != null && last.status() == NodeBGPCondition.Status.Unavailable
+          && last.reason() == NodeBGPCondition.Reason.NotConfigured;
+      // once per outage at INFO; the retries every second at FINE
+      LOG.log(known ? java.util.logging.Level.FINE : java.util.logging.Level.INFO, () -> "event=speaker-unreachable node=" + nb.getMetadata().getName() + " endpoint=" + speaker.endpoint()
           + " reason=\"" + e.getStatus() + "\"");
       record(nb, NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured, false);
       return Outcome.UNREACHABLE;

@@ -57,6 +57,13 @@ class AgentE2eTest {
     if (agent != null) {
       agent.close();
     }
+    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
+    client.resources(BGPPeer.class).list().getItems().forEach(p -> client.resource(p).edit(c -> {
+      c.getMetadata().getFinalizers().clear();
+      return c;
+    }));
+    client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).delete();
     if (relay != null) {
       relay.close();
     }
@@ -110,6 +117,56 @@ class AgentE2eTest {
         .until(() -> client.resources(NodeBGP.class).withName(NODE).get().getStatus().backoff() == 1L);
     await().atMost(Duration.ofSeconds(60)).until(() -> peerStatus() == BGPPeerCondition.Status.Established
         && advertStatus("pod-block-1").get(PEER) == AdvertiseStatus.Advertised);
+  }
+
+  /** {@code sartd agent} as its own process (host namespace), configured by kubeconfig and flags only. */
+  @Test
+  void sartdAgentAnnouncesAnAdvertisementOnFrr(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    SartdNode.start(s);
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+    relay = new NamespaceRelay(s, 5000);
+    java.nio.file.Path kubeconfig = dir.resolve("kubeconfig");
+    java.nio.file.Files.writeString(kubeconfig, String.join("\n", "apiVersion: v1", "kind: Config", "clusters:",
+        "- name: mock", "  cluster:", "    server: " + client.getConfiguration().getMasterUrl(),
+        "    insecure-skip-tls-verify: true", "users:", "- name: agent", "  user:", "    token: test", "contexts:",
+        "- name: mock", "  context:", "    cluster: mock", "    user: agent", "current-context: mock", ""));
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    advert("lb-2", "203.0.113.20/32");
+    Process agentProcess = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+        "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd",
+        "agent", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE,
+        "--speaker-endpoint", "127.0.0.1:" + relay.port())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
+    try {
+      // a JVM with fabric8 starts slowly on a busy machine: wait for the agent's first status write
+      await("sartd agent configured the speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+        NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+        return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
+      });
+      await("BGPPeer Established").atMost(Duration.ofSeconds(60))
+          .until(() -> peerStatus() == BGPPeerCondition.Status.Established);
+      frr.awaitEstablished("192.0.2.2");
+      frr.awaitRoute("203.0.113.20/32");
+      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-2").get(PEER) == AdvertiseStatus.Advertised);
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("agent log:\n" + java.nio.file.Files.readString(dir.resolve("agent.log")), e);
+    } finally {
+      agentProcess.destroy();
+      if (!agentProcess.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        agentProcess.destroyForcibly();
+      }
+    }
   }
 
   private static BGPPeerCondition.Status peerStatus() {

@@ -78,7 +78,7 @@ class AgentE2eTest {
     SartdNode sartd = SartdNode.start(s);
     Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
         .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
-    relay = new NamespaceRelay(s, 5000);
+    relay = NamespaceRelay.into(s, 5000);
 
     client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
         new SpeakerConfig("127.0.0.1:" + relay.port(), 5L, false), null))).create();
@@ -130,7 +130,7 @@ class AgentE2eTest {
     SartdNode.start(s);
     Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
         .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
-    relay = new NamespaceRelay(s, 5000);
+    relay = NamespaceRelay.into(s, 5000);
     java.nio.file.Path kubeconfig = dir.resolve("kubeconfig");
     java.nio.file.Files.writeString(kubeconfig, String.join("\n", "apiVersion: v1", "kind: Config", "clusters:",
         "- name: mock", "  cluster:", "    server: " + client.getConfiguration().getMasterUrl(),
@@ -167,6 +167,54 @@ class AgentE2eTest {
         agentProcess.destroyForcibly();
       }
     }
+  }
+
+  /**
+   * {@code sartd node} (speaker and agent in one JVM) inside the node's namespace, reaching the mock
+   * API server through a relay out of the namespace: an advert becomes a route on FRR.
+   */
+  @Test
+  void sartdNodeRunsTheSpeakerAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+    relay = NamespaceRelay.outOf(s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
+    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    advert("lb-3", "203.0.113.30/32");
+    dev.sart.testbed.ManagedProcess node = s.spawn("sartd-node", List.of(
+        ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+        "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "node", "--kubeconfig",
+        kubeconfig.toString(), "--node-name", NODE));
+    try {
+      await("sartd node configured its speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+        NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+        return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
+      });
+      frr.awaitEstablished("192.0.2.2");
+      frr.awaitRoute("203.0.113.30/32");
+      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("sartd node log:\n" + node.tail(60), e);
+    } finally {
+      node.stop();
+    }
+  }
+
+  private static java.nio.file.Path kubeconfig(java.nio.file.Path dir, String server) throws java.io.IOException {
+    return java.nio.file.Files.writeString(dir.resolve("kubeconfig"), String.join("\n", "apiVersion: v1",
+        "kind: Config", "clusters:", "- name: mock", "  cluster:", "    server: " + server,
+        "    insecure-skip-tls-verify: true", "users:", "- name: agent", "  user:", "    token: test", "contexts:",
+        "- name: mock", "  context:", "    cluster: mock", "    user: agent", "current-context: mock", ""));
   }
 
   private static BGPPeerCondition.Status peerStatus() {

@@ -8,24 +8,55 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * A TCP relay from loopback in the test's namespace to {@code 127.0.0.1:port} inside a node's
- * namespace, so that a client in the test JVM (the agent) reaches an API that listens on the node's
- * loopback (sartd's default). Each connection is dialled from a thread inside the node's namespace;
- * when the far end is down the accepted connection is closed at once.
+ * A TCP relay between loopback in the test's namespace and loopback in a node's namespace, so that
+ * a client on one side reaches an API that listens on the other side's loopback: {@link #into}
+ * (the agent in the test JVM to sartd's API in the node) and {@link #outOf} (a process in the node
+ * to the mock API server in the test JVM). A socket lives in the namespace of the thread that made
+ * it; when the far end is down the accepted connection is closed at once.
  */
 final class NamespaceRelay implements AutoCloseable {
   private final ServerSocket server;
-  private final ThreadFactory inNode;
+  private final Executor dialers;
   private final int target;
 
-  NamespaceRelay(Node node, int target) throws IOException {
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.inNode = NamespaceThreads.factory(node, "relay");
+  private NamespaceRelay(ServerSocket server, Executor dialers, int target) {
+    this.server = server;
+    this.dialers = dialers;
     this.target = target;
     Thread.ofVirtual().start(this::accept);
+  }
+
+  /** Listens on the test's loopback; dials {@code 127.0.0.1:port} inside the node. */
+  static NamespaceRelay into(Node node, int port) throws IOException {
+    ThreadFactory inNode = NamespaceThreads.factory(node, "relay-in");
+    return new NamespaceRelay(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
+        r -> inNode.newThread(r).start(), port);
+  }
+
+  /**
+   * Listens on the node's loopback; dials {@code 127.0.0.1:port} in the test's namespace, from
+   * threads started here (a thread inherits the namespace of the thread that creates it, so none may
+   * be created lazily from a namespace thread).
+   */
+  static NamespaceRelay outOf(Node node, int port) {
+    java.util.concurrent.ThreadPoolExecutor hostThreads = new java.util.concurrent.ThreadPoolExecutor(16, 16, 0,
+        java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
+        Thread.ofPlatform().daemon().name("relay-out-", 0).factory());
+    hostThreads.prestartAllCoreThreads();
+    CompletableFuture<ServerSocket> listening = new CompletableFuture<>();
+    NamespaceThreads.factory(node, "relay-listen").newThread(() -> {
+      try {
+        listening.complete(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
+      } catch (IOException e) {
+        listening.completeExceptionally(e);
+      }
+    }).start();
+    return new NamespaceRelay(listening.join(), hostThreads, port);
   }
 
   int port() {
@@ -36,7 +67,7 @@ final class NamespaceRelay implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket near = server.accept();
-        inNode.newThread(() -> dial(near)).start();
+        dialers.execute(() -> dial(near));
       } catch (IOException e) {
         return;
       }
@@ -45,7 +76,8 @@ final class NamespaceRelay implements AutoCloseable {
 
   private void dial(Socket near) {
     try (near; Socket far = new Socket(InetAddress.getLoopbackAddress(), target)) {
-      Thread back = Thread.ofVirtual().start(() -> pipe(far, near));
+      // a platform thread: it stays in the namespace of the thread that made it, like its sockets
+      Thread back = Thread.ofPlatform().daemon().start(() -> pipe(far, near));
       pipe(near, far);
       back.join();
     } catch (IOException | InterruptedException e) {

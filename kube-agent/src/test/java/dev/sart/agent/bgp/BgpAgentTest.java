@@ -125,6 +125,16 @@ class BgpAgentTest {
   }
 
   @Test
+  void anUnreachableSpeakerIsUnavailableWithoutABackoffUntilItWasEverAvailable() {
+    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:1")).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured),
+        NodeBgpReconciler.last(nodeBgp().getStatus()));
+    assertEquals(0L, nodeBgp().getStatus().backoff());
+  }
+
+  @Test
   void aSpeakerWithAnotherAsIsInvalidConfiguration() throws Exception {
     Topology t = testbed.topology();
     speaker = new RealSpeaker(t.node("sart")).start();

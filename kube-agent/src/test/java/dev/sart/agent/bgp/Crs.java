@@ -1,7 +1,5 @@
 package dev.sart.agent.bgp;
 
-import dev.sart.bgp.api.BgpApiService;
-import dev.sart.bgp.server.BgpServer;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
@@ -14,14 +12,7 @@ import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
-import dev.sart.testbed.NamespaceThreads;
-import dev.sart.testbed.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.grpc.Server;
-import io.grpc.netty.NettyServerBuilder;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.Map;
 
 /** Objects as sart's controller (or an operator) makes them. */
@@ -29,8 +20,7 @@ final class Crs {
   private Crs() {}
 
   static NodeBGP nodeBgp(String node, long asn, String routerId, String endpoint) {
-    NodeBGP nb = new NodeBGP(node, new NodeBGPSpec(asn, routerId, new SpeakerConfig(endpoint, 5L, false), null));
-    return nb;
+    return new NodeBGP(node, new NodeBGPSpec(asn, routerId, new SpeakerConfig(endpoint, 5L, false), null));
   }
 
   static BGPPeer peer(String node, long asn, String addr, Long holdTime, Long keepalive, Map<String, String> annotations) {

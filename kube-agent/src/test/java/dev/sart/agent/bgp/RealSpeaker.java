@@ -2,27 +2,12 @@ package dev.sart.agent.bgp;
 
 import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.server.BgpServer;
-import dev.sart.crds.AddressType;
-import dev.sart.crds.AdvertiseStatus;
-import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
-import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Protocol;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Node;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.List;
-import java.util.Map;
 
 /**
  * A real speaker for the agent: {@link BgpServer} whose BGP sockets live in a test namespace, with

@@ -161,6 +161,23 @@ class BgpAgentTest {
   }
 
   @Test
+  void aChangedTimerReplacesTheSession() throws Exception {
+    start();
+    awaitEstablished();
+    client.resources(BGPPeer.class).withName(PEER).edit(p -> {
+      p.setSpec(new dev.sart.crds.BGPPeerSpec(p.getSpec().asn(), p.getSpec().addr(), 20L, 5L, null,
+          p.getSpec().nodeBGPRef(), null, p.getSpec().speaker(), null));
+      return p;
+    });
+    await("session with the new hold time").atMost(Duration.ofSeconds(60)).until(() -> {
+      dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
+      return p != null && p.config().holdTime().equals(Duration.ofSeconds(20))
+          && p.status().holdTime().equals(Duration.ofSeconds(20));
+    });
+    awaitEstablished();
+  }
+
+  @Test
   void aPeerStateChangeReachesTheStatusFromTheStreamAndCountsABackoff() throws Exception {
     start();
     awaitEstablished();

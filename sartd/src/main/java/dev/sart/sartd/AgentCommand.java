@@ -1,44 +1,144 @@
 package dev.sart.sartd;
 
+import dev.sart.agent.bgp.BgpAgent;
 import dev.sart.agent.cni.AgentConfig;
 import dev.sart.agent.cni.CniAgent;
+import dev.sart.agent.kube.BlockSource;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code sartd agent}: the node agent. So far its CNI side only (the socket sart-cni talks to,
- * pod networking, IPAM over the blocks of the configuration file); see kube-agent/README.md.
+ * {@code sartd agent}: the node agent. The BGP side (NodeBGP, BGPPeer, BGPAdvertisement) drives the
+ * node's speaker over its gRPC API; with {@code --cni-config} the CNI server for sart-cni runs too.
  */
-@Command(name = "agent", mixinStandardHelpOptions = true,
-    description = "Run the node agent (CNI server and pod networking; the Kubernetes reconcilers are not in it yet)")
-final class AgentCommand implements Callable<Integer> {
-  @Option(names = {"-f", "--config"}, required = true, description = "the agent's JSON configuration (kube-agent/README.md)")
-  Path config;
+@Command(name = "agent", mixinStandardHelpOptions = true, description = "Run the node agent")
+final class AgentCommand implements java.util.concurrent.Callable<Integer> {
+  private static final Logger LOG = Logger.getLogger(AgentCommand.class.getName());
 
-  @Option(names = "--cni-endpoint", description = "the UNIX socket for sart-cni (overrides the file's \"socket\")")
-  Path cniEndpoint;
+  @Option(names = "--kubeconfig", description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+  Path kubeconfig;
+
+  @Option(names = "--node-name", description = "this node's name (default: $NODE_NAME, then $HOSTNAME)")
+  String nodeName;
+
+  @Option(names = "--speaker-endpoint", description = "the BGP speaker's gRPC API (host:port); default: the NodeBGP's speaker.path")
+  String speakerEndpoint;
+
+  @Option(names = "--cni-config", description = "start the CNI server with this JSON configuration (socket, node addresses, MTU, ...)")
+  Path cniConfig;
+
+  @Option(names = "--cni-socket", description = "the CNI server's UNIX socket (overrides the configuration's)")
+  Path cniSocket;
+
+  @Option(names = "--resync", description = "seconds between full passes over the node's objects", defaultValue = "30")
+  int resync;
+
+  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
+  String level;
+
+  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
+  String format;
 
   @Override
   public Integer call() throws Exception {
-    AgentConfig c = AgentConfig.read(config);
-    if (cniEndpoint != null) {
-      c = new AgentConfig(cniEndpoint, c.hostNetns(), c.nodeAddress4(), c.nodeAddress6(), c.mtu(), c.routeTable(),
-          c.rulePriority(), c.blocks(), c.defaultPool(), c.enableForwarding(), c.grpcAddress());
+    LogFormat.install(level, format);
+    String node = node(nodeName);
+    try (KubernetesClient client = client(kubeconfig); Running r = start(client, node)) {
+      CountDownLatch stop = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        LOG.info("event=stopping");
+        r.close();
+        stop.countDown();
+      }));
+      stop.await();
     }
-    CniAgent agent = CniAgent.start(c);
-    CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        agent.close();
-      } catch (Exception e) {
-        e.printStackTrace();
-      }
-      stop.countDown();
-    }));
-    stop.await();
     return 0;
+  }
+
+  /** The agent's parts, started; closing stops them in reverse. */
+  final class Running implements AutoCloseable {
+    private final BgpAgent bgp;
+    private final CniAgent cni;
+    private final ScheduledExecutorService blocks;
+
+    private Running(BgpAgent bgp, CniAgent cni, ScheduledExecutorService blocks) {
+      this.bgp = bgp;
+      this.cni = cni;
+      this.blocks = blocks;
+    }
+
+    @Override
+    public void close() {
+      blocks.shutdownNow();
+      if (cni != null) {
+        try {
+          cni.close();
+        } catch (Exception e) {
+          LOG.log(Level.WARNING, "event=cni-close-failed", e);
+        }
+      }
+      bgp.close();
+    }
+  }
+
+  Running start(KubernetesClient client, String node) throws Exception {
+    BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(resync), speakerEndpoint).start();
+    // the node's pod blocks keep one BGPAdvertisement each that targets every peer of the node
+    BlockSource source = new BlockSource(client, node, Duration.ofSeconds(60));
+    ScheduledExecutorService blocks = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
+    blocks.scheduleWithFixedDelay(() -> {
+      try {
+        source.advertise();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "event=block-advertise-failed reason=\"" + e.getMessage() + "\"", e);
+      }
+    }, 0, resync, TimeUnit.SECONDS);
+    CniAgent cni = null;
+    if (cniConfig != null) {
+      AgentConfig c = AgentConfig.read(cniConfig);
+      if (cniSocket != null) {
+        c = new AgentConfig(cniSocket, c.hostNetns(), c.nodeAddress4(), c.nodeAddress6(), c.mtu(), c.routeTable(),
+            c.rulePriority(), c.blocks(), c.defaultPool(), c.enableForwarding(), c.grpcAddress());
+      }
+      cni = CniAgent.start(c);
+      LOG.info("event=cni-listening socket=" + c.socket());
+    } else if (cniSocket != null) {
+      throw new IllegalArgumentException("--cni-socket needs --cni-config (the node addresses and blocks)");
+    }
+    LOG.info(() -> "event=agent-started node=" + node);
+    return new Running(bgp, cni, blocks);
+  }
+
+  static String node(String option) {
+    String n = option != null ? option : System.getenv("NODE_NAME");
+    if (n == null || n.isBlank()) {
+      n = System.getenv("HOSTNAME");
+    }
+    if (n == null || n.isBlank()) {
+      throw new IllegalArgumentException("the node name is unknown: set --node-name or NODE_NAME");
+    }
+    return n;
+  }
+
+  static KubernetesClient client(Path kubeconfig) throws java.io.IOException {
+    if (kubeconfig == null) {
+      return new KubernetesClientBuilder().build();
+    }
+    if (!Files.isReadable(kubeconfig)) {
+      throw new IllegalArgumentException("cannot read kubeconfig " + kubeconfig);
+    }
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
   }
 }

@@ -17,7 +17,7 @@ final class LogFormat extends Formatter {
     this.json = json;
   }
 
-  static void install(String level, String format) {
+  static synchronized void install(String level, String format) {
     LogManager.getLogManager().reset();
     Logger root = Logger.getLogger("");
     Level l = switch (level.toLowerCase(java.util.Locale.ROOT)) {

@@ -1,0 +1,134 @@
+package dev.sart.agent.bgp;
+
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementStatus;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.logging.Logger;
+
+/**
+ * BGPAdvertisement (sart.md §6.5). The controller lists the target peers in {@code status.peers}
+ * (NotAdvertised, or Withdraw to take a prefix back); for the entries that are peers of this node the
+ * agent moves NotAdvertised to Advertised once the peer is Established and the speaker has the
+ * prefix, Advertised back to NotAdvertised when the session goes down (so the entry is true), and
+ * removes Withdraw entries. The speaker originates a prefix while at least one entry of this node's
+ * peers is Advertised, and withdraws it otherwise (also when the BGPAdvertisement is deleted).
+ *
+ * <p>The speaker's AddPath is global: a prefix goes to every Established peer of the speaker, not
+ * only to the entries' peers (per-peer export needs an export policy in the speaker; see README).
+ */
+final class AdvertisementReconciler {
+  private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
+
+  private final KubernetesClient client;
+  /** Prefixes the speaker originates because of us; null until read back from the speaker. */
+  private Set<String> announced;
+
+  AdvertisementReconciler(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** After a speaker restart nothing is announced; it is read back from the speaker on the next pass. */
+  void forget() {
+    announced = null;
+  }
+
+  /**
+   * @param mine whether a BGPPeer name is a live peer of this node
+   * @param established whether a BGPPeer name is a peer of this node whose session is Established
+   */
+  void reconcile(List<BGPAdvertisement> adverts, Predicate<String> mine, Predicate<String> established,
+      Speaker speaker) {
+    if (speaker != null && announced == null) {
+      announced = new HashSet<>(speaker.localPrefixes());
+    }
+    Set<String> wanted = new HashSet<>();
+    Map<BGPAdvertisement, Map<String, AdvertiseStatus>> updates = new LinkedHashMap<>();
+    for (BGPAdvertisement a : adverts) {
+      if (a.getSpec() == null || a.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      Map<String, AdvertiseStatus> peers = a.getStatus() == null || a.getStatus().peers() == null
+          ? Map.of() : a.getStatus().peers();
+      Map<String, AdvertiseStatus> next = new LinkedHashMap<>(peers);
+      for (Map.Entry<String, AdvertiseStatus> e : peers.entrySet()) {
+        String peer = e.getKey();
+        if (!mine.test(peer)) {
+          continue;
+        }
+        switch (e.getValue()) {
+          case Withdraw -> next.remove(peer);
+          case NotAdvertised -> {
+            if (established.test(peer)) {
+              next.put(peer, AdvertiseStatus.Advertised);
+            }
+          }
+          case Advertised -> {
+            if (!established.test(peer)) {
+              next.put(peer, AdvertiseStatus.NotAdvertised);
+            }
+          }
+        }
+      }
+      if (next.entrySet().stream().anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
+        wanted.add(a.getSpec().cidr());
+      }
+      if (!next.equals(peers)) {
+        updates.put(a, next);
+      }
+    }
+    // the speaker first, then the statuses: an entry says Advertised only once the speaker has the prefix
+    for (String cidr : speaker == null ? Set.<String>of() : wanted) {
+      if (!announced.contains(cidr)) {
+        speaker.addPath(cidr);
+        announced.add(cidr);
+        LOG.info(() -> "event=prefix-announced cidr=" + cidr);
+      }
+    }
+    for (String cidr : speaker == null ? List.<String>of() : List.copyOf(announced)) {
+      if (!wanted.contains(cidr)) {
+        speaker.deletePath(cidr);
+        announced.remove(cidr);
+        LOG.info(() -> "event=prefix-withdrawn cidr=" + cidr);
+      }
+    }
+    updates.forEach((a, next) -> client.resources(BGPAdvertisement.class).inNamespace(a.getMetadata().getNamespace())
+        .withName(a.getMetadata().getName()).editStatus(cur -> {
+          // each changed entry of ours is applied only if the server still has the value it was decided
+          // from (the controller may have written Withdraw meanwhile); the rest is kept as it is
+          Map<String, AdvertiseStatus> base = a.getStatus() == null || a.getStatus().peers() == null
+              ? Map.of() : a.getStatus().peers();
+          Map<String, AdvertiseStatus> merged = new LinkedHashMap<>(
+              cur.getStatus() == null || cur.getStatus().peers() == null ? Map.of() : cur.getStatus().peers());
+          Set<String> keys = new HashSet<>(base.keySet());
+          keys.addAll(next.keySet());
+          for (String k : keys) {
+            if (java.util.Objects.equals(merged.get(k), base.get(k)) && !java.util.Objects.equals(base.get(k), next.get(k))) {
+              if (next.containsKey(k)) {
+                merged.put(k, next.get(k));
+              } else {
+                merged.remove(k);
+              }
+            }
+          }
+          cur.setStatus(new BGPAdvertisementStatus(merged));
+          return cur;
+        }));
+  }
+
+  /** Without a speaker: the entries of this node's peers are NotAdvertised (or removed when Withdraw). */
+  void reconcileStatusOnly(List<BGPAdvertisement> adverts, Set<String> mine) {
+    reconcile(adverts, mine::contains, peer -> false, null);
+  }
+
+  /** Takes every prefix back (the speaker is being left, or this node has no NodeBGP any more). */
+  Set<String> announced() {
+    return announced == null ? Set.of() : Set.copyOf(announced);
+  }
+}

@@ -1,0 +1,231 @@
+package dev.sart.agent.bgp;
+
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * The BGP side of the node agent: watches this node's NodeBGP and BGPPeers and all BGPAdvertisements
+ * (fabric8 informers) and drives the node's speaker through its gRPC API.
+ *
+ * <p>One owner thread runs every pass over the whole node state (level-triggered): an informer
+ * event, a peer-state event from the speaker's stream, the stream breaking, a failure's retry and a
+ * periodic resync all just ask for a pass, and requests coalesce. A speaker found unconfigured
+ * (AS 0) or a broken peer-state stream means the speaker restarted: the agent forgets what it had
+ * sent and re-applies the ASN, router id, multipath, every peer and every announced prefix.
+ */
+public final class BgpAgent implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(BgpAgent.class.getName());
+  static final Duration RETRY = Duration.ofSeconds(1);
+
+  private final KubernetesClient client;
+  private final String node;
+  private final Duration resync;
+  private final String speakerEndpoint;
+  private final ScheduledExecutorService loop;
+  private final AtomicBoolean pending = new AtomicBoolean();
+  private final NodeBgpReconciler nodeBgp;
+  private final PeerReconciler peers;
+  private final AdvertisementReconciler adverts;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private SharedIndexInformer<NodeBGP> nodeBgps;
+  private SharedIndexInformer<BGPPeer> bgpPeers;
+  private SharedIndexInformer<BGPAdvertisement> bgpAdverts;
+
+  // owned by the loop thread
+  private Speaker speaker;
+  private volatile PeerWatch watch;
+  private boolean speakerDown;
+  private long passes;
+
+  public BgpAgent(KubernetesClient client, String node, Duration resync) {
+    this(client, node, resync, null);
+  }
+
+  /**
+   * @param speakerEndpoint the speaker's gRPC endpoint (host:port), overriding the NodeBGP's
+   *     {@code speaker.path}; null to use that
+   */
+  public BgpAgent(KubernetesClient client, String node, Duration resync, String speakerEndpoint) {
+    this.speakerEndpoint = speakerEndpoint;
+    if (node == null || node.isBlank()) {
+      throw new IllegalArgumentException("the agent needs its node name (NODE_NAME)");
+    }
+    this.client = client;
+    this.node = node;
+    this.resync = resync;
+    this.loop = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("bgp-agent-" + node).factory());
+    this.nodeBgp = new NodeBgpReconciler(client);
+    this.peers = new PeerReconciler(client);
+    this.adverts = new AdvertisementReconciler(client);
+  }
+
+  /** Starts the informers (waits for their first list) and the loop. */
+  public BgpAgent start() {
+    // all three exist before any starts: an event of one triggers a pass that reads the others
+    nodeBgps = inform(client.resources(NodeBGP.class).runnableInformer(0));
+    bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
+    bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
+    informers.forEach(i -> i.start().toCompletableFuture().join());
+    loop.scheduleWithFixedDelay(this::trigger, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
+    LOG.info(() -> "event=bgp-agent-started node=" + node);
+    trigger();
+    return this;
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> i) {
+    i.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        trigger();
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        trigger();
+      }
+
+      @Override
+      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+        trigger();
+      }
+    });
+    informers.add(i);
+    return i;
+  }
+
+  /** Asks for a pass; passes asked for while one is queued coalesce. */
+  void trigger() {
+    if (pending.compareAndSet(false, true) && !loop.isShutdown()) {
+      try {
+        loop.execute(this::pass);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        pending.set(false);
+      }
+    }
+  }
+
+  private void pass() {
+    pending.set(false);
+    passes++;
+    try {
+      if (!reconcile()) {
+        loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
+      loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** One pass; false when it has to be retried (speaker not ready). */
+  private boolean reconcile() {
+    NodeBGP nb = nodeBgps.getStore().getByKey(node);
+    if (nb == null || nb.getSpec() == null || nb.getSpec().speaker() == null) {
+      return true;
+    }
+    String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
+    if (speaker == null || !speaker.endpoint().equals(endpoint)) {
+      closeSpeaker();
+      long t = nb.getSpec().speaker().timeout() == null || nb.getSpec().speaker().timeout() == 0 ? 10
+          : nb.getSpec().speaker().timeout();
+      speaker = new Speaker(endpoint, Duration.ofSeconds(t));
+      restarted();
+    }
+    List<BGPPeer> myPeers = List.copyOf(bgpPeers.getStore().list());
+    PeerWatch w = watch;
+    boolean lost = false;
+    if (w != null && !w.open()) {
+      // the stream broke: the speaker stopped or restarted
+      nodeBgp.restarted(nb);
+      restarted();
+      lost = true;
+    }
+    NodeBgpReconciler.Outcome outcome = nodeBgp.reconcile(nb, speaker);
+    if (outcome == NodeBgpReconciler.Outcome.CONFIGURED) {
+      restarted();
+      lost = true;
+    }
+    if (lost && !speakerDown) {
+      // every session of the old speaker is gone, even if the new one comes up before the stream says so
+      peers.speakerDown(myPeers);
+      speakerDown = true;
+    }
+    if (outcome == NodeBgpReconciler.Outcome.UNREACHABLE || outcome == NodeBgpReconciler.Outcome.INVALID) {
+      if (!speakerDown) {
+        peers.speakerDown(myPeers);
+        speakerDown = true;
+      }
+      // adverts: entries of our peers go back to NotAdvertised (no session is Established)
+      adverts.reconcileStatusOnly(bgpAdverts.getStore().list(), names(myPeers));
+      return false;
+    }
+    if (watch == null) {
+      PeerWatch fresh = new PeerWatch(this::trigger);
+      watch = fresh;
+      speaker.watchPeerState(fresh);
+    }
+    speakerDown = false;
+    peers.reconcile(nb, myPeers, speaker, watch);
+    peers.createListed(nb, myPeers);
+    Set<String> mine = names(myPeers);
+    PeerWatch current = watch;
+    java.util.Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
+        .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
+    adverts.reconcile(bgpAdverts.getStore().list(), mine::contains,
+        name -> addrs.containsKey(name) && current.established(addrs.get(name)), speaker);
+    return true;
+  }
+
+  private static Set<String> names(List<BGPPeer> ps) {
+    return ps.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+  }
+
+  /** The speaker is new to us: what it was given is forgotten and the peer-state stream reopened. */
+  private void restarted() {
+    peers.forget();
+    adverts.forget();
+    watch = null;
+  }
+
+  private void closeSpeaker() {
+    if (speaker != null) {
+      speaker.close();
+      speaker = null;
+    }
+  }
+
+  /** How many passes ran (for tests and metrics). */
+  long passes() {
+    return passes;
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::close);
+    loop.shutdownNow();
+    try {
+      loop.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeSpeaker();
+  }
+}

@@ -1,0 +1,127 @@
+package dev.sart.agent.bgp;
+
+import dev.sart.proto.v1.AddPathRequest;
+import dev.sart.proto.v1.AddPeerRequest;
+import dev.sart.proto.v1.AddressFamily;
+import dev.sart.proto.v1.BgpApiGrpc;
+import dev.sart.proto.v1.BgpInfo;
+import dev.sart.proto.v1.ConfigureMultiPathRequest;
+import dev.sart.proto.v1.DeletePathRequest;
+import dev.sart.proto.v1.DeletePeerRequest;
+import dev.sart.proto.v1.GetBgpInfoRequest;
+import dev.sart.proto.v1.GetPathRequest;
+import dev.sart.proto.v1.ListNeighborRequest;
+import dev.sart.proto.v1.Peer;
+import dev.sart.proto.v1.PeerStateEvent;
+import dev.sart.proto.v1.SetASRequest;
+import dev.sart.proto.v1.SetRouterIdRequest;
+import dev.sart.proto.v1.WatchPeerStateRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The node's BGP speaker as the agent sees it: sart.v1 BgpApi over gRPC (DESIGN.md §2: the agent
+ * never imports the speaker, even inside one JVM). One instance per endpoint ({@code speaker.path}).
+ */
+final class Speaker implements AutoCloseable {
+  private final String endpoint;
+  private final Duration timeout;
+  private final ManagedChannel channel;
+
+  Speaker(String endpoint, Duration timeout) {
+    this.endpoint = endpoint;
+    this.timeout = timeout;
+    this.channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
+  }
+
+  String endpoint() {
+    return endpoint;
+  }
+
+  private BgpApiGrpc.BgpApiBlockingStub api() {
+    return BgpApiGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  BgpInfo info() {
+    return api().getBgpInfo(GetBgpInfoRequest.getDefaultInstance()).getInfo();
+  }
+
+  void configure(long asn, String routerId) {
+    api().setAS(SetASRequest.newBuilder().setAsn((int) asn).build());
+    api().setRouterId(SetRouterIdRequest.newBuilder().setRouterId(routerId).build());
+  }
+
+  void multipath(boolean enable) {
+    api().configureMultiPath(ConfigureMultiPathRequest.newBuilder().setEnable(enable).build());
+  }
+
+  List<Peer> neighbors() {
+    return api().listNeighbor(ListNeighborRequest.getDefaultInstance()).getPeersList();
+  }
+
+  /** Adds a peer; false when the speaker has one at that address already. */
+  boolean addPeer(Peer peer) {
+    try {
+      api().addPeer(AddPeerRequest.newBuilder().setPeer(peer).build());
+      return true;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** Deletes a peer; a peer the speaker does not have is fine. */
+  void deletePeer(String address) {
+    try {
+      api().deletePeer(DeletePeerRequest.newBuilder().setAddr(address).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        throw e;
+      }
+    }
+  }
+
+  void addPath(String cidr) {
+    api().addPath(AddPathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr).build());
+  }
+
+  void deletePath(String cidr) {
+    api().deletePath(DeletePathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr).build());
+  }
+
+  /** The prefixes originated locally (paths with no peer), IPv4 and IPv6. */
+  List<String> localPrefixes() {
+    List<String> out = new ArrayList<>();
+    for (AddressFamily.Afi afi : List.of(AddressFamily.Afi.AFI_IP4, AddressFamily.Afi.AFI_IP6)) {
+      AddressFamily f = AddressFamily.newBuilder().setAfi(afi).setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+      api().getPath(GetPathRequest.newBuilder().setFamily(f).build()).getPathsList().stream()
+          .filter(p -> p.getPeerAddr().isEmpty()).forEach(p -> out.add(p.getNlri()));
+    }
+    return out;
+  }
+
+  /** Starts the speaker's peer-state stream: the current state of every peer, then each change. */
+  void watchPeerState(StreamObserver<PeerStateEvent> observer) {
+    BgpApiGrpc.newStub(channel).watchPeerState(WatchPeerStateRequest.getDefaultInstance(), observer);
+  }
+
+  static AddressFamily family(String cidr) {
+    return AddressFamily.newBuilder()
+        .setAfi(cidr.contains(":") ? AddressFamily.Afi.AFI_IP6 : AddressFamily.Afi.AFI_IP4)
+        .setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+  }
+
+  @Override
+  public void close() {
+    channel.shutdownNow();
+  }
+}

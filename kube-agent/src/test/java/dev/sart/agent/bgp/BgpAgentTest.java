@@ -1,0 +1,293 @@
+package dev.sart.agent.bgp;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPCondition;
+import dev.sart.crds.Sart;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Router;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.RouterKind;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * sart's agent behaviours (sart.md §6.5; its agent_node_bgp, agent_bgp_peer and
+ * agent_bgp_advertisement tests) against fabric8's mock API server in CRUD mode, a real speaker
+ * (BgpServer + BgpApiService over gRPC) and a real BGP daemon (BIRD) as the peer, whose routing
+ * table is the oracle. The test plays the controller: it creates the objects and the status
+ * entries the controller would write.
+ */
+@EnableKubernetesMockClient(crud = true)
+class BgpAgentTest {
+  static KubernetesClient client;
+  static KubernetesMockServer server;
+
+  private static final String NODE = "node1";
+  private static final String PEER = NODE + "-65002-192.0.2.2";
+
+  @RegisterExtension
+  final Testbed testbed = new Testbed();
+  private RealSpeaker speaker;
+  private BgpAgent agent;
+  private Router bird;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (agent != null) {
+      agent.close();
+    }
+    if (speaker != null) {
+      speaker.close();
+    }
+    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
+    client.resources(BGPPeer.class).list().getItems().forEach(p -> client.resource(p).edit(c -> {
+      c.getMetadata().getFinalizers().clear();
+      return c;
+    }));
+    client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).delete();
+  }
+
+  /** The speaker's namespace (192.0.2.1, AS 65001 once configured) and BIRD (192.0.2.2, AS 65002). */
+  private void start(UnaryOperator<Neighbor> birdSide, Map<String, String> peerAnnotations) throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node p = t.node("peer");
+    t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
+    speaker = new RealSpeaker(s).start();
+    bird = RouterKind.BIRD.create(p, RouterConfig.of(65002, "192.0.2.2")
+        .neighbor(birdSide.apply(Neighbor.of("192.0.2.1", 65001)))).start();
+    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
+    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", 30L, 10L, peerAnnotations)).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+  }
+
+  private void start() throws Exception {
+    start(n -> n, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1"));
+  }
+
+  private static NodeBGP nodeBgp() {
+    return client.resources(NodeBGP.class).withName(NODE).get();
+  }
+
+  private static BGPPeer bgpPeer() {
+    return client.resources(BGPPeer.class).withName(PEER).get();
+  }
+
+  private static BGPPeerCondition.Status peerStatus() {
+    BGPPeer p = bgpPeer();
+    BGPPeerCondition c = p == null ? null : PeerReconciler.last(p.getStatus());
+    return c == null ? null : c.status();
+  }
+
+  private static Map<String, AdvertiseStatus> advertStatus(String name) {
+    BGPAdvertisement a = client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).get();
+    return a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
+  }
+
+  private void awaitEstablished() {
+    await("BGPPeer Established").atMost(Duration.ofSeconds(60))
+        .until(() -> peerStatus() == BGPPeerCondition.Status.Established);
+    bird.awaitEstablished("192.0.2.1");
+  }
+
+  @Test
+  void nodeBgpConfiguresTheSpeakerAndSaysSo() throws Exception {
+    start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> speaker.bgp.localAs() == 65001);
+    assertEquals(dev.sart.bgp.wire.Ip.parseV4("192.0.2.1"), speaker.bgp.routerId());
+    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    NodeBGP nb = nodeBgp();
+    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Available, NodeBGPCondition.Reason.Configured),
+        NodeBgpReconciler.last(nb.getStatus()));
+    assertEquals(0L, nb.getStatus().backoff());
+  }
+
+  @Test
+  void anUnreachableSpeakerIsUnavailableWithoutABackoffUntilItWasEverAvailable() {
+    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:1")).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured),
+        NodeBgpReconciler.last(nodeBgp().getStatus()));
+    assertEquals(0L, nodeBgp().getStatus().backoff());
+  }
+
+  @Test
+  void aSpeakerWithAnotherAsIsInvalidConfiguration() throws Exception {
+    Topology t = testbed.topology();
+    speaker = new RealSpeaker(t.node("sart")).start();
+    speaker.bgp.setLocalAs(65009);
+    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.InvalidConfiguration),
+        NodeBgpReconciler.last(nodeBgp().getStatus()));
+    assertEquals(65009, speaker.bgp.localAs(), "the agent does not override a speaker configured otherwise");
+  }
+
+  @Test
+  void aPeerComesUpWithTheTimersOfItsSpecAndIsListedInTheNodeBgp() throws Exception {
+    start();
+    awaitEstablished();
+    dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
+    assertEquals(Duration.ofSeconds(30), p.config().holdTime(), "holdTime of the BGPPeer (sart ignored it)");
+    assertEquals(Duration.ofSeconds(10), p.config().keepaliveTime());
+    assertEquals(Duration.ofSeconds(30), p.status().holdTime(), "negotiated: the smaller of 30 and BIRD's 240");
+    assertTrue(bgpPeer().getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER));
+    await().atMost(Duration.ofSeconds(10)).until(() -> nodeBgp().getSpec().peers() != null
+        && nodeBgp().getSpec().peers().stream().anyMatch(x -> x.name().equals(PEER)));
+  }
+
+  @Test
+  void aChangedTimerReplacesTheSession() throws Exception {
+    start();
+    awaitEstablished();
+    client.resources(BGPPeer.class).withName(PEER).edit(p -> {
+      p.setSpec(new dev.sart.crds.BGPPeerSpec(p.getSpec().asn(), p.getSpec().addr(), 20L, 5L, null,
+          p.getSpec().nodeBGPRef(), null, p.getSpec().speaker(), null));
+      return p;
+    });
+    await("session with the new hold time").atMost(Duration.ofSeconds(60)).until(() -> {
+      dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
+      return p != null && p.config().holdTime().equals(Duration.ofSeconds(20))
+          && p.status().holdTime().equals(Duration.ofSeconds(20));
+    });
+    awaitEstablished();
+  }
+
+  @Test
+  void aPeerStateChangeReachesTheStatusFromTheStreamAndCountsABackoff() throws Exception {
+    start();
+    awaitEstablished();
+    bird.stop();
+    await("BGPPeer leaves Established").atMost(Duration.ofSeconds(60))
+        .until(() -> peerStatus() != BGPPeerCondition.Status.Established);
+    assertEquals(1L, bgpPeer().getStatus().backoff());
+  }
+
+  @Test
+  void anAdvertisementIsAnnouncedToAnEstablishedPeerAndWithdrawn() throws Exception {
+    start();
+    Crs.advert(client, "default", "svc-203.0.113.10", "203.0.113.10/32",
+        Map.of(PEER, AdvertiseStatus.NotAdvertised, "node2-65002-192.0.2.9", AdvertiseStatus.NotAdvertised));
+    awaitEstablished();
+    bird.awaitRoute("203.0.113.10/32");
+    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc-203.0.113.10").get(PEER)
+        == AdvertiseStatus.Advertised);
+    assertEquals(AdvertiseStatus.NotAdvertised, advertStatus("svc-203.0.113.10").get("node2-65002-192.0.2.9"),
+        "another node's peer is that node's agent's business");
+
+    client.resources(BGPAdvertisement.class).inNamespace("default").withName("svc-203.0.113.10").editStatus(a -> {
+      a.getStatus().peers().put(PEER, AdvertiseStatus.Withdraw);
+      return a;
+    });
+    bird.awaitNoRoute("203.0.113.10/32");
+    await().atMost(Duration.ofSeconds(30)).until(() -> !advertStatus("svc-203.0.113.10").containsKey(PEER));
+  }
+
+  @Test
+  void deletingAnAdvertisementWithdrawsThePrefix() throws Exception {
+    start();
+    awaitEstablished();
+    Crs.advert(client, "default", "pod-block", "198.51.100.0/29", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    bird.awaitRoute("198.51.100.0/29");
+    client.resources(BGPAdvertisement.class).inNamespace("default").withName("pod-block").delete();
+    bird.awaitNoRoute("198.51.100.0/29");
+  }
+
+  @Test
+  void aRestartedSpeakerIsConfiguredAgainWithItsPeersAndPrefixes() throws Exception {
+    start();
+    Crs.advert(client, "default", "svc", "203.0.113.20/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    awaitEstablished();
+    bird.awaitRoute("203.0.113.20/32");
+    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+
+    speaker.stop();
+    speaker.start();
+    assertEquals(0, speaker.bgp.localAs(), "a restarted speaker knows nothing");
+
+    await("speaker configured again").atMost(Duration.ofSeconds(60)).until(() -> speaker.bgp.localAs() == 65001);
+    await("NodeBGP backoff").atMost(Duration.ofSeconds(30)).until(() -> nodeBgp().getStatus().backoff() == 1L);
+    await("BGPPeer Established again").atMost(Duration.ofSeconds(60))
+        .until(() -> speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null
+            && peerStatus() == BGPPeerCondition.Status.Established);
+    bird.awaitRoute("203.0.113.20/32");
+    assertTrue(bgpPeer().getStatus().backoff() >= 1, "the session went down with the speaker");
+    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+  }
+
+  @Test
+  void aDeletedPeerLeavesTheSpeakerTheNodeBgpAndTheAdvertisements() throws Exception {
+    start();
+    Crs.advert(client, "default", "svc", "203.0.113.30/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    awaitEstablished();
+    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    client.resources(BGPPeer.class).withName(PEER).delete();
+    await("BGPPeer gone (finalizer removed)").atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() == null);
+    assertNull(speaker.bgp.peer(InetAddress.getByName("192.0.2.2")));
+    assertTrue(nodeBgp().getSpec().peers() == null || nodeBgp().getSpec().peers().isEmpty());
+    assertTrue(advertStatus("svc").isEmpty(), advertStatus("svc")::toString);
+    bird.awaitNoRoute("203.0.113.30/32");
+  }
+
+  @Test
+  void aPeerListedInTheNodeBgpGetsItsBgpPeer() throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node p = t.node("peer");
+    t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
+    speaker = new RealSpeaker(s).start();
+    bird = RouterKind.BIRD.create(p, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
+        .start();
+    NodeBGP nb = Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
+    nb.setSpec(new dev.sart.crds.NodeBGPSpec(65001L, "192.0.2.1", nb.getSpec().speaker(),
+        java.util.List.of(new dev.sart.crds.NodeBGPPeer(PEER, Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)
+            .getSpec()))));
+    client.resource(nb).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() != null);
+    assertEquals(NODE, bgpPeer().getMetadata().getLabels().get(Sart.BGP_PEER_NODE_LABEL));
+    awaitEstablished();
+  }
+
+  @Test
+  void thePasswordComesFromASecret() throws Exception {
+    client.secrets().inNamespace("kube-system").resource(new SecretBuilder().withNewMetadata().withName("peer-md5")
+        .endMetadata().addToStringData("password", "s3cret").build()).create();
+    start(n -> n.withPassword("s3cret"), Map.of(PeerOptions.CONNECT_RETRY_TIME, "1",
+        PeerOptions.PASSWORD_SECRET, "kube-system/peer-md5"));
+    awaitEstablished();
+  }
+
+  @Test
+  void aBadAnnotationIsReportedInTheStatus() throws Exception {
+    start(n -> n, Map.of(PeerOptions.MULTIHOP_TTL, "300"));
+    await().atMost(Duration.ofSeconds(30)).until(() -> peerStatus() == BGPPeerCondition.Status.Unknown);
+    String reason = PeerReconciler.last(bgpPeer().getStatus()).reason();
+    assertTrue(reason.startsWith("InvalidConfiguration") && reason.contains("multihop-ttl"), reason);
+    assertNull(speaker.bgp.peer(InetAddress.getByName("192.0.2.2")));
+  }
+}

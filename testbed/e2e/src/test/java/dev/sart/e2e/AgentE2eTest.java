@@ -1,0 +1,241 @@
+package dev.sart.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sart.agent.bgp.BgpAgent;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Route;
+import dev.sart.testbed.Router;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.RouterKind;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The node agent (in the test JVM, against fabric8's mock API server in CRUD mode) driving a real
+ * {@code sartd bgp} process in a namespace over its gRPC API, peered with FRR: what the agent does
+ * is checked in FRR's own table ({@code vtysh ... json}). The test plays sart's controller: it
+ * creates the NodeBGP, the BGPPeer and the BGPAdvertisement with the controller's status entries.
+ */
+@EnableKubernetesMockClient(crud = true)
+class AgentE2eTest {
+  static KubernetesClient client;
+
+  private static final String NODE = "worker1";
+  private static final String PEER = NODE + "-65000-192.0.2.1";
+
+  @RegisterExtension
+  final Testbed testbed = new Testbed();
+  private BgpAgent agent;
+  private NamespaceRelay relay;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (agent != null) {
+      agent.close();
+    }
+    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
+    client.resources(BGPPeer.class).list().getItems().forEach(p -> client.resource(p).edit(c -> {
+      c.getMetadata().getFinalizers().clear();
+      return c;
+    }));
+    client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).delete();
+    if (relay != null) {
+      relay.close();
+    }
+  }
+
+  @Test
+  void anAdvertisementBecomesARouteOnFrrIsWithdrawnAndSurvivesASpeakerRestart() throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    SartdNode sartd = SartdNode.start(s);
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+    relay = NamespaceRelay.into(s, 5000);
+
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:" + relay.port(), 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", 9L, 3L, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
+    client.resource(peer).create();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+
+    frr.awaitEstablished("192.0.2.2");
+    await("BGPPeer Established").atMost(Duration.ofSeconds(60)).until(() -> peerStatus() == BGPPeerCondition.Status.Established);
+    assertEquals("9", sartd.json("bgp", "neighbor", "get", "192.0.2.1").get("holdTime").asText(),
+        "the BGPPeer's holdTime reaches the session (FRR offers 180)");
+
+    advert("lb-1", "203.0.113.10/32");
+    Route r = frr.awaitRoute("203.0.113.10/32");
+    assertEquals(List.of(65001L), r.asPath());
+    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-1").get(PEER) == AdvertiseStatus.Advertised);
+
+    client.resources(BGPAdvertisement.class).inNamespace("default").withName("lb-1").delete();
+    frr.awaitNoRoute("203.0.113.10/32");
+
+    advert("pod-block-1", "198.51.100.0/29");
+    frr.awaitRoute("198.51.100.0/29");
+
+    // kill -9 the speaker and start a fresh one (AS 0, no peers, no paths): the agent heals it
+    ProcessHandle.of(sartd.process.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !sartd.process.isAlive());
+    SartdNode again = SartdNode.start(s);
+    await("speaker configured again").atMost(Duration.ofSeconds(60))
+        .until(() -> again.json("bgp", "global", "get").get("asn").asLong() == 65001);
+    again.awaitEstablished("192.0.2.1");
+    frr.awaitRoute("198.51.100.0/29");
+    await("NodeBGP backoff").atMost(Duration.ofSeconds(30))
+        .until(() -> client.resources(NodeBGP.class).withName(NODE).get().getStatus().backoff() == 1L);
+    await().atMost(Duration.ofSeconds(60)).until(() -> peerStatus() == BGPPeerCondition.Status.Established
+        && advertStatus("pod-block-1").get(PEER) == AdvertiseStatus.Advertised);
+  }
+
+  /** {@code sartd agent} as its own process (host namespace), configured by kubeconfig and flags only. */
+  @Test
+  void sartdAgentAnnouncesAnAdvertisementOnFrr(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    SartdNode.start(s);
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+    relay = NamespaceRelay.into(s, 5000);
+    java.nio.file.Path kubeconfig = dir.resolve("kubeconfig");
+    java.nio.file.Files.writeString(kubeconfig, String.join("\n", "apiVersion: v1", "kind: Config", "clusters:",
+        "- name: mock", "  cluster:", "    server: " + client.getConfiguration().getMasterUrl(),
+        "    insecure-skip-tls-verify: true", "users:", "- name: agent", "  user:", "    token: test", "contexts:",
+        "- name: mock", "  context:", "    cluster: mock", "    user: agent", "current-context: mock", ""));
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    advert("lb-2", "203.0.113.20/32");
+    Process agentProcess = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+        "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd",
+        "agent", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE,
+        "--speaker-endpoint", "127.0.0.1:" + relay.port())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
+    try {
+      // a JVM with fabric8 starts slowly on a busy machine: wait for the agent's first status write
+      await("sartd agent configured the speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+        NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+        return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
+      });
+      await("BGPPeer Established").atMost(Duration.ofSeconds(60))
+          .until(() -> peerStatus() == BGPPeerCondition.Status.Established);
+      frr.awaitEstablished("192.0.2.2");
+      frr.awaitRoute("203.0.113.20/32");
+      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-2").get(PEER) == AdvertiseStatus.Advertised);
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("agent log:\n" + java.nio.file.Files.readString(dir.resolve("agent.log")), e);
+    } finally {
+      agentProcess.destroy();
+      if (!agentProcess.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        agentProcess.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * {@code sartd node} (speaker and agent in one JVM) inside the node's namespace, reaching the mock
+   * API server through a relay out of the namespace: an advert becomes a route on FRR.
+   */
+  @Test
+  void sartdNodeRunsTheSpeakerAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+    relay = NamespaceRelay.outOf(s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
+    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    advert("lb-3", "203.0.113.30/32");
+    dev.sart.testbed.ManagedProcess node = s.spawn("sartd-node", List.of(
+        ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+        "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "node", "--kubeconfig",
+        kubeconfig.toString(), "--node-name", NODE));
+    try {
+      await("sartd node configured its speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+        NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+        return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
+      });
+      frr.awaitEstablished("192.0.2.2");
+      frr.awaitRoute("203.0.113.30/32");
+      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("sartd node log:\n" + node.tail(60), e);
+    } finally {
+      node.stop();
+    }
+  }
+
+  private static java.nio.file.Path kubeconfig(java.nio.file.Path dir, String server) throws java.io.IOException {
+    return java.nio.file.Files.writeString(dir.resolve("kubeconfig"), String.join("\n", "apiVersion: v1",
+        "kind: Config", "clusters:", "- name: mock", "  cluster:", "    server: " + server,
+        "    insecure-skip-tls-verify: true", "users:", "- name: agent", "  user:", "    token: test", "contexts:",
+        "- name: mock", "  context:", "    cluster: mock", "    user: agent", "current-context: mock", ""));
+  }
+
+  private static BGPPeerCondition.Status peerStatus() {
+    BGPPeer p = client.resources(BGPPeer.class).withName(PEER).get();
+    if (p.getStatus() == null || p.getStatus().conditions() == null || p.getStatus().conditions().isEmpty()) {
+      return null;
+    }
+    return p.getStatus().conditions().getLast().status();
+  }
+
+  private static void advert(String name, String cidr) {
+    client.resource(new BGPAdvertisement("default", name, new BGPAdvertisementSpec(cidr, AddressType.SERVICE,
+        Protocol.IPV4, null))).create();
+    client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).editStatus(a -> {
+      a.setStatus(new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
+      return a;
+    });
+  }
+
+  private static Map<String, AdvertiseStatus> advertStatus(String name) {
+    BGPAdvertisement a = client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).get();
+    return a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
+  }
+}

@@ -4,6 +4,8 @@ import dev.sart.agent.bgp.BgpAgent;
 import dev.sart.agent.cni.AgentConfig;
 import dev.sart.agent.cni.CniAgent;
 import dev.sart.agent.kube.BlockSource;
+import dev.sart.agent.kube.KubeIpam;
+import dev.sart.agent.kube.PoolSelector;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -112,8 +114,11 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
         c = new AgentConfig(cniSocket, c.hostNetns(), c.nodeAddress4(), c.nodeAddress6(), c.mtu(), c.routeTable(),
             c.rulePriority(), c.blocks(), c.defaultPool(), c.enableForwarding(), c.grpcAddress());
       }
-      cni = CniAgent.start(c);
-      LOG.info("event=cni-listening socket=" + c.socket());
+      // blocks listed in the file are used as they are (a node without the controller); otherwise
+      // the pods' addresses come from this node's AddressBlocks, requested through BlockRequests
+      boolean fromCluster = c.blocks().isEmpty();
+      cni = fromCluster ? CniAgent.start(c, new KubeIpam(source, new PoolSelector(client))) : CniAgent.start(c);
+      LOG.info("event=cni-listening socket=" + c.socket() + " ipam=" + (fromCluster ? "addressblocks" : "file"));
     } else if (cniSocket != null) {
       throw new IllegalArgumentException("--cni-socket needs --cni-config (the node addresses and blocks)");
     }

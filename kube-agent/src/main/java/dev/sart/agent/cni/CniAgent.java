@@ -2,6 +2,7 @@ package dev.sart.agent.cni;
 
 import dev.sart.agent.ipam.Allocation;
 import dev.sart.agent.ipam.BlockAllocator;
+import dev.sart.agent.ipam.Ipam;
 import dev.sart.agent.ipam.IpamException;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -21,12 +22,12 @@ public final class CniAgent implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(CniAgent.class.getName());
 
   private final PodNetwork network;
-  private final BlockAllocator ipam;
+  private final Ipam ipam;
   private final CniService service;
   private final CniServer server;
   private final Server grpc;
 
-  private CniAgent(PodNetwork network, BlockAllocator ipam, CniService service, CniServer server, Server grpc) {
+  private CniAgent(PodNetwork network, Ipam ipam, CniService service, CniServer server, Server grpc) {
     this.network = network;
     this.ipam = ipam;
     this.service = service;
@@ -34,8 +35,13 @@ public final class CniAgent implements AutoCloseable {
     this.grpc = grpc;
   }
 
+  /** Starts with the blocks of the configuration file. */
   public static CniAgent start(AgentConfig config) throws IOException {
-    BlockAllocator ipam = new BlockAllocator(config.blocks(), config.defaultPool());
+    return start(config, new BlockAllocator(config.blocks(), config.defaultPool()));
+  }
+
+  /** Starts with {@code ipam} (e.g. this node's AddressBlocks in the cluster). */
+  public static CniAgent start(AgentConfig config, Ipam ipam) throws IOException {
     PodNetwork network = new PodNetwork(config);
     try {
       network.prepare();
@@ -57,7 +63,7 @@ public final class CniAgent implements AutoCloseable {
   }
 
   /** Restores the allocations recorded in the kernel (host veth aliases and table routes). */
-  static int recover(PodNetwork network, BlockAllocator ipam) {
+  static int recover(PodNetwork network, Ipam ipam) {
     int restored = 0;
     for (PodNetwork.Found f : network.scan()) {
       Allocation a = new Allocation(f.recorded().attachment(), f.recorded().pool(), f.addresses());

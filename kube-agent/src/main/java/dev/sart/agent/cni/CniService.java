@@ -70,7 +70,7 @@ public final class CniService {
   }
 
   private String pool(CniRequest r) throws CniException {
-    String pool = r.pool() != null ? r.pool() : ipam.defaultPool();
+    String pool = ipam.poolFor(r.args(), r.pool());
     if (pool == null) {
       // sart: DefaultPoolNotFound is TryAgainLater: an auto-assign pool may be created later
       throw new CniException(CniException.TRY_AGAIN_LATER, "no pool named and no default pod pool", "");

@@ -29,4 +29,13 @@ public interface Ipam {
 
   /** Whether an ADD could get an address from {@code pool} now (CNI STATUS). */
   boolean hasFree(String pool);
+
+  /**
+   * The pool of a pod: {@code configured} (the network configuration's {@code pool}) or the
+   * default; an implementation that knows the cluster also looks at the pod's and its namespace's
+   * annotations ({@code cniArgs} holds K8S_POD_NAMESPACE and K8S_POD_NAME). Null when there is none.
+   */
+  default String poolFor(java.util.Map<String, String> cniArgs, String configured) {
+    return configured != null ? configured : defaultPool();
+  }
 }

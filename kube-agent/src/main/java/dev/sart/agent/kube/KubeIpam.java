@@ -149,6 +149,7 @@ public final class KubeIpam implements Ipam {
   }
 
   /** The pool for a pod: pod annotation, namespace annotation, configuration, auto-assign pool. */
+  @Override
   public String poolFor(java.util.Map<String, String> cniArgs, String configured) {
     return pools.pool(cniArgs, configured);
   }

@@ -36,7 +36,11 @@ final class BgpPublisher implements Publisher {
   private final Counter errors;
   /** Destination → whether it should be originated; what the worker has not sent yet. */
   private final Map<IpPrefix, Boolean> pending = new LinkedHashMap<>();
+  /** What the speaker should originate now (guarded by {@code pending}). */
+  private final java.util.Set<IpPrefix> wanted = new java.util.HashSet<>();
   private final Thread worker;
+  private final Thread liveness;
+  private final io.grpc.Context.CancellableContext livenessCall = io.grpc.Context.current().withCancellation();
   private volatile boolean running = true;
 
   BgpPublisher(String channel, String endpoint, ManagedChannel speaker, FibMetrics metrics) {
@@ -45,11 +49,51 @@ final class BgpPublisher implements Publisher {
     this.stub = BgpApiGrpc.newBlockingStub(speaker);
     this.errors = metrics.publishErrors(channel, endpoint);
     this.worker = Thread.ofVirtual().name("fib-publish-" + endpoint).start(this::run);
+    this.liveness = Thread.ofVirtual().name("fib-publish-watch-" + endpoint).start(() -> livenessCall.run(this::follow));
+  }
+
+  /**
+   * A restarted speaker has forgotten what we originated there: the peer-state watch is followed
+   * only to notice each (re)connection, after which everything wanted is sent again.
+   */
+  private void follow() {
+    Duration backoff = BgpWatchSubscriber.MIN_BACKOFF;
+    while (running) {
+      try {
+        java.util.Iterator<dev.sart.proto.v1.PeerStateEvent> it = stub.watchPeerState(
+            dev.sart.proto.v1.WatchPeerStateRequest.getDefaultInstance());
+        stub.withDeadlineAfter(10, TimeUnit.SECONDS).health(dev.sart.proto.v1.HealthRequest.getDefaultInstance());
+        synchronized (pending) {
+          wanted.forEach(p -> pending.putIfAbsent(p, true));
+          pending.notifyAll();
+        }
+        backoff = BgpWatchSubscriber.MIN_BACKOFF;
+        while (it.hasNext()) {
+          it.next();
+        }
+      } catch (StatusRuntimeException e) {
+        // the speaker is away: the worker's calls fail and are retried; here we wait for it to come back
+      }
+      try {
+        Thread.sleep(backoff.toMillis());
+      } catch (InterruptedException e) {
+        return;
+      }
+      backoff = backoff.multipliedBy(2).compareTo(BgpWatchSubscriber.MAX_BACKOFF) > 0
+          ? BgpWatchSubscriber.MAX_BACKOFF : backoff.multipliedBy(2);
+    }
   }
 
   @Override
   public void reconcile(Map<IpPrefix, ChannelRoute> selected) {
     synchronized (pending) {
+      wanted.forEach(p -> {
+        if (!selected.containsKey(p)) {
+          pending.put(p, false);
+        }
+      });
+      wanted.clear();
+      wanted.addAll(selected.keySet());
       selected.keySet().forEach(p -> pending.put(p, true));
       pending.notifyAll();
     }
@@ -58,7 +102,14 @@ final class BgpPublisher implements Publisher {
   @Override
   public void apply(List<ChannelRib.Change> changes) {
     synchronized (pending) {
-      changes.forEach(c -> pending.put(c.destination(), c.selected() != null));
+      for (ChannelRib.Change c : changes) {
+        pending.put(c.destination(), c.selected() != null);
+        if (c.selected() != null) {
+          wanted.add(c.destination());
+        } else {
+          wanted.remove(c.destination());
+        }
+      }
       pending.notifyAll();
     }
   }
@@ -135,6 +186,8 @@ final class BgpPublisher implements Publisher {
   @Override
   public void close() {
     running = false;
+    livenessCall.cancel(null);
     worker.interrupt();
+    liveness.interrupt();
   }
 }

@@ -103,7 +103,11 @@ final class Channel implements AutoCloseable {
       }
       List<ChannelRib.Change> changes = new ArrayList<>();
       for (SourceEvent e : batch) {
-        changes.addAll(rib.apply(e));
+        try {
+          changes.addAll(rib.apply(e));
+        } catch (RuntimeException ex) {
+          LOG.log(java.util.logging.Level.WARNING, "event=source-event-refused channel=" + config.name(), ex);
+        }
         if (e instanceof SourceEvent.Sync s) {
           awaitingSync.remove(key(s.source(), s.family()));
         }

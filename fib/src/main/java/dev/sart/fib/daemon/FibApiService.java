@@ -1,7 +1,6 @@
 package dev.sart.fib.daemon;
 
 import com.google.protobuf.Empty;
-import dev.sart.fib.netlink.Family;
 import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.proto.v1.AddMultiPathRouteRequest;

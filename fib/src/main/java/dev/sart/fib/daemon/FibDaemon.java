@@ -127,11 +127,6 @@ public final class FibDaemon implements AutoCloseable {
     return channels.stream().allMatch(Channel::ready);
   }
 
-  /** Additional gRPC services to serve next to FibManagerApi (health, reflection). */
-  public List<Server> servers() {
-    return List.copyOf(servers);
-  }
-
   @Override
   public void close() {
     servers.forEach(Server::shutdownNow);

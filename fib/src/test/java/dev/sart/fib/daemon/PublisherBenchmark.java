@@ -41,6 +41,8 @@ import java.util.Set;
 public final class PublisherBenchmark {
   private static final String[] GATEWAYS = {"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"};
   private static final int FIRST_TABLE = 1000;
+  /** Held so that its level is not lost with a collected logger. */
+  private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("dev.sart.fib.daemon");
 
   private PublisherBenchmark() {}
 
@@ -74,6 +76,8 @@ public final class PublisherBenchmark {
     int plain = Integer.getInteger("bench.routes", 100_000);
     int ecmp = Integer.getInteger("bench.ecmp", 10_000);
     int rounds = Integer.getInteger("bench.rounds", 3);
+    // one "reconciled" line per table and round would drown the figures
+    QUIET.setLevel(java.util.logging.Level.WARNING);
     List<IpPrefix> prefixes = prefixes();
     Map<IpPrefix, ChannelRoute> single = new HashMap<>();
     Map<IpPrefix, ChannelRoute> multi = new HashMap<>();
@@ -83,8 +87,10 @@ public final class PublisherBenchmark {
       multi.put(p, new ChannelRoute(p, List.of(GATEWAYS).stream().map(NextHop::via).toList(), Distance.EBGP,
           Rtnl.RTPROT_BGP, "bench"));
     }
-    Case one = new Case(plain + " routes", (plain + prefixes.size() - 1) / prefixes.size(), single, FIRST_TABLE);
-    Case many = new Case(ecmp + " ECMP routes", (ecmp + prefixes.size() - 1) / prefixes.size(), multi, FIRST_TABLE + 500);
+    int tablesOne = (plain + prefixes.size() - 1) / prefixes.size();
+    int tablesMany = (ecmp + prefixes.size() - 1) / prefixes.size();
+    Case one = new Case(tablesOne * prefixes.size() + " routes", tablesOne, single, FIRST_TABLE);
+    Case many = new Case(tablesMany * prefixes.size() + " ECMP routes", tablesMany, multi, FIRST_TABLE + 500);
     try (Topology t = Topology.create("publisher-benchmark")) {
       Node node = t.node("bench");
       try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {

@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -87,8 +86,8 @@ public final class FibDaemon implements AutoCloseable {
   }
 
   private ManagedChannel speaker(String endpoint) {
-    return speakers.computeIfAbsent(endpoint, ep -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext()
-        .keepAliveTime(30, TimeUnit.SECONDS).build());
+    // no keep-alive pings: a gRPC server refuses them more often than every 5 minutes by default
+    return speakers.computeIfAbsent(endpoint, ep -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext().build());
   }
 
   static InetSocketAddress address(String hostPort) {

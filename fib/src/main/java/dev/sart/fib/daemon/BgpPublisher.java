@@ -63,10 +63,13 @@ final class BgpPublisher implements Publisher {
         java.util.Iterator<dev.sart.proto.v1.PeerStateEvent> it = stub.watchPeerState(
             dev.sart.proto.v1.WatchPeerStateRequest.getDefaultInstance());
         stub.withDeadlineAfter(10, TimeUnit.SECONDS).health(dev.sart.proto.v1.HealthRequest.getDefaultInstance());
+        int n;
         synchronized (pending) {
           wanted.forEach(p -> pending.putIfAbsent(p, true));
+          n = wanted.size();
           pending.notifyAll();
         }
+        LOG.info(() -> "event=speaker-connected channel=" + channel + " endpoint=" + endpoint + " originating=" + n);
         backoff = BgpWatchSubscriber.MIN_BACKOFF;
         while (it.hasNext()) {
           it.next();
@@ -131,6 +134,7 @@ final class BgpPublisher implements Publisher {
       }
       try {
         send(work);
+        LOG.fine(() -> "event=published channel=" + channel + " endpoint=" + endpoint + " changes=" + work.size());
         backoff = BgpWatchSubscriber.MIN_BACKOFF;
       } catch (StatusRuntimeException e) {
         errors.increment();

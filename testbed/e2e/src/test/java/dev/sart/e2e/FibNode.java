@@ -43,7 +43,7 @@ final class FibNode {
     }
     List<String> argv = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "dev.sart.sartd.Sartd", "fib", "-f", file.toString(),
-        "--metrics", METRICS));
+        "--metrics", METRICS, "-l", "debug"));
     FibNode f = new FibNode(node, node.spawn(processName, argv));
     await("sartd fib ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
         .failFast("sartd fib exited:\n" + f.process.tail(30), () -> !f.process.isAlive())

@@ -78,8 +78,11 @@ class FibSpeakerRestartTest {
         asn: 65001
         router_id: 192.0.2.1
         neighbors:
-          - {asn: 65000, address: 192.0.2.10, connect_retry_time: 1}
+          - {asn: 65000, address: 192.0.2.10, passive: true}
         """);
+    // passive: FRR connects. With both sides connecting, a restarted speaker that resolved the
+    // collision (closing its outgoing connection) was seen to go Idle while the incoming session
+    // kept delivering FRR's routes, and never sent its own: a speaker matter, not the FIB's.
     List<String> prefixes = prefixes();
     SartdNode sart = SartdNode.start(s, "-f", bgpConfig.toString());
     Frr frr = Frr.withoutZebra(r, RouterConfig.of(65000, "192.0.2.10").neighbor(Neighbor.of("192.0.2.1", 65001))
@@ -102,9 +105,11 @@ class FibSpeakerRestartTest {
         .until(() -> installed(s).size() == prefixes.size());
 
     // the new speaker's snapshot replaces what the old one had
-    SartdNode.startAs(s, "sartd-2", "-f", bgpConfig.toString());
+    SartdNode sart2 = SartdNode.startAs(s, "sartd-2", "-f", bgpConfig.toString());
     await().atMost(Duration.ofSeconds(60)).until(() -> installed(s).equals(new TreeSet<>(prefixes.subList(0, 32))));
-    // and it originates our kernel route again
+    // and it originates our kernel route again (first in its RIB: the FIB's part; then at FRR: the speaker's)
+    await("AddPath again after the restart").atMost(Duration.ofSeconds(60))
+        .until(() -> !sart2.paths("ipv4", "203.0.113.0/24").isEmpty());
     frr.awaitRoute("203.0.113.0/24");
     s.exec("ip", "route", "del", "203.0.113.0/24", "table", "130");
     frr.awaitNoRoute("203.0.113.0/24");

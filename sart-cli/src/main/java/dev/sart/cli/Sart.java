@@ -12,7 +12,7 @@ import picocli.CommandLine.ScopeType;
 /** {@code sart}: inspect and drive sartd over its gRPC API. */
 @Command(name = "sart", mixinStandardHelpOptions = true, version = "sart dev", scope = ScopeType.INHERIT,
     description = "Inspect and drive the sart BGP speaker",
-    subcommands = {BgpCommands.class, CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class})
+    subcommands = {BgpCommands.class, FibCommands.class, CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class Sart {
   @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, defaultValue = "plain",
       description = "output format: plain, json, yaml")
@@ -53,10 +53,12 @@ public final class Sart {
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
       Sart root = cmd.getCommandSpec().root().userObject() instanceof Sart s ? s : null;
-      String where = root == null ? "" : root.endpoint;
+      boolean fib = cmd.getCommandSpec().qualifiedName().startsWith("sart fib");
+      String where = root == null ? "" : fib ? new FibCommands.Ctx(cmd.getCommandSpec()).endpoint() : root.endpoint;
       if (e instanceof StatusRuntimeException s) {
         err.println(switch (s.getStatus().getCode()) {
-          case UNAVAILABLE -> "error: cannot reach the sart API at " + where + " (is `sartd bgp` running? use -e host:port)";
+          case UNAVAILABLE -> "error: cannot reach the sart API at " + where + " (is `sartd " + (fib ? "fib" : "bgp")
+              + "` running? use -e host:port)";
           case DEADLINE_EXCEEDED -> "error: the sart API at " + where + " did not answer in time";
           default -> "error: " + s.getStatus().getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
               + ": " + s.getStatus().getDescription();

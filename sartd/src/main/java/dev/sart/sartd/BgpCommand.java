@@ -51,7 +51,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--exporter", description = "BgpExporterApi endpoint told of every peer state change (host:port)")
   String exporter;
 
-  @Option(names = "--fib", description = "FibApi endpoint for best paths (host:port); not implemented yet")
+  @Option(names = "--fib", description = "sart's FibApi endpoint (host:port); ignored: sartd fib pulls from --api")
   String fib;
 
   @Option(names = "--table-id", description = "kernel table for --fib", defaultValue = "254")
@@ -80,7 +80,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     LogFormat.install(level, format);
     BgpConfigFile cfg = file == null ? null : BgpConfigFile.load(file);
     if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
-      LOG.warning("event=fib-not-implemented msg=\"--fib / fib_endpoint is accepted but best paths are not pushed yet\"");
+      // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead
+      LOG.warning("event=fib-ignored msg=\"--fib / fib_endpoint is ignored: sartd fib pulls the best paths from this "
+          + "API (a bgp subscriber with endpoint " + api + ")\"");
     }
     BgpServer server = new BgpServer(port);
     server.start();

@@ -3,10 +3,10 @@ package dev.sart.sartd;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The daemon's entry: {@code sartd bgp|version}. */
+/** The daemon's entry: {@code sartd bgp|fib|version}. */
 @Command(name = "sartd", mixinStandardHelpOptions = true, versionProvider = Sartd.Version.class,
-    description = "sart daemon: BGP speaker (more sub-commands follow: fib, agent, controller, node)",
-    subcommands = {BgpCommand.class, AgentCommand.class, NodeCommand.class, Sartd.VersionCommand.class})
+    description = "sart daemon: BGP speaker, FIB, node agent (the controller follows)",
+    subcommands = {BgpCommand.class, FibCommand.class, AgentCommand.class, NodeCommand.class, Sartd.VersionCommand.class})
 public final class Sartd {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Sartd()).execute(args));

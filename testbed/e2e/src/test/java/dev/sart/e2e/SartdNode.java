@@ -25,10 +25,15 @@ final class SartdNode {
   }
 
   static SartdNode start(Node node, String... args) {
+    return startAs(node, "sartd", args);
+  }
+
+  /** The same under another process name (a restart: each run keeps its own log). */
+  static SartdNode startAs(Node node, String processName, String... args) {
     List<String> argv = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "dev.sart.sartd.Sartd", "bgp"));
     argv.addAll(List.of(args));
-    SartdNode s = new SartdNode(node, node.spawn("sartd", argv));
+    SartdNode s = new SartdNode(node, node.spawn(processName, argv));
     await("sartd API up").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
         .failFast("sartd exited:\n" + s.process.tail(30), () -> !s.process.isAlive())
         .until(() -> s.tryCli("bgp", "global", "health").ok());

@@ -29,10 +29,34 @@ final class BenchRun {
    * @param holdTime hold time the generators and the monitor offer (the negotiated one is the lower)
    * @param targetCpus CPUs the target is pinned to (null: not pinned)
    * @param helperCpus CPUs of the generators and the monitor (null: not pinned)
+   * @param timeout a run fails when it has not converged after this long
+   * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
    */
-  record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus) {
+  record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
+      Duration timeout, List<String> sartdOptions) {
     static Options defaults() {
-      return new Options(Duration.ofMillis(200), Duration.ofSeconds(3), Duration.ofSeconds(120), 30, "1", "0");
+      return new Options(Duration.ofMillis(200), Duration.ofSeconds(3), Duration.ofSeconds(120), 30, "1", "0",
+          Duration.ofMinutes(10), List.of());
+    }
+
+    Options withHoldTime(int s) {
+      return new Options(poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions);
+    }
+
+    Options withStall(Duration d) {
+      return new Options(poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions);
+    }
+
+    Options withTimeout(Duration d) {
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions);
+    }
+
+    Options unpinned() {
+      return new Options(poll, stable, stall, holdTime, null, null, timeout, sartdOptions);
+    }
+
+    Options withSartdOptions(List<String> o) {
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, List.copyOf(o));
     }
   }
 
@@ -113,7 +137,8 @@ final class BenchRun {
     mon.address(ml.bName(), MONITOR + "/30");
 
     say("starting %s", target.label());
-    m.running = target.start(tgt, scenario.peers(), MONITOR, MONITOR_AS, options.targetCpus());
+    m.running = target.start(tgt, scenario.peers(), MONITOR, MONITOR_AS, options.targetCpus(),
+        options.sartdOptions());
     BirdInstance monitor = BirdInstance.start(mon, "monitor", monitorConfig(), options.helperCpus(),
         Duration.ofSeconds(30));
     await("monitor session Established").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
@@ -224,6 +249,10 @@ final class BenchRun {
       if (count >= expected * 0.99 && generatorsDone && now - lastChange >= options.stable().toMillis() / 1e3) {
         m.elapsed = lastChange;
         return;
+      }
+      if (now > options.timeout().toMillis() / 1e3) {
+        throw new IllegalStateException("timeout: the monitor holds %,d of %,d routes after %.0f s"
+            .formatted(count, expected, now));
       }
       if (now - lastChange > options.stall().toMillis() / 1e3) {
         throw new IllegalStateException("stalled: the monitor holds %,d of %,d routes, unchanged for %.0f s%s"

@@ -18,7 +18,8 @@ import java.util.Locale;
  *
  * <pre>
  * bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] [--scale 1] [--peer-scale 1]
- *        [--out testbed/results] [--no-pin] [--hold-time 30] [--stall 120]
+ *        [--out testbed/results] [--no-pin] [--hold-time 30] [--stall 120] [--timeout 600]
+ *        [--sartd-opts '-XX:StartFlightRecording=...']
  * </pre>
  */
 public final class Bgperf {
@@ -35,7 +36,7 @@ public final class Bgperf {
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println("usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
-          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S]");
+          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS']");
       System.exit(2);
       return;
     }
@@ -60,12 +61,12 @@ public final class Bgperf {
         case "--scale" -> scale = number(a, v);
         case "--peer-scale" -> peerScale = number(a, v);
         case "--out" -> out = Path.of(need(a, v));
-        case "--hold-time" -> o = new BenchRun.Options(o.poll(), o.stable(), o.stall(), (int) number(a, v),
-            o.targetCpus(), o.helperCpus());
-        case "--stall" -> o = new BenchRun.Options(o.poll(), o.stable(), Duration.ofSeconds((long) number(a, v)),
-            o.holdTime(), o.targetCpus(), o.helperCpus());
+        case "--hold-time" -> o = o.withHoldTime((int) number(a, v));
+        case "--stall" -> o = o.withStall(Duration.ofSeconds((long) number(a, v)));
+        case "--timeout" -> o = o.withTimeout(Duration.ofSeconds((long) number(a, v)));
+        case "--sartd-opts" -> o = o.withSartdOptions(List.of(need(a, v).trim().split("\\s+")));
         case "--no-pin" -> {
-          o = new BenchRun.Options(o.poll(), o.stable(), o.stall(), o.holdTime(), null, null);
+          o = o.unpinned();
           i--;
         }
         default -> throw new IllegalArgumentException("unknown argument " + a);
@@ -129,6 +130,9 @@ public final class Bgperf {
         : "Pinning: the target on CPU " + o.targetCpus() + "; the generators (one BIRD) and the monitor (BIRD) on CPU "
             + o.helperCpus() + ", shared with each other and with the harness's polling (birdc, ss every "
             + o.poll().toMillis() + " ms). Other processes of the machine were not excluded from either CPU.\n");
+    if (!o.sartdOptions().isEmpty()) {
+      md.append("Extra JVM options for sartd: `").append(String.join(" ", o.sartdOptions())).append("`.\n");
+    }
     md.append("Hold time offered by generators and monitor: ").append(o.holdTime()).append(" s.\n");
     Files.writeString(plan.out().resolve("bgperf.md"), md);
     Files.writeString(plan.out().resolve("bgperf.csv"), report.csv());

@@ -82,9 +82,9 @@ public enum Target {
    * Starts the target in {@code node}, peering with {@code peers} generator peers (AS 65100, passive)
    * and the monitor (192.0.2.2, AS 65999), pinned to {@code cpus} (null: not pinned).
    */
-  Running start(Node node, int peers, String monitor, long monitorAs, String cpus) {
+  Running start(Node node, int peers, String monitor, long monitorAs, String cpus, List<String> sartdOptions) {
     if (this == SART) {
-      return startSartd(node, peers, monitor, monitorAs, cpus);
+      return startSartd(node, peers, monitor, monitorAs, cpus, sartdOptions);
     }
     RouterConfig config = RouterConfig.of(AS, ROUTER_ID);
     for (int i = 0; i < peers; i++) {
@@ -112,7 +112,8 @@ public enum Target {
     return new Running(this, r.processes());
   }
 
-  private static Running startSartd(Node node, int peers, String monitor, long monitorAs, String cpus) {
+  private static Running startSartd(Node node, int peers, String monitor, long monitorAs, String cpus,
+      List<String> extraOptions) {
     StringBuilder y = new StringBuilder();
     y.append("asn: ").append(AS).append('\n');
     y.append("router_id: ").append(ROUTER_ID).append('\n');
@@ -137,6 +138,7 @@ public enum Target {
     }
     argv.add(SartdLauncher.java());
     argv.addAll(SartdLauncher.jvmOptions());
+    argv.addAll(extraOptions);
     argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd", "bgp", "-f", conf.toString(),
         "--api", "127.0.0.1:5000", "-l", "warn"));
     ManagedProcess p = node.spawn("sartd", argv);

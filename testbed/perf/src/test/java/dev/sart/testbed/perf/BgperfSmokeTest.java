@@ -29,7 +29,7 @@ class BgperfSmokeTest {
         Scenario.named("c").scaled(0.02, 0.05),  // 5 peers × 20
         Scenario.named("d").scaled(0.001, 0.3)); // 3 peers × 100, then churn
     BenchRun.Options fast = new BenchRun.Options(Duration.ofMillis(100), Duration.ofMillis(500),
-        Duration.ofSeconds(30), 30, "1", "0");
+        Duration.ofSeconds(30), 30, "1", "0", Duration.ofSeconds(60), List.of());
     List<Result> results = Bgperf.run(new Bgperf.Plan(scenarios, List.of(Target.values()), fast, out, 1, 1));
 
     assertEquals(scenarios.size() * Target.values().length, results.size());

@@ -39,7 +39,6 @@ import org.openjdk.jmh.annotations.Warmup;
  * the RIB thread's work, not the peer's). The time includes handing the batches to the RIB
  * thread and waiting until it has processed them.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
@@ -50,14 +49,6 @@ public class RibBenchmark {
   static final int BATCH = 500;
   static final int DOWNSTREAM_ID = 1000;
 
-  @Param({"1", "10"})
-  public int paths;
-
-  private Rib rib;
-  private List<RibPeer> peers;
-  private List<Attrs> attrs;
-  private List<List<Prefix>> batches;
-  private List<Path> candidates;
 
   static RibPeer peer(int id, boolean withOut) {
     try {
@@ -80,96 +71,115 @@ public class RibBenchmark {
         Communities.of(Communities.community(65100, i))), new MpNextHop.V4(0xc6336400 | (10 + i)));
   }
 
-  @Setup(Level.Trial)
-  public void setUpTrial() {
-    peers = new ArrayList<>();
-    attrs = new ArrayList<>();
-    for (int i = 0; i < paths; i++) {
-      peers.add(peer(i + 1, true));
-      attrs.add(attrs(i));
-    }
-    batches = new ArrayList<>();
-    for (int start = 0; start < PREFIXES; start += BATCH) {
-      List<Prefix> b = new ArrayList<>(BATCH);
-      for (int k = start; k < Math.min(PREFIXES, start + BATCH); k++) {
-        b.add(Prefix.v4(0x0a000000 + k, 32));
+  /** The peers, their attributes and the prefixes, made once per trial. */
+  @State(Scope.Thread)
+  public static class Fixture {
+    @Param({"1", "10"})
+    public int paths;
+
+    List<RibPeer> peers;
+    List<Attrs> attrs;
+    List<List<Prefix>> batches;
+    List<Path> candidates;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      peers = new ArrayList<>();
+      attrs = new ArrayList<>();
+      for (int i = 0; i < paths; i++) {
+        peers.add(peer(i + 1, true));
+        attrs.add(attrs(i));
       }
-      batches.add(b);
+      batches = new ArrayList<>();
+      for (int start = 0; start < PREFIXES; start += BATCH) {
+        List<Prefix> b = new ArrayList<>(BATCH);
+        for (int k = start; k < Math.min(PREFIXES, start + BATCH); k++) {
+          b.add(Prefix.v4(0x0a000000 + k, 32));
+        }
+        batches.add(b);
+      }
+      candidates = new ArrayList<>();
+      for (int i = 0; i < paths; i++) {
+        candidates.add(new Path(peers.get(i), 0, attrs.get(i), i, 0));
+      }
     }
-    candidates = new ArrayList<>();
-    for (int i = 0; i < paths; i++) {
-      candidates.add(new Path(peers.get(i), 0, attrs.get(i), i, 0));
+
+    /** A fresh RIB with one downstream peer, holding the paths of the first {@code count} peers. */
+    Rib fill(int count) {
+      Rib rib = new Rib();
+      rib.setLocalAs(65000);
+      for (RibPeer p : peers) {
+        rib.peerUp(p);
+      }
+      rib.peerUp(peer(DOWNSTREAM_ID, true));
+      for (int i = 0; i < count; i++) {
+        announce(rib, i);
+      }
+      rib.query(Rib.View::size).join();
+      return rib;
+    }
+
+    void announce(Rib rib, int peer) {
+      for (List<Prefix> b : batches) {
+        rib.update(peers.get(peer), List.of(), null, b, null, attrs.get(peer));
+      }
     }
   }
 
-  /** A fresh RIB holding {@code paths − 1} paths per prefix ({@code paths} for withdraw) and one downstream peer. */
-  private void fill(int count) {
-    rib = new Rib();
-    rib.setLocalAs(65000);
-    for (RibPeer p : peers) {
-      rib.peerUp(p);
-    }
-    rib.peerUp(peer(DOWNSTREAM_ID, true));
-    for (int i = 0; i < count; i++) {
-      announce(i);
-    }
-    rib.query(Rib.View::size).join();
-  }
-
-  private void announce(int peer) {
-    for (List<Prefix> b : batches) {
-      rib.update(peers.get(peer), List.of(), null, b, null, attrs.get(peer));
-    }
-  }
-
+  /** A RIB whose prefixes have {@code paths − 1} paths. */
   @State(Scope.Thread)
   public static class InsertState {
+    Rib rib;
+
     @Setup(Level.Invocation)
-    public void setUp(RibBenchmark b) {
-      b.fill(b.paths - 1);
+    public void setUp(Fixture f) {
+      rib = f.fill(f.paths - 1);
     }
 
     @TearDown(Level.Invocation)
-    public void tearDown(RibBenchmark b) {
-      b.rib.close();
+    public void tearDown() {
+      rib.close();
     }
   }
 
+  /** A RIB whose prefixes have {@code paths} paths. */
   @State(Scope.Thread)
   public static class WithdrawState {
+    Rib rib;
+
     @Setup(Level.Invocation)
-    public void setUp(RibBenchmark b) {
-      b.fill(b.paths);
+    public void setUp(Fixture f) {
+      rib = f.fill(f.paths);
     }
 
     @TearDown(Level.Invocation)
-    public void tearDown(RibBenchmark b) {
-      b.rib.close();
+    public void tearDown() {
+      rib.close();
     }
   }
 
   /** The last peer's path arrives for every prefix: stored, decided, handed to the downstream Adj-RIB-Out. */
   @Benchmark
   @OperationsPerInvocation(PREFIXES)
-  public int insert(InsertState s) {
-    announce(paths - 1);
-    return rib.query(Rib.View::size).join();
+  public int insert(Fixture f, InsertState s) {
+    f.announce(s.rib, f.paths - 1);
+    return s.rib.query(Rib.View::size).join();
   }
 
   /** The last peer withdraws its path for every prefix. */
   @Benchmark
   @OperationsPerInvocation(PREFIXES)
-  public int withdraw(WithdrawState s) {
-    RibPeer p = peers.get(paths - 1);
-    for (List<Prefix> b : batches) {
-      rib.update(p, b, null, List.of(), null, null);
+  public int withdraw(Fixture f, WithdrawState s) {
+    RibPeer p = f.peers.get(f.paths - 1);
+    for (List<Prefix> b : f.batches) {
+      s.rib.update(p, b, null, List.of(), null, null);
     }
-    return rib.query(Rib.View::size).join();
+    return s.rib.query(Rib.View::size).join();
   }
 
   /** The decision process over {@code paths} candidates (RFC 4271 §9.1.2.2), alone. */
   @Benchmark
-  public BestPath.Selection bestPath() {
-    return BestPath.select(candidates, BestPath.Options.DEFAULT);
+  public BestPath.Selection bestPath(Fixture f) {
+    return BestPath.select(f.candidates, BestPath.Options.DEFAULT);
   }
 }

@@ -102,16 +102,32 @@ public final class Bgperf {
     System.out.println("load average before the run: " + load);
     List<Result> results = new ArrayList<>();
     StringBuilder log = new StringBuilder();
+    int total = plan.scenarios().size() * plan.targets().size();
+    Report report = null;
     for (Scenario s : plan.scenarios()) {
       for (Target t : plan.targets()) {
         results.add(new BenchRun(s, t, plan.options(), log).run());
+        // written after every run, so that an interrupted run leaves what it measured
+        report = write(plan, results, total, start, machine, load, log);
       }
     }
+    System.out.println();
+    System.out.println(report == null ? "" : report.markdown());
+    System.out.print(report == null ? "" : report.failures());
+    System.out.println("written: " + plan.out().resolve("bgperf.md") + ", bgperf.csv, bgperf.log");
+    return results;
+  }
+
+  private static Report write(Plan plan, List<Result> results, int total, Instant start, String machine, String load,
+      StringBuilder log) throws IOException {
     String loadAfter = Files.readString(Path.of("/proc/loadavg")).strip();
     Report report = new Report(results, plan.targets(), plan.scenarios());
     Files.createDirectories(plan.out());
     StringBuilder md = new StringBuilder();
     md.append("# bgperf results\n\n");
+    if (results.size() < total) {
+      md.append("**Partial: ").append(results.size()).append(" of ").append(total).append(" runs so far.**\n\n");
+    }
     md.append("Run ").append(start.truncatedTo(ChronoUnit.SECONDS)).append(", took ")
         .append(Duration.between(start, Instant.now()).toSeconds()).append(" s. Command: `bin/bgperf")
         .append(args(plan)).append("`\n\n");
@@ -123,7 +139,8 @@ public final class Bgperf {
       md.append("Failures:\n\n").append(failures).append('\n');
     }
     md.append("Machine:\n\n```\n").append(machine).append("```\n\n");
-    md.append("Load average (1, 5, 15 min) before the run: `").append(load).append("`, after: `").append(loadAfter)
+    md.append("Load average (1, 5, 15 min) before the run: `").append(load).append("`, at the last write: `")
+        .append(loadAfter)
         .append("`.\n\n");
     BenchRun.Options o = plan.options();
     md.append(o.targetCpus() == null ? "Not pinned: target, generators and monitor share both CPUs.\n"
@@ -137,11 +154,7 @@ public final class Bgperf {
     Files.writeString(plan.out().resolve("bgperf.md"), md);
     Files.writeString(plan.out().resolve("bgperf.csv"), report.csv());
     Files.writeString(plan.out().resolve("bgperf.log"), log);
-    System.out.println();
-    System.out.println(report.markdown());
-    System.out.print(failures);
-    System.out.println("written: " + plan.out().resolve("bgperf.md") + ", bgperf.csv, bgperf.log");
-    return results;
+    return report;
   }
 
   private static String args(Plan plan) {

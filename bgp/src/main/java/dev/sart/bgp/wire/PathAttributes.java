@@ -101,15 +101,34 @@ public final class PathAttributes {
         return new PathAttributes(a, f);
     }
 
-    /** A copy without the attribute of this type code. */
+    /**
+     * A copy without the attribute of this type code, or this set itself when it has none (the
+     * export path calls this for every route and peer: no allocation when there is nothing to drop).
+     */
     public PathAttributes without(int typeCode) {
-        Builder b = builder();
+        int at = -1;
         for (int i = 0; i < attributes.length; i++) {
-            if (attributes[i].typeCode() != typeCode) {
-                b.add(attributes[i], flags[i] & 0xff);
+            if (attributes[i].typeCode() == typeCode) {
+                at = i;
+                break;
             }
         }
-        return b.build();
+        if (at < 0) {
+            return this;
+        }
+        if (attributes.length == 1) {
+            return EMPTY;
+        }
+        PathAttribute[] a = new PathAttribute[attributes.length - 1];
+        byte[] f = new byte[flags.length - 1];
+        System.arraycopy(attributes, 0, a, 0, at);
+        System.arraycopy(flags, 0, f, 0, at);
+        System.arraycopy(attributes, at + 1, a, at, attributes.length - at - 1);
+        System.arraycopy(flags, at + 1, f, at, flags.length - at - 1);
+        PathAttributes rest = new PathAttributes(a, f);
+        // a type code appears at most once in a parsed set (RFC 7606 §3 g keeps the first), but a
+        // set built by hand may repeat it: drop every occurrence as before
+        return rest.byType(typeCode) == null ? rest : rest.without(typeCode);
     }
 
     /**
@@ -118,6 +137,13 @@ public final class PathAttributes {
      * transitive one keeps its value and gets the Partial bit.
      */
     public PathAttributes forReadvertisement() {
+        boolean unknown = false;
+        for (PathAttribute a : attributes) {
+            unknown |= a instanceof UnknownAttribute;
+        }
+        if (!unknown) {
+            return this; // nothing to drop or mark: no copy
+        }
         Builder b = builder();
         for (int i = 0; i < attributes.length; i++) {
             if (attributes[i] instanceof UnknownAttribute u) {

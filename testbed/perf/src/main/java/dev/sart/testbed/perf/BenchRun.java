@@ -1,0 +1,362 @@
+package dev.sart.testbed.perf;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Topology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One scenario against one target, bgperf style: generators (BIRD) → target → monitor (BIRD), each
+ * in its own namespace, the generators' 198.51.100.0/24 link towards the target and the monitor's
+ * 192.0.2.0/30. The clock starts when the generator sessions are enabled; the monitor's route
+ * count (from BIRD's per-protocol counter, an O(1) query) is sampled every {@link Options#poll}.
+ */
+final class BenchRun {
+  static final String MONITOR = "192.0.2.2";
+  static final long MONITOR_AS = 65999;
+  private static final Pattern COMMUNITY = Pattern.compile("BGP\\.community:.*\\(" + Generators.AS + ",\\s*(\\d+)\\)");
+
+  /**
+   * @param poll how often the monitor and the generators are sampled
+   * @param stable how long the monitor's count must stay unchanged to count as converged
+   * @param stall a run fails when the count has not moved for this long before converging
+   * @param holdTime hold time the generators and the monitor offer (the negotiated one is the lower)
+   * @param targetCpus CPUs the target is pinned to (null: not pinned)
+   * @param helperCpus CPUs of the generators and the monitor (null: not pinned)
+   * @param timeout a run fails when it has not converged after this long
+   * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
+   */
+  record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
+      Duration timeout, List<String> sartdOptions) {
+    static Options defaults() {
+      return new Options(Duration.ofMillis(200), Duration.ofSeconds(3), Duration.ofSeconds(120), 30, "1", "0",
+          Duration.ofMinutes(10), List.of());
+    }
+
+    Options withHoldTime(int s) {
+      return new Options(poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions);
+    }
+
+    Options withStall(Duration d) {
+      return new Options(poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions);
+    }
+
+    Options withTimeout(Duration d) {
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions);
+    }
+
+    Options unpinned() {
+      return new Options(poll, stable, stall, holdTime, null, null, timeout, sartdOptions);
+    }
+
+    Options withSartdOptions(List<String> o) {
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, List.copyOf(o));
+    }
+  }
+
+  private final Scenario scenario;
+  private final Target target;
+  private final Options options;
+  private final StringBuilder log;
+
+  BenchRun(Scenario scenario, Target target, Options options, StringBuilder log) {
+    this.scenario = scenario;
+    this.target = target;
+    this.options = options;
+    this.log = log;
+  }
+
+  private void say(String fmt, Object... args) {
+    String line = "[%s/%s] %s".formatted(scenario.name(), target.label(), fmt.formatted(args));
+    System.out.println(line);
+    log.append(line).append('\n');
+  }
+
+  /** Runs the scenario; a failure becomes a result with an error (and the daemons' log tails). */
+  Result run() {
+    Measure m = new Measure();
+    try (Topology t = Topology.create("bgperf-" + scenario.name() + "-" + target.label())) {
+      try {
+        run(t, m);
+      } catch (RuntimeException | AssertionError e) {
+        m.error = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (m.running != null) {
+          m.error += "\n" + m.running.logTail();
+        }
+        say("FAILED: %s", m.error);
+      }
+    }
+    return m.result(target, scenario);
+  }
+
+  /** What is measured so far (a failed run keeps what it had). */
+  private static final class Measure {
+    double establish = Double.NaN;
+    double firstPrefix = Double.NaN;
+    double generator = Double.NaN;
+    double elapsed = Double.NaN;
+    double withdraw10 = Double.NaN;
+    double reannounce10 = Double.NaN;
+    double withdrawAll = Double.NaN;
+    ProcStats idle;
+    ProcStats converged;
+    long monitorRoutes;
+    List<String> expiries = List.of();
+    int checked;
+    List<String> wrong = List.of();
+    String error;
+    Target.Running running;
+
+    Result result(Target target, Scenario s) {
+      long idleRss = idle == null ? 0 : idle.rssBytes();
+      long peak = converged == null ? 0 : converged.peakRssBytes();
+      double cpu = converged == null || idle == null ? Double.NaN : converged.cpuSeconds() - idle.cpuSeconds();
+      double bpr = converged == null || idle == null ? Double.NaN : (double) (peak - idleRss) / s.paths();
+      return new Result(target, s, establish, firstPrefix, generator, elapsed, idleRss, peak, cpu, bpr, withdraw10,
+          reannounce10, withdrawAll, monitorRoutes, expiries, checked, wrong, error);
+    }
+  }
+
+  private void run(Topology t, Measure m) {
+    Node gen = t.node("gen");
+    Node tgt = t.node("tgt");
+    Node mon = t.node("mon");
+    var gl = t.link(gen, tgt);
+    for (int i = 0; i < scenario.peers(); i++) {
+      gen.address(gl.aName(), Generators.address(i) + "/24");
+      tgt.address(gl.bName(), Generators.targetAddress(i) + "/24");
+    }
+    var ml = t.link(tgt, mon);
+    tgt.address(ml.aName(), Target.MONITOR_SIDE + "/30");
+    mon.address(ml.bName(), MONITOR + "/30");
+
+    say("starting %s", target.label());
+    m.running = target.start(tgt, scenario.peers(), MONITOR, MONITOR_AS, options.targetCpus(),
+        options.sartdOptions());
+    BirdInstance monitor = BirdInstance.start(mon, "monitor", monitorConfig(), options.helperCpus(),
+        Duration.ofSeconds(30));
+    await("monitor session Established").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        .failFast("target exited", () -> !m.running.alive())
+        .until(() -> monitor.protocols("mon").get("mon").established());
+    say("writing the generators' configuration (%,d routes)", scenario.paths());
+    BirdInstance gens = BirdInstance.start(gen, "gen",
+        Generators.config(scenario, Target.AS, options.holdTime()), options.helperCpus(),
+        Duration.ofMinutes(5));
+    m.idle = ProcStats.of(m.running.pids());
+    say("idle: RSS %,d kB; enabling %d generator sessions", m.idle.rssBytes() / 1024, scenario.peers());
+
+    long t0 = System.nanoTime();
+    gens.birdc("enable \"g*\"");
+    converge(m, gens, monitor, t0);
+    m.converged = ProcStats.of(m.running.pids());
+    say("converged: elapsed %.2f s, generators %.2f s, peak RSS %,d kB, CPU %.2f s", m.elapsed, m.generator,
+        m.converged.peakRssBytes() / 1024, m.converged.cpuSeconds() - m.idle.cpuSeconds());
+    if (scenario.samePrefixes()) {
+      checkBestPaths(m, monitor);
+    }
+    if (scenario.churn()) {
+      churn(m, gens, monitor);
+    }
+    List<String> expiries = new ArrayList<>(gens.holdTimerExpiries());
+    expiries.addAll(monitor.holdTimerExpiries());
+    m.expiries = expiries;
+    Map<String, BirdInstance.Protocol> after = gens.protocols("g*");
+    if (!monitor.protocols("mon").get("mon").established()
+        || after.values().stream().anyMatch(p -> !p.established())) {
+      throw new IllegalStateException("a session left Established during the run: " + after.values() + "\n"
+          + gens.logTail());
+    }
+    if (!expiries.isEmpty()) {
+      throw new IllegalStateException("hold timer expired: " + expiries);
+    }
+    if (!m.running.alive()) {
+      throw new IllegalStateException("the target exited during the run");
+    }
+  }
+
+  private String monitorConfig() {
+    return """
+        router id %s;
+        log stderr { info, remote, warning, error, auth, fatal, bug };
+        protocol device { scan time 60; }
+        protocol bgp mon {
+          local %s as %d;
+          neighbor %s as %d;
+          hold time %d;
+          connect delay time 1;
+          connect retry time 1;
+          error wait time 1, 5;
+          ipv4 { import all; export none; };
+        }
+        """.formatted(MONITOR, MONITOR, MONITOR_AS, Target.MONITOR_SIDE, Target.AS, options.holdTime());
+  }
+
+  private static double seconds(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** Samples until the monitor holds ≥ 99 % of the prefixes and its count is stable. */
+  private void converge(Measure m, BirdInstance gens, BirdInstance monitor, long t0) {
+    long expected = scenario.distinctPrefixes();
+    long last = -1;
+    double lastChange = 0;
+    long max = 0;
+    int dropped = 0;
+    boolean generatorsDone = false;
+    boolean established = false;
+    while (true) {
+      sleep(options.poll());
+      double now = seconds(t0);
+      if (!m.running.alive()) {
+        throw new IllegalStateException("the target exited");
+      }
+      if (!generatorsDone) {
+        Map<String, BirdInstance.Protocol> ps = gens.protocols("g*");
+        boolean allUp = ps.size() == scenario.peers() && ps.values().stream().allMatch(BirdInstance.Protocol::established);
+        if (allUp && !established) {
+          established = true;
+          m.establish = now;
+          say("sessions Established after %.2f s", now);
+        }
+        if (established && !allUp) {
+          throw new IllegalStateException("a generator session went down: " + ps.values() + "\n" + gens.logTail());
+        }
+        if (allUp && ps.values().stream().allMatch(p -> p.exported() >= scenario.prefixesPerPeer())
+            && sendQueue(gens) == 0) {
+          generatorsDone = true;
+          m.generator = seconds(t0);
+          say("generators done after %.2f s", m.generator);
+        }
+      }
+      long count = monitorCount(monitor);
+      if (count > 0 && Double.isNaN(m.firstPrefix)) {
+        m.firstPrefix = now;
+      }
+      if (count != last) {
+        last = count;
+        lastChange = now;
+      }
+      max = Math.max(max, count);
+      m.monitorRoutes = count;
+      // bgperf2's rule: a drop of more than 1 % that lasts 10 samples (a best path replaced by a
+      // withdrawal and an announcement may dip for a moment)
+      dropped = count < max - Math.max(1, max / 100) ? dropped + 1 : 0;
+      if (dropped >= 10) {
+        throw new IllegalStateException("the monitor's count dropped from %,d to %,d".formatted(max, count));
+      }
+      if (count >= expected * 0.99 && generatorsDone && now - lastChange >= options.stable().toMillis() / 1e3) {
+        m.elapsed = lastChange;
+        return;
+      }
+      if (now > options.timeout().toMillis() / 1e3) {
+        throw new IllegalStateException("timeout: the monitor holds %,d of %,d routes after %.0f s"
+            .formatted(count, expected, now));
+      }
+      if (now - lastChange > options.stall().toMillis() / 1e3) {
+        throw new IllegalStateException("stalled: the monitor holds %,d of %,d routes, unchanged for %.0f s%s"
+            .formatted(count, expected, now - lastChange, generatorsDone ? "" : " (generators not done: "
+                + gens.protocols("g*").values() + ", Send-Q " + sendQueue(gens) + ")\n" + gens.logTail()));
+      }
+    }
+  }
+
+  /** Scenario d: withdraw 10 %, announce it again, withdraw everything; each until the monitor agrees. */
+  private void churn(Measure m, BirdInstance gens, BirdInstance monitor) {
+    long all = scenario.distinctPrefixes();
+    long rest = all - (long) scenario.peers() * scenario.churnPerPeer();
+    long t0 = System.nanoTime();
+    gens.birdc("disable \"" + Generators.churnPattern() + "\"");
+    m.withdraw10 = awaitCount(monitor, rest, t0, "withdraw 10 %");
+    t0 = System.nanoTime();
+    gens.birdc("enable \"" + Generators.churnPattern() + "\"");
+    m.reannounce10 = awaitCount(monitor, all, t0, "re-announce 10 %");
+    t0 = System.nanoTime();
+    for (String p : Generators.allStaticPatterns(scenario)) {
+      gens.birdc("disable \"" + p + "\"");
+    }
+    m.withdrawAll = awaitCount(monitor, 0, t0, "withdraw everything");
+  }
+
+  private double awaitCount(BirdInstance monitor, long expected, long t0, String what) {
+    long last = -1;
+    double lastChange = 0;
+    while (true) {
+      sleep(options.poll());
+      double now = seconds(t0);
+      long count = monitorCount(monitor);
+      if (count == expected) {
+        say("%s: the monitor agrees after %.2f s", what, now);
+        return now;
+      }
+      if (count != last) {
+        last = count;
+        lastChange = now;
+      }
+      if (now - lastChange > options.stall().toMillis() / 1e3) {
+        throw new IllegalStateException("%s stalled: the monitor holds %,d routes, expected %,d"
+            .formatted(what, count, expected));
+      }
+    }
+  }
+
+  /** Scenario b: the path the target chose (its community names the generator peer) for a sample of prefixes. */
+  private void checkBestPaths(Measure m, BirdInstance monitor) {
+    List<String> wrong = new ArrayList<>();
+    int checked = 0;
+    int n = scenario.prefixesPerPeer();
+    // 8 groups of 4 consecutive prefixes (one of each class) spread over the range
+    int step = Math.max(4, n / 8 / 4 * 4);
+    for (int j = 0; j < 32 && (j / 4) * step + (j % 4) < n; j++) {
+      int k = (j / 4) * step + (j % 4);
+      int winner = Generators.expectedWinner(k);
+      if (winner < 0) {
+        continue;
+      }
+      String prefix = Generators.format(Generators.prefix(scenario, 0, k)) + "/32";
+      String out = monitor.birdc("show route all for " + prefix);
+      Matcher c = COMMUNITY.matcher(out);
+      checked++;
+      if (!c.find()) {
+        wrong.add(prefix + ": no community (65100, peer) at the monitor");
+      } else if (Integer.parseInt(c.group(1)) != winner) {
+        wrong.add(prefix + ": the path of peer " + c.group(1) + " was chosen, peer " + winner + "'s should win");
+      }
+    }
+    m.checked = checked;
+    m.wrong = wrong;
+    say("best path: %d prefixes checked, %d wrong", checked, wrong.size());
+  }
+
+  private static long monitorCount(BirdInstance monitor) {
+    BirdInstance.Protocol p = monitor.protocols("mon").get("mon");
+    return p == null ? 0 : p.imported();
+  }
+
+  /** Bytes not yet acknowledged by the target on the generators' BGP sockets. */
+  private static long sendQueue(BirdInstance gens) {
+    long sum = 0;
+    String out = gens.node().exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )");
+    for (String line : out.lines().toList()) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 2) {
+        sum += Long.parseLong(f[1]);
+      }
+    }
+    return sum;
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package dev.sart.testbed.perf;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.sart.testbed.ManagedProcess;
+import dev.sart.testbed.Node;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A BIRD 2 process of the harness (generator or monitor) with a configuration written here, pinned
+ * to a CPU when asked, and the per-protocol counters of {@code show protocols all}, which are
+ * O(1) for BIRD to answer (no table walk), so polling them does not slow the BGP work.
+ */
+final class BirdInstance {
+  private static final Pattern HEAD = Pattern.compile("^(\\S+)\\s+BGP\\s+\\S+\\s+(\\S+).*$");
+  private static final Pattern STATE = Pattern.compile("^\\s+BGP state:\\s+(\\S+)");
+  private static final Pattern ROUTES = Pattern.compile(
+      "^\\s+Routes:\\s+(\\d+) imported,(?: (\\d+) filtered,)? (\\d+) exported");
+
+  /** One BGP protocol's line in {@code show protocols all}. */
+  record Protocol(String name, String state, long imported, long exported) {
+    boolean established() {
+      return state.equals("Established");
+    }
+  }
+
+  private final Node node;
+  private final String name;
+  private final ManagedProcess process;
+
+  private BirdInstance(Node node, String name, ManagedProcess process) {
+    this.node = node;
+    this.name = name;
+    this.process = process;
+  }
+
+  /** Writes {@code config} and starts BIRD; returns once its control socket answers. */
+  static BirdInstance start(Node node, String name, String config, String cpus, Duration startTimeout) {
+    Path conf = node.dir().resolve(name + ".conf");
+    try {
+      Files.writeString(conf, config);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> argv = new ArrayList<>();
+    if (cpus != null) {
+      argv.addAll(List.of("taskset", "-c", cpus));
+    }
+    argv.addAll(List.of("bird", "-f", "-c", conf.toString(), "-s", socket(node, name).toString(),
+        "-P", node.dir().resolve(name + ".pid").toString()));
+    BirdInstance b = new BirdInstance(node, name, node.spawn(name, argv));
+    await(name + " up").atMost(startTimeout).pollInterval(Duration.ofMillis(100))
+        .failFast(name + " exited:\n" + b.process.tail(20), () -> !b.process.isAlive())
+        .ignoreExceptions()
+        .until(() -> b.birdc("show status").contains("Daemon is up and running"));
+    return b;
+  }
+
+  private static Path socket(Node node, String name) {
+    return node.dir().resolve(name + ".ctl");
+  }
+
+  Node node() {
+    return node;
+  }
+
+  ManagedProcess process() {
+    return process;
+  }
+
+  String birdc(String command) {
+    return node.exec("birdc", "-s", socket(node, name).toString(), command);
+  }
+
+  /** The BGP protocols whose names match {@code pattern} (BIRD's shell pattern, e.g. "g*"), in order. */
+  Map<String, Protocol> protocols(String pattern) {
+    return parseProtocols(birdc("show protocols all \"" + pattern + "\""));
+  }
+
+  static Map<String, Protocol> parseProtocols(String out) {
+    Map<String, Protocol> result = new LinkedHashMap<>();
+    String current = null;
+    String state = "?";
+    long imported = 0;
+    long exported = 0;
+    for (String line : out.lines().toList()) {
+      Matcher h = HEAD.matcher(line);
+      if (h.matches()) {
+        if (current != null) {
+          result.put(current, new Protocol(current, state, imported, exported));
+        }
+        current = h.group(1);
+        state = h.group(2);
+        imported = 0;
+        exported = 0;
+        continue;
+      }
+      Matcher s = STATE.matcher(line);
+      if (s.find()) {
+        state = s.group(1);
+        continue;
+      }
+      Matcher r = ROUTES.matcher(line);
+      if (r.find()) {
+        imported = Long.parseLong(r.group(1));
+        exported = Long.parseLong(r.group(3));
+      }
+    }
+    if (current != null) {
+      result.put(current, new Protocol(current, state, imported, exported));
+    }
+    return result;
+  }
+
+  /** Lines of the log that tell of a hold timer expiring on either side of a session. */
+  List<String> holdTimerExpiries() {
+    try {
+      return Files.readAllLines(process.log()).stream().filter(l -> l.contains("Hold timer expired")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String logTail() {
+    return process.tail(30);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.sart.testbed.perf;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Memory and CPU of a daemon's processes from {@code /proc}: the sum over the processes and their
+ * children (OpenBGPD forks its engines) of VmRSS, VmHWM (the peak RSS) and user + system time.
+ * Summing peaks of several processes can overstate the peak of the whole slightly.
+ */
+record ProcStats(long rssBytes, long peakRssBytes, double cpuSeconds) {
+  /** USER_HZ: the unit of utime and stime in /proc/PID/stat. */
+  private static final double TICKS = 100.0;
+
+  static ProcStats of(List<Long> roots) {
+    Set<Long> pids = new LinkedHashSet<>();
+    for (long pid : roots) {
+      pids.add(pid);
+      ProcessHandle.of(pid).ifPresent(h -> h.descendants().forEach(d -> pids.add(d.pid())));
+    }
+    long rss = 0;
+    long hwm = 0;
+    double cpu = 0;
+    for (long pid : pids) {
+      try {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+          if (line.startsWith("VmRSS:")) {
+            rss += kib(line) * 1024;
+          } else if (line.startsWith("VmHWM:")) {
+            hwm += kib(line) * 1024;
+          }
+        }
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        // the fields after "(comm)": state is field 3, utime 14, stime 15
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        cpu += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
+      } catch (IOException | RuntimeException e) {
+        // the process ended between listing and reading: it holds nothing any more
+      }
+    }
+    return new ProcStats(rss, hwm, cpu);
+  }
+
+  private static long kib(String line) {
+    List<String> parts = new ArrayList<>(List.of(line.split("\\s+")));
+    return Long.parseLong(parts.get(1));
+  }
+}

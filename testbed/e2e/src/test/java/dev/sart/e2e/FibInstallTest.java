@@ -123,7 +123,11 @@ class FibInstallTest {
           gws.add(r.get("gateway").asText());
         }
         r.path("nexthops").forEach(h -> gws.add(h.get("gateway").asText()));
-        out.put(r.get("dst").asText(), "m" + r.path("metric").asInt() + " " + String.join(",", gws));
+        String dst = r.get("dst").asText(); // ip prints a host route without its length
+        if (!dst.contains("/")) {
+          dst += dst.contains(":") ? "/128" : "/32";
+        }
+        out.put(dst, "m" + r.path("metric").asInt() + " " + String.join(",", gws));
       }
     }
     return out;
@@ -209,7 +213,7 @@ class FibInstallTest {
     Map<String, String> ecmp = expect(prefixes, "192.0.2.10,192.0.2.11", "2001:db8::10,2001:db8::11");
     awaitTable(s, ecmp);
     String metrics = fib.metrics();
-    assertTrue(metrics.contains("sart_fib_routes_installed{channel=\"bgp-to-kernel\",table=\"120\"} 11000.0"), metrics);
+    assertTrue(metrics.contains("sart_fib_routes_installed{channel=\"bgp-to-kernel\",table=\"120\"} " + (V4 + V6) + ".0"), metrics);
     JsonNode routes = sart.json("fib", "channel", "route", "bgp-to-kernel").get("routes");
     assertEquals(V4 + V6, routes.size(), "sart fib channel route");
     assertEquals(2, routes.get(0).get("nextHops").size());

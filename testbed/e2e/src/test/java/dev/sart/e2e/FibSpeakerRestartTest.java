@@ -78,11 +78,10 @@ class FibSpeakerRestartTest {
         asn: 65001
         router_id: 192.0.2.1
         neighbors:
-          - {asn: 65000, address: 192.0.2.10, passive: true}
+          - {asn: 65000, address: 192.0.2.10}
         """);
-    // passive: FRR connects. With both sides connecting, a restarted speaker that resolved the
-    // collision (closing its outgoing connection) was seen to go Idle while the incoming session
-    // kept delivering FRR's routes, and never sent its own: a speaker matter, not the FIB's.
+    // both sides connect: a restarted speaker meets connection collisions (RFC 4271 §6.8), which
+    // once left it Idle while the surviving session delivered FRR's routes and never got ours
     List<String> prefixes = prefixes();
     SartdNode sart = SartdNode.start(s, "-f", bgpConfig.toString());
     Frr frr = Frr.withoutZebra(r, RouterConfig.of(65000, "192.0.2.10").neighbor(Neighbor.of("192.0.2.1", 65001))

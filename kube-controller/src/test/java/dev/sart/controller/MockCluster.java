@@ -3,7 +3,15 @@ package dev.sart.controller;
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.CrdManifests;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -48,6 +56,30 @@ public final class MockCluster {
         .withSelector(Map.of("app", name))
         .addNewPort().withName("http").withPort(80).withProtocol("TCP").withTargetPort(new IntOrString(8080)).endPort()
         .endSpec();
+  }
+
+  public static BGPPeer peer(KubernetesClient client, String node, String addr, String... groups) {
+    var peer = new BGPPeer(node + "-65000-" + addr, new BGPPeerSpec(65000L, addr, null, null, null, node, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), groups.length == 0 ? null : List.of(groups)));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
+    return client.resource(peer).create();
+  }
+
+  /** An EndpointSlice as the EndpointSlice controller would write it (the mock runs no controllers). */
+  public static EndpointSlice slice(String namespace, String service, String name, List<Endpoint> endpoints) {
+    return new EndpointSliceBuilder()
+        .withNewMetadata().withNamespace(namespace).withName(name)
+        .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service)).endMetadata()
+        .withAddressType("IPv4")
+        .withEndpoints(endpoints)
+        .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
+        .build();
+  }
+
+  public static Endpoint endpoint(String ip, String node, boolean ready, boolean terminating) {
+    return new EndpointBuilder().withAddresses(ip).withNodeName(node)
+        .withNewConditions().withReady(ready).withServing(ready || terminating).withTerminating(terminating).endConditions()
+        .build();
   }
 
   public static List<String> ingress(KubernetesClient client, String namespace, String name) {

@@ -58,6 +58,7 @@ public final class PoolReconciler implements AutoCloseable {
   private final Metrics metrics;
   private final Loop loop;
   private final Set<String> gauged = new HashSet<>();
+  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public PoolReconciler(Informers informers, Events events, Metrics metrics) {
     this.informers = informers;
@@ -312,15 +313,15 @@ public final class PoolReconciler implements AutoCloseable {
       return;
     }
     var registry = metrics.registry();
-    Gauge.builder("sart.controller.max.blocks", informers, i -> {
+    meters.add(Gauge.builder("sart.controller.max.blocks", informers, i -> {
           var p = i.get(AddressPool.class, pool);
           return p == null ? 0 : new Blocks(Cidr.parse(p.getSpec().cidr()), blockSize(p)).count().doubleValue();
         })
         .tag("pool", pool).tag("type", typeOf(pool))
-        .description("blocks a pool can be cut into").register(registry);
-    Gauge.builder("sart.controller.allocated.blocks", informers, i -> blocksOf(pool).size())
+        .description("blocks a pool can be cut into").register(registry));
+    meters.add(Gauge.builder("sart.controller.allocated.blocks", informers, i -> blocksOf(pool).size())
         .tag("pool", pool).tag("type", typeOf(pool))
-        .description("AddressBlocks of a pool").register(registry);
+        .description("AddressBlocks of a pool").register(registry));
   }
 
   private String typeOf(String pool) {
@@ -331,5 +332,7 @@ public final class PoolReconciler implements AutoCloseable {
   @Override
   public void close() {
     loop.close();
+    // the gauges read this term's caches: a new term registers its own
+    meters.forEach(metrics.registry()::remove);
   }
 }

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.micrometer.core.instrument.Gauge;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -95,18 +94,15 @@ public final class ServiceReconciler implements AutoCloseable {
     gauges(pool.getMetadata().getName());
   }
 
-  /** MetalLB-style gauges per pool: {@code addresses_total}, {@code addresses_in_use_total}. */
+  /** MetalLB-style gauges per pool and family: {@code sart_allocator_addresses_total}, {@code ..._in_use_total}. */
   private void gauges(String name) {
     if (!gauged.add(name)) {
       return;
     }
-    var registry = metrics.registry();
-    Gauge.builder("sart.controller.addresses.total", allocator, a -> a.pool(name).map(p -> p.capacity().doubleValue()).orElse(0.0))
-        .tag("pool", name).tag("family", allocator.pool(name).map(p -> p.isIpv4() ? "ipv4" : "ipv6").orElse(""))
-        .description("addresses a service pool can hand out").register(registry);
-    Gauge.builder("sart.controller.addresses.in.use.total", allocator, a -> a.pool(name).map(p -> (double) p.inUse()).orElse(0.0))
-        .tag("pool", name).tag("family", allocator.pool(name).map(p -> p.isIpv4() ? "ipv4" : "ipv6").orElse(""))
-        .description("addresses of a service pool held by Services").register(registry);
+    var family = allocator.pool(name).map(p -> p.isIpv4() ? "ipv4" : "ipv6").orElse("");
+    metrics.allocatorPool(name, family,
+        () -> allocator.pool(name).map(p -> p.capacity().doubleValue()).orElse(0.0),
+        () -> allocator.pool(name).map(p -> (double) p.inUse()).orElse(0.0));
   }
 
   private Duration reconcile(String key) {
@@ -218,5 +214,6 @@ public final class ServiceReconciler implements AutoCloseable {
   @Override
   public void close() {
     loop.close();
+    metrics.clearAllocatorPools();
   }
 }

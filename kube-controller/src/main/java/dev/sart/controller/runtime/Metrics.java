@@ -31,8 +31,48 @@ public final class Metrics {
         .description("reconciliations that failed").register(registry).increment();
   }
 
+  /** One allocator gauge series: pool, family and its value. */
+  public record Series(String pool, String family, java.util.function.DoubleSupplier value) {}
+
+  private final java.util.List<Series> addressesTotal = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Series> addressesInUse = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * MetalLB's allocator gauges under our prefix: {@code sart_allocator_addresses_total} and
+   * {@code sart_allocator_addresses_in_use_total} per pool and family. Written by hand because
+   * Micrometer strips a {@code _total} suffix from gauges, and these names are what dashboards expect.
+   */
+  public void allocatorPool(String pool, String family, java.util.function.DoubleSupplier total,
+      java.util.function.DoubleSupplier inUse) {
+    addressesTotal.removeIf(s -> s.pool().equals(pool));
+    addressesInUse.removeIf(s -> s.pool().equals(pool));
+    addressesTotal.add(new Series(pool, family, total));
+    addressesInUse.add(new Series(pool, family, inUse));
+  }
+
+  /** Drops the allocator series (the allocator that fed them is gone, e.g. leadership lost). */
+  public void clearAllocatorPools() {
+    addressesTotal.clear();
+    addressesInUse.clear();
+  }
+
   /** The text exposition format for {@code GET /metrics}. */
   public String scrape() {
-    return registry.scrape();
+    var text = new StringBuilder(registry.scrape());
+    gauge(text, "sart_allocator_addresses_total", "addresses a service pool can hand out", addressesTotal);
+    gauge(text, "sart_allocator_addresses_in_use_total", "addresses of a service pool held by Services", addressesInUse);
+    return text.toString();
+  }
+
+  private static void gauge(StringBuilder text, String name, String help, java.util.List<Series> series) {
+    if (series.isEmpty()) {
+      return;
+    }
+    text.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    text.append("# TYPE ").append(name).append(" gauge\n");
+    for (var s : series) {
+      text.append(name).append("{pool=\"").append(s.pool()).append("\",family=\"").append(s.family()).append("\"} ")
+          .append(s.value().getAsDouble()).append('\n');
+    }
   }
 }

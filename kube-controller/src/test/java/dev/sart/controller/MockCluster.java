@@ -65,6 +65,13 @@ public final class MockCluster {
     return client.resource(peer).create();
   }
 
+  public static BGPPeer peerSpec(String node, String addr) {
+    var peer = new BGPPeer(node + "-65000-" + addr, new BGPPeerSpec(65000L, addr, null, null, null, node, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
+    return peer;
+  }
+
   /** An EndpointSlice as the EndpointSlice controller would write it (the mock runs no controllers). */
   public static EndpointSlice slice(String namespace, String service, String name, List<Endpoint> endpoints) {
     return new EndpointSliceBuilder()

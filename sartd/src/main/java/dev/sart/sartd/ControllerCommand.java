@@ -5,13 +5,19 @@ import dev.sart.controller.HealthServer;
 import dev.sart.controller.Mode;
 import dev.sart.controller.SartController;
 import dev.sart.controller.runtime.Metrics;
+import dev.sart.controller.webhook.Admission;
+import dev.sart.controller.webhook.Certs;
+import dev.sart.controller.webhook.WebhookServer;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -42,6 +48,12 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
   @Option(names = "--http", description = "health and metrics listen address", defaultValue = "0.0.0.0:8080")
   String http;
 
+  @Option(names = "--https", description = "admission webhook listen address; empty: no webhooks", defaultValue = "0.0.0.0:8443")
+  String https;
+
+  @Option(names = "--cert-dir", description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks", defaultValue = "/etc/sartd/cert")
+  Path certDir;
+
   @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
   String level;
 
@@ -62,20 +74,36 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
     var ns = leaseNamespace != null ? leaseNamespace : System.getenv().getOrDefault("POD_NAMESPACE", "kube-system");
     var config = new ControllerConfig(m, lbClass, leaderElection, ns, leaseName, id,
         Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    SSLContext tls = null;
+    if (!https.isEmpty()) {
+      if (!Files.exists(certDir.resolve("tls.crt")) || !Files.exists(certDir.resolve("tls.key"))) {
+        System.err.println("no webhook certificate in " + certDir + " (tls.crt, tls.key): make one with `sartd certgen`,"
+            + " or pass --https= to run without webhooks");
+        return 2;
+      }
+      tls = Certs.serverContext(certDir);
+    }
     var client = new KubernetesClientBuilder().build();
     var controller = new SartController(client, config, new Metrics());
     var health = new HealthServer(address(http), controller);
+    var webhooks = tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("event=shutdown");
       controller.close();
       health.close();
+      if (webhooks != null) {
+        webhooks.close();
+      }
       client.close();
       stopped.countDown();
     }));
     health.start();
+    if (webhooks != null) {
+      webhooks.start(); // every replica answers admission requests, leader or not
+    }
     controller.start();
-    LOG.info("event=started mode=" + m + " identity=" + id + " http=" + http);
+    LOG.info("event=started mode=" + m + " identity=" + id + " http=" + http + " https=" + https);
     stopped.await();
     return 0;
   }

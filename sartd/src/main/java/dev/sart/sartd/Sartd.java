@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The daemon's entry: {@code sartd bgp|version}. */
 @Command(name = "sartd", mixinStandardHelpOptions = true, versionProvider = Sartd.Version.class,
     description = "sart daemon: BGP speaker (more sub-commands follow: fib, agent, controller, node)",
-    subcommands = {BgpCommand.class, ControllerCommand.class, Sartd.VersionCommand.class})
+    subcommands = {BgpCommand.class, ControllerCommand.class, CertgenCommand.class, Sartd.VersionCommand.class})
 public final class Sartd {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Sartd()).execute(args));

@@ -90,7 +90,10 @@ public final class MockCluster {
   }
 
   public static List<String> ingress(KubernetesClient client, String namespace, String name) {
-    Service service = client.services().inNamespace(namespace).withName(name).get();
+    return ingressOf(client.services().inNamespace(namespace).withName(name).get());
+  }
+
+  public static List<String> ingressOf(Service service) {
     if (service == null || service.getStatus() == null || service.getStatus().getLoadBalancer() == null
         || service.getStatus().getLoadBalancer().getIngress() == null) {
       return List.of();

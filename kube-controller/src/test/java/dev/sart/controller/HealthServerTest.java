@@ -30,10 +30,10 @@ class HealthServerTest {
       controller.start();
       var base = "http://127.0.0.1:" + http.port();
       assertEquals(200, get(web, base + "/healthz").statusCode());
-      await().atMost(Duration.ofSeconds(30)).until(controller::leading);
+      await().ignoreExceptions().atMost(Duration.ofSeconds(30)).until(controller::leading);
       assertEquals(200, get(web, base + "/readyz").statusCode());
       client.resource(lbService("test", "s", Map.of()).build()).create();
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         var body = get(web, base + "/metrics").body();
         assertTrue(body.contains("sart_allocator_addresses_in_use_total{pool=\"default-lb-pool\",family=\"ipv4\"} 1.0"), body);
       });
@@ -42,6 +42,8 @@ class HealthServerTest {
       assertTrue(metrics.contains("sart_controller_reconciliation_total{resource=\"service\"}"), metrics);
       assertTrue(metrics.contains("sart_controller_reconcile_duration_seconds_bucket{resource=\"service\""), metrics);
       assertTrue(metrics.contains("sart_controller_max_blocks{pool=\"default-lb-pool\",type=\"service\"} 1.0"), metrics);
+      await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(get(web, base + "/metrics").body()
+          .contains("sart_controller_bgp_advertisements{type=\"service\"} 1.0")));
       assertEquals("{\"leading\":true,\"ready\":true}\n", get(web, base + "/").body());
     } finally {
       server.destroy();

@@ -48,9 +48,19 @@ public final class AdvertisementReconciler implements AutoCloseable {
   private final Informers informers;
   private final ServiceViews views;
   private final Loop loop;
+  private final Metrics metrics;
+  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
 
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
     this.informers = informers;
+    this.metrics = metrics;
+    // sart's sart_controller_bgp_advertisements{type}
+    for (var type : AddressType.values()) {
+      var label = type == AddressType.SERVICE ? "service" : "pod";
+      meters.add(io.micrometer.core.instrument.Gauge.builder("sart.controller.bgp.advertisements", informers,
+              i -> i.list(BGPAdvertisement.class).stream().filter(a -> a.getSpec() != null && a.getSpec().type() == type).count())
+          .tag("type", label).description("BGPAdvertisements").register(metrics.registry()));
+    }
     this.views = new ServiceViews(loadBalancerClass);
     this.loop = new Loop("bgpadvertisement", this::reconcile, metrics);
     Function<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> byService = o -> {
@@ -211,5 +221,6 @@ public final class AdvertisementReconciler implements AutoCloseable {
   @Override
   public void close() {
     loop.close();
+    meters.forEach(metrics.registry()::remove);
   }
 }

@@ -23,6 +23,7 @@ import java.util.Set;
 public final class Allocator {
   private final Map<String, Pool> pools = new LinkedHashMap<>();
   private final Map<String, Boolean> autoAssign = new LinkedHashMap<>();
+  private final Set<String> draining = new java.util.HashSet<>();
 
   /** Adds a pool, or updates its auto-assign flag (cidr and type are immutable). */
   public void upsertPool(String name, AddressPoolSpec spec) {
@@ -41,6 +42,17 @@ public final class Allocator {
   public void removePool(String name) {
     pools.remove(name);
     autoAssign.remove(name);
+    draining.remove(name);
+  }
+
+  /**
+   * A pool being deleted: Services keep what they hold in it, nobody gets a new address from it
+   * (its deletion waits until its Services have moved).
+   */
+  public void drain(String name) {
+    if (pools.containsKey(name)) {
+      draining.add(name);
+    }
   }
 
   public Collection<Pool> pools() {
@@ -166,6 +178,9 @@ public final class Allocator {
         if (pool == null) {
           throw new IllegalArgumentException("no service AddressPool named " + name);
         }
+        if (draining.contains(name)) {
+          throw new IllegalArgumentException("AddressPool " + name + " is being deleted");
+        }
         if (view.familiesExplicit() && !view.families().contains(pool.isIpv4())) {
           throw new IllegalArgumentException("pool " + name + " is " + family(pool.isIpv4())
               + " but the Service's ipFamilies do not include it");
@@ -176,7 +191,7 @@ public final class Allocator {
     if (!view.requested().isEmpty()) {
       for (var address : view.requested()) {
         var candidates = named != null ? named : List.copyOf(pools.values());
-        var pool = candidates.stream().filter(p -> p.usable(address)).findFirst()
+        var pool = candidates.stream().filter(p -> p.usable(address) && !draining.contains(p.name())).findFirst()
             .orElseThrow(() -> new IllegalArgumentException("requested address " + Cidr.format(address)
                 + " is in no usable address of " + (view.pools() != null ? "pools " + view.pools() : "any service AddressPool")));
         wants.add(new Want(pool, address));
@@ -193,7 +208,9 @@ public final class Allocator {
     };
     boolean required = !"PreferDualStack".equals(view.policy());
     for (var v4 : families) {
-      var auto = pools.values().stream().filter(p -> p.isIpv4() == v4 && autoAssign.getOrDefault(p.name(), false)).findFirst();
+      var auto = pools.values().stream()
+          .filter(p -> p.isIpv4() == v4 && autoAssign.getOrDefault(p.name(), false) && !draining.contains(p.name()))
+          .findFirst();
       if (auto.isPresent()) {
         wants.add(new Want(auto.get(), null));
       } else if (required) {

@@ -159,7 +159,11 @@ public final class ServiceReconciler implements AutoCloseable {
 
   private void reconcilePool(String name) {
     var pool = informers.get(AddressPool.class, name);
-    if (pool == null || pool.getMetadata().getDeletionTimestamp() != null) {
+    if (pool != null && pool.getMetadata().getDeletionTimestamp() != null) {
+      allocator.drain(name);
+      return;
+    }
+    if (pool == null) {
       if (allocator.pool(name).isPresent()) {
         allocator.removePool(name);
         informers.list(Service.class).forEach(s -> loop.enqueue(ServiceViews.key(s)));

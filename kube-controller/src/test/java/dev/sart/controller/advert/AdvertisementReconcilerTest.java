@@ -85,7 +85,7 @@ class AdvertisementReconcilerTest {
   }
 
   private void awaitPeers(String advert, Map<String, String> expected) {
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(expected, peersOf(advert)));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(expected, peersOf(advert)));
   }
 
   /** Plays the agents: announces NotAdvertised entries, removes withdrawn ones (RFC 6902 JSON Patch). */
@@ -101,7 +101,7 @@ class AdvertisementReconcilerTest {
 
   private void createService(String name, String etp, Map<String, String> annotations) {
     client.resource(lbService("test", name, annotations).editSpec().withExternalTrafficPolicy(etp).endSpec().build()).create();
-    await().atMost(WAIT).until(() -> !ingress(client, "test", name).isEmpty());
+    await().ignoreExceptions().atMost(WAIT).until(() -> !ingress(client, "test", name).isEmpty());
   }
 
   @Test
@@ -177,17 +177,17 @@ class AdvertisementReconcilerTest {
         "node3-65000-7.7.7.7", NA));
     awaitPeers(old, Map.of("node1-65000-9.9.9.9", "Withdraw", "node2-65000-9.9.9.9", "Withdraw",
         "node3-65000-9.9.9.9", "Withdraw", "node3-65000-7.7.7.7", "Withdraw"));
-    await().atMost(WAIT).until(() -> client.resources(BGPAdvertisement.class).inNamespace("test").withName(old).get()
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BGPAdvertisement.class).inNamespace("test").withName(old).get()
         .getMetadata().getDeletionTimestamp() != null);
     agents(old);
-    await().atMost(WAIT).until(() -> peersOf(old) == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> peersOf(old) == null);
 
     // the Service goes: its advertisement waits for the agents too
     client.services().inNamespace("test").withName("moving").delete();
     awaitPeers(fresh, Map.of("node1-65000-9.9.9.9", "Withdraw", "node2-65000-9.9.9.9", "Withdraw",
         "node3-65000-9.9.9.9", "Withdraw", "node3-65000-7.7.7.7", "Withdraw"));
     agents(fresh);
-    await().atMost(WAIT).until(() -> peersOf(fresh) == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> peersOf(fresh) == null);
   }
 
   @Test

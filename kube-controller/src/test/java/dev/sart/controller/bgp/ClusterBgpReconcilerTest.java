@@ -113,7 +113,7 @@ class ClusterBgpReconcilerTest {
   @Test
   void clusterBgpMakesANodeBgpAndPeersPerSelectedNode() {
     client.resource(clusterA()).create();
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(new TreeSet<>(List.of(
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(new TreeSet<>(List.of(
         "bgppeertemplate-sample-sart-worker-65000-9.9.9.9",
         "bgppeertemplate-sample-sart-worker2-65000-9.9.9.9",
         "bgppeertemplate-sample-sart-worker3-65000-9.9.9.9")), peers()));
@@ -130,7 +130,7 @@ class ClusterBgpReconcilerTest {
     assertEquals("clusterbgp-sample-a", peer.getSpec().clusterBGPRef());
     assertEquals(List.of("to-router0"), peer.getSpec().groups());
     assertEquals("sart-worker2", peer.getMetadata().getLabels().get(Sart.BGP_PEER_NODE_LABEL));
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker", "sart-worker2", "sart-worker3"),
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker", "sart-worker2", "sart-worker3"),
         status("clusterbgp-sample-a", false)));
     assertEquals(List.of("sart-worker", "sart-worker2", "sart-worker3"), status("clusterbgp-sample-a", true));
     assertNull(client.resources(NodeBGP.class).withName("sart-control-plane").get());
@@ -141,11 +141,11 @@ class ClusterBgpReconcilerTest {
     client.resource(new ClusterBGP("fixed", new ClusterBGPSpec(Map.of("bgp", "b"),
         new AsnSelector(AsnSelector.From.ASN, 65010L), new RouterIdSelector(RouterIdSelector.From.ROUTER_ID, "10.0.0.1"),
         SPEAKER, null))).create();
-    await().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-control-plane").get() != null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-control-plane").get() != null);
     var nodeBgp = client.resources(NodeBGP.class).withName("sart-control-plane").get();
     assertEquals(65010L, nodeBgp.getSpec().asn());
     assertEquals("10.0.0.1", nodeBgp.getSpec().routerId());
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("fixed"),
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("fixed"),
         client.resources(NodeBGP.class).withName("sart-control-plane").get().getStatus().clusterBgpRefs()));
   }
 
@@ -155,35 +155,35 @@ class ClusterBgpReconcilerTest {
     client.resource(new ClusterBGP("clusterbgp-sample-b", new ClusterBGPSpec(Map.of("bgp", "b"),
         new AsnSelector(AsnSelector.From.LABEL, null), new RouterIdSelector(RouterIdSelector.From.INTERNAL_ADDRESS, null),
         SPEAKER, null))).create();
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-control-plane"), status("clusterbgp-sample-b", false)));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-control-plane"), status("clusterbgp-sample-b", false)));
 
     // relabel the control plane bgp=a: it moves from b to a and gets the template peer
     label("sart-control-plane", "bgp", "a");
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
         List.of("sart-control-plane", "sart-worker", "sart-worker2", "sart-worker3"), status("clusterbgp-sample-a", false)));
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of(), status("clusterbgp-sample-b", false)));
-    await().atMost(WAIT).untilAsserted(() -> assertEquals("a",
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of(), status("clusterbgp-sample-b", false)));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals("a",
         client.resources(NodeBGP.class).withName("sart-control-plane").get().getMetadata().getLabels().get("bgp")));
-    await().atMost(WAIT).until(() -> peers().contains("bgppeertemplate-sample-sart-control-plane-65000-9.9.9.9"));
+    await().ignoreExceptions().atMost(WAIT).until(() -> peers().contains("bgppeertemplate-sample-sart-control-plane-65000-9.9.9.9"));
 
     // a selector matches only when all its labels match (sart matched any one)
     client.resource(new ClusterBGP("clusterbgp-sample-c", new ClusterBGPSpec(Map.of("bgp", "a", "bgp2", "c"),
         new AsnSelector(AsnSelector.From.LABEL, null), new RouterIdSelector(RouterIdSelector.From.INTERNAL_ADDRESS, null),
         SPEAKER, List.of(new PeerConfig(null, new BGPPeerTemplateSpec(65000L, "7.7.7.7", null, null, null, List.of("to-router1")),
             Map.of("bgp2", "c")))))).create();
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of(), status("clusterbgp-sample-c", true)));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of(), status("clusterbgp-sample-c", true)));
     label("sart-worker", "bgp2", "c");
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker"), status("clusterbgp-sample-c", true)));
-    await().atMost(WAIT).until(() -> peers().contains("sart-worker-65000-7.7.7.7"));
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(2,
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker"), status("clusterbgp-sample-c", true)));
+    await().ignoreExceptions().atMost(WAIT).until(() -> peers().contains("sart-worker-65000-7.7.7.7"));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(2,
         client.resources(NodeBGP.class).withName("sart-worker").get().getSpec().peers().size()));
 
     // the node leaves: its generated peers go
     label("sart-worker", "bgp2", null);
-    await().atMost(WAIT).until(() -> !peers().contains("sart-worker-65000-7.7.7.7"));
+    await().ignoreExceptions().atMost(WAIT).until(() -> !peers().contains("sart-worker-65000-7.7.7.7"));
     label("sart-worker", "bgp", "x");
-    await().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker").get() == null);
-    await().atMost(WAIT).until(() -> !peers().contains("bgppeertemplate-sample-sart-worker-65000-9.9.9.9"));
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker").get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> !peers().contains("bgppeertemplate-sample-sart-worker-65000-9.9.9.9"));
   }
 
   @Test
@@ -192,21 +192,21 @@ class ClusterBgpReconcilerTest {
     var manual = new BGPPeer("bgppeer-sample-sart-cp", new dev.sart.crds.BGPPeerSpec(65000L, "9.9.9.9", null, null, null,
         "sart-worker", null, SPEAKER, null));
     client.resource(manual).create();
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("bgppeertemplate-sample-sart-worker-65000-9.9.9.9",
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("bgppeertemplate-sample-sart-worker-65000-9.9.9.9",
         "bgppeer-sample-sart-cp"), client.resources(NodeBGP.class).withName("sart-worker").get().getSpec().peers().stream()
         .map(p -> p.name()).toList()));
     client.resources(ClusterBGP.class).withName("clusterbgp-sample-a").delete();
-    await().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker").get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker").get() == null);
     assertEquals(new TreeSet<>(List.of("bgppeer-sample-sart-cp")), peers());
   }
 
   @Test
   void aDeletedNodeLosesItsNodeBgp() {
     client.resource(clusterA()).create();
-    await().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker3").get() != null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker3").get() != null);
     client.nodes().withName("sart-worker3").delete();
-    await().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker3").get() == null);
-    await().atMost(WAIT).until(() -> !peers().contains("bgppeertemplate-sample-sart-worker3-65000-9.9.9.9"));
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker", "sart-worker2"), status("clusterbgp-sample-a", false)));
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("sart-worker3").get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> !peers().contains("bgppeertemplate-sample-sart-worker3-65000-9.9.9.9"));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(List.of("sart-worker", "sart-worker2"), status("clusterbgp-sample-a", false)));
   }
 }

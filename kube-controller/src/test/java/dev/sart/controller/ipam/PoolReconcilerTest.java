@@ -70,7 +70,7 @@ class PoolReconcilerTest {
 
   private BlockRequest request(String pool, String node) {
     var request = client.resource(new BlockRequest(pool + "-" + node, new BlockRequestSpec(pool, node))).create();
-    await().atMost(WAIT).until(() -> {
+    await().ignoreExceptions().atMost(WAIT).until(() -> {
       var r = client.resources(BlockRequest.class).withName(request.getMetadata().getName()).get();
       return r.getStatus() != null && (r.getStatus().block() != null || r.getStatus().error() != null);
     });
@@ -81,7 +81,7 @@ class PoolReconcilerTest {
   private String blockFor(String pool, String node) {
     var answered = request(pool, node);
     client.resource(answered).delete();
-    await().atMost(WAIT).until(() -> client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get() == null);
     return answered.getStatus().block();
   }
 
@@ -94,16 +94,16 @@ class PoolReconcilerTest {
   @Test
   void aServicePoolIsOneBlockOfItsWholeCidr() {
     client.resource(new AddressPool("default-lb-pool", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true))).create();
-    await().atMost(WAIT).until(() -> client.resources(AddressBlock.class).withName("default-lb-pool").get() != null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressBlock.class).withName("default-lb-pool").get() != null);
     var block = client.resources(AddressBlock.class).withName("default-lb-pool").get();
     assertEquals("10.0.1.0/24", block.getSpec().cidr());
     assertEquals(AddressType.SERVICE, block.getSpec().type());
     assertEquals(Boolean.TRUE, block.getSpec().autoAssign());
     assertEquals("AddressPool", block.getMetadata().getOwnerReferences().getFirst().getKind());
-    await().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get()
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get()
         .getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER));
     client.resources(AddressPool.class).withName("default-lb-pool").delete();
-    await().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get() == null);
   }
 
   @Test
@@ -123,7 +123,7 @@ class PoolReconcilerTest {
 
     // a freed block is the next one handed out (blocks are big; their addresses are not reused at once by the agent)
     client.resources(AddressBlock.class).withName("default-pod-pool-1").delete();
-    await().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
+    await().ignoreExceptions().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
     assertEquals("default-pod-pool-1", blockFor("default-pod-pool", "sart-worker"));
   }
 
@@ -135,7 +135,7 @@ class PoolReconcilerTest {
     // the answer is lost (as if the status write had failed): the request is handled again
     client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).subresource("status")
         .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"remove\",\"path\":\"/status\"}]");
-    await().atMost(WAIT).until(() -> {
+    await().ignoreExceptions().atMost(WAIT).until(() -> {
       var r = client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get();
       return r.getStatus() != null && r.getStatus().block() != null;
     });
@@ -169,14 +169,14 @@ class PoolReconcilerTest {
       return b;
     });
     client.resources(AddressPool.class).withName("default-pod-pool").delete();
-    await().atMost(WAIT).until(() -> client.v1().events().inAnyNamespace().list().getItems().stream()
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inAnyNamespace().list().getItems().stream()
         .anyMatch(e -> "PoolInUse".equals(e.getReason())));
     assertNotNull(client.resources(AddressPool.class).withName("default-pod-pool").get());
 
     client.nodes().withName("sart-worker2").delete();
-    await().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
+    await().ignoreExceptions().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
     client.resources(AddressBlock.class).withName("default-pod-pool-0").delete();
-    await().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-pod-pool").get() == null);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-pod-pool").get() == null);
     assertNull(client.resources(AddressBlock.class).withName("default-pod-pool-0").get());
   }
 
@@ -184,7 +184,7 @@ class PoolReconcilerTest {
   void blockMetricsCountBlocksNotBits() {
     podPool("default-pod-pool", "10.1.0.0/24", 29, true);
     blockFor("default-pod-pool", "sart-worker");
-    await().atMost(WAIT).until(() -> metrics.scrape().contains(
+    await().ignoreExceptions().atMost(WAIT).until(() -> metrics.scrape().contains(
         "sart_controller_allocated_blocks{pool=\"default-pod-pool\",type=\"pod\"} 1.0"));
     var text = metrics.scrape();
     assertEquals(true, text.contains("sart_controller_max_blocks{pool=\"default-pod-pool\",type=\"pod\"} 32.0"), text);

@@ -175,6 +175,18 @@ class AllocatorTest {
   }
 
   @Test
+  void aPoolBeingDeletedKeepsItsHoldersButHandsOutNothing() {
+    var allocator = allocator();
+    var first = allocator.reconcile(lb("t/a"));
+    allocator.drain("default-lb-pool");
+    var again = allocator.reconcile(lb("t/a", null, List.of(), first.addresses()));
+    assertEquals(first.addresses(), again.addresses());
+    assertEquals("no auto-assign IPv4 service AddressPool", allocator.reconcile(lb("t/b")).error());
+    assertEquals("AddressPool default-lb-pool is being deleted",
+        allocator.reconcile(lb("t/c", List.of("default-lb-pool"), List.of(), List.of())).error());
+  }
+
+  @Test
   void restoreFromStatusAfterARestartNeverDuplicates() {
     var before = allocator();
     var holders = new ArrayList<ServiceView>();

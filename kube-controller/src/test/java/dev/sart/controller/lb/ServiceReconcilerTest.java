@@ -70,14 +70,14 @@ class ServiceReconcilerTest {
   }
 
   private void awaitIngress(String name, List<String> expected) {
-    await().atMost(WAIT).untilAsserted(() -> assertEquals(expected, ingress(client, "test", name)));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(expected, ingress(client, "test", name)));
   }
 
   @Test
   void allocatesFromTheAutoAssignPool() {
     client.resource(lbService("test", "app-svc-cluster", Map.of()).build()).create();
     awaitIngress("app-svc-cluster", List.of("10.0.1.1"));
-    await().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
         .anyMatch(e -> "IPAllocated".equals(e.getReason()) && "app-svc-cluster".equals(e.getInvolvedObject().getName())));
   }
 
@@ -115,7 +115,7 @@ class ServiceReconcilerTest {
     });
     awaitIngress("s", List.of("10.0.1.1", "10.0.100.21"));
     var pool = controller.reconciler.allocatorForTests().pool("non-default-lb-pool").orElseThrow();
-    await().atMost(WAIT).until(() -> pool.inUse() == 1);
+    await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 1);
   }
 
   @Test
@@ -128,14 +128,14 @@ class ServiceReconcilerTest {
     });
     awaitIngress("s", List.of());
     var pool = controller.reconciler.allocatorForTests().pool("default-lb-pool").orElseThrow();
-    await().atMost(WAIT).until(() -> pool.inUse() == 0);
-    await().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
+    await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
         .map(Event::getReason).anyMatch("IPReleased"::equals));
 
     client.resource(lbService("test", "t", Map.of()).build()).create();
     awaitIngress("t", List.of("10.0.1.2"));
     client.services().inNamespace("test").withName("t").delete();
-    await().atMost(WAIT).until(() -> pool.inUse() == 0);
+    await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
     assertTrue(client.services().inNamespace("test").withName("s").get().getMetadata().getFinalizers().isEmpty(),
         "no finalizer on Services");
   }
@@ -151,7 +151,7 @@ class ServiceReconcilerTest {
   @Test
   void aFailedAllocationIsAnEventAndIsRetriedWhenAPoolAppears() {
     client.resource(lbService("test", "s", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "later")).build()).create();
-    await().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
+    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
         .anyMatch(e -> "AllocationFailed".equals(e.getReason()) && e.getMessage().contains("later")));
     pool(client, "later", "198.51.100.0/24", false);
     awaitIngress("s", List.of("198.51.100.1"));
@@ -170,7 +170,7 @@ class ServiceReconcilerTest {
     for (int i = 0; i < 20; i++) {
       client.resource(lbService("test", "s" + i, Map.of()).build()).create();
     }
-    await().atMost(WAIT).until(() -> {
+    await().ignoreExceptions().atMost(WAIT).until(() -> {
       for (int i = 0; i < 20; i++) {
         if (ingress(client, "test", "s" + i).isEmpty()) {
           return false;
@@ -189,7 +189,7 @@ class ServiceReconcilerTest {
     var freed = ingress(client, "test", "s3").getFirst();
     client.services().inNamespace("test").withName("s3").delete();
     controller = new Controller(client);
-    await().atMost(WAIT).until(() -> {
+    await().ignoreExceptions().atMost(WAIT).until(() -> {
       for (int i = 0; i < 40; i++) {
         if (i != 3 && ingress(client, "test", "s" + i).isEmpty()) {
           return false;

@@ -80,13 +80,37 @@ public final class LbBenchmark {
         config.identity(), config.leaseDuration(), config.renewDeadline(), config.retryPeriod());
     var controller = new SartController(client, config, new Metrics());
     if (args.length > 2 && args[2].equals("mock-only")) {
+      // the mock server's own share: the same creates with no controller, then create → ADDED watch event
       long t = System.nanoTime();
       for (int i = 0; i < n; i++) {
-        observer.resource(MockCluster.lbService("bench", "svc-" + i, Map.of()).build()).create();
+        create(observer, MockCluster.lbService("bench", "svc-" + i, Map.of()).build());
         if ((i + 1) % (n / 4) == 0) {
           System.out.printf("mock only: %d creates in %.1f s%n", i + 1, (System.nanoTime() - t) / 1e9);
         }
       }
+      var seen = new ConcurrentHashMap<String, Long>();
+      var added = observer.services().inNamespace("bench").watch(new Watcher<Service>() {
+        @Override
+        public void eventReceived(Action action, Service service) {
+          seen.putIfAbsent(service.getMetadata().getName(), System.nanoTime());
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {}
+      });
+      var round = new long[m];
+      for (int i = 0; i < m; i++) {
+        var name = "one-" + i;
+        long start = System.nanoTime();
+        create(observer, MockCluster.lbService("bench", name, Map.of()).build());
+        while (!seen.containsKey(name)) {
+          Thread.onSpinWait();
+        }
+        round[i] = seen.get(name) - start;
+      }
+      Arrays.sort(round);
+      report("mock only, at " + n + " Services: create → watch event", round, m);
+      added.close();
       System.exit(0);
     }
     controller.start();

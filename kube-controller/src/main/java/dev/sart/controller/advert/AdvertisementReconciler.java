@@ -1,0 +1,226 @@
+package dev.sart.controller.advert;
+
+import dev.sart.controller.lb.ServiceViews;
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Loop;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.Cidr;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * One BGPAdvertisement per load-balancer address of a Service (in its namespace, named
+ * {@code <service>-<address>}, labelled {@code kubernetes.io/service-name}, owned by the Service), whose
+ * {@code status.peers} lists the peers that should announce it ({@link Targets}): a new target is
+ * {@code NotAdvertised} (the agent announces and marks it {@code Advertised}); a peer that is no
+ * longer a target is marked {@code Withdraw} (the agent withdraws and removes the entry).
+ * An advertisement to delete first gets every peer marked {@code Withdraw}; its finalizer goes only
+ * when the agents have removed every entry.
+ */
+public final class AdvertisementReconciler implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
+  static final String BY_SERVICE = "byService";
+
+  private final Informers informers;
+  private final ServiceViews views;
+  private final Loop loop;
+  private final Metrics metrics;
+  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
+
+  public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
+    this.informers = informers;
+    this.metrics = metrics;
+    // sart's sart_controller_bgp_advertisements{type}
+    for (var type : AddressType.values()) {
+      var label = type == AddressType.SERVICE ? "service" : "pod";
+      meters.add(io.micrometer.core.instrument.Gauge.builder("sart.controller.bgp.advertisements", informers,
+              i -> i.list(BGPAdvertisement.class).stream().filter(a -> a.getSpec() != null && a.getSpec().type() == type).count())
+          .tag("type", label).description("BGPAdvertisements").register(metrics.registry()));
+    }
+    this.views = new ServiceViews(loadBalancerClass);
+    this.loop = new Loop("bgpadvertisement", this::reconcile, metrics);
+    Function<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> byService = o -> {
+      var labels = o.getMetadata().getLabels();
+      var name = labels == null ? null : labels.get(Sart.SERVICE_NAME_LABEL);
+      return name == null ? List.of() : List.of(o.getMetadata().getNamespace() + "/" + name);
+    };
+    informers.of(EndpointSlice.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
+    informers.of(BGPAdvertisement.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
+    informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
+    informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
+    informers.watch(BGPAdvertisement.class, a -> byService.apply(a).forEach(loop::enqueue));
+    informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
+  }
+
+  public void start() {
+    loop.start();
+    enqueueAllWithAddresses();
+  }
+
+  private void enqueueAllWithAddresses() {
+    for (var service : informers.list(Service.class)) {
+      if (!ServiceViews.current(service).isEmpty()) {
+        loop.enqueue(ServiceViews.key(service));
+      }
+    }
+    for (var advert : informers.list(BGPAdvertisement.class)) {
+      var labels = advert.getMetadata().getLabels();
+      if (labels != null && labels.containsKey(Sart.SERVICE_NAME_LABEL)) {
+        loop.enqueue(advert.getMetadata().getNamespace() + "/" + labels.get(Sart.SERVICE_NAME_LABEL));
+      }
+    }
+  }
+
+  /** The advertisement name for one address: {@code <service>-<address>} with dots and colons as dashes. */
+  public static String name(String service, InetAddress address) {
+    return service + "-" + Cidr.format(address).replace('.', '-').replace(':', '-');
+  }
+
+  private Duration reconcile(String key) {
+    var service = informers.get(Service.class, key);
+    int slash = key.indexOf('/');
+    String namespace = key.substring(0, slash);
+    String serviceName = key.substring(slash + 1);
+    List<InetAddress> addresses = service != null && views.wanted(service) ? ServiceViews.current(service) : List.of();
+
+    Set<String> targets = Set.of();
+    if (!addresses.isEmpty()) {
+      List<EndpointSlice> slices = informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key);
+      targets = Targets.of(service, slices, informers.list(BGPPeer.class));
+    }
+    var existing = new HashMap<String, BGPAdvertisement>();
+    for (var advert : informers.of(BGPAdvertisement.class).getIndexer().byIndex(BY_SERVICE, key)) {
+      existing.put(advert.getMetadata().getName(), advert);
+    }
+    var wanted = new LinkedHashMap<String, InetAddress>();
+    addresses.forEach(a -> wanted.put(name(serviceName, a), a));
+
+    for (var entry : wanted.entrySet()) {
+      var advert = existing.get(entry.getKey());
+      if (advert == null) {
+        advert = create(service, entry.getKey(), entry.getValue());
+      }
+      if (advert.getMetadata().getDeletionTimestamp() != null) {
+        // deleted by someone: withdraw it; once it is gone the next pass creates it again
+        withdrawAndDelete(advert);
+        continue;
+      }
+      var peers = next(peers(advert), targets);
+      if (!peers.equals(peers(advert))) {
+        patchStatus(advert, peers);
+      }
+    }
+    for (var advert : existing.values()) {
+      if (wanted.containsKey(advert.getMetadata().getName())) {
+        continue;
+      }
+      withdrawAndDelete(advert);
+    }
+    return null;
+  }
+
+  /** The next peer map: targets announced (Withdraw or new → NotAdvertised), others withdrawn. */
+  static Map<String, AdvertiseStatus> next(Map<String, AdvertiseStatus> current, Set<String> targets) {
+    var next = new TreeMap<String, AdvertiseStatus>(current);
+    for (var target : targets) {
+      var state = next.get(target);
+      if (state == null || state == AdvertiseStatus.Withdraw) {
+        next.put(target, AdvertiseStatus.NotAdvertised);
+      }
+    }
+    for (var entry : next.entrySet()) {
+      if (!targets.contains(entry.getKey())) {
+        entry.setValue(AdvertiseStatus.Withdraw);
+      }
+    }
+    return next;
+  }
+
+  private static Map<String, AdvertiseStatus> peers(BGPAdvertisement advert) {
+    var status = advert.getStatus();
+    return status == null || status.peers() == null ? Map.of() : new TreeMap<>(status.peers());
+  }
+
+  private BGPAdvertisement create(Service service, String name, InetAddress address) {
+    boolean v4 = address instanceof Inet4Address;
+    var advert = new BGPAdvertisement(service.getMetadata().getNamespace(), name, new BGPAdvertisementSpec(
+        Cidr.format(address) + (v4 ? "/32" : "/128"), AddressType.SERVICE, v4 ? Protocol.IPV4 : Protocol.IPV6, null));
+    advert.getMetadata().setLabels(Map.of(Sart.SERVICE_NAME_LABEL, service.getMetadata().getName()));
+    advert.getMetadata().setFinalizers(List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
+    advert.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
+        .withApiVersion("v1").withKind("Service").withName(service.getMetadata().getName())
+        .withUid(service.getMetadata().getUid()).withController(true).build()));
+    try {
+      var created = informers.client().resource(advert).create();
+      LOG.info("advertisement created name=" + name + " namespace=" + advert.getMetadata().getNamespace()
+          + " cidr=" + advert.getSpec().cidr());
+      return created;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
+            .withName(name).get();
+      }
+      throw e;
+    }
+  }
+
+  private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
+    var patch = Serialization.asJson(Map.of("status", new BGPAdvertisementStatus(peers)));
+    informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
+        .withName(advert.getMetadata().getName()).subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  }
+
+  private void withdrawAndDelete(BGPAdvertisement advert) {
+    var peers = peers(advert);
+    var withdrawn = next(peers, Set.of());
+    if (!withdrawn.equals(peers)) {
+      patchStatus(advert, withdrawn);
+      return; // the status change comes back as an event
+    }
+    var resource = informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
+        .withName(advert.getMetadata().getName());
+    if (advert.getMetadata().getDeletionTimestamp() == null) {
+      resource.delete();
+      return;
+    }
+    if (peers.isEmpty() && advert.getMetadata().getFinalizers() != null
+        && advert.getMetadata().getFinalizers().contains(Sart.BGP_ADVERTISEMENT_FINALIZER)) {
+      resource.edit(a -> {
+        a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
+        return a;
+      });
+      LOG.info("advertisement withdrawn and released name=" + advert.getMetadata().getName());
+    }
+  }
+
+  @Override
+  public void close() {
+    loop.close();
+    meters.forEach(metrics.registry()::remove);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.sart.controller.advert;
+
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which BGPPeers announce a Service's addresses, by {@code externalTrafficPolicy}:
+ * <ul>
+ *   <li>{@code Cluster}: the peers of every node, while the Service has at least one ready endpoint;</li>
+ *   <li>{@code Local}: the peers of the nodes that host a ready endpoint.</li>
+ * </ul>
+ * An endpoint counts only while its EndpointSlice says it is ready and not terminating: a
+ * terminating pod is withdrawn before it is gone. Peers are filtered by the Service's
+ * {@code bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart).
+ */
+public final class Targets {
+  private Targets() {}
+
+  public static Set<String> of(Service service, Collection<EndpointSlice> slices, Collection<BGPPeer> peers) {
+    var groups = groups(service);
+    boolean local = "Local".equals(service.getSpec().getExternalTrafficPolicy());
+    var readyNodes = new HashSet<String>();
+    boolean anyReady = false;
+    for (var slice : slices) {
+      if (slice.getEndpoints() == null) {
+        continue;
+      }
+      for (var endpoint : slice.getEndpoints()) {
+        if (ready(endpoint)) {
+          anyReady = true;
+          if (endpoint.getNodeName() != null) {
+            readyNodes.add(endpoint.getNodeName());
+          }
+        }
+      }
+    }
+    var targets = new TreeSet<String>();
+    if (!anyReady) {
+      return targets;
+    }
+    for (var peer : peers) {
+      if (peer.getSpec() == null || peer.getMetadata().getDeletionTimestamp() != null || !matches(groups, peer)) {
+        continue;
+      }
+      if (!local || readyNodes.contains(peer.getSpec().nodeBGPRef())) {
+        targets.add(peer.getMetadata().getName());
+      }
+    }
+    return targets;
+  }
+
+  /** Ready (nil means ready, per the EndpointSlice API) and not terminating. */
+  static boolean ready(Endpoint endpoint) {
+    var conditions = endpoint.getConditions();
+    if (conditions == null) {
+      return true;
+    }
+    return !Boolean.FALSE.equals(conditions.getReady()) && !Boolean.TRUE.equals(conditions.getTerminating());
+  }
+
+  private static Set<String> groups(Service service) {
+    var annotations = service.getMetadata().getAnnotations();
+    var text = annotations == null ? null : annotations.get(Sart.PEER_GROUP_ANNOTATION);
+    var result = new HashSet<String>();
+    if (text != null) {
+      Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(result::add);
+    }
+    return result;
+  }
+
+  private static boolean matches(Set<String> groups, BGPPeer peer) {
+    var peerGroups = peer.getSpec().groups();
+    if (groups.isEmpty() || peerGroups == null || peerGroups.isEmpty()) {
+      return true;
+    }
+    return peerGroups.stream().anyMatch(groups::contains);
+  }
+}

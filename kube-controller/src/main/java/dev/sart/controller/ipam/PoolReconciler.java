@@ -1,0 +1,338 @@
+package dev.sart.controller.ipam;
+
+import dev.sart.controller.lb.ServiceViews;
+import dev.sart.controller.runtime.Events;
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Loop;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.controller.runtime.Patches;
+import dev.sart.crds.AddressBlock;
+import dev.sart.crds.AddressBlockSpec;
+import dev.sart.crds.AddressBlockStatus;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.BlockRequest;
+import dev.sart.crds.BlockRequestStatus;
+import dev.sart.crds.Cidr;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.micrometer.core.instrument.Gauge;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.logging.Logger;
+
+/**
+ * AddressPools and their AddressBlocks:
+ * <ul>
+ *   <li>a service pool gets one AddressBlock of its whole CIDR, named like the pool (as sart);</li>
+ *   <li>a BlockRequest for a pod pool gets the lowest free block, created as {@code <pool>-<index>}:
+ *       the name is the lock on the index (a second create of it fails), and the block carries the
+ *       request's UID so that a retried request finds its block instead of taking another;</li>
+ *   <li>blocks are owned by the pool and labelled with the pool and the node;</li>
+ *   <li>a pool's deletion waits (finalizer) while it has pod blocks or Services hold its addresses;</li>
+ *   <li>pod blocks of nodes that no longer exist are deleted (with the agent's finalizer, whose agent is gone).</li>
+ * </ul>
+ * Holds no state of its own: the blocks in the API server are the allocation.
+ */
+public final class PoolReconciler implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(PoolReconciler.class.getName());
+  public static final String REQUEST_UID_ANNOTATION = "sart.terassyi.net/blockrequest-uid";
+  private static final String POOL = "pool:";
+  private static final String REQUEST = "request:";
+  private static final String GC = "gc";
+
+  private final Informers informers;
+  private final Events events;
+  private final Metrics metrics;
+  private final Loop loop;
+  private final Set<String> gauged = new HashSet<>();
+  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  public PoolReconciler(Informers informers, Events events, Metrics metrics) {
+    this.informers = informers;
+    this.events = events;
+    this.metrics = metrics;
+    this.loop = new Loop("addresspool", this::reconcile, metrics);
+    informers.watch(AddressPool.class, p -> loop.enqueue(POOL + p.getMetadata().getName()));
+    informers.watch(AddressBlock.class, b -> {
+      if (b.getSpec() != null) {
+        loop.enqueue(POOL + b.getSpec().poolRef());
+      }
+      loop.enqueue(GC);
+    });
+    informers.watch(BlockRequest.class, r -> loop.enqueue(REQUEST + r.getMetadata().getName()));
+    informers.watch(Node.class, n -> loop.enqueue(GC));
+    informers.of(Service.class);
+  }
+
+  public void start() {
+    loop.start();
+    informers.list(AddressPool.class).forEach(p -> loop.enqueue(POOL + p.getMetadata().getName()));
+    informers.list(BlockRequest.class).forEach(r -> loop.enqueue(REQUEST + r.getMetadata().getName()));
+    loop.enqueue(GC);
+  }
+
+  private Duration reconcile(String key) {
+    if (key.startsWith(POOL)) {
+      return reconcilePool(key.substring(POOL.length()));
+    }
+    if (key.startsWith(REQUEST)) {
+      return reconcileRequest(key.substring(REQUEST.length()));
+    }
+    collectBlocksOfGoneNodes();
+    return null;
+  }
+
+  private List<AddressBlock> blocksOf(String pool) {
+    return informers.list(AddressBlock.class).stream()
+        .filter(b -> b.getSpec() != null && pool.equals(b.getSpec().poolRef()))
+        .toList();
+  }
+
+  private Duration reconcilePool(String name) {
+    var pool = informers.get(AddressPool.class, name);
+    if (pool == null || pool.getSpec() == null) {
+      return null;
+    }
+    var client = informers.client();
+    var spec = pool.getSpec();
+    if (pool.getMetadata().getDeletionTimestamp() != null) {
+      return deletePool(pool);
+    }
+    gauges(name);
+    if (pool.getMetadata().getFinalizers() == null || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
+      client.resources(AddressPool.class).withName(name).edit(p -> {
+        var finalizers = new ArrayList<>(p.getMetadata().getFinalizers() == null ? List.of() : p.getMetadata().getFinalizers());
+        finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
+        p.getMetadata().setFinalizers(finalizers);
+        return p;
+      });
+    }
+    if (spec.type() == AddressType.SERVICE) {
+      var block = informers.get(AddressBlock.class, name);
+      var wanted = new AddressBlockSpec(Cidr.parse(spec.cidr()).masked().toString(), AddressType.SERVICE, name, null,
+          spec.autoAssignOrFalse());
+      if (block == null) {
+        try {
+          createBlock(pool, name, wanted, null, null);
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 409) {
+            throw e; // 409: created by the previous pass, not yet in the cache
+          }
+        }
+      } else if (!wanted.equals(block.getSpec()) && name.equals(block.getSpec().poolRef())) {
+        client.resources(AddressBlock.class).withName(name).edit(b -> {
+          b.setSpec(wanted);
+          return b;
+        });
+      }
+    }
+    return null;
+  }
+
+  private Duration deletePool(AddressPool pool) {
+    var name = pool.getMetadata().getName();
+    var client = informers.client();
+    var cidr = Cidr.parse(pool.getSpec().cidr());
+    String busy = null;
+    if (pool.getSpec().type() == AddressType.POD) {
+      var blocks = blocksOf(name);
+      if (!blocks.isEmpty()) {
+        busy = blocks.size() + " AddressBlocks still exist";
+      }
+    } else {
+      var holders = informers.list(Service.class).stream()
+          .filter(s -> ServiceViews.current(s).stream().anyMatch(cidr::contains))
+          .map(ServiceViews::key)
+          .toList();
+      if (!holders.isEmpty()) {
+        busy = "Services still hold its addresses: " + holders;
+      } else if (informers.get(AddressBlock.class, name) != null) {
+        client.resources(AddressBlock.class).withName(name).delete();
+        return null;
+      }
+    }
+    if (busy != null) {
+      LOG.info("pool deletion waits name=" + name + " reason=" + busy);
+      events.warning(pool, "PoolInUse", "deletion waits: " + busy);
+      return Duration.ofSeconds(10);
+    }
+    client.resources(AddressPool.class).withName(name).edit(p -> {
+      p.getMetadata().getFinalizers().remove(Sart.ADDRESS_POOL_FINALIZER);
+      return p;
+    });
+    LOG.info("pool released name=" + name);
+    return null;
+  }
+
+  private Duration reconcileRequest(String name) {
+    var request = informers.get(BlockRequest.class, name);
+    if (request == null || request.getSpec() == null || request.getMetadata().getDeletionTimestamp() != null) {
+      return null;
+    }
+    var client = informers.client();
+    var uid = request.getMetadata().getUid();
+    var status = request.getStatus();
+    if (status != null && status.block() != null && informers.get(AddressBlock.class, status.block()) != null) {
+      return null;
+    }
+    var poolName = request.getSpec().pool();
+    var pool = informers.get(AddressPool.class, poolName);
+    String error = null;
+    if (pool == null || pool.getSpec() == null) {
+      error = "no AddressPool " + poolName;
+    } else if (pool.getSpec().type() != AddressType.POD) {
+      error = "AddressPool " + poolName + " is not a pod pool";
+    } else if (pool.getMetadata().getDeletionTimestamp() != null) {
+      error = "AddressPool " + poolName + " is being deleted";
+    } else if (informers.get(Node.class, request.getSpec().node()) == null) {
+      error = "no Node " + request.getSpec().node();
+    }
+    if (error != null) {
+      answer(request, new BlockRequestStatus(null, error));
+      return Duration.ofSeconds(10);
+    }
+    // authoritative list (our own recent creates may not be in the cache yet)
+    var blocks = client.resources(AddressBlock.class).list().getItems().stream()
+        .filter(b -> b.getSpec() != null && poolName.equals(b.getSpec().poolRef()))
+        .toList();
+    for (var block : blocks) {
+      var annotations = block.getMetadata().getAnnotations();
+      if (annotations != null && uid != null && uid.equals(annotations.get(REQUEST_UID_ANNOTATION))) {
+        answer(request, new BlockRequestStatus(block.getMetadata().getName(), null));
+        return null;
+      }
+    }
+    var layout = new Blocks(Cidr.parse(pool.getSpec().cidr()), blockSize(pool));
+    var used = new TreeSet<BigInteger>();
+    for (var block : blocks) {
+      layout.indexOf(Cidr.parse(block.getSpec().cidr())).ifPresent(used::add);
+    }
+    var free = layout.firstFree(used);
+    if (free.isEmpty()) {
+      answer(request, new BlockRequestStatus(null, "AddressPool " + poolName + " has no free block (" + layout.count() + " in use)"));
+      events.warning(request, "PoolExhausted", "AddressPool " + poolName + " has no free block");
+      return Duration.ofSeconds(10);
+    }
+    var index = free.get();
+    var blockName = poolName + "-" + index;
+    var spec = new AddressBlockSpec(layout.block(index).toString(), AddressType.POD, poolName, request.getSpec().node(),
+        pool.getSpec().autoAssignOrFalse());
+    try {
+      createBlock(pool, blockName, spec, index, uid);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return Duration.ZERO; // someone took this index: look again
+      }
+      throw e;
+    }
+    answer(request, new BlockRequestStatus(blockName, null));
+    events.normal(request, "BlockAssigned", "AddressBlock " + blockName + " (" + spec.cidr() + ") for node " + spec.nodeRef());
+    LOG.info("block assigned pool=" + poolName + " node=" + spec.nodeRef() + " block=" + blockName + " cidr=" + spec.cidr());
+    return null;
+  }
+
+  private static int blockSize(AddressPool pool) {
+    var cidr = Cidr.parse(pool.getSpec().cidr());
+    return pool.getSpec().blockSize() == null ? cidr.prefixLength() : pool.getSpec().blockSize();
+  }
+
+  private void createBlock(AddressPool pool, String name, AddressBlockSpec spec, BigInteger index, String requestUid) {
+    var block = new AddressBlock(name, spec);
+    var labels = new HashMap<String, String>();
+    labels.put(Sart.ADDRESS_POOL_LABEL, pool.getMetadata().getName());
+    if (spec.nodeRef() != null) {
+      labels.put(Sart.ADDRESS_BLOCK_NODE_LABEL, spec.nodeRef());
+    }
+    block.getMetadata().setLabels(labels);
+    if (requestUid != null) {
+      block.getMetadata().setAnnotations(Map.of(REQUEST_UID_ANNOTATION, requestUid));
+    }
+    block.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
+        .withApiVersion(Sart.API_VERSION).withKind("AddressPool").withName(pool.getMetadata().getName())
+        .withUid(pool.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).build()));
+    var client = informers.client();
+    client.resource(block).create();
+    if (index != null) {
+      client.resources(AddressBlock.class).withName(name).subresource("status")
+          .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(new AddressBlockStatus(index.longValueExact())));
+    }
+  }
+
+  private void answer(BlockRequest request, BlockRequestStatus status) {
+    if (status.equals(request.getStatus())) {
+      return;
+    }
+    try {
+      informers.client().resources(BlockRequest.class).withName(request.getMetadata().getName()).subresource("status")
+          .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e; // 404: the agent already deleted its request
+      }
+    }
+  }
+
+  private void collectBlocksOfGoneNodes() {
+    var client = informers.client();
+    for (var block : informers.list(AddressBlock.class)) {
+      var spec = block.getSpec();
+      if (spec == null || spec.type() != AddressType.POD || spec.nodeRef() == null
+          || informers.get(Node.class, spec.nodeRef()) != null) {
+        continue;
+      }
+      var resource = client.resources(AddressBlock.class).withName(block.getMetadata().getName());
+      if (block.getMetadata().getFinalizers() != null && !block.getMetadata().getFinalizers().isEmpty()) {
+        resource.edit(b -> {
+          b.getMetadata().getFinalizers().removeAll(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER, Sart.ADDRESS_BLOCK_CONTROLLER_FINALIZER));
+          return b;
+        });
+      }
+      if (block.getMetadata().getDeletionTimestamp() == null) {
+        resource.delete();
+      }
+      LOG.info("block collected name=" + block.getMetadata().getName() + " node=" + spec.nodeRef() + " reason=node gone");
+    }
+  }
+
+  /** sart's {@code max_blocks} (2^(blockSize − prefix), not blockSize − prefix) and {@code allocated_blocks}. */
+  private void gauges(String pool) {
+    if (!gauged.add(pool)) {
+      return;
+    }
+    var registry = metrics.registry();
+    meters.add(Gauge.builder("sart.controller.max.blocks", informers, i -> {
+          var p = i.get(AddressPool.class, pool);
+          return p == null ? 0 : new Blocks(Cidr.parse(p.getSpec().cidr()), blockSize(p)).count().doubleValue();
+        })
+        .tag("pool", pool).tag("type", typeOf(pool))
+        .description("blocks a pool can be cut into").register(registry));
+    meters.add(Gauge.builder("sart.controller.allocated.blocks", informers, i -> blocksOf(pool).size())
+        .tag("pool", pool).tag("type", typeOf(pool))
+        .description("AddressBlocks of a pool").register(registry));
+  }
+
+  private String typeOf(String pool) {
+    var p = informers.get(AddressPool.class, pool);
+    return p == null || p.getSpec() == null || p.getSpec().type() == null ? "" : p.getSpec().type() == AddressType.POD ? "pod" : "service";
+  }
+
+  @Override
+  public void close() {
+    loop.close();
+    // the gauges read this term's caches: a new term registers its own
+    meters.forEach(metrics.registry()::remove);
+  }
+}

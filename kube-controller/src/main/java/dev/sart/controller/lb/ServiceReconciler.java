@@ -1,0 +1,223 @@
+package dev.sart.controller.lb;
+
+import dev.sart.controller.runtime.Events;
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Loop;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.Cidr;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * Load-balancer addresses for Services: the {@link Allocator}'s owner. At start it waits for the
+ * Service and AddressPool caches, re-takes every address found in Service status (the source of
+ * truth), and only then hands out new ones. Writes {@code status.loadBalancer.ingress}; posts
+ * IPAllocated / IPReleased / AllocationFailed Events on the Service. Puts no finalizer on Services:
+ * a deleted Service's addresses are freed from the delete event, or not re-taken after a restart.
+ */
+public final class ServiceReconciler implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(ServiceReconciler.class.getName());
+  private static final String POOL_KEY = "@pool:";
+
+  private final Informers informers;
+  private final ServiceViews views;
+  private final Events events;
+  private final Metrics metrics;
+  private final Allocator allocator = new Allocator();
+  private final Loop loop;
+  private final Map<String, String> lastError = new HashMap<>();
+  private final Set<String> gauged = new HashSet<>();
+
+  public ServiceReconciler(Informers informers, String loadBalancerClass, Events events, Metrics metrics) {
+    this.informers = informers;
+    this.views = new ServiceViews(loadBalancerClass);
+    this.events = events;
+    this.metrics = metrics;
+    this.loop = new Loop("service", this::reconcile, metrics);
+    informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
+    informers.watch(AddressPool.class, p -> loop.enqueue(POOL_KEY + p.getMetadata().getName()));
+  }
+
+  /** Call after the informers synced: restores allocations from Service status, then starts handling. */
+  public void start() {
+    for (var pool : informers.list(AddressPool.class)) {
+      upsert(pool);
+    }
+    int restored = 0;
+    for (var service : informers.list(Service.class)) {
+      restored += restore(service);
+    }
+    allocator.resumeAfterRestore();
+    LOG.info("allocations restored addresses=" + restored + " pools=" + allocator.pools().size());
+    loop.start();
+  }
+
+  private int restore(Service service) {
+    if (!views.wanted(service)) {
+      return 0;
+    }
+    try {
+      var view = views.view(service);
+      var lost = allocator.restore(view);
+      if (!lost.isEmpty()) {
+        LOG.warning("address clash on restore service=" + view.key() + " lost=" + lost);
+      }
+      return view.current().size() - lost.size();
+    } catch (IllegalArgumentException e) {
+      return 0;
+    }
+  }
+
+  private void upsert(AddressPool pool) {
+    if (pool.getSpec() == null || pool.getSpec().type() != AddressType.SERVICE) {
+      return;
+    }
+    try {
+      allocator.upsertPool(pool.getMetadata().getName(), pool.getSpec());
+    } catch (IllegalArgumentException e) {
+      LOG.warning("pool ignored name=" + pool.getMetadata().getName() + " error=" + e.getMessage());
+      return;
+    }
+    gauges(pool.getMetadata().getName());
+  }
+
+  /** MetalLB-style gauges per pool and family: {@code sart_allocator_addresses_total}, {@code ..._in_use_total}. */
+  private void gauges(String name) {
+    if (!gauged.add(name)) {
+      return;
+    }
+    var family = allocator.pool(name).map(p -> p.isIpv4() ? "ipv4" : "ipv6").orElse("");
+    metrics.allocatorPool(name, family,
+        () -> allocator.pool(name).map(p -> p.capacity().doubleValue()).orElse(0.0),
+        () -> allocator.pool(name).map(p -> (double) p.inUse()).orElse(0.0));
+  }
+
+  private Duration reconcile(String key) {
+    if (key.startsWith(POOL_KEY)) {
+      reconcilePool(key.substring(POOL_KEY.length()));
+      return null;
+    }
+    var service = informers.get(Service.class, key);
+    if (service == null) {
+      var released = allocator.releaseAll(key);
+      lastError.remove(key);
+      if (!released.isEmpty()) {
+        LOG.info("released service=" + key + " addresses=" + text(released) + " reason=deleted");
+      }
+      return null;
+    }
+    if (views.foreign(service)) {
+      allocator.releaseAll(key);
+      return null;
+    }
+    ServiceView view;
+    try {
+      view = views.view(service);
+    } catch (IllegalArgumentException e) {
+      fail(service, key, "invalid annotation: " + e.getMessage());
+      return null;
+    }
+    var outcome = allocator.reconcile(view);
+    if (!outcome.addresses().equals(view.current())) {
+      writeStatus(service, outcome.addresses());
+    }
+    if (!outcome.allocated().isEmpty()) {
+      LOG.info("allocated service=" + key + " addresses=" + text(outcome.allocated()));
+      events.normal(service, "IPAllocated", "Assigned IP " + text(outcome.allocated()));
+    }
+    if (!outcome.released().isEmpty()) {
+      LOG.info("released service=" + key + " addresses=" + text(outcome.released()));
+      events.normal(service, "IPReleased", "Released IP " + text(outcome.released()));
+    }
+    if (outcome.failed()) {
+      fail(service, key, outcome.error());
+    } else {
+      lastError.remove(key);
+    }
+    return null;
+  }
+
+  private void fail(Service service, String key, String error) {
+    if (!error.equals(lastError.put(key, error))) {
+      LOG.info("allocation failed service=" + key + " error=" + error);
+      events.warning(service, "AllocationFailed", error);
+    }
+  }
+
+  private void reconcilePool(String name) {
+    var pool = informers.get(AddressPool.class, name);
+    if (pool != null && pool.getMetadata().getDeletionTimestamp() != null) {
+      allocator.drain(name);
+      return;
+    }
+    if (pool == null) {
+      if (allocator.pool(name).isPresent()) {
+        allocator.removePool(name);
+        informers.list(Service.class).forEach(s -> loop.enqueue(ServiceViews.key(s)));
+      }
+      return;
+    }
+    boolean known = allocator.pool(name).isPresent();
+    upsert(pool);
+    if (!known) {
+      // re-take addresses that Services already hold in this pool before anyone gets a new one
+      informers.list(Service.class).forEach(this::restore);
+    }
+    for (var service : informers.list(Service.class)) {
+      if (views.wanted(service)) {
+        loop.enqueue(ServiceViews.key(service));
+      }
+    }
+  }
+
+  private void writeStatus(Service service, List<InetAddress> addresses) {
+    var ingress = addresses.stream().map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}").collect(Collectors.joining(","));
+    var loadBalancer = "{\"ingress\":[" + ingress + "]}";
+    // RFC 6902 JSON Patch: "add" replaces an existing member, and the list is replaced as a whole
+    var patch = service.getStatus() == null
+        ? "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"loadBalancer\":" + loadBalancer + "}}]"
+        : "[{\"op\":\"add\",\"path\":\"/status/loadBalancer\",\"value\":" + loadBalancer + "}]";
+    try {
+      informers.client().services().inNamespace(service.getMetadata().getNamespace())
+          .withName(service.getMetadata().getName()).subresource("status")
+          .patch(PatchContext.of(PatchType.JSON), patch);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return; // deleted meanwhile: the delete event releases
+      }
+      throw e;
+    }
+  }
+
+  private static String text(List<InetAddress> addresses) {
+    return addresses.stream().map(Cidr::format).collect(Collectors.joining(","));
+  }
+
+  /** For tests and the benchmark. */
+  public Allocator allocatorForTests() {
+    return allocator;
+  }
+
+  public int pending() {
+    return loop.pending();
+  }
+
+  @Override
+  public void close() {
+    loop.close();
+    metrics.clearAllocatorPools();
+  }
+}

@@ -1,0 +1,119 @@
+package dev.sart.sartd;
+
+import dev.sart.controller.ControllerConfig;
+import dev.sart.controller.HealthServer;
+import dev.sart.controller.Mode;
+import dev.sart.controller.SartController;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.controller.webhook.Admission;
+import dev.sart.controller.webhook.Certs;
+import dev.sart.controller.webhook.WebhookServer;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Logger;
+import javax.net.ssl.SSLContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sartd controller}: the cluster-wide reconcilers, leader-elected, with health and metrics over HTTP. */
+@Command(name = "controller", mixinStandardHelpOptions = true,
+    description = "Run the Kubernetes controller (load-balancer addresses, advertisements, ClusterBGP, pod blocks)")
+final class ControllerCommand implements java.util.concurrent.Callable<Integer> {
+  private static final Logger LOG = Logger.getLogger(ControllerCommand.class.getName());
+
+  @Option(names = "--mode", description = "lb, cni or dual", defaultValue = "dual")
+  String mode;
+
+  @Option(names = "--lb-class", description = "spec.loadBalancerClass served besides none", defaultValue = Sart.LOAD_BALANCER_CLASS)
+  String lbClass;
+
+  @Option(names = "--leader-election", description = "take a Lease before reconciling", defaultValue = "true", negatable = true)
+  boolean leaderElection;
+
+  @Option(names = "--lease-namespace", description = "namespace of the Lease (default: $POD_NAMESPACE or kube-system)")
+  String leaseNamespace;
+
+  @Option(names = "--lease-name", defaultValue = "sart-controller")
+  String leaseName;
+
+  @Option(names = "--identity", description = "name in the Lease (default: $HOSTNAME)")
+  String identity;
+
+  @Option(names = "--http", description = "health and metrics listen address", defaultValue = "0.0.0.0:8080")
+  String http;
+
+  @Option(names = "--https", description = "admission webhook listen address; empty: no webhooks", defaultValue = "0.0.0.0:8443")
+  String https;
+
+  @Option(names = "--cert-dir", description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks", defaultValue = "/etc/sartd/cert")
+  Path certDir;
+
+  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
+  String level;
+
+  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
+  String format;
+
+  @Override
+  public Integer call() throws Exception {
+    LogFormat.install(level, format);
+    Mode m;
+    try {
+      m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      System.err.println("--mode must be lb, cni or dual, not " + mode);
+      return 2;
+    }
+    var id = identity != null ? identity : System.getenv().getOrDefault("HOSTNAME", "sart-controller");
+    var ns = leaseNamespace != null ? leaseNamespace : System.getenv().getOrDefault("POD_NAMESPACE", "kube-system");
+    var config = new ControllerConfig(m, lbClass, leaderElection, ns, leaseName, id,
+        Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    SSLContext tls = null;
+    if (!https.isEmpty()) {
+      if (!Files.exists(certDir.resolve("tls.crt")) || !Files.exists(certDir.resolve("tls.key"))) {
+        System.err.println("no webhook certificate in " + certDir + " (tls.crt, tls.key): make one with `sartd certgen`,"
+            + " or pass --https= to run without webhooks");
+        return 2;
+      }
+      tls = Certs.serverContext(certDir);
+    }
+    var client = new KubernetesClientBuilder().build();
+    var controller = new SartController(client, config, new Metrics());
+    var health = new HealthServer(address(http), controller);
+    var webhooks = tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
+    var stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("event=shutdown");
+      controller.close();
+      health.close();
+      if (webhooks != null) {
+        webhooks.close();
+      }
+      client.close();
+      stopped.countDown();
+    }));
+    health.start();
+    if (webhooks != null) {
+      webhooks.start(); // every replica answers admission requests, leader or not
+    }
+    controller.start();
+    LOG.info("event=started mode=" + m + " identity=" + id + " http=" + http + " https=" + https);
+    stopped.await();
+    return 0;
+  }
+
+  static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("expected host:port, got " + hostPort);
+    }
+    var host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+    return new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+}

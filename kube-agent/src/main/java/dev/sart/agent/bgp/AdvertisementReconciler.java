@@ -15,13 +15,15 @@ import java.util.logging.Logger;
 /**
  * BGPAdvertisement (sart.md §6.5). The controller lists the target peers in {@code status.peers}
  * (NotAdvertised, or Withdraw to take a prefix back); for the entries that are peers of this node the
- * agent moves NotAdvertised to Advertised once the peer is Established and the speaker has the
- * prefix, Advertised back to NotAdvertised when the session goes down (so the entry is true), and
- * removes Withdraw entries. The speaker originates a prefix while at least one entry of this node's
- * peers is Advertised, and withdraws it otherwise (also when the BGPAdvertisement is deleted).
+ * agent moves NotAdvertised to Advertised once the prefix is exported to that peer: the peer is
+ * Established, its export policy accepts the prefix and the speaker originates it; Advertised goes
+ * back to NotAdvertised when the session goes down (so the entry is true), and Withdraw entries are
+ * removed. The speaker originates a prefix while at least one entry of this node's peers is
+ * Advertised, and withdraws it otherwise (also when the BGPAdvertisement is deleted).
  *
- * <p>The speaker's AddPath is global: a prefix goes to every Established peer of the speaker, not
- * only to the entries' peers (per-peer export needs an export policy in the speaker; see README).
+ * <p>AddPath originates a prefix for every peer of the speaker; which peers get it is decided by the
+ * per-peer export policies ({@link ExportPolicies}), which the agent brings up to date before this
+ * reconciler runs: a peer's policy accepts exactly the prefixes whose entry for it is not Withdraw.
  */
 final class AdvertisementReconciler {
   private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
@@ -37,6 +39,14 @@ final class AdvertisementReconciler {
   /** After a speaker restart nothing is announced; it is read back from the speaker on the next pass. */
   void forget() {
     announced = null;
+  }
+
+  /** The prefixes the speaker originates because of us (read back from the speaker the first time). */
+  Set<String> originated(Speaker speaker) {
+    if (announced == null) {
+      announced = new HashSet<>(speaker.localPrefixes());
+    }
+    return Set.copyOf(announced);
   }
 
   /**

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +29,8 @@ import java.util.stream.Collectors;
  * event, a peer-state event from the speaker's stream, the stream breaking, a failure's retry and a
  * periodic resync all just ask for a pass, and requests coalesce. A speaker found unconfigured
  * (AS 0) or a broken peer-state stream means the speaker restarted: the agent forgets what it had
- * sent and re-applies the ASN, router id, multipath, every peer and every announced prefix.
+ * sent and re-applies the ASN, router id, multipath, the per-peer export policies, every peer and
+ * every announced prefix.
  */
 public final class BgpAgent implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(BgpAgent.class.getName());
@@ -40,9 +42,12 @@ public final class BgpAgent implements AutoCloseable {
   private final String speakerEndpoint;
   private final ScheduledExecutorService loop;
   private final AtomicBoolean pending = new AtomicBoolean();
+  /** False until every informer has its first list: a pass on a partial cache would delete peers and prefixes. */
+  private volatile boolean ready;
   private final NodeBgpReconciler nodeBgp;
   private final PeerReconciler peers;
   private final AdvertisementReconciler adverts;
+  private final ExportPolicies exports = new ExportPolicies();
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private SharedIndexInformer<NodeBGP> nodeBgps;
   private SharedIndexInformer<BGPPeer> bgpPeers;
@@ -83,6 +88,7 @@ public final class BgpAgent implements AutoCloseable {
     bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
     bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
     informers.forEach(i -> i.start().toCompletableFuture().join());
+    ready = true;
     loop.scheduleWithFixedDelay(this::trigger, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     LOG.info(() -> "event=bgp-agent-started node=" + node);
     trigger();
@@ -112,7 +118,7 @@ public final class BgpAgent implements AutoCloseable {
 
   /** Asks for a pass; passes asked for while one is queued coalesce. */
   void trigger() {
-    if (pending.compareAndSet(false, true) && !loop.isShutdown()) {
+    if (ready && pending.compareAndSet(false, true) && !loop.isShutdown()) {
       try {
         loop.execute(this::pass);
       } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -182,14 +188,21 @@ public final class BgpAgent implements AutoCloseable {
       speaker.watchPeerState(fresh);
     }
     speakerDown = false;
+    Set<String> mine = names(myPeers);
+    List<BGPAdvertisement> all = List.copyOf(bgpAdverts.getStore().list());
+    Map<String, Set<String>> targets = ExportPolicies.targets(all, mine);
+    // the export policies first: each peer is added with its own, and a prefix is originated only once
+    // every peer's policy says whether that peer gets it
+    exports.apply(speaker, targets, adverts.originated(speaker), false);
     peers.reconcile(nb, myPeers, speaker, watch);
     peers.createListed(nb, myPeers);
-    Set<String> mine = names(myPeers);
     PeerWatch current = watch;
-    java.util.Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
+    Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
         .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
-    adverts.reconcile(bgpAdverts.getStore().list(), mine::contains,
-        name -> addrs.containsKey(name) && current.established(addrs.get(name)), speaker);
+    adverts.reconcile(all, mine::contains, name -> addrs.containsKey(name) && current.established(addrs.get(name)),
+        speaker);
+    // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the speaker go
+    exports.apply(speaker, targets, adverts.originated(speaker), true);
     return true;
   }
 
@@ -202,6 +215,7 @@ public final class BgpAgent implements AutoCloseable {
   private void restarted() {
     peers.forget();
     adverts.forget();
+    exports.forget();
     watch = null;
   }
 

@@ -25,7 +25,8 @@ import java.util.logging.Logger;
 
 /**
  * BGPPeer (sart.md §6.5): every BGPPeer of this node is a peer of the speaker with the BGPPeer's
- * timers (sart ignored them), groups, and the session options of {@link PeerOptions}; a spec change
+ * timers (sart ignored them), groups, the session options of {@link PeerOptions} and the agent's
+ * export policy for it ({@link ExportPolicies}, defined before the peer is added); a spec change
  * re-creates the session; a deleted BGPPeer (finalizer) leaves the speaker, the NodeBGP's peer list and
  * every BGPAdvertisement's status. The session state goes into {@code status.conditions} as the
  * speaker's stream reports it; leaving Established counts one {@code backoff}.
@@ -106,6 +107,12 @@ final class PeerReconciler {
     }
     // peers the speaker has but no BGPPeer wants (deleted while the agent was away)
     for (Peer n : speaker.neighbors()) {
+      Peer mine = applied.get(n.getAddress());
+      if (wanted.contains(n.getAddress()) && mine != null && !mine.getExportPolicy().equals(n.getExportPolicy())) {
+        // adopted from a speaker that had it without the agent's export policy (or with another one)
+        speaker.setExportPolicy(n, mine.getExportPolicy());
+        LOG.info(() -> "event=peer-export-policy address=" + n.getAddress() + " policy=" + mine.getExportPolicy());
+      }
       if (!wanted.contains(n.getAddress())) {
         speaker.deletePeer(n.getAddress());
         applied.remove(n.getAddress());
@@ -257,7 +264,9 @@ final class PeerReconciler {
         .addFamilies(Speaker.family(s.addr().contains(":") ? "::/0" : "0.0.0.0/0"))
         .setMultihopTtl(o.multihopTtl())
         .setTtlSecurity(o.ttlSecurity())
-        .setConnectRetryTime(o.connectRetryTime());
+        .setConnectRetryTime(o.connectRetryTime())
+        // the prefixes of the adverts that target this peer, and no other of the agent's (ExportPolicies)
+        .setExportPolicy(ExportPolicies.name(p.getMetadata().getName()));
     if (s.holdTime() != null) {
       b.setHoldTime((int) (long) s.holdTime());
     }

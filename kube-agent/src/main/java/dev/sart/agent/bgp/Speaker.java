@@ -8,12 +8,17 @@ import dev.sart.proto.v1.BgpInfo;
 import dev.sart.proto.v1.ConfigureMultiPathRequest;
 import dev.sart.proto.v1.DeletePathRequest;
 import dev.sart.proto.v1.DeletePeerRequest;
+import dev.sart.proto.v1.DeletePolicyRequest;
 import dev.sart.proto.v1.GetBgpInfoRequest;
 import dev.sart.proto.v1.GetPathRequest;
 import dev.sart.proto.v1.ListNeighborRequest;
+import dev.sart.proto.v1.ListPolicyRequest;
 import dev.sart.proto.v1.Peer;
 import dev.sart.proto.v1.PeerStateEvent;
+import dev.sart.proto.v1.Policy;
 import dev.sart.proto.v1.SetASRequest;
+import dev.sart.proto.v1.SetNeighborPolicyRequest;
+import dev.sart.proto.v1.SetPolicyRequest;
 import dev.sart.proto.v1.SetRouterIdRequest;
 import dev.sart.proto.v1.WatchPeerStateRequest;
 import io.grpc.ManagedChannel;
@@ -107,6 +112,37 @@ final class Speaker implements AutoCloseable {
           .filter(p -> p.getPeerAddr().isEmpty()).forEach(p -> out.add(p.getNlri()));
     }
     return out;
+  }
+
+  /** Defines or replaces a named policy (the peers using it get the new one at once). */
+  void setPolicy(Policy policy) {
+    api().setPolicy(SetPolicyRequest.newBuilder().setPolicy(policy).build());
+  }
+
+  /** Deletes a named policy; one the speaker does not have is fine. */
+  void deletePolicy(String name) {
+    try {
+      api().deletePolicy(DeletePolicyRequest.newBuilder().setName(name).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        throw e;
+      }
+    }
+  }
+
+  List<Policy> policies() {
+    return api().listPolicy(ListPolicyRequest.getDefaultInstance()).getPoliciesList();
+  }
+
+  /**
+   * Gives a running peer another export policy; its import policy, prefix limit and soft
+   * reconfiguration (which SetNeighborPolicy replaces too) are kept as the speaker reports them.
+   */
+  void setExportPolicy(Peer current, String exportPolicy) {
+    api().setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr(current.getAddress())
+        .setImportPolicy(current.getImportPolicy()).setExportPolicy(exportPolicy)
+        .setMaxPrefix(current.getMaxPrefix()).setSoftReconfigurationInbound(current.getSoftReconfigurationInbound())
+        .build());
   }
 
   /** Starts the speaker's peer-state stream: the current state of every peer, then each change. */

@@ -150,13 +150,18 @@ class CniKubeIpamTest {
 
   /** sart's controller: waits for {@code <pool>-<node>} and assigns the pool's next /28 to the node. */
   private String answer(String pool) {
+    return answer(pool, 28);
+  }
+
+  /** The same with a smaller block ({@code length} 28..30; block i still starts at offset + 16 * i). */
+  private String answer(String pool, int length) {
     await("BlockRequest for " + pool).atMost(Duration.ofSeconds(20))
         .until(() -> client.resources(BlockRequest.class).withName(pool + "-" + NODE).get() != null);
     BlockRequest r = client.resources(BlockRequest.class).withName(pool + "-" + NODE).get();
     assertEquals(pool, r.getSpec().pool());
     assertEquals(NODE, r.getSpec().node());
     int i = given.merge(pool, 1, Integer::sum) - 1;
-    String cidr = PREFIX.get(pool) + (OFFSET.get(pool) + 16 * i) + "/28";
+    String cidr = PREFIX.get(pool) + (OFFSET.get(pool) + 16 * i) + "/" + length;
     AddressBlock b = new AddressBlock(pool + "-" + i, new AddressBlockSpec(cidr, AddressType.POD, pool, NODE, null));
     b.getMetadata().setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
     client.resource(b).create();
@@ -260,6 +265,8 @@ class CniKubeIpamTest {
   @Test
   void without_a_block_yet_the_add_is_tried_again_later_and_the_retry_succeeds() throws Exception {
     startAgent(Duration.ofSeconds(1));
+    // CNI 1.1 STATUS: ready before the node has any block (the runtime would not start a pod otherwise)
+    assertEquals("", exec(env("STATUS", null, null, null), runtime.conf("1.1.0")).ok().stdout());
     pod("plain", "p1", null);
     Node s1 = t.node("s1");
 
@@ -271,13 +278,28 @@ class CniKubeIpamTest {
     assertEquals(Set.of(), podRoutesOnNode());
     assertEquals(List.of(), agent.allocations());
 
-    answer("default-pod-pool");
-    String a1 = address(add("c1", s1, "plain", "p1").ok().json(), "198.51.100.0/28");
+    // a /30: two addresses (never the network or broadcast address)
+    answer("default-pod-pool", 30);
+    String a1 = address(add("c1", s1, "plain", "p1").ok().json(), "198.51.100.0/30");
     assertEquals(Set.of(a1), inPod(s1));
     assertNull(client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get(),
         "the request is deleted once answered");
     assertEquals(Set.of("default-pod-pool-0"), blocks());
     assertEquals(Set.of("default-pod-pool-0"), adverts());
+
+    pod("plain", "p2", null);
+    pod("plain", "p3", null);
+    Node s2 = t.node("s2");
+    Node s3 = t.node("s3");
+    String a2 = address(add("c2", s2, "plain", "p2").ok().json(), "198.51.100.0/30");
+    assertEquals(Set.of(a1, a2), podRoutesOnNode());
+    // the node's block is full and the controller is slow: try again later, not an IPAM failure
+    add("c3", s3, "plain", "p3").error(CniException.TRY_AGAIN_LATER);
+    assertNotNull(client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get());
+    answer("default-pod-pool");
+    String a3 = address(add("c3", s3, "plain", "p3").ok().json(), "198.51.100.16/28");
+    assertEquals(Set.of(a3), inPod(s3));
+    assertEquals(Set.of("default-pod-pool-0", "default-pod-pool-1"), adverts());
   }
 
   @Test

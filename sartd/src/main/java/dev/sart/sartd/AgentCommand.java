@@ -98,7 +98,9 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   Running start(KubernetesClient client, String node) throws Exception {
     BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(resync), speakerEndpoint).start();
     // the node's pod blocks keep one BGPAdvertisement each that targets every peer of the node
-    BlockSource source = new BlockSource(client, node, Duration.ofSeconds(60));
+    // an ADD waits at most 30 s for a requested block: well inside sart-cni's default timeout (60 s),
+    // so the runtime hears TryAgainLater from the agent rather than the plugin's own timeout
+    BlockSource source = new BlockSource(client, node, Duration.ofSeconds(30));
     ScheduledExecutorService blocks = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
     blocks.scheduleWithFixedDelay(() -> {
       try {

@@ -87,7 +87,8 @@ public final class CniService {
     try {
       alloc = ipam.allocate(pool, a);
     } catch (IpamException e) {
-      int code = ipam.hasFree(pool) || ipam.allocations().stream().anyMatch(x -> x.pool().equals(pool))
+      int code = !e.tryAgainLater() && (ipam.hasFree(pool)
+          || ipam.allocations().stream().anyMatch(x -> x.pool().equals(pool)))
           ? CniException.IPAM : CniException.TRY_AGAIN_LATER;
       throw new CniException(code, e.getMessage(), "");
     }

@@ -64,7 +64,7 @@ public final class KubeIpam implements Ipam {
           throw new IpamException("interrupted while waiting for a block of pool " + pool);
         }
         if (got.isEmpty()) {
-          throw new IpamException("no block of pool " + pool + " with a free address on this node yet (requested)");
+          throw new IpamException("no block of pool " + pool + " with a free address on this node yet (requested)", true);
         }
         synchronized (this) {
           allocator.addBlock(got.get());
@@ -143,9 +143,10 @@ public final class KubeIpam implements Ipam {
     return pools.autoAssign();
   }
 
+  /** A free address in this node's blocks, or a pod AddressPool of that name to request a block from. */
   @Override
   public boolean hasFree(String pool) {
-    return allocator().hasFree(pool);
+    return allocator().hasFree(pool) || pools.isPodPool(pool);
   }
 
   /** The pool for a pod: pod annotation, namespace annotation, configuration, auto-assign pool. */

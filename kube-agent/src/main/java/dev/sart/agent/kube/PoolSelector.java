@@ -55,6 +55,12 @@ public final class PoolSelector {
     return auto.isEmpty() ? null : auto.getFirst().getMetadata().getName();
   }
 
+  /** Whether {@code name} is a pod AddressPool (this node may ask for a block of it). */
+  public boolean isPodPool(String name) {
+    AddressPool p = client.resources(AddressPool.class).withName(name).get();
+    return p != null && p.getSpec() != null && p.getSpec().type() == AddressType.POD;
+  }
+
   private static String annotation(Map<String, String> annotations) {
     if (annotations == null) {
       return null;

@@ -24,14 +24,14 @@ import java.util.concurrent.TimeUnit;
  * the network configuration on stdin (CNI spec §"Protocol"), or runs the same plugin code in
  * this JVM; checks results against the spec's JSON shapes.
  */
-final class CniRuntime {
-  static final ObjectMapper JSON = new ObjectMapper();
+public final class CniRuntime {
+  public static final ObjectMapper JSON = new ObjectMapper();
   /** Built by sart-cni's package phase (./mvnw -pl kube-agent -am verify builds it first). */
   static final Path PLUGIN = Path.of("../sart-cni/target/dist/sart-cni").toAbsolutePath().normalize();
 
   /** What the plugin printed and its exit code. */
-  record Outcome(int code, String stdout) {
-    JsonNode json() {
+  public record Outcome(int code, String stdout) {
+    public JsonNode json() {
       try {
         return JSON.readTree(stdout);
       } catch (IOException e) {
@@ -39,13 +39,13 @@ final class CniRuntime {
       }
     }
 
-    Outcome ok() {
+    public Outcome ok() {
       assertEquals(0, code, "exit code; output: " + stdout);
       return this;
     }
 
     /** The error JSON of CNI spec §"Error" with this code, exit code 1. */
-    JsonNode error(int expected) {
+    public JsonNode error(int expected) {
       assertEquals(1, code, "exit code; output: " + stdout);
       JsonNode e = json();
       assertEquals(expected, e.path("code").asInt(-1), stdout);
@@ -58,7 +58,7 @@ final class CniRuntime {
   private final Path socket;
   private final String name;
 
-  CniRuntime(Path socket) {
+  public CniRuntime(Path socket) {
     this(socket, "sart-network");
   }
 
@@ -67,7 +67,7 @@ final class CniRuntime {
     this.name = name;
   }
 
-  String conf(String version) {
+  public String conf(String version) {
     return "{\"cniVersion\":\"" + version + "\",\"name\":\"" + name + "\",\"type\":\"sart-cni\",\"endpoint\":\""
         + socket + "\",\"timeout\":60}";
   }
@@ -77,7 +77,7 @@ final class CniRuntime {
     return conf.substring(0, conf.length() - 1) + ",\"" + key + "\":" + rawJson + "}";
   }
 
-  static Map<String, String> env(String command, String containerId, String netns, String ifname) {
+  public static Map<String, String> env(String command, String containerId, String netns, String ifname) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("CNI_COMMAND", command);
     if (containerId != null) {
@@ -94,7 +94,7 @@ final class CniRuntime {
   }
 
   /** Executes the plugin binary exactly as a runtime does. */
-  static Outcome exec(Map<String, String> env, String stdin) {
+  public static Outcome exec(Map<String, String> env, String stdin) {
     if (!Files.isExecutable(PLUGIN)) {
       fail("the plugin is not built at " + PLUGIN + ": run ./mvnw -B -o -pl kube-agent -am verify");
     }
@@ -147,7 +147,7 @@ final class CniRuntime {
    * Checks an ADD result against the spec's shape for {@code version}: 0.3.x/0.4.0 IPs carry
    * "version", 1.x do not; interface indexes point into "interfaces"; addresses are CIDRs.
    */
-  static void validateResult(String version, JsonNode r) {
+  public static void validateResult(String version, JsonNode r) {
     onlyKeys(r, Set.of("cniVersion", "interfaces", "ips", "routes", "dns"));
     assertEquals(version, r.path("cniVersion").asText());
     JsonNode ifs = r.path("interfaces");

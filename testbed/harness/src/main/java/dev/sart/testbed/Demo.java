@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * The main job (bin/demo): an FRR top-of-rack router and a node running {@code sartd bgp}, each in
  * its network namespace, peering over IPv4 and IPv6. The node announces service addresses with the
- * {@code sart} CLI; FRR's own CLI shows them, sart's RIB shows FRR's routes, a withdrawal
- * disappears from FRR. {@code --keep} waits for Enter before cleaning up.
+ * {@code sart} CLI; FRR's own CLI shows them, sart's RIB shows FRR's routes, {@code sartd fib}
+ * installs them into a kernel table of the node (shown by {@code ip route} and {@code sart fib}), a
+ * withdrawal disappears from FRR. {@code --keep} waits for Enter before cleaning up.
  *
  * <p>Needs {@code -Dsart.bin=<repo>/bin} (bin/demo sets it) to find bin/sartd and bin/sart.
  */
@@ -50,6 +51,17 @@ public final class Demo {
           """, StandardCharsets.UTF_8);
       ManagedProcess sartd = node.spawn("sartd", List.of(bin.resolve("sartd").toString(), "bgp", "-f", config.toString()));
       say("started sartd bgp (pid %d) in %s with %s", sartd.pid(), node.netns(), config);
+      Path fibConfig = node.dir().resolve("fib.yaml");
+      Files.writeString(fibConfig, """
+          endpoint: 127.0.0.1:5001
+          channels:
+            - name: bgp-to-kernel
+              subscribers: [{protocol: bgp, endpoint: "127.0.0.1:5000"}]
+              publishers: [{protocol: kernel, tables: [120]}]
+          """, StandardCharsets.UTF_8);
+      ManagedProcess fib = node.spawn("sartd-fib", List.of(bin.resolve("sartd").toString(), "fib", "-f",
+          fibConfig.toString()));
+      say("started sartd fib (pid %d): the speaker's best paths go to kernel table 120", fib.pid());
 
       frr.awaitSessionState("192.0.2.2", SessionState.ESTABLISHED, Duration.ofSeconds(60));
       frr.awaitEstablished("2001:db8::2");
@@ -68,6 +80,10 @@ public final class Demo {
 
       say("sart's RIB holds FRR's route too (sart bgp global rib get):");
       sart(node, bin, "bgp", "global", "rib", "get");
+      awaitKernelRoute(node, "198.51.100.0/24");
+      say("sartd fib installed it into the node's kernel (ip route show table 120):");
+      System.out.print(node.exec("ip", "route", "show", "table", "120"));
+      sart(node, bin, "fib", "channel", "route", "bgp-to-kernel");
 
       sart(node, bin, "bgp", "global", "rib", "del", "203.0.113.10/32");
       frr.awaitNoRoute("203.0.113.10/32");
@@ -80,6 +96,16 @@ public final class Demo {
       }
     }
     say("cleaned up: namespaces removed, daemons stopped");
+  }
+
+  private static void awaitKernelRoute(Node node, String prefix) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!node.exec("ip", "route", "show", "table", "120", prefix).contains(prefix.replace("/32", ""))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(prefix + " never reached kernel table 120 of " + node.netns());
+      }
+      Thread.sleep(200);
+    }
   }
 
   private static void sart(Node node, Path bin, String... args) {

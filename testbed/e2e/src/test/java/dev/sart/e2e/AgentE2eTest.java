@@ -93,6 +93,9 @@ class AgentE2eTest {
     await("BGPPeer Established").atMost(Duration.ofSeconds(60)).until(() -> peerStatus() == BGPPeerCondition.Status.Established);
     assertEquals("9", sartd.json("bgp", "neighbor", "get", "192.0.2.1").get("holdTime").asText(),
         "the BGPPeer's holdTime reaches the session (FRR offers 180)");
+    assertEquals("sart-agent-export-" + PEER,
+        sartd.json("bgp", "neighbor", "get", "192.0.2.1").get("exportPolicy").asText(),
+        "the agent's per-peer export policy, as the sart CLI shows it");
 
     advert("lb-1", "203.0.113.10/32");
     Route r = frr.awaitRoute("203.0.113.10/32");

@@ -46,8 +46,9 @@ public final class Rib implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong queuedPrefixes = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> belowLowWater =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
-  private volatile long highWater = 100_000;
-  private volatile long lowWater = 20_000;
+  // the defaults, about half a second of the RIB's work: system properties for experiments
+  private volatile long highWater = Long.getLong("sart.bgp.rib.highWater", 100_000);
+  private volatile long lowWater = Long.getLong("sart.bgp.rib.lowWater", 20_000);
 
   public Rib() {
     worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);

@@ -114,11 +114,11 @@ public final class Rib implements AutoCloseable {
 
   /**
    * Runs {@code r} (on the RIB thread, or at once on the caller's) as soon as the prefixes queued
-   * are below the low-water mark; {@code r} must be short (hand it to an event loop).
+   * are at or below the low-water mark; {@code r} must be short (hand it to an event loop).
    */
   public void whenBelowLowWater(Runnable r) {
     belowLowWater.add(r);
-    if (queuedPrefixes.get() < lowWater) {
+    if (queuedPrefixes.get() <= lowWater) {
       runBelowLowWater();
     }
   }
@@ -140,7 +140,7 @@ public final class Rib implements AutoCloseable {
   }
 
   private void processed(long prefixes) {
-    if (queuedPrefixes.addAndGet(-prefixes) < lowWater && !belowLowWater.isEmpty()) {
+    if (queuedPrefixes.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()) {
       runBelowLowWater();
     }
   }

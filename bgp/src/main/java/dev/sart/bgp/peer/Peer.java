@@ -324,8 +324,19 @@ public final class Peer {
     }
     c.channel.flush();
     if (rp.out().hasPending() && c.channel.isWritable()) {
-      loop.execute(this::drain); // let other channels of this loop run in between
+      drainLater();
     }
+  }
+
+  /**
+   * Drains again after the loop has served its sockets. Netty 4.2 runs queued tasks for up to
+   * {@code io.netty.eventLoop.maxTaskProcessingQuantumMs} (1 s) before it looks at I/O again, so a
+   * drain that re-queued itself with {@code execute} kept OPENs, KEEPALIVEs and reads of every
+   * channel of the loop waiting that long while there was a table to send; a scheduled task is
+   * taken only at the start of the next round, after I/O.
+   */
+  private void drainLater() {
+    loop.schedule(this::drain, 0, TimeUnit.NANOSECONDS);
   }
 
   /** One TCP connection and its FSM (RFC 4271 §8.2.1: one FSM per connection). */
@@ -748,7 +759,7 @@ public final class Peer {
       }
       Set<Family> families = n.families();
       ribPeer = new RibPeer(++ribPeerIds, config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-          new AdjRibOut(() -> loop.execute(Peer.this::drain), prefixCounters));
+          new AdjRibOut(Peer.this::drainLater, prefixCounters));
       establishedSince = Instant.now();
       lastError = null;
       speaker.rib().peerUp(ribPeer, policy, Peer.this::maxPrefixExceeded);

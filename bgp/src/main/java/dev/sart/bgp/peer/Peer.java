@@ -58,7 +58,11 @@ import java.util.logging.Logger;
  */
 public final class Peer {
   private static final Logger LOG = Logger.getLogger(Peer.class.getName());
-  private static final int DRAIN_CHUNK = 4096;
+  private static final int DRAIN_CHUNK = 2048;
+  /** Chunks per drain task: then the task queues itself again, so timers and reads run in between. */
+  private static final int DRAIN_ROUNDS = 4;
+  /** The longest a connection stops reading for the RIB before it reads again (see {@code pauseReading}). */
+  static final Duration MAX_READ_PAUSE = Duration.ofSeconds(5);
 
   /** What a peer needs from the speaker that owns it. */
   public interface Speaker {
@@ -305,7 +309,7 @@ public final class Peer {
     }
     List<Family> families = List.copyOf(rp.families());
     int rounds = 0;
-    while (c.channel.isWritable() && rounds++ < 16) {
+    while (c.channel.isWritable() && rounds++ < DRAIN_ROUNDS) {
       AdjRibOut.Batch batch = rp.out().drain(DRAIN_CHUNK, rp.families());
       if (batch.isEmpty()) {
         break;
@@ -320,8 +324,19 @@ public final class Peer {
     }
     c.channel.flush();
     if (rp.out().hasPending() && c.channel.isWritable()) {
-      loop.execute(this::drain); // let other channels of this loop run in between
+      drainLater();
     }
+  }
+
+  /**
+   * Drains again after the loop has served its sockets. Netty 4.2 runs queued tasks for up to
+   * {@code io.netty.eventLoop.maxTaskProcessingQuantumMs} (1 s) before it looks at I/O again, so a
+   * drain that re-queued itself with {@code execute} kept OPENs, KEEPALIVEs and reads of every
+   * channel of the loop waiting that long while there was a table to send; a scheduled task is
+   * taken only at the start of the next round, after I/O.
+   */
+  private void drainLater() {
+    loop.schedule(this::drain, 0, TimeUnit.NANOSECONDS);
   }
 
   /** One TCP connection and its FSM (RFC 4271 §8.2.1: one FSM per connection). */
@@ -336,6 +351,12 @@ public final class Peer {
     Update pendingUpdate;
     boolean pendingTreatAsWithdraw;
     long blockedSinceNanos = -1;
+    // read back-pressure: reading is paused while the RIB is behind (see pauseReading)
+    boolean readPaused;
+    long pausedSinceNanos;
+    /** Time reading was paused since the hold timer was last started. */
+    long pausedNanos;
+    ScheduledFuture<?> pauseCap;
     final EnumMap<Timer, ScheduledFuture<?>> timers = new EnumMap<>(Timer.class);
 
     Connection(Session session, boolean outgoing) {
@@ -400,6 +421,7 @@ public final class Peer {
 
     void attach(Channel ch, boolean isOutgoing) {
       channel = ch;
+      endPause();
       outgoing = isOutgoing;
       decoder = new BgpFrameDecoder(codec);
       ch.pipeline().addLast("bgp-decoder", decoder);
@@ -444,6 +466,7 @@ public final class Peer {
       codec = new BgpCodec(SessionOptions.DEFAULT);
       sentOpen = null;
       blockedSinceNanos = -1;
+      endPause();
     }
 
     private void release() {
@@ -462,6 +485,11 @@ public final class Peer {
 
     private void startTimer(Timer timer, Duration d) {
       stopTimer(timer);
+      if (timer == Timer.HOLD) {
+        // a new hold period: count only the pauses within it
+        pausedNanos = 0;
+        pausedSinceNanos = System.nanoTime();
+      }
       ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
       self[0] = loop.schedule(() -> {
         if (timers.get(timer) == self[0]) {
@@ -482,7 +510,16 @@ public final class Peer {
     private void timerExpired(Timer timer, Duration d) {
       switch (timer) {
         case CONNECT_RETRY -> handle(new Event.ConnectRetryTimerExpires());
-        case HOLD -> handle(new Event.HoldTimerExpires());
+        case HOLD -> {
+          long paused = pausedNanos + (readPaused ? System.nanoTime() - pausedSinceNanos : 0);
+          if (paused >= TimeUnit.MILLISECONDS.toNanos(1)) {
+            // the time we did not read does not count (see pauseReading): what is left of the
+            // hold time is the time we were paused
+            startTimer(Timer.HOLD, Duration.ofNanos(paused));
+          } else {
+            handle(new Event.HoldTimerExpires());
+          }
+        }
         case KEEPALIVE -> handle(new Event.KeepaliveTimerExpires());
         case DELAY_OPEN -> handle(new Event.DelayOpenTimerExpires());
         case IDLE_HOLD -> handle(new Event.IdleHoldTimerExpires());
@@ -643,6 +680,59 @@ public final class Peer {
         return;
       }
       ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), speaker.rib());
+      if (speaker.rib().overHighWater()) {
+        pauseReading();
+      }
+    }
+
+    /**
+     * Read back-pressure: the RIB is behind by more than its high-water mark, so this connection
+     * stops reading (auto-read off; the kernel's receive buffer fills and TCP's window stops the
+     * peer) until the RIB's queue is below the low-water mark. Without it the queue grew without
+     * bound, and with it the heap.
+     *
+     * <p>Our hold timer (RFC 4271 §4.4, §6.5) is about the peer: it expires when no KEEPALIVE,
+     * UPDATE or NOTIFICATION has been <em>received</em> for the hold time. While we do not read,
+     * the peer's messages wait in our socket buffer and their absence says nothing about the peer,
+     * so the time paused does not count: on expiry, the timer runs again for as long as reading
+     * was paused within its period ({@code timerExpired}). The peer's side is the mirror image:
+     * RFC 9687's send hold timer closes a session when the peer cannot send for its SendHoldTime
+     * (at least 8 minutes or twice the hold time, §4), and RFC 4271 §4.4 wants our KEEPALIVEs to
+     * keep flowing, which they do (only reading stops). So that the peer never waits long, one
+     * pause lasts at most {@link #MAX_READ_PAUSE}: then reading resumes until the next UPDATE finds
+     * the RIB still behind, and the peer's data trickles rather than stopping.
+     */
+    private void pauseReading() {
+      Channel ch = channel;
+      if (readPaused || ch == null) {
+        return;
+      }
+      readPaused = true;
+      pausedSinceNanos = System.nanoTime();
+      ch.config().setAutoRead(false);
+      pauseCap = loop.schedule(() -> resumeReading(ch), MAX_READ_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+      speaker.rib().whenBelowLowWater(() -> loop.execute(() -> resumeReading(ch)));
+      LOG.fine(() -> "peer=" + name() + " event=read-paused rib-queued=" + speaker.rib().queuedPrefixes());
+    }
+
+    private void resumeReading(Channel ch) {
+      if (!readPaused || ch != channel) {
+        return;
+      }
+      endPause();
+      ch.config().setAutoRead(true);
+    }
+
+    /** Ends a pause (if any), keeping the time paused for the hold timer. */
+    private void endPause() {
+      if (readPaused) {
+        pausedNanos += System.nanoTime() - pausedSinceNanos;
+        readPaused = false;
+      }
+      if (pauseCap != null) {
+        pauseCap.cancel(false);
+        pauseCap = null;
+      }
     }
 
     private void established() {
@@ -669,7 +759,7 @@ public final class Peer {
       }
       Set<Family> families = n.families();
       ribPeer = new RibPeer(++ribPeerIds, config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-          new AdjRibOut(() -> loop.execute(Peer.this::drain), prefixCounters));
+          new AdjRibOut(Peer.this::drainLater, prefixCounters));
       establishedSince = Instant.now();
       lastError = null;
       speaker.rib().peerUp(ribPeer, policy, Peer.this::maxPrefixExceeded);

@@ -7,6 +7,7 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.PathAttributes;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -35,11 +36,72 @@ final class AdjRibIn {
   private Statement exportStatement;
   private Attrs exportIn;
   private Attrs exportOut;
+  /**
+   * What a path's attributes become towards this peer: the RFC 4271 export rules ({@link Export})
+   * depend on the prefix only through its family, and otherwise on the attributes, whether the
+   * path is ours and whether its source is internal, so one computation serves every prefix with
+   * the same interned attributes (8 slots per attribute set: family × local × internal source).
+   * When the export policy does not look at prefixes (no prefix list), its result is kept too;
+   * otherwise the policy runs per prefix on the cached rules' result. Cleared when the policy
+   * changes, and when it holds {@link #EXPORT_CACHE_MAX} attribute sets (so it stays bounded).
+   */
+  private final IdentityHashMap<Attrs, Object[]> exportCache = new IdentityHashMap<>();
+  private boolean exportPolicyPerPrefix;
+  private static final Object NOT_EXPORTED = new Object();
+  static final int EXPORT_CACHE_MAX = 1 << 16;
 
   AdjRibIn(PeerPolicy policy, MaxPrefixHandler handler) {
     this.policy = policy;
     this.handler = handler;
     this.received = policy.softReconfigurationInbound() ? new HashMap<>() : null;
+    this.exportPolicyPerPrefix = perPrefix(policy.exportPolicy());
+  }
+
+  private static boolean perPrefix(Policy p) {
+    return p.statements().stream().anyMatch(s -> s.match() != null && s.match().prefixList() != null);
+  }
+
+  /**
+   * The attributes to send {@code best} to {@code to} with (export rules, then the export
+   * policy), or null when it is not sent there; {@code to} is the peer this state belongs to.
+   */
+  Attrs export(Prefix p, Path best, RibPeer to, long localAs) {
+    if (best.source() == to) {
+      return null;
+    }
+    int family = p.family().equals(Family.IPV4_UNICAST) ? 0 : p.family().equals(Family.IPV6_UNICAST) ? 1 : -1;
+    if (family < 0) {
+      Attrs a = Export.toPeer(p, best, to, localAs);
+      return a == null ? null : exportPath(p, a, to.internal(), localAs);
+    }
+    int slot = family | (best.isLocal() ? 2 : 0) | (best.source().internal() ? 4 : 0);
+    Object[] e = exportCache.get(best.attrs());
+    Object v = e == null ? null : e[slot];
+    if (v == null) {
+      Attrs a = Export.toPeer(p, best, to, localAs);
+      if (a != null && !exportPolicyPerPrefix) {
+        a = exportPath(p, a, to.internal(), localAs);
+      }
+      v = a == null ? NOT_EXPORTED : a;
+      if (e == null) {
+        if (exportCache.size() >= EXPORT_CACHE_MAX) {
+          exportCache.clear();
+        }
+        e = new Object[8];
+        exportCache.put(best.attrs(), e);
+      }
+      e[slot] = v;
+    }
+    if (v == NOT_EXPORTED) {
+      return null;
+    }
+    return exportPolicyPerPrefix ? exportPath(p, (Attrs) v, to.internal(), localAs) : (Attrs) v;
+  }
+
+  /** The export policy or our AS changed: forget what was computed with the old ones. */
+  void forgetExports() {
+    exportCache.clear();
+    exportPolicyPerPrefix = perPrefix(policy.exportPolicy());
   }
 
   /** The path's attributes after the import policy (interned), or null when the policy rejects it. */
@@ -84,6 +146,7 @@ final class AdjRibIn {
   }
 
   void forgetMemos() {
+    forgetExports();
     importStatement = null;
     importIn = null;
     importOut = null;

@@ -3,12 +3,12 @@ package dev.sart.bgp.rib;
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -16,6 +16,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * prefix while the peer cannot send (the latest wins); the peer's event loop drains them into
  * UPDATEs when its channel is writable and remembers what it last advertised, so nothing is sent
  * twice.
+ *
+ * <p>The changes go into a plain map under a lock; a drain takes the whole map at once (swapping
+ * in an empty one) and then walks it with one iterator over as many drains as it takes. Each
+ * change is visited once: an earlier version kept a {@code ConcurrentHashMap} and began a new
+ * iterator at every drain, which re-walked the bins emptied by the drains before it (quadratic
+ * in the table size). A change that arrives for a prefix still in the taken map is sent after
+ * it, so the latest still wins.
  */
 public final class AdjRibOut {
   private static final Object WITHDRAW = new Object();
@@ -23,14 +30,19 @@ public final class AdjRibOut {
   /** A route to send even when it equals what was advertised (a route refresh, RFC 2918 §4). */
   private record Forced(Attrs attrs) {}
 
-  private final ConcurrentHashMap<Prefix, Object> pending = new ConcurrentHashMap<>();
+  private final Object lock = new Object();
+  // guarded by lock: the changes recorded since the last take
+  private HashMap<Prefix, Object> pending = new HashMap<>();
+  /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
+  private final Set<Family> endOfRefreshDue = new HashSet<>();
+  /** Changes recorded and not yet taken by a drain: read without the lock. */
+  private volatile boolean pendingNonEmpty;
   private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
   private final Runnable wakeup;
   private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
-  /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent. */
-  private final Set<Family> endOfRefreshDue = ConcurrentHashMap.newKeySet();
   // owned by the peer's event loop
+  private Iterator<Map.Entry<Prefix, Object>> walk;
   private final Map<Prefix, Attrs> advertised = new HashMap<>();
   private boolean endOfRibSent;
 
@@ -52,25 +64,36 @@ public final class AdjRibOut {
   // --- RIB thread ---------------------------------------------------------------------------------
 
   void advertise(Prefix p, Attrs attrs) {
-    // a pending forced re-send stays forced: the peer must get the prefix in its refresh
-    pending.merge(p, attrs, (old, now) -> old instanceof Forced ? new Forced((Attrs) now) : now); // no capture: no allocation
+    synchronized (lock) {
+      // a pending forced re-send stays forced: the peer must get the prefix in its refresh
+      pending.merge(p, attrs, (old, now) -> old instanceof Forced ? new Forced((Attrs) now) : now); // no capture: no allocation
+      pendingNonEmpty = true;
+    }
     signal();
   }
 
   /** Like {@link #advertise}, but sent even when the peer has these attributes already. */
   void readvertise(Prefix p, Attrs attrs) {
-    pending.put(p, new Forced(attrs));
-    signal();
+    put(p, new Forced(attrs));
   }
 
   /** The re-send of {@code family} has been queued: its EoRR follows when it has been sent. */
   void endOfRefreshQueued(Family family) {
-    endOfRefreshDue.add(family);
+    synchronized (lock) {
+      endOfRefreshDue.add(family);
+    }
     signal();
   }
 
   void withdraw(Prefix p) {
-    pending.put(p, WITHDRAW);
+    put(p, WITHDRAW);
+  }
+
+  private void put(Prefix p, Object v) {
+    synchronized (lock) {
+      pending.put(p, v);
+      pendingNonEmpty = true;
+    }
     signal();
   }
 
@@ -104,15 +127,16 @@ public final class AdjRibOut {
     Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
     List<Prefix> withdraw = new ArrayList<>();
     int taken = 0;
-    Iterator<Map.Entry<Prefix, Object>> it = pending.entrySet().iterator();
-    while (it.hasNext() && taken < max) {
-      Map.Entry<Prefix, Object> e = it.next();
-      Prefix p = e.getKey();
-      Object v = e.getValue();
-      // remove only if unchanged meanwhile; a newer value stays for the next drain
-      if (!pending.remove(p, v)) {
+    while (taken < max) {
+      if (walk == null || !walk.hasNext()) {
+        if (!take()) {
+          break;
+        }
         continue;
       }
+      Map.Entry<Prefix, Object> e = walk.next();
+      Prefix p = e.getKey();
+      Object v = e.getValue();
       taken++;
       if (!families.contains(p.family())) {
         continue;
@@ -139,15 +163,40 @@ public final class AdjRibOut {
       }
     }
     boolean eor = false;
-    if (!endOfRibSent && initialTableQueued && pending.isEmpty()) {
+    if (!endOfRibSent && initialTableQueued && !hasChanges()) {
       endOfRibSent = true;
       eor = true;
     }
     return new Batch(announce, withdraw, eor);
   }
 
+  /** Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole. */
+  private boolean take() {
+    HashMap<Prefix, Object> m;
+    synchronized (lock) {
+      if (pending.isEmpty()) {
+        pendingNonEmpty = false;
+        walk = null;
+        return false;
+      }
+      m = pending;
+      pending = new HashMap<>();
+    }
+    walk = m.entrySet().iterator();
+    return true;
+  }
+
+  /** Changes not sent yet, taken or not (peer loop). */
+  private boolean hasChanges() {
+    return (walk != null && walk.hasNext()) || pendingNonEmpty;
+  }
+
   public boolean hasPending() {
-    return !pending.isEmpty() || (!endOfRibSent && initialTableQueued) || !endOfRefreshDue.isEmpty();
+    boolean refresh;
+    synchronized (lock) {
+      refresh = !endOfRefreshDue.isEmpty();
+    }
+    return hasChanges() || (!endOfRibSent && initialTableQueued) || refresh;
   }
 
   /**
@@ -155,15 +204,15 @@ public final class AdjRibOut {
    * (call after draining; empty otherwise). RFC 7313 §4: the EoRR follows the re-advertised routes.
    */
   public List<Family> takeEndOfRefresh() {
-    if (endOfRefreshDue.isEmpty()) {
-      return List.of();
+    synchronized (lock) {
+      // under the lock: the routes of a refresh are recorded before its EoRR is queued
+      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || (walk != null && walk.hasNext())) {
+        return List.of();
+      }
+      List<Family> due = List.copyOf(endOfRefreshDue);
+      endOfRefreshDue.clear();
+      return due;
     }
-    List<Family> due = List.copyOf(endOfRefreshDue); // read before checking pending: queued after the routes
-    if (!pending.isEmpty()) {
-      return List.of();
-    }
-    endOfRefreshDue.removeAll(due);
-    return due;
   }
 
   /** Prefixes currently advertised to the peer (peer loop only). */

@@ -42,6 +42,13 @@ public final class Rib implements AutoCloseable {
   private BestPath.Options options = BestPath.Options.DEFAULT;
   private long sequence;
   private volatile boolean closed;
+  /** Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks at. */
+  private final java.util.concurrent.atomic.AtomicLong queuedPrefixes = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> belowLowWater =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  // the defaults, about half a second of the RIB's work: system properties for experiments
+  private volatile long highWater = Long.getLong("sart.bgp.rib.highWater", 100_000);
+  private volatile long lowWater = Long.getLong("sart.bgp.rib.lowWater", 20_000);
 
   public Rib() {
     worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);
@@ -87,9 +94,55 @@ public final class Rib implements AutoCloseable {
     });
   }
 
-  /** Tasks waiting for the RIB thread: peers stop reading when this grows (back-pressure). */
+  /** Tasks waiting for the RIB thread. */
   public int backlog() {
     return tasks.size();
+  }
+
+  /** Prefixes (announced or withdrawn) in UPDATEs handed to the RIB thread and not processed yet. */
+  public long queuedPrefixes() {
+    return queuedPrefixes.get();
+  }
+
+  /**
+   * Whether the RIB is behind by more than the high-water mark: peers then stop reading from their
+   * sockets (TCP pushes back on the senders) until {@link #whenBelowLowWater} tells them to go on.
+   */
+  public boolean overHighWater() {
+    return queuedPrefixes.get() > highWater;
+  }
+
+  /**
+   * Runs {@code r} (on the RIB thread, or at once on the caller's) as soon as the prefixes queued
+   * are at or below the low-water mark; {@code r} must be short (hand it to an event loop).
+   */
+  public void whenBelowLowWater(Runnable r) {
+    belowLowWater.add(r);
+    if (queuedPrefixes.get() <= lowWater) {
+      runBelowLowWater();
+    }
+  }
+
+  /** The marks of {@link #overHighWater} and {@link #whenBelowLowWater}, in prefixes (low &lt; high). */
+  public void setBackPressure(long high, long low) {
+    if (low < 0 || low >= high) {
+      throw new IllegalArgumentException("back-pressure marks: need 0 <= low < high, got low " + low + " high " + high);
+    }
+    highWater = high;
+    lowWater = low;
+  }
+
+  private void runBelowLowWater() {
+    Runnable r;
+    while ((r = belowLowWater.poll()) != null) {
+      r.run();
+    }
+  }
+
+  private void processed(long prefixes) {
+    if (queuedPrefixes.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()) {
+      runBelowLowWater();
+    }
   }
 
   private void submit(Runnable r) {
@@ -112,7 +165,10 @@ public final class Rib implements AutoCloseable {
   }
 
   public void setLocalAs(long asn) {
-    submit(() -> localAs = asn);
+    submit(() -> {
+      localAs = asn;
+      adjRibsIn.values().forEach(AdjRibIn::forgetExports);
+    });
   }
 
   /** Changes multipath options and re-runs the decision process for every prefix. */
@@ -313,14 +369,10 @@ public final class Rib implements AutoCloseable {
     }
   }
 
-  /** RFC 4271 §9.1.3 export rules, then the peer's export policy. */
+  /** RFC 4271 §9.1.3 export rules, then the peer's export policy (cached per peer, see {@link AdjRibIn#export}). */
   private Attrs exportTo(Prefix p, Path best, RibPeer peer) {
-    Attrs a = Export.toPeer(p, best, peer, localAs);
-    if (a == null) {
-      return null;
-    }
     AdjRibIn st = adjRibsIn.get(peer);
-    return st == null ? a : st.exportPath(p, a, peer.internal(), localAs);
+    return st == null ? Export.toPeer(p, best, peer, localAs) : st.export(p, best, peer, localAs);
   }
 
   /**
@@ -379,64 +431,78 @@ public final class Rib implements AutoCloseable {
    */
   public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
       int[] announcedPathIds, Attrs attrs) {
+    long n = (long) withdrawn.size() + announced.size();
+    if (closed) {
+      return;
+    }
+    queuedPrefixes.addAndGet(n);
     submit(() -> {
-      AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
-      for (int i = 0; i < withdrawn.size(); i++) {
-        Prefix p = withdrawn.get(i);
-        int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
-        if (st != null) {
-          st.refreshed(p, pathId);
-          if (st.received != null) {
-            st.received.remove(new AdjRibIn.Key(p, pathId));
-          }
+      try {
+        apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+      } finally {
+        processed(n);
+      }
+    });
+  }
+
+  private void apply(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
+      int[] announcedPathIds, Attrs attrs) {
+    AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
+    for (int i = 0; i < withdrawn.size(); i++) {
+      Prefix p = withdrawn.get(i);
+      int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
+      if (st != null) {
+        st.refreshed(p, pathId);
+        if (st.received != null) {
+          st.received.remove(new AdjRibIn.Key(p, pathId));
+        }
+      }
+      remove(from, st, p, pathId);
+      unreject(from, p, pathId);
+    }
+    if (announced.isEmpty()) {
+      return;
+    }
+    boolean loop = attrs.asPath().contains(localAs);
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < announced.size(); i++) {
+      Prefix p = announced.get(i);
+      int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
+      if (st != null) {
+        st.refreshed(p, pathId);
+      }
+      if (loop) {
+        if (st != null && st.received != null) {
+          st.received.remove(new AdjRibIn.Key(p, pathId));
         }
         remove(from, st, p, pathId);
-        unreject(from, p, pathId);
+        reject(from, p, pathId);
+        continue;
       }
-      if (announced.isEmpty()) {
-        return;
-      }
-      boolean loop = attrs.asPath().contains(localAs);
-      long now = System.currentTimeMillis();
-      for (int i = 0; i < announced.size(); i++) {
-        Prefix p = announced.get(i);
-        int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
-        if (st != null) {
-          st.refreshed(p, pathId);
+      Attrs accepted = attrs;
+      if (st != null) {
+        if (st.received != null) {
+          st.received.put(new AdjRibIn.Key(p, pathId), attrs);
         }
-        if (loop) {
-          if (st != null && st.received != null) {
-            st.received.remove(new AdjRibIn.Key(p, pathId));
-          }
+        // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
+        // replaces what the peer sent before for the prefix, so it counts as a withdrawal
+        accepted = st.importPath(p, attrs, localAs);
+        if (accepted == null) {
           remove(from, st, p, pathId);
           reject(from, p, pathId);
           continue;
         }
-        Attrs accepted = attrs;
-        if (st != null) {
-          if (st.received != null) {
-            st.received.put(new AdjRibIn.Key(p, pathId), attrs);
-          }
-          // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
-          // replaces what the peer sent before for the prefix, so it counts as a withdrawal
-          accepted = st.importPath(p, attrs, localAs);
-          if (accepted == null) {
-            remove(from, st, p, pathId);
-            reject(from, p, pathId);
-            continue;
-          }
-        }
-        unreject(from, p, pathId);
-        Destination d = table.computeIfAbsent(p, Destination::new);
-        if (d.put(new Path(from, pathId, accepted, ++sequence, now))) {
-          added(from, st, p);
-        }
-        decide(d);
       }
-      if (st != null) {
-        checkMaxPrefix(from, st);
+      unreject(from, p, pathId);
+      Destination d = table.computeIfAbsent(p, Destination::new);
+      if (d.put(new Path(from, pathId, accepted, ++sequence, now))) {
+        added(from, st, p);
       }
-    });
+      decide(d);
+    }
+    if (st != null) {
+      checkMaxPrefix(from, st);
+    }
   }
 
   /** Our own routes (the API's AddPath): announced to every peer the export rules allow. */

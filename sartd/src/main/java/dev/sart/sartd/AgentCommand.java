@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -47,15 +48,11 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--resync", description = "seconds between full passes over the node's objects", defaultValue = "30")
   int resync;
 
-  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
-  String level;
-
-  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
-  String format;
+  @Mixin LogOptions log;
 
   @Override
   public Integer call() throws Exception {
-    LogFormat.install(level, format);
+    log.install();
     String node = node(nodeName);
     try (KubernetesClient client = client(kubeconfig); Running r = start(client, node)) {
       CountDownLatch stop = new CountDownLatch(1);

@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sartd bgp}: the BGP speaker with its gRPC API. */
@@ -69,15 +70,11 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
   int port;
 
-  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
-  String level;
-
-  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
-  String format;
+  @Mixin LogOptions log;
 
   @Override
   public Integer call() throws Exception {
-    LogFormat.install(level, format);
+    log.install();
     BgpConfigFile cfg = file == null ? null : BgpConfigFile.load(file);
     if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
       // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sartd controller}: the cluster-wide reconcilers, leader-elected, with health and metrics over HTTP. */
@@ -54,15 +55,11 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
   @Option(names = "--cert-dir", description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks", defaultValue = "/etc/sartd/cert")
   Path certDir;
 
-  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
-  String level;
-
-  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
-  String format;
+  @Mixin LogOptions log;
 
   @Override
   public Integer call() throws Exception {
-    LogFormat.install(level, format);
+    log.install();
     Mode m;
     try {
       m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));

@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,15 +35,11 @@ final class FibCommand implements Callable<Integer> {
   @Option(names = "--metrics", description = "serve /metrics (Prometheus) and /healthz on this host:port")
   String metrics;
 
-  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
-  String level;
-
-  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
-  String format;
+  @Mixin LogOptions log;
 
   @Override
   public Integer call() throws Exception {
-    LogFormat.install(level, format);
+    log.install();
     FibConfig cfg;
     try {
       cfg = FibConfig.load(file);

@@ -7,6 +7,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -42,21 +43,17 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--resync", description = "seconds between the agent's full passes", defaultValue = "30")
   int resync;
 
-  @Option(names = {"-l", "--level"}, description = "log level: error, warn, info, debug, trace", defaultValue = "info")
-  String level;
-
-  @Option(names = {"-d", "--format"}, description = "log format: plain (key=value) or json", defaultValue = "plain")
-  String format;
+  @Mixin LogOptions log;
 
   @Override
   public Integer call() throws Exception {
-    List<String> bgpArgs = new ArrayList<>(List.of("--api", api, "--port", Integer.toString(port), "-l", level,
-        "-d", format));
+    List<String> bgpArgs = new ArrayList<>(List.of("--api", api, "--port", Integer.toString(port), "-l", log.level,
+        "-d", log.format));
     if (file != null) {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
     List<String> agentArgs = new ArrayList<>(List.of("--speaker-endpoint", api, "--resync", Integer.toString(resync),
-        "-l", level, "-d", format));
+        "-l", log.level, "-d", log.format));
     if (kubeconfig != null) {
       agentArgs.addAll(List.of("--kubeconfig", kubeconfig.toString()));
     }

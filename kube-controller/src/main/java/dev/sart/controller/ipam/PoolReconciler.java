@@ -190,6 +190,11 @@ public final class PoolReconciler implements AutoCloseable {
     }
     var poolName = request.getSpec().pool();
     var pool = informers.get(AddressPool.class, poolName);
+    if (pool == null) {
+      // a pool created just before the request may not be in the cache yet: ask the API server
+      // before answering with an error the agent would see
+      pool = client.resources(AddressPool.class).withName(poolName).get();
+    }
     String error = null;
     if (pool == null || pool.getSpec() == null) {
       error = "no AddressPool " + poolName;
@@ -197,7 +202,8 @@ public final class PoolReconciler implements AutoCloseable {
       error = "AddressPool " + poolName + " is not a pod pool";
     } else if (pool.getMetadata().getDeletionTimestamp() != null) {
       error = "AddressPool " + poolName + " is being deleted";
-    } else if (informers.get(Node.class, request.getSpec().node()) == null) {
+    } else if (informers.get(Node.class, request.getSpec().node()) == null
+        && client.nodes().withName(request.getSpec().node()).get() == null) {
       error = "no Node " + request.getSpec().node();
     }
     if (error != null) {

@@ -90,6 +90,11 @@ public final class Bird extends Router {
       if (n.multihopTtl() > 0) {
         c.append("  multihop ").append(n.multihopTtl()).append(";\n");
       }
+      if (n.ttlSecurityHops() > 0) {
+        // BIRD derives the lowest TTL it accepts (256 - hops) from the multihop setting
+        c.append("  ttl security on;\n");
+        c.append(n.ttlSecurityHops() > 1 ? "  multihop " + n.ttlSecurityHops() + ";\n" : "  direct;\n");
+      }
       for (Family f : n.families()) {
         c.append("  ").append(f.isIpv4() ? "ipv4" : "ipv6").append(" { import all; export all;");
         if (f.isIpv4() != n.isIpv4()) {

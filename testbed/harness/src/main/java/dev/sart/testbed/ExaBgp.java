@@ -163,6 +163,9 @@ public final class ExaBgp extends Router {
       if (n.multihopTtl() > 0) {
         c.append("  outgoing-ttl ").append(n.multihopTtl()).append(";\n");
       }
+      if (n.ttlSecurityHops() > 0) {
+        throw new IllegalArgumentException("the ExaBGP driver does not configure GTSM: " + n.addressText());
+      }
       if (neighborOptions.containsKey(n.address())) {
         c.append("  ").append(neighborOptions.get(n.address())).append('\n');
       }

@@ -165,6 +165,9 @@ public final class Frr extends Router {
         // iBGP sessions are multihop already (TTL 255); FRR only takes ebgp-multihop for eBGP
         c.append(a).append(" ebgp-multihop ").append(n.multihopTtl()).append('\n');
       }
+      if (n.ttlSecurityHops() > 0) {
+        c.append(a).append(" ttl-security hops ").append(n.ttlSecurityHops()).append('\n');
+      }
       if (!n.isIpv4() && n.families().contains(Family.IPV4_UNICAST)) {
         c.append(a).append(" capability extended-nexthop\n");
       }

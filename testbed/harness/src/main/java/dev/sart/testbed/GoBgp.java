@@ -115,6 +115,12 @@ public final class GoBgp extends Router {
         c.append("    enabled = true\n");
         c.append("    multihop-ttl = ").append(n.multihopTtl()).append('\n');
       }
+      if (n.ttlSecurityHops() > 0) {
+        // GoBGP's ttl-security excludes ebgp-multihop; TTL 255 goes out anyway
+        c.append("  [neighbors.ttl-security.config]\n");
+        c.append("    enabled = true\n");
+        c.append("    ttl-min = ").append(256 - n.ttlSecurityHops()).append('\n');
+      }
       for (Family f : n.families()) {
         c.append("  [[neighbors.afi-safis]]\n");
         c.append("    [neighbors.afi-safis.config]\n");

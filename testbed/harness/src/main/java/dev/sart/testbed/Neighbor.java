@@ -12,10 +12,12 @@ import java.util.Set;
  * @param passive wait for the neighbour to connect instead of connecting
  * @param password TCP MD5 signature password (RFC 2385), or null
  * @param multihopTtl for eBGP across routers: the TTL to send, or 0 for a directly connected neighbour
+ * @param ttlSecurityHops GTSM (RFC 5082): 0 for off, else how many hops away the neighbour may be
+ *     (send with TTL 255, accept only TTL 256 - hops and above); replaces {@code multihopTtl}
  * @param families the families negotiated on this session
  */
 public record Neighbor(InetAddress address, long asn, boolean passive, String password, int multihopTtl,
-    Set<Family> families) {
+    int ttlSecurityHops, Set<Family> families) {
 
   public Neighbor {
     Objects.requireNonNull(address, "address");
@@ -23,29 +25,44 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
     if (families.isEmpty()) {
       throw new IllegalArgumentException("a neighbour needs at least one family");
     }
+    if (ttlSecurityHops < 0 || ttlSecurityHops > 254) {
+      throw new IllegalArgumentException("GTSM hops out of range 0..254: " + ttlSecurityHops);
+    }
+    if (ttlSecurityHops > 0 && multihopTtl > 0) {
+      throw new IllegalArgumentException("GTSM and multihop exclude each other; GTSM hops already allow "
+          + ttlSecurityHops + " hops");
+    }
   }
 
   /** A directly connected, active neighbour exchanging the unicast family of its address. */
   public static Neighbor of(String address, long asn) {
     InetAddress a = Addresses.parse(address);
-    return new Neighbor(a, asn, false, null, 0,
+    return new Neighbor(a, asn, false, null, 0, 0,
         Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
   }
 
   public Neighbor asPassive() {
-    return new Neighbor(address, asn, true, password, multihopTtl, families);
+    return new Neighbor(address, asn, true, password, multihopTtl, ttlSecurityHops, families);
   }
 
   public Neighbor withPassword(String secret) {
-    return new Neighbor(address, asn, passive, secret, multihopTtl, families);
+    return new Neighbor(address, asn, passive, secret, multihopTtl, ttlSecurityHops, families);
   }
 
   public Neighbor withMultihop(int ttl) {
-    return new Neighbor(address, asn, passive, password, ttl, families);
+    return new Neighbor(address, asn, passive, password, ttl, ttlSecurityHops, families);
+  }
+
+  /** GTSM (RFC 5082) towards a neighbour at most {@code hops} hops away (1: directly connected). */
+  public Neighbor withTtlSecurity(int hops) {
+    if (hops < 1) {
+      throw new IllegalArgumentException("GTSM needs at least one hop: " + hops);
+    }
+    return new Neighbor(address, asn, passive, password, multihopTtl, hops, families);
   }
 
   public Neighbor withFamilies(Family... fs) {
-    return new Neighbor(address, asn, passive, password, multihopTtl, Set.of(fs));
+    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs));
   }
 
   public boolean isIpv4() {

@@ -124,6 +124,13 @@ public final class OpenBgpd extends Router {
       if (n.multihopTtl() > 0) {
         c.append("  multihop ").append(n.multihopTtl()).append('\n');
       }
+      if (n.ttlSecurityHops() > 0) {
+        // bgpd.conf(5): the lowest TTL accepted is 256 minus the multihop distance (255 without)
+        c.append("  ttl-security yes\n");
+        if (n.ttlSecurityHops() > 1) {
+          c.append("  multihop ").append(n.ttlSecurityHops()).append('\n');
+        }
+      }
       // Without these, a session announces only the unicast family of its transport.
       c.append("  announce IPv4 ").append(n.families().contains(Family.IPV4_UNICAST) ? "unicast" : "none").append('\n');
       c.append("  announce IPv6 ").append(n.families().contains(Family.IPV6_UNICAST) ? "unicast" : "none").append('\n');

@@ -118,4 +118,20 @@ class ExaBgpParserTest {
     assertTrue(text.contains("route 203.0.113.0/24 next-hop self;"), text);
     assertTrue(text.contains("route 2001:db8:1::/48 next-hop self;"), text);
   }
+
+  @Test
+  void gtsmIsRefusedNotIgnored() {
+    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1));
+    Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1"))));
+    assertTrue(e.getMessage().contains("GTSM"), e.getMessage());
+  }
+
+  @Test
+  void gtsmAndMultihopTogetherAreABadNeighbour() {
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Neighbor.of("192.0.2.2", 65002).withMultihop(2).withTtlSecurity(2));
+    assertTrue(e.getMessage().contains("exclude"), e.getMessage());
+  }
 }

@@ -131,4 +131,12 @@ class FrrParseTest {
     assertEquals(SessionState.IDLE, SessionState.parse("Clearing"));
     assertEquals(SessionState.OPEN_CONFIRM, SessionState.parse("OpenConfirm"));
   }
+
+  @Test
+  void gtsmIsTtlSecurityHops() {
+    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
+    String text = new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config).configText();
+    assertTrue(text.contains(" neighbor 192.0.2.2 ttl-security hops 2\n"), text);
+    assertFalse(text.contains("ebgp-multihop"), text);
+  }
 }

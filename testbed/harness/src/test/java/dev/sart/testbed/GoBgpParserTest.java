@@ -104,4 +104,12 @@ class GoBgpParserTest {
     assertEquals(3, toml.split("afi-safi-name", -1).length - 1, toml);
     assertTrue(toml.contains("neighbor-address = \"2001:db8::2\""), toml);
   }
+
+  @Test
+  void gtsmSetsTheLowestTtlAcceptedInsteadOfMultihop() {
+    RouterConfig c = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
+    String toml = new GoBgp(null, c).configText();
+    assertTrue(toml.contains("[neighbors.ttl-security.config]\n    enabled = true\n    ttl-min = 254\n"), toml);
+    assertFalse(toml.contains("ebgp-multihop"), toml);
+  }
 }

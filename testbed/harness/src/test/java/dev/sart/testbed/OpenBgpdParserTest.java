@@ -93,4 +93,14 @@ class OpenBgpdParserTest {
     assertTrue(text.contains("socket \"/tmp/x/bgpd.sock\"\n"), text);
     assertTrue(text.contains("allow from any\nallow to any\n"), text);
   }
+
+  @Test
+  void gtsmTakesItsHopsFromMultihop() {
+    RouterConfig cfg = RouterConfig.of(65001, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1))
+        .neighbor(Neighbor.of("192.0.2.6", 65002).withTtlSecurity(2));
+    String text = new OpenBgpd(null, cfg).configText(java.nio.file.Path.of("/tmp/x/bgpd.sock"));
+    assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 65002\n  ttl-security yes\n  announce"), text);
+    assertTrue(text.contains("neighbor 192.0.2.6 {\n  remote-as 65002\n  ttl-security yes\n  multihop 2\n"), text);
+  }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
@@ -34,7 +33,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Session options of the speaker against real daemons: MD5, passive, iBGP, attributes as FRR shows them. */
+/**
+ * Attributes as FRR shows them over iBGP and eBGP, and peer deletion. MD5, passive, iBGP with each
+ * daemon: {@link SpeakerOptionsInteropTest}.
+ */
 class SpeakerSessionTest {
   @RegisterExtension
   final Testbed testbed = new Testbed();
@@ -63,35 +65,6 @@ class SpeakerSessionTest {
     router = kind.create(peer, RouterConfig.of(peerAs, "192.0.2.2")
         .neighbor(theirs.apply(Neighbor.of("192.0.2.1", 65001))).originate("198.51.100.0/24")).start();
     return p;
-  }
-
-  private static PeerConfig with(PeerConfig c, String password, boolean passive) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), passive, password,
-        c.multihopTtl(), c.ttlSecurity(), c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
-  }
-
-  @Test
-  void anMd5SessionComesUpWithTheRightPassword() throws Exception {
-    Peer p = pair(RouterKind.FRR, 65002, c -> with(c, "s3cret", false), n -> n.withPassword("s3cret"));
-    router.awaitEstablished("192.0.2.1");
-    await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() == State.ESTABLISHED);
-  }
-
-  @Test
-  void anMd5SessionStaysDownWithAWrongPassword() throws Exception {
-    Peer p = pair(RouterKind.BIRD, 65002, c -> with(c, "s3cret", false), n -> n.withPassword("other"));
-    await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(8))
-        .until(() -> p.status().state() != State.ESTABLISHED
-            && router.sessionState("192.0.2.1") != SessionState.ESTABLISHED);
-    assertNotEquals(State.ESTABLISHED, p.status().state());
-  }
-
-  @Test
-  void aPassiveSpeakerWaitsForTheDaemonToConnect() throws Exception {
-    Peer p = pair(RouterKind.FRR, 65002, c -> with(c, null, true), n -> n);
-    router.awaitEstablished("192.0.2.1");
-    assertEquals(State.ESTABLISHED, p.status().state());
-    assertTrue(p.status().received()[1] == 1, "one OPEN received");
   }
 
   @Test

@@ -1,52 +1,30 @@
 package dev.sart.bgp.peer;
 
-import dev.sart.bgp.fsm.Action;
 import dev.sart.bgp.fsm.Event;
 import dev.sart.bgp.fsm.Fsm;
 import dev.sart.bgp.fsm.FsmConfig;
 import dev.sart.bgp.fsm.Negotiation;
-import dev.sart.bgp.fsm.OpenCheck;
 import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
-import dev.sart.bgp.fsm.Timer;
-import dev.sart.bgp.fsm.Transition;
 import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
-import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Capability;
-import dev.sart.bgp.wire.ErrorNames;
 import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
-import dev.sart.bgp.wire.Ip;
-import dev.sart.bgp.wire.Keepalive;
-import dev.sart.bgp.wire.Message;
-import dev.sart.bgp.wire.MpNextHop;
-import dev.sart.bgp.wire.Notification;
-import dev.sart.bgp.wire.NotificationException;
-import dev.sart.bgp.wire.Octets;
 import dev.sart.bgp.wire.Open;
 import dev.sart.bgp.wire.RouteRefresh;
-import dev.sart.bgp.wire.SessionOptions;
 import dev.sart.bgp.wire.Update;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -79,25 +57,25 @@ public final class Peer {
   }
 
   final PeerConfig config;
-  private final Speaker speaker;
+  final Speaker speaker;
   final EventLoop loop;
-  private final FsmConfig fsmConfig;
-  private Connection primary;
-  private Connection secondary;
-  private RibPeer ribPeer;
-  private int ribPeerIds;
+  final FsmConfig fsmConfig;
+  Connection primary;
+  Connection secondary;
+  RibPeer ribPeer;
+  int ribPeerIds;
   // read from other threads (API)
   // written on the loop, read by the API: no snapshot object is built per message
-  private volatile State state = State.IDLE;
-  private volatile Negotiation negotiated;
-  private final java.util.concurrent.atomic.AtomicLongArray sent = new java.util.concurrent.atomic.AtomicLongArray(6);
-  private final java.util.concurrent.atomic.AtomicLongArray received =
+  volatile State state = State.IDLE;
+  volatile Negotiation negotiated;
+  final java.util.concurrent.atomic.AtomicLongArray sent = new java.util.concurrent.atomic.AtomicLongArray(6);
+  final java.util.concurrent.atomic.AtomicLongArray received =
       new java.util.concurrent.atomic.AtomicLongArray(6);
-  private volatile long flaps;
-  private volatile String lastError;
-  private volatile Instant establishedSince;
-  private final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
-  private volatile PeerPolicy policy = PeerPolicy.NONE;
+  volatile long flaps;
+  volatile String lastError;
+  volatile Instant establishedSince;
+  final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
+  volatile PeerPolicy policy = PeerPolicy.NONE;
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -106,7 +84,7 @@ public final class Peer {
     this.ribPeerIds = ribPeerId;
     this.fsmConfig = FsmConfig.defaults().withConnectRetryTime(config.connectRetryTime()).withPassive(config.passive())
         .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofMinutes(2));
-    this.primary = new Connection(Session.initial(fsmConfig), false);
+    this.primary = new Connection(this, Session.initial(fsmConfig), false);
   }
 
   public PeerConfig config() {
@@ -176,7 +154,7 @@ public final class Peer {
    * Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The session
    * stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
    */
-  private void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
+  void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
     loop.execute(() -> {
       if (ribPeer != rp) {
         return; // that session is gone already
@@ -269,7 +247,7 @@ public final class Peer {
           && (primary.session.state() == State.OPEN_SENT || primary.session.state() == State.OPEN_CONFIRM)) {
         // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays
         Session s = new Session(State.ACTIVE, 0, false, fsmConfig.idleHoldTime(), true, null);
-        secondary = new Connection(s, false);
+        secondary = new Connection(this, s, false);
         secondary.attach(ch, false);
         secondary.handle(new Event.TcpConnectionConfirmed());
       } else {
@@ -279,12 +257,12 @@ public final class Peer {
     });
   }
 
-  private String name() {
+  String name() {
     return config.address().getHostAddress();
   }
 
   /** The OPEN we send: our AS (AS_TRANS when it needs 4 octets), hold time, identifier and capabilities. */
-  private Open localOpen() {
+  Open localOpen() {
     List<Capability> caps = new ArrayList<>();
     for (Family f : config.families()) {
       caps.add(new Capability.Multiprotocol(f));
@@ -301,7 +279,7 @@ public final class Peer {
   }
 
   /** Drains the Adj-RIB-Out into UPDATEs while the channel takes them (back-pressure: stop when not writable). */
-  private void drain() {
+  void drain() {
     Connection c = primary;
     RibPeer rp = ribPeer;
     if (rp == null || c.channel == null || c.session.state() != State.ESTABLISHED) {
@@ -335,504 +313,8 @@ public final class Peer {
    * channel of the loop waiting that long while there was a table to send; a scheduled task is
    * taken only at the start of the next round, after I/O.
    */
-  private void drainLater() {
+  void drainLater() {
     loop.schedule(this::drain, 0, TimeUnit.NANOSECONDS);
   }
 
-  /** One TCP connection and its FSM (RFC 4271 §8.2.1: one FSM per connection). */
-  private final class Connection {
-    Session session;
-    Channel channel;
-    boolean outgoing;
-    BgpCodec codec = new BgpCodec(SessionOptions.DEFAULT);
-    BgpFrameDecoder decoder;
-    Open sentOpen;
-    Negotiation negotiation;
-    Update pendingUpdate;
-    boolean pendingTreatAsWithdraw;
-    long blockedSinceNanos = -1;
-    // read back-pressure: reading is paused while the RIB is behind (see pauseReading)
-    boolean readPaused;
-    long pausedSinceNanos;
-    /** Time reading was paused since the hold timer was last started. */
-    long pausedNanos;
-    ScheduledFuture<?> pauseCap;
-    final EnumMap<Timer, ScheduledFuture<?>> timers = new EnumMap<>(Timer.class);
-
-    Connection(Session session, boolean outgoing) {
-      this.session = session;
-      this.outgoing = outgoing;
-    }
-
-    void handle(Event e) {
-      State before = session.state();
-      Transition t = Fsm.step(fsmConfig, session, e);
-      session = t.next();
-      for (Action a : t.actions()) {
-        perform(a);
-      }
-      State after = session.state();
-      if (this == primary) {
-        if (before != after) {
-          LOG.info(() -> "peer=" + name() + " state=" + after + " from=" + before + " event=" + e.getClass().getSimpleName());
-          if (before == State.ESTABLISHED) {
-            flaps++;
-            establishedSince = null;
-          }
-          negotiated = negotiation;
-          state = after;
-          speaker.stateChanged(Peer.this, before, after);
-        }
-      }
-    }
-
-    private void perform(Action a) {
-      switch (a) {
-        case Action.ConnectTcp c -> connect();
-        case Action.DropTcp d -> drop();
-        case Action.InitializeResources i -> { }
-        case Action.ReleaseResources r -> release();
-        case Action.SendOpen s -> {
-          sentOpen = localOpen();
-          send(sentOpen);
-          channel.flush();
-        }
-        case Action.SendKeepalive k -> {
-          if (channel != null) {
-            send(Keepalive.INSTANCE);
-            channel.flush();
-          }
-        }
-        case Action.SendNotification n -> {
-          Notification notification = new Notification(n.code(), n.subcode(), octets(n.data()));
-          lastError = "sent " + ErrorNames.describe(n.code(), n.subcode());
-          LOG.info(() -> "peer=" + name() + " event=notification-sent error=\"" + ErrorNames.describe(n.code(), n.subcode()) + "\"");
-          if (channel != null) {
-            send(notification);
-            channel.flush();
-          }
-        }
-        case Action.StartTimer s -> startTimer(s.timer(), s.duration());
-        case Action.StopTimer s -> stopTimer(s.timer());
-        case Action.ProcessUpdate p -> process(pendingUpdate, pendingTreatAsWithdraw);
-        case Action.SessionEstablished s -> established();
-      }
-    }
-
-    void attach(Channel ch, boolean isOutgoing) {
-      channel = ch;
-      endPause();
-      outgoing = isOutgoing;
-      decoder = new BgpFrameDecoder(codec);
-      ch.pipeline().addLast("bgp-decoder", decoder);
-      ch.pipeline().addLast("bgp-peer", new PeerHandler(this, ch));
-      // channels are created with auto-read off, so no byte arrives before the decoder is in place
-      ch.config().setAutoRead(true);
-    }
-
-    private void connect() {
-      io.netty.channel.ChannelFuture f = speaker.connect(Peer.this, new io.netty.channel.ChannelInitializer<>() {
-        @Override
-        protected void initChannel(Channel ch) {
-          // the pipeline is set when the connection succeeds
-        }
-      });
-      Channel ch = f.channel();
-      channel = ch;
-      outgoing = true;
-      f.addListener((ChannelFutureListener) future -> loop.execute(() -> {
-        if (channel != ch) {
-          future.channel().close();
-          return;
-        }
-        if (future.isSuccess()) {
-          attach(ch, true);
-          handle(new Event.TcpCrAcked());
-        } else {
-          channel = null;
-          LOG.fine(() -> "peer=" + name() + " event=connect-failed cause=\"" + future.cause().getMessage() + "\"");
-          handle(new Event.TcpConnectionFails());
-        }
-      }));
-    }
-
-    private void drop() {
-      Channel ch = channel;
-      channel = null;
-      if (ch != null) {
-        // flush what is queued (a NOTIFICATION) before closing
-        ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-      }
-      codec = new BgpCodec(SessionOptions.DEFAULT);
-      sentOpen = null;
-      blockedSinceNanos = -1;
-      endPause();
-    }
-
-    private void release() {
-      negotiation = null;
-      if (this == primary && ribPeer != null) {
-        speaker.rib().peerDown(ribPeer);
-        ribPeer = null;
-        prefixCounters.clearAdvertised();
-      }
-    }
-
-    void cancelTimers() {
-      timers.values().forEach(f -> f.cancel(false));
-      timers.clear();
-    }
-
-    private void startTimer(Timer timer, Duration d) {
-      stopTimer(timer);
-      if (timer == Timer.HOLD) {
-        // a new hold period: count only the pauses within it
-        pausedNanos = 0;
-        pausedSinceNanos = System.nanoTime();
-      }
-      ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
-      self[0] = loop.schedule(() -> {
-        if (timers.get(timer) == self[0]) {
-          timers.remove(timer);
-          timerExpired(timer, d);
-        }
-      }, Math.max(1, d.toMillis()), TimeUnit.MILLISECONDS);
-      timers.put(timer, self[0]);
-    }
-
-    private void stopTimer(Timer timer) {
-      ScheduledFuture<?> f = timers.remove(timer);
-      if (f != null) {
-        f.cancel(false);
-      }
-    }
-
-    private void timerExpired(Timer timer, Duration d) {
-      switch (timer) {
-        case CONNECT_RETRY -> handle(new Event.ConnectRetryTimerExpires());
-        case HOLD -> {
-          long paused = pausedNanos + (readPaused ? System.nanoTime() - pausedSinceNanos : 0);
-          if (paused >= TimeUnit.MILLISECONDS.toNanos(1)) {
-            // the time we did not read does not count (see pauseReading): what is left of the
-            // hold time is the time we were paused
-            startTimer(Timer.HOLD, Duration.ofNanos(paused));
-          } else {
-            handle(new Event.HoldTimerExpires());
-          }
-        }
-        case KEEPALIVE -> handle(new Event.KeepaliveTimerExpires());
-        case DELAY_OPEN -> handle(new Event.DelayOpenTimerExpires());
-        case IDLE_HOLD -> handle(new Event.IdleHoldTimerExpires());
-        case STABLE -> handle(new Event.StableTimerExpires());
-        case SEND_HOLD -> {
-          // RFC 9687 §3: expire only when nothing could be sent for the whole SendHoldTime
-          long blocked = blockedSinceNanos;
-          if (channel != null && blocked >= 0 && System.nanoTime() - blocked >= d.toNanos()) {
-            handle(new Event.SendHoldTimerExpires());
-          } else {
-            startTimer(Timer.SEND_HOLD, d);
-          }
-        }
-      }
-    }
-
-    void send(Message m) {
-      count(m, sent);
-      channel.write(Unpooled.wrappedBuffer(codec.encode(m)));
-    }
-
-    private void count(Message m, java.util.concurrent.atomic.AtomicLongArray counters) {
-      int type = m.type();
-      if (type > 0 && type < counters.length()) {
-        counters.setRelease(type, counters.getPlain(type) + 1); // one writer: the peer's loop
-      }
-    }
-
-    /** A decoded message (or a decoding failure) from {@code ch}; on the peer's loop. */
-    void onMessage(Channel ch, Object msg) {
-      if (ch != channel) {
-        return; // from a connection we already dropped
-      }
-      if (msg instanceof BgpFrameDecoder.Malformed m) {
-        NotificationException e = m.error();
-        lastError = "received malformed message: " + e.getMessage();
-        ByteBuffer data = ByteBuffer.wrap(e.data().toByteArray());
-        handle(switch (e.code()) {
-          case Iana.ErrorCode.OPEN_MESSAGE -> new Event.BgpOpenMsgErr(e.code(), e.subcode(), data);
-          case Iana.ErrorCode.UPDATE_MESSAGE -> new Event.UpdateMsgErr(e.code(), e.subcode(), data);
-          default -> new Event.BgpHeaderErr(e.code(), e.subcode(), data);
-        });
-        return;
-      }
-      Message message = (Message) msg;
-      count(message, received);
-      switch (message) {
-        case Open o -> onOpen(o);
-        case Update u -> onUpdate(u);
-        case Keepalive k -> handle(new Event.KeepAliveMsg());
-        case Notification n -> {
-          lastError = "received " + ErrorNames.describe(n.code(), n.subcode());
-          LOG.info(() -> "peer=" + name() + " event=notification-received error=\"" + ErrorNames.describe(n.code(), n.subcode()) + "\"");
-          handle(n.code() == Iana.ErrorCode.OPEN_MESSAGE && n.subcode() == Iana.ErrorSubcode.UNSUPPORTED_VERSION_NUMBER
-              ? new Event.NotifMsgVerErr() : new Event.NotifMsg());
-        }
-        case RouteRefresh r -> onRouteRefresh(r);
-      }
-    }
-
-    private void onOpen(Open o) {
-      Open ours = sentOpen != null ? sentOpen : localOpen();
-      Negotiation n;
-      try {
-        n = OpenCheck.check(ours, o, config.asn(), speaker.localAs(), config.keepaliveTime());
-      } catch (NotificationException e) {
-        handle(new Event.BgpOpenMsgErr(e.code(), e.subcode(), ByteBuffer.wrap(e.data().toByteArray())));
-        return;
-      }
-      // RFC 4271 §6.8: connection collision detection
-      Connection other = this == primary ? secondary : primary;
-      if (other != null) {
-        State os = other.session.state();
-        Connection loser = null;
-        boolean replaced = false;
-        if (os == State.ESTABLISHED && other.channel != null) {
-          loser = this;
-        } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
-          boolean keepIncoming = Integer.compareUnsigned(speaker.routerId(), n.peerId()) < 0;
-          loser = keepIncoming ? (outgoing ? this : other) : (outgoing ? other : this);
-        } else if (this == secondary) {
-          // no collision with a connection in Idle, Connect or Active: the primary's attempt failed
-          // meanwhile, so this connection carries the session (it would otherwise become
-          // Established unseen, while the primary kept retrying)
-          loser = other;
-          replaced = true;
-        }
-        if (loser != null) {
-          Connection l = loser;
-          String event = replaced ? "connection-replaced" : "collision";
-          LOG.info(() -> "peer=" + name() + " event=" + event + " closing=" + (l.outgoing ? "outgoing" : "incoming"));
-          l.handle(new Event.OpenCollisionDump());
-          l.cancelTimers();
-          if (l == this) {
-            if (this == secondary) {
-              secondary = null;
-            }
-            return;
-          }
-          // the primary lost: the second connection takes its place
-          primary = this;
-          secondary = null;
-        }
-      }
-      negotiation = n;
-      codec = new BgpCodec(n.options());
-      decoder.codec(codec);
-      handle(new Event.BgpOpen(n.fsm()));
-    }
-
-    private void onUpdate(Update u) {
-      UpdateErrorVerdict v = UpdateErrorVerdict.of(u);
-      if (v.reset() != null) {
-        Notification n = v.reset();
-        handle(new Event.UpdateMsgErr(n.code(), n.subcode(), ByteBuffer.wrap(n.data().toByteArray())));
-        return;
-      }
-      pendingUpdate = u;
-      pendingTreatAsWithdraw = v.treatAsWithdraw();
-      handle(new Event.UpdateMsg());
-      pendingUpdate = null;
-    }
-
-    /**
-     * RFC 2918 §4: a request is answered with the Adj-RIB-Out of its family; with enhanced route
-     * refresh (RFC 7313 §4) between a BoRR, sent before any of the routes, and an EoRR after them
-     * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). The
-     * peer's BoRR marks its routes of the family stale, its EoRR removes those it did not send
-     * again (RFC 7313 §4); other subtypes are ignored (RFC 7313 §5).
-     */
-    private void onRouteRefresh(RouteRefresh r) {
-      if (session.state() != State.ESTABLISHED || ribPeer == null || this != primary
-          || !ribPeer.families().contains(r.family())) {
-        return;
-      }
-      if (r.subtype() != Iana.RouteRefreshSubtype.NORMAL) {
-        if (negotiation.enhancedRouteRefresh()) {
-          if (r.subtype() == Iana.RouteRefreshSubtype.BEGINNING_OF_ROUTE_REFRESH) {
-            speaker.rib().beginningOfRefresh(ribPeer, r.family());
-          } else if (r.subtype() == Iana.RouteRefreshSubtype.END_OF_ROUTE_REFRESH) {
-            speaker.rib().endOfRefresh(ribPeer, r.family());
-          }
-        }
-        return;
-      }
-      boolean enhanced = negotiation.enhancedRouteRefresh();
-      if (enhanced) {
-        send(RouteRefresh.beginning(r.family()));
-        channel.flush();
-      }
-      LOG.fine(() -> "peer=" + name() + " event=route-refresh-received family=" + r.family());
-      speaker.rib().resend(ribPeer, r.family(), enhanced);
-    }
-
-    private void process(Update u, boolean treatAsWithdraw) {
-      RibPeer rp = ribPeer;
-      if (u == null || rp == null) {
-        return;
-      }
-      ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), speaker.rib());
-      if (speaker.rib().overHighWater()) {
-        pauseReading();
-      }
-    }
-
-    /**
-     * Read back-pressure: the RIB is behind by more than its high-water mark, so this connection
-     * stops reading (auto-read off; the kernel's receive buffer fills and TCP's window stops the
-     * peer) until the RIB's queue is below the low-water mark. Without it the queue grew without
-     * bound, and with it the heap.
-     *
-     * <p>Our hold timer (RFC 4271 §4.4, §6.5) is about the peer: it expires when no KEEPALIVE,
-     * UPDATE or NOTIFICATION has been <em>received</em> for the hold time. While we do not read,
-     * the peer's messages wait in our socket buffer and their absence says nothing about the peer,
-     * so the time paused does not count: on expiry, the timer runs again for as long as reading
-     * was paused within its period ({@code timerExpired}). The peer's side is the mirror image:
-     * RFC 9687's send hold timer closes a session when the peer cannot send for its SendHoldTime
-     * (at least 8 minutes or twice the hold time, §4), and RFC 4271 §4.4 wants our KEEPALIVEs to
-     * keep flowing, which they do (only reading stops). So that the peer never waits long, one
-     * pause lasts at most {@link #MAX_READ_PAUSE}: then reading resumes until the next UPDATE finds
-     * the RIB still behind, and the peer's data trickles rather than stopping.
-     */
-    private void pauseReading() {
-      Channel ch = channel;
-      if (readPaused || ch == null) {
-        return;
-      }
-      readPaused = true;
-      pausedSinceNanos = System.nanoTime();
-      ch.config().setAutoRead(false);
-      pauseCap = loop.schedule(() -> resumeReading(ch), MAX_READ_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-      speaker.rib().whenBelowLowWater(() -> loop.execute(() -> resumeReading(ch)));
-      LOG.fine(() -> "peer=" + name() + " event=read-paused rib-queued=" + speaker.rib().queuedPrefixes());
-    }
-
-    private void resumeReading(Channel ch) {
-      if (!readPaused || ch != channel) {
-        return;
-      }
-      endPause();
-      ch.config().setAutoRead(true);
-    }
-
-    /** Ends a pause (if any), keeping the time paused for the hold timer. */
-    private void endPause() {
-      if (readPaused) {
-        pausedNanos += System.nanoTime() - pausedSinceNanos;
-        readPaused = false;
-      }
-      if (pauseCap != null) {
-        pauseCap.cancel(false);
-        pauseCap = null;
-      }
-    }
-
-    private void established() {
-      if (this == secondary) {
-        // RFC 4271 §6.8: the other connection went away before this one's OPEN could collide with
-        // it (the peer closed it for its own collision resolution): this connection is the session
-        Connection old = primary;
-        primary = this;
-        secondary = null;
-        if (old.channel != null) {
-          old.handle(new Event.OpenCollisionDump());
-        }
-        old.cancelTimers();
-      }
-      Negotiation n = negotiation;
-      InetSocketAddress local = (InetSocketAddress) channel.localAddress();
-      MpNextHop v4 = null;
-      MpNextHop v6 = null;
-      if (local.getAddress() instanceof Inet4Address a) {
-        v4 = new MpNextHop.V4(Ip.parseV4(a.getHostAddress()));
-      } else if (local.getAddress() instanceof Inet6Address a) {
-        long[] g = Ip.parseV6(a.getHostAddress().replaceFirst("%.*$", ""));
-        v6 = new MpNextHop.V6(g[0], g[1]);
-      }
-      Set<Family> families = n.families();
-      ribPeer = new RibPeer(++ribPeerIds, config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-          new AdjRibOut(Peer.this::drainLater, prefixCounters));
-      establishedSince = Instant.now();
-      lastError = null;
-      speaker.rib().peerUp(ribPeer, policy, Peer.this::maxPrefixExceeded);
-    }
-
-    void channelInactive(Channel ch) {
-      if (ch == channel) {
-        channel = null;
-        handle(new Event.TcpConnectionFails());
-        if (this == secondary && session.state() == State.IDLE) {
-          cancelTimers();
-          secondary = null;
-        }
-      }
-    }
-
-    void writabilityChanged(Channel ch) {
-      if (ch != channel) {
-        return;
-      }
-      if (ch.isWritable()) {
-        blockedSinceNanos = -1;
-        drain();
-      } else if (blockedSinceNanos < 0) {
-        blockedSinceNanos = System.nanoTime();
-      }
-    }
-  }
-
-  private static Octets octets(ByteBuffer b) {
-    ByteBuffer d = b.duplicate();
-    byte[] bytes = new byte[d.remaining()];
-    d.get(bytes);
-    return Octets.of(bytes);
-  }
-
-  /** Netty glue: hands a channel's events to its connection on the peer's loop. */
-  private final class PeerHandler extends io.netty.channel.ChannelInboundHandlerAdapter {
-    private final Connection connection;
-    private final Channel ch;
-
-    PeerHandler(Connection connection, Channel ch) {
-      this.connection = connection;
-      this.ch = ch;
-    }
-
-    @Override
-    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
-      run(() -> connection.onMessage(ch, msg));
-    }
-
-    @Override
-    public void channelInactive(io.netty.channel.ChannelHandlerContext ctx) {
-      run(() -> connection.channelInactive(ch));
-    }
-
-    @Override
-    public void channelWritabilityChanged(io.netty.channel.ChannelHandlerContext ctx) {
-      run(() -> connection.writabilityChanged(ch));
-    }
-
-    @Override
-    public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
-      LOG.fine(() -> "peer=" + name() + " event=channel-error cause=\"" + cause.getMessage() + "\"");
-      ctx.close();
-    }
-
-    private void run(Runnable r) {
-      if (loop.inEventLoop()) {
-        r.run();
-      } else {
-        loop.execute(r);
-      }
-    }
-  }
 }

@@ -252,8 +252,8 @@ class SpeakerOptionsInteropTest {
    * in SYN-SENT; we freeze all its processes (SIGSTOP), add it (our connection waits in its kernel's
    * backlog with our OPEN), let its SYN through (the kernel's retransmission completes it while the
    * daemon is still frozen) and let the daemon run again: it finds two connections with an OPEN on
-   * each, and so do we. Exactly one survives, Established on both sides and staying so (with BIRD:
-   * the one opened by the higher BGP Identifier).
+   * each. Exactly one session survives, Established on both sides and staying so; with BIRD we see
+   * the collision and the connection opened by the higher BGP Identifier is the one that stays.
    */
   @ParameterizedTest(name = "a connection collision with {0} leaves exactly one session")
   @EnumSource(value = RouterKind.class, names = {"BIRD", "GOBGP", "OPENBGPD"})
@@ -290,15 +290,15 @@ class SpeakerOptionsInteropTest {
     List<String[]> conns = ourConnections();
     assertEquals(1, conns.size(), () -> conns.stream().map(List::of).toList().toString());
     await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib("198.51.100.0/24"));
-    assertTrue(log.stream().anyMatch(m -> m.contains("event=collision")), log::toString);
     if (kind == RouterKind.BIRD) {
-      // RFC 4271 §6.8: our BGP Identifier 192.0.2.1 is the lower, so the daemon's connection stays:
-      // the one on which we have port 179. GoBGP and OpenBGPD may close one connection before any
-      // OPEN on it (OpenBGPD, in Connect, takes the incoming one and drops its own, as its log
-      // shows); our choice then meets a connection the daemon no longer uses, the daemon reconnects
-      // and the session comes up once on whichever connection that is.
+      // BIRD reads both OPENs: we see the collision, and RFC 4271 §6.8 decides. Our BGP Identifier
+      // 192.0.2.1 is the lower, so the daemon's connection stays: the one on which we have port 179
+      assertTrue(log.stream().anyMatch(m -> m.contains("event=collision")), log::toString);
       assertTrue(conns.getFirst()[0].endsWith(":179"), () -> List.of(conns.getFirst()).toString());
     }
+    // GoBGP and OpenBGPD do not always send an OPEN on both connections (seen in our log and in
+    // OpenBGPD's): whether we then see a collision, and which connection carries the session,
+    // depends on their timing and is not asserted
   }
 
   private static void signal(Node node, String signal, List<String> pids) {

@@ -41,8 +41,13 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
-/** One TCP connection and its FSM (RFC 4271 §8.2.1: one FSM per connection). */
+/**
+ * One TCP connection and its FSM (RFC 4271 §8.2.1: one FSM per connection). A {@link Peer} has one
+ * (its primary) and, while a collision is undecided, a second one; everything here runs on the
+ * peer's event loop and reads or changes the peer's session state through {@link #peer}.
+ */
 final class Connection {
+  /** The peer's logger: the log lines keep the name operators and tests filter on. */
   private static final Logger LOG = Logger.getLogger(Peer.class.getName());
 
   private final Peer peer;

@@ -14,8 +14,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One peer's Adj-RIB-Out (RFC 4271 §3.2): the RIB thread records changes, which coalesce per
  * prefix while the peer cannot send (the latest wins); the peer's event loop drains them into
- * UPDATEs when its channel is writable and remembers what it last advertised, so nothing is sent
- * twice.
+ * UPDATEs when its channel is writable.
+ *
+ * <p>What the peer holds is not stored here: it is what the Loc-RIB's selection exports to the
+ * peer, which the RIB computes again when it needs it. The RIB hands every change over with what
+ * it handed over before for the prefix (its <em>base</em>); a pending change keeps the base of the
+ * first change since the last drain, so the drain still sends nothing twice (latest equal to the
+ * base: nothing to send; a withdrawal of a prefix the peer never got: nothing either) and counts
+ * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
+ * kept a map of everything advertised per peer, about 40 bytes per prefix and peer).
  *
  * <p>The changes go into a plain map under a lock; a drain takes the whole map at once (swapping
  * in an empty one) and then walks it with one iterator over as many drains as it takes. Each
@@ -25,13 +32,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * it, so the latest still wins.
  */
 public final class AdjRibOut {
-  private static final Object WITHDRAW = new Object();
+  /**
+   * A pending change whose base is not null, or which is forced (a route refresh, RFC 2918 §4: sent
+   * even when it equals the base). A pending change with no base and not forced is its latest
+   * {@link Attrs} alone. Mutated only under the lock while in {@link #pending}.
+   */
+  private static final class Change {
+    final Attrs base;
+    Attrs latest; // null: withdraw
+    boolean forced;
 
-  /** A route to send even when it equals what was advertised (a route refresh, RFC 2918 §4). */
-  private record Forced(Attrs attrs) {}
+    Change(Attrs base, Attrs latest, boolean forced) {
+      this.base = base;
+      this.latest = latest;
+      this.forced = forced;
+    }
+  }
 
   private final Object lock = new Object();
-  // guarded by lock: the changes recorded since the last take
+  // guarded by lock: the changes recorded since the last take (values: Attrs or Change)
   private HashMap<Prefix, Object> pending = new HashMap<>();
   /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
   private final Set<Family> endOfRefreshDue = new HashSet<>();
@@ -43,7 +62,7 @@ public final class AdjRibOut {
   private volatile boolean initialTableQueued;
   // owned by the peer's event loop
   private Iterator<Map.Entry<Prefix, Object>> walk;
-  private final Map<Prefix, Attrs> advertised = new HashMap<>();
+  private int advertisedCount;
   private boolean endOfRibSent;
 
   /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
@@ -63,18 +82,17 @@ public final class AdjRibOut {
 
   // --- RIB thread ---------------------------------------------------------------------------------
 
-  void advertise(Prefix p, Attrs attrs) {
-    synchronized (lock) {
-      // a pending forced re-send stays forced: the peer must get the prefix in its refresh
-      pending.merge(p, attrs, (old, now) -> old instanceof Forced ? new Forced((Attrs) now) : now); // no capture: no allocation
-      pendingNonEmpty = true;
-    }
-    signal();
+  /**
+   * The peer is to have {@code attrs} for {@code p}; {@code base} is what the RIB handed over for
+   * it before (null: nothing, or a withdrawal).
+   */
+  void advertise(Prefix p, Attrs base, Attrs attrs) {
+    record(p, base, attrs, false);
   }
 
   /** Like {@link #advertise}, but sent even when the peer has these attributes already. */
-  void readvertise(Prefix p, Attrs attrs) {
-    put(p, new Forced(attrs));
+  void readvertise(Prefix p, Attrs base, Attrs attrs) {
+    record(p, base, attrs, true);
   }
 
   /** The re-send of {@code family} has been queued: its EoRR follows when it has been sent. */
@@ -85,13 +103,36 @@ public final class AdjRibOut {
     signal();
   }
 
-  void withdraw(Prefix p) {
-    put(p, WITHDRAW);
+  /** The peer is no longer to have {@code p}; {@code base} is what the RIB handed over before (not null). */
+  void withdraw(Prefix p, Attrs base) {
+    record(p, base, null, false);
   }
 
-  private void put(Prefix p, Object v) {
+  private void record(Prefix p, Attrs base, Attrs attrs, boolean forced) {
     synchronized (lock) {
-      pending.put(p, v);
+      Object old = pending.get(p);
+      if (old instanceof Change c) {
+        // the base of the first pending change stays; a pending forced re-send stays forced
+        c.latest = attrs;
+        c.forced = attrs != null && (c.forced || forced);
+        if (c.base == null && attrs == null) {
+          pending.remove(p); // announced and withdrawn before the peer got it
+        }
+      } else if (old != null) {
+        // pending with no base: the peer has nothing for p
+        if (attrs == null) {
+          pending.remove(p);
+        } else {
+          pending.put(p, forced ? new Change(null, attrs, true) : attrs);
+        }
+      } else if (base == null && !forced) {
+        if (attrs == null) {
+          return; // nothing handed over before, nothing now
+        }
+        pending.put(p, attrs);
+      } else {
+        pending.put(p, new Change(base, attrs, forced));
+      }
       pendingNonEmpty = true;
     }
     signal();
@@ -141,25 +182,32 @@ public final class AdjRibOut {
       if (!families.contains(p.family())) {
         continue;
       }
-      if (v == WITHDRAW) {
-        if (advertised.remove(p) != null) {
+      Attrs base;
+      Attrs latest;
+      boolean forced;
+      if (v instanceof Change c) {
+        base = c.base;
+        latest = c.latest;
+        forced = c.forced;
+      } else {
+        base = null;
+        latest = (Attrs) v;
+        forced = false;
+      }
+      if (latest == null) {
+        if (base != null) {
           withdraw.add(p);
+          advertisedCount--;
           counters.advertised(p.family(), -1);
         }
-      } else if (v instanceof Forced f) {
-        if (advertised.put(p, f.attrs()) == null) {
-          counters.advertised(p.family(), 1);
-        }
-        announce.computeIfAbsent(f.attrs(), k -> new ArrayList<>()).add(p);
-      } else {
-        Attrs a = (Attrs) v;
-        Attrs before = advertised.put(p, a);
-        if (!a.equals(before)) {
-          announce.computeIfAbsent(a, k -> new ArrayList<>()).add(p);
-        }
-        if (before == null) {
-          counters.advertised(p.family(), 1);
-        }
+        continue;
+      }
+      if (forced || !latest.equals(base)) {
+        announce.computeIfAbsent(latest, k -> new ArrayList<>()).add(p);
+      }
+      if (base == null) {
+        advertisedCount++;
+        counters.advertised(p.family(), 1);
       }
     }
     boolean eor = false;
@@ -215,13 +263,8 @@ public final class AdjRibOut {
     }
   }
 
-  /** Prefixes currently advertised to the peer (peer loop only). */
+  /** Prefixes advertised to the peer, as far as the drains have gone (peer loop only). */
   public int advertisedCount() {
-    return advertised.size();
-  }
-
-  /** A copy of what is advertised, for the API (peer loop only). */
-  public Map<Prefix, Attrs> advertisedSnapshot() {
-    return Map.copyOf(advertised);
+    return advertisedCount;
   }
 }

@@ -332,7 +332,7 @@ public final class Rib implements AutoCloseable {
 
   /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
   private void reimport(RibPeer peer, AdjRibIn st) {
-    long now = System.currentTimeMillis();
+    int now = Path.now();
     for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
       Prefix p = e.getKey().prefix();
       int id = e.getKey().pathId();
@@ -348,7 +348,7 @@ public final class Rib implements AutoCloseable {
       if (old != null && old.attrs() == a) {
         continue; // interned: the same instance means the same attributes
       }
-      if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAtMillis()))) {
+      if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAt()))) {
         added(peer, st, p);
       }
       decide(d);
@@ -477,7 +477,7 @@ public final class Rib implements AutoCloseable {
       return;
     }
     boolean loop = attrs.asPath().contains(localAs);
-    long now = System.currentTimeMillis();
+    int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
       Prefix p = announced.get(i);
       int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];

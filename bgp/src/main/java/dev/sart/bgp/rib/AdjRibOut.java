@@ -2,9 +2,7 @@ package dev.sart.bgp.rib;
 
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
  * kept a map of everything advertised per peer, about 40 bytes per prefix and peer).
  *
- * <p>The changes go into a plain map under a lock; a drain takes the whole map at once (swapping
- * in an empty one) and then walks it with one iterator over as many drains as it takes. Each
+ * <p>The changes go into a {@link PrefixMap} (two arrays, no node per entry) under a lock; a drain
+ * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
+ * many drains as it takes. Each
  * change is visited once: an earlier version kept a {@code ConcurrentHashMap} and began a new
  * iterator at every drain, which re-walked the bins emptied by the drains before it (quadratic
  * in the table size). A change that arrives for a prefix still in the taken map is sent after
@@ -51,7 +50,7 @@ public final class AdjRibOut {
 
   private final Object lock = new Object();
   // guarded by lock: the changes recorded since the last take (values: Attrs or Change)
-  private HashMap<Prefix, Object> pending = new HashMap<>();
+  private PrefixMap pending = new PrefixMap();
   /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
   private final Set<Family> endOfRefreshDue = new HashSet<>();
   /** Changes recorded and not yet taken by a drain: read without the lock. */
@@ -61,7 +60,8 @@ public final class AdjRibOut {
   private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
   // owned by the peer's event loop
-  private Iterator<Map.Entry<Prefix, Object>> walk;
+  private PrefixMap walk; // taken from pending, walked by slot
+  private int walkAt;
   private int advertisedCount;
   private boolean endOfRibSent;
 
@@ -169,15 +169,15 @@ public final class AdjRibOut {
     List<Prefix> withdraw = new ArrayList<>();
     int taken = 0;
     while (taken < max) {
-      if (walk == null || !walk.hasNext()) {
+      if (!walkHasNext()) {
         if (!take()) {
           break;
         }
         continue;
       }
-      Map.Entry<Prefix, Object> e = walk.next();
-      Prefix p = e.getKey();
-      Object v = e.getValue();
+      Prefix p = walk.keyAt(walkAt);
+      Object v = walk.valueAt(walkAt);
+      walkAt++;
       taken++;
       if (!families.contains(p.family())) {
         continue;
@@ -220,7 +220,7 @@ public final class AdjRibOut {
 
   /** Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole. */
   private boolean take() {
-    HashMap<Prefix, Object> m;
+    PrefixMap m;
     synchronized (lock) {
       if (pending.isEmpty()) {
         pendingNonEmpty = false;
@@ -228,15 +228,29 @@ public final class AdjRibOut {
         return false;
       }
       m = pending;
-      pending = new HashMap<>();
+      pending = new PrefixMap();
     }
-    walk = m.entrySet().iterator();
+    walk = m;
+    walkAt = 0;
     return true;
+  }
+
+  /** Moves the walk to the next occupied slot; false when the taken map is done (or there is none). */
+  private boolean walkHasNext() {
+    PrefixMap w = walk;
+    if (w == null) {
+      return false;
+    }
+    int n = w.capacity();
+    while (walkAt < n && w.keyAt(walkAt) == null) {
+      walkAt++;
+    }
+    return walkAt < n;
   }
 
   /** Changes not sent yet, taken or not (peer loop). */
   private boolean hasChanges() {
-    return (walk != null && walk.hasNext()) || pendingNonEmpty;
+    return walkHasNext() || pendingNonEmpty;
   }
 
   public boolean hasPending() {
@@ -254,7 +268,7 @@ public final class AdjRibOut {
   public List<Family> takeEndOfRefresh() {
     synchronized (lock) {
       // under the lock: the routes of a refresh are recorded before its EoRR is queued
-      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || (walk != null && walk.hasNext())) {
+      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || walkHasNext()) {
         return List.of();
       }
       List<Family> due = List.copyOf(endOfRefreshDue);

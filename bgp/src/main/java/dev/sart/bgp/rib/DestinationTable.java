@@ -99,7 +99,7 @@ final class DestinationTable {
     slots = s;
   }
 
-  private static int index(Prefix p, int mask) {
+  static int index(Prefix p, int mask) {
     long h = p.high() * 0x9E3779B97F4A7C15L + p.low() * 0xC2B2AE3D27D4EB4FL + p.length() + ((long) p.family().afi() << 8);
     h ^= h >>> 32;
     h *= 0xD6E8FEB86659FD93L;

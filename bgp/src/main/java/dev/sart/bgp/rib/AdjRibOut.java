@@ -31,25 +31,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * it, so the latest still wins.
  */
 public final class AdjRibOut {
-  /**
-   * A pending change whose base is not null, or which is forced (a route refresh, RFC 2918 §4: sent
-   * even when it equals the base). A pending change with no base and not forced is its latest
-   * {@link Attrs} alone. Mutated only under the lock while in {@link #pending}.
-   */
-  private static final class Change {
-    final Attrs base;
-    Attrs latest; // null: withdraw
-    boolean forced;
+  /** The latest of a pending change when it is a withdrawal. */
+  private static final Object WITHDRAW = new Object();
 
-    Change(Attrs base, Attrs latest, boolean forced) {
-      this.base = base;
-      this.latest = latest;
-      this.forced = forced;
-    }
-  }
+  /** The latest of a pending change that is sent even when it equals the base (a route refresh, RFC 2918 §4). */
+  private record Forced(Attrs attrs) {}
 
   private final Object lock = new Object();
-  // guarded by lock: the changes recorded since the last take (values: Attrs or Change)
+  // guarded by lock: the changes recorded since the last take: per prefix its latest (Attrs,
+  // Forced or WITHDRAW) and its base (what the peer has once the changes taken before are sent)
   private PrefixMap pending = new PrefixMap();
   /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
   private final Set<Family> endOfRefreshDue = new HashSet<>();
@@ -110,28 +100,26 @@ public final class AdjRibOut {
 
   private void record(Prefix p, Attrs base, Attrs attrs, boolean forced) {
     synchronized (lock) {
-      Object old = pending.get(p);
-      if (old instanceof Change c) {
+      int i = pending.slot(p);
+      if (i >= 0) {
         // the base of the first pending change stays; a pending forced re-send stays forced
-        c.latest = attrs;
-        c.forced = attrs != null && (c.forced || forced);
-        if (c.base == null && attrs == null) {
-          pending.remove(p); // announced and withdrawn before the peer got it
-        }
-      } else if (old != null) {
-        // pending with no base: the peer has nothing for p
+        Object old = pending.valueAt(i);
         if (attrs == null) {
-          pending.remove(p);
+          if (pending.baseAt(i) == null) {
+            pending.remove(p); // announced and withdrawn before the peer got it
+          } else {
+            pending.setValueAt(i, WITHDRAW);
+          }
         } else {
-          pending.put(p, forced ? new Change(null, attrs, true) : attrs);
+          pending.setValueAt(i, forced || old instanceof Forced ? new Forced(attrs) : attrs);
         }
-      } else if (base == null && !forced) {
-        if (attrs == null) {
+      } else if (attrs == null) {
+        if (base == null) {
           return; // nothing handed over before, nothing now
         }
-        pending.put(p, attrs);
+        pending.put(p, base, WITHDRAW);
       } else {
-        pending.put(p, new Change(base, attrs, forced));
+        pending.put(p, base, forced ? new Forced(attrs) : attrs);
       }
       pendingNonEmpty = true;
     }
@@ -182,18 +170,9 @@ public final class AdjRibOut {
       if (!families.contains(p.family())) {
         continue;
       }
-      Attrs base;
-      Attrs latest;
-      boolean forced;
-      if (v instanceof Change c) {
-        base = c.base;
-        latest = c.latest;
-        forced = c.forced;
-      } else {
-        base = null;
-        latest = (Attrs) v;
-        forced = false;
-      }
+      Attrs base = walk.baseAt(walkAt - 1);
+      boolean forced = v instanceof Forced;
+      Attrs latest = v == WITHDRAW ? null : forced ? ((Forced) v).attrs() : (Attrs) v;
       if (latest == null) {
         if (base != null) {
           withdraw.add(p);

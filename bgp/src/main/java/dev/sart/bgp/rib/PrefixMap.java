@@ -1,17 +1,19 @@
 package dev.sart.bgp.rib;
 
 /**
- * A map from {@link Prefix} to a value in two arrays (open addressing, linear probing, no node
- * per entry: 8 bytes per entry and its slack against about 40 for a {@code HashMap}). For the
- * pending changes of an Adj-RIB-Out, which hold one entry per changed prefix and per peer while a
- * peer cannot keep up. Not thread-safe; walked by slot index ({@link #capacity}, {@link #keyAt},
- * {@link #valueAt}) while it is not changed.
+ * A map from {@link Prefix} to a value and a base {@link Attrs} in three arrays (open addressing,
+ * linear probing, no node per entry: 12 bytes per entry and its slack against about 40 and a
+ * holder object for a {@code HashMap}). For the pending changes of an Adj-RIB-Out, which hold one
+ * entry per changed prefix and per peer while a peer cannot keep up. Not thread-safe; walked by
+ * slot index ({@link #capacity}, {@link #keyAt}, {@link #valueAt}, {@link #baseAt}) while it is
+ * not changed.
  */
 final class PrefixMap {
   private static final int MIN_CAPACITY = 16;
 
   private Prefix[] keys = new Prefix[MIN_CAPACITY];
   private Object[] values = new Object[MIN_CAPACITY];
+  private Attrs[] bases = new Attrs[MIN_CAPACITY];
   private int size;
 
   int size() {
@@ -23,21 +25,36 @@ final class PrefixMap {
   }
 
   Object get(Prefix p) {
+    int i = slot(p);
+    return i < 0 ? null : values[i];
+  }
+
+  /** The slot holding {@code p}, or -1. */
+  int slot(Prefix p) {
     Prefix[] k = keys;
     int mask = k.length - 1;
     for (int i = DestinationTable.index(p, mask); ; i = (i + 1) & mask) {
       Prefix x = k[i];
       if (x == null) {
-        return null;
+        return -1;
       }
       if (x.equals(p)) {
-        return values[i];
+        return i;
       }
     }
   }
 
-  /** Maps {@code p} to {@code v} (not null). */
+  /** Maps {@code p} to {@code v} (not null), keeping the base it has. */
   void put(Prefix p, Object v) {
+    put(p, null, v, false);
+  }
+
+  /** Maps {@code p} to {@code v} (not null) and {@code base}. */
+  void put(Prefix p, Attrs base, Object v) {
+    put(p, base, v, true);
+  }
+
+  private void put(Prefix p, Attrs base, Object v, boolean setBase) {
     Prefix[] k = keys;
     int mask = k.length - 1;
     int i = DestinationTable.index(p, mask);
@@ -48,11 +65,15 @@ final class PrefixMap {
       }
       if (x.equals(p)) {
         values[i] = v;
+        if (setBase) {
+          bases[i] = base;
+        }
         return;
       }
     }
     k[i] = p;
     values[i] = v;
+    bases[i] = base;
     if (++size > (k.length >> 1) + (k.length >> 2)) { // load factor 0.75
       resize(k.length << 1);
     }
@@ -61,6 +82,7 @@ final class PrefixMap {
   void remove(Prefix p) {
     Prefix[] k = keys;
     Object[] v = values;
+    Attrs[] b = bases;
     int mask = k.length - 1;
     int i = DestinationTable.index(p, mask);
     for (; ; i = (i + 1) & mask) {
@@ -79,19 +101,23 @@ final class PrefixMap {
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         k[hole] = k[j];
         v[hole] = v[j];
+        b[hole] = b[j];
         hole = j;
       }
     }
     k[hole] = null;
     v[hole] = null;
+    b[hole] = null;
     size--;
   }
 
   private void resize(int capacity) {
     Prefix[] ok = keys;
     Object[] ov = values;
+    Attrs[] ob = bases;
     Prefix[] k = new Prefix[capacity];
     Object[] v = new Object[capacity];
+    Attrs[] b = new Attrs[capacity];
     int mask = capacity - 1;
     for (int j = 0; j < ok.length; j++) {
       if (ok[j] != null) {
@@ -101,10 +127,12 @@ final class PrefixMap {
         }
         k[i] = ok[j];
         v[i] = ov[j];
+        b[i] = ob[j];
       }
     }
     keys = k;
     values = v;
+    bases = b;
   }
 
   /** The number of slots, for a walk by index. */
@@ -119,5 +147,13 @@ final class PrefixMap {
 
   Object valueAt(int i) {
     return values[i];
+  }
+
+  Attrs baseAt(int i) {
+    return bases[i];
+  }
+
+  void setValueAt(int i, Object v) {
+    values[i] = v;
   }
 }

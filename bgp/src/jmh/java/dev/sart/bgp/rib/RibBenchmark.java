@@ -100,7 +100,7 @@ public class RibBenchmark {
       }
       candidates = new ArrayList<>();
       for (int i = 0; i < paths; i++) {
-        candidates.add(new Path(peers.get(i), 0, attrs.get(i), i, 0));
+        candidates.add(new Path(peers.get(i), 0, attrs.get(i), 0));
       }
     }
 

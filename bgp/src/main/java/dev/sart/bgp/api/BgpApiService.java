@@ -118,13 +118,14 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     Family f = familyOrIpv4(request.getFamily());
     CompletableFuture<GetNeighborPathResponse> result;
     if (request.getKind() == GetNeighborPathRequest.Kind.OUT) {
-      result = peer.advertised().thenApply(m -> {
-        GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
-        m.entrySet().stream().filter(e -> e.getKey().family().equals(f))
-            .sorted((x, y) -> x.getKey().compareTo(y.getKey()))
-            .forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue()).setBest(true)));
-        return b.build();
-      });
+      // the Adj-RIB-Out is what the Loc-RIB exports to the peer (nothing else keeps it per route)
+      result = peer.ribPeer().thenCompose(rp -> rp == null
+          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
+          : server.rib().query(v -> {
+            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
+            v.advertisedTo(rp, f).forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue()).setBest(true)));
+            return b.build();
+          }));
     } else if (request.getPrePolicy()) {
       result = peer.ribPeer().thenCompose(rp -> rp == null
           ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())

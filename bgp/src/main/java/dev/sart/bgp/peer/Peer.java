@@ -205,13 +205,6 @@ public final class Peer {
     return f;
   }
 
-  /** What is advertised to the peer now (its Adj-RIB-Out as sent). */
-  public CompletableFuture<java.util.Map<dev.sart.bgp.rib.Prefix, dev.sart.bgp.rib.Attrs>> advertised() {
-    CompletableFuture<java.util.Map<dev.sart.bgp.rib.Prefix, dev.sart.bgp.rib.Attrs>> f = new CompletableFuture<>();
-    loop.execute(() -> f.complete(ribPeer == null ? java.util.Map.of() : ribPeer.out().advertisedSnapshot()));
-    return f;
-  }
-
   /** Asks the peer to send its routes again (RFC 2918), for every negotiated family. */
   public void requestRouteRefresh() {
     loop.execute(() -> {

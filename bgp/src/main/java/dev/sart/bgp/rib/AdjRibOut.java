@@ -2,9 +2,7 @@ package dev.sart.bgp.rib;
 
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,25 +12,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One peer's Adj-RIB-Out (RFC 4271 §3.2): the RIB thread records changes, which coalesce per
  * prefix while the peer cannot send (the latest wins); the peer's event loop drains them into
- * UPDATEs when its channel is writable and remembers what it last advertised, so nothing is sent
- * twice.
+ * UPDATEs when its channel is writable.
  *
- * <p>The changes go into a plain map under a lock; a drain takes the whole map at once (swapping
- * in an empty one) and then walks it with one iterator over as many drains as it takes. Each
+ * <p>What the peer holds is not stored here: it is what the Loc-RIB's selection exports to the
+ * peer, which the RIB computes again when it needs it. The RIB hands every change over with what
+ * it handed over before for the prefix (its <em>base</em>); a pending change keeps the base of the
+ * first change since the last drain, so the drain still sends nothing twice (latest equal to the
+ * base: nothing to send; a withdrawal of a prefix the peer never got: nothing either) and counts
+ * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
+ * kept a map of everything advertised per peer, about 40 bytes per prefix and peer).
+ *
+ * <p>The changes go into a {@link PrefixMap} (two arrays, no node per entry) under a lock; a drain
+ * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
+ * many drains as it takes. Each
  * change is visited once: an earlier version kept a {@code ConcurrentHashMap} and began a new
  * iterator at every drain, which re-walked the bins emptied by the drains before it (quadratic
  * in the table size). A change that arrives for a prefix still in the taken map is sent after
  * it, so the latest still wins.
  */
 public final class AdjRibOut {
+  /** The latest of a pending change when it is a withdrawal. */
   private static final Object WITHDRAW = new Object();
 
-  /** A route to send even when it equals what was advertised (a route refresh, RFC 2918 §4). */
+  /** The latest of a pending change that is sent even when it equals the base (a route refresh, RFC 2918 §4). */
   private record Forced(Attrs attrs) {}
 
   private final Object lock = new Object();
-  // guarded by lock: the changes recorded since the last take
-  private HashMap<Prefix, Object> pending = new HashMap<>();
+  // guarded by lock: the changes recorded since the last take: per prefix its latest (Attrs,
+  // Forced or WITHDRAW) and its base (what the peer has once the changes taken before are sent)
+  private PrefixMap pending = new PrefixMap();
   /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
   private final Set<Family> endOfRefreshDue = new HashSet<>();
   /** Changes recorded and not yet taken by a drain: read without the lock. */
@@ -42,8 +50,9 @@ public final class AdjRibOut {
   private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
   // owned by the peer's event loop
-  private Iterator<Map.Entry<Prefix, Object>> walk;
-  private final Map<Prefix, Attrs> advertised = new HashMap<>();
+  private PrefixMap walk; // taken from pending, walked by slot
+  private int walkAt;
+  private int advertisedCount;
   private boolean endOfRibSent;
 
   /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
@@ -63,18 +72,17 @@ public final class AdjRibOut {
 
   // --- RIB thread ---------------------------------------------------------------------------------
 
-  void advertise(Prefix p, Attrs attrs) {
-    synchronized (lock) {
-      // a pending forced re-send stays forced: the peer must get the prefix in its refresh
-      pending.merge(p, attrs, (old, now) -> old instanceof Forced ? new Forced((Attrs) now) : now); // no capture: no allocation
-      pendingNonEmpty = true;
-    }
-    signal();
+  /**
+   * The peer is to have {@code attrs} for {@code p}; {@code base} is what the RIB handed over for
+   * it before (null: nothing, or a withdrawal).
+   */
+  void advertise(Prefix p, Attrs base, Attrs attrs) {
+    record(p, base, attrs, false);
   }
 
   /** Like {@link #advertise}, but sent even when the peer has these attributes already. */
-  void readvertise(Prefix p, Attrs attrs) {
-    put(p, new Forced(attrs));
+  void readvertise(Prefix p, Attrs base, Attrs attrs) {
+    record(p, base, attrs, true);
   }
 
   /** The re-send of {@code family} has been queued: its EoRR follows when it has been sent. */
@@ -85,13 +93,34 @@ public final class AdjRibOut {
     signal();
   }
 
-  void withdraw(Prefix p) {
-    put(p, WITHDRAW);
+  /** The peer is no longer to have {@code p}; {@code base} is what the RIB handed over before (not null). */
+  void withdraw(Prefix p, Attrs base) {
+    record(p, base, null, false);
   }
 
-  private void put(Prefix p, Object v) {
+  private void record(Prefix p, Attrs base, Attrs attrs, boolean forced) {
     synchronized (lock) {
-      pending.put(p, v);
+      int i = pending.slot(p);
+      if (i >= 0) {
+        // the base of the first pending change stays; a pending forced re-send stays forced
+        Object old = pending.valueAt(i);
+        if (attrs == null) {
+          if (pending.baseAt(i) == null) {
+            pending.remove(p); // announced and withdrawn before the peer got it
+          } else {
+            pending.setValueAt(i, WITHDRAW);
+          }
+        } else {
+          pending.setValueAt(i, forced || old instanceof Forced ? new Forced(attrs) : attrs);
+        }
+      } else if (attrs == null) {
+        if (base == null) {
+          return; // nothing handed over before, nothing now
+        }
+        pending.put(p, base, WITHDRAW);
+      } else {
+        pending.put(p, base, forced ? new Forced(attrs) : attrs);
+      }
       pendingNonEmpty = true;
     }
     signal();
@@ -128,38 +157,36 @@ public final class AdjRibOut {
     List<Prefix> withdraw = new ArrayList<>();
     int taken = 0;
     while (taken < max) {
-      if (walk == null || !walk.hasNext()) {
+      if (!walkHasNext()) {
         if (!take()) {
           break;
         }
         continue;
       }
-      Map.Entry<Prefix, Object> e = walk.next();
-      Prefix p = e.getKey();
-      Object v = e.getValue();
+      Prefix p = walk.keyAt(walkAt);
+      Object v = walk.valueAt(walkAt);
+      walkAt++;
       taken++;
       if (!families.contains(p.family())) {
         continue;
       }
-      if (v == WITHDRAW) {
-        if (advertised.remove(p) != null) {
+      Attrs base = walk.baseAt(walkAt - 1);
+      boolean forced = v instanceof Forced;
+      Attrs latest = v == WITHDRAW ? null : forced ? ((Forced) v).attrs() : (Attrs) v;
+      if (latest == null) {
+        if (base != null) {
           withdraw.add(p);
+          advertisedCount--;
           counters.advertised(p.family(), -1);
         }
-      } else if (v instanceof Forced f) {
-        if (advertised.put(p, f.attrs()) == null) {
-          counters.advertised(p.family(), 1);
-        }
-        announce.computeIfAbsent(f.attrs(), k -> new ArrayList<>()).add(p);
-      } else {
-        Attrs a = (Attrs) v;
-        Attrs before = advertised.put(p, a);
-        if (!a.equals(before)) {
-          announce.computeIfAbsent(a, k -> new ArrayList<>()).add(p);
-        }
-        if (before == null) {
-          counters.advertised(p.family(), 1);
-        }
+        continue;
+      }
+      if (forced || !latest.equals(base)) {
+        announce.computeIfAbsent(latest, k -> new ArrayList<>()).add(p);
+      }
+      if (base == null) {
+        advertisedCount++;
+        counters.advertised(p.family(), 1);
       }
     }
     boolean eor = false;
@@ -172,7 +199,7 @@ public final class AdjRibOut {
 
   /** Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole. */
   private boolean take() {
-    HashMap<Prefix, Object> m;
+    PrefixMap m;
     synchronized (lock) {
       if (pending.isEmpty()) {
         pendingNonEmpty = false;
@@ -180,15 +207,29 @@ public final class AdjRibOut {
         return false;
       }
       m = pending;
-      pending = new HashMap<>();
+      pending = new PrefixMap();
     }
-    walk = m.entrySet().iterator();
+    walk = m;
+    walkAt = 0;
     return true;
+  }
+
+  /** Moves the walk to the next occupied slot; false when the taken map is done (or there is none). */
+  private boolean walkHasNext() {
+    PrefixMap w = walk;
+    if (w == null) {
+      return false;
+    }
+    int n = w.capacity();
+    while (walkAt < n && w.keyAt(walkAt) == null) {
+      walkAt++;
+    }
+    return walkAt < n;
   }
 
   /** Changes not sent yet, taken or not (peer loop). */
   private boolean hasChanges() {
-    return (walk != null && walk.hasNext()) || pendingNonEmpty;
+    return walkHasNext() || pendingNonEmpty;
   }
 
   public boolean hasPending() {
@@ -206,7 +247,7 @@ public final class AdjRibOut {
   public List<Family> takeEndOfRefresh() {
     synchronized (lock) {
       // under the lock: the routes of a refresh are recorded before its EoRR is queued
-      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || (walk != null && walk.hasNext())) {
+      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || walkHasNext()) {
         return List.of();
       }
       List<Family> due = List.copyOf(endOfRefreshDue);
@@ -215,13 +256,8 @@ public final class AdjRibOut {
     }
   }
 
-  /** Prefixes currently advertised to the peer (peer loop only). */
+  /** Prefixes advertised to the peer, as far as the drains have gone (peer loop only). */
   public int advertisedCount() {
-    return advertised.size();
-  }
-
-  /** A copy of what is advertised, for the API (peer loop only). */
-  public Map<Prefix, Attrs> advertisedSnapshot() {
-    return Map.copyOf(advertised);
+    return advertisedCount;
   }
 }

@@ -1,16 +1,44 @@
 package dev.sart.bgp.rib;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
-/** The paths to one prefix (Adj-RIBs-In of all peers, merged) and the current selection (Loc-RIB). */
+/**
+ * The paths to one prefix (Adj-RIBs-In of all peers, merged) and the current selection (Loc-RIB).
+ * One per prefix, so it is kept compact: the usual single path is held inline and an array only
+ * for more, and the selection as its best path (or the ECMP list) plus the reason; the
+ * {@link BestPath.Selection} and path lists are built when asked for.
+ */
 final class Destination {
   final Prefix prefix;
-  final List<Path> paths = new ArrayList<>(2);
-  BestPath.Selection selection = BestPath.Selection.NONE;
+  /** null (no path), a {@link Path}, or a {@code Path[]} of two or more. */
+  private Object paths;
+  /** null (nothing selected), the best {@link Path}, or an ECMP {@code List<Path>}, best first. */
+  private Object selected;
+  private BestPathReason reason = BestPathReason.ONLY_PATH;
 
   Destination(Prefix prefix) {
     this.prefix = prefix;
+  }
+
+  int size() {
+    Object o = paths;
+    return o == null ? 0 : o instanceof Path ? 1 : ((Path[]) o).length;
+  }
+
+  boolean isEmpty() {
+    return paths == null;
+  }
+
+  /** The paths, as an unmodifiable list (a view: copy it to keep it beyond the RIB thread). */
+  List<Path> paths() {
+    Object o = paths;
+    return o == null ? List.of() : o instanceof Path p ? List.of(p) : Arrays.asList((Path[]) o);
+  }
+
+  /** The single path when there is exactly one, else null. */
+  Path single() {
+    return paths instanceof Path p ? p : null;
   }
 
   /**
@@ -18,35 +46,149 @@ final class Destination {
    * Returns whether it is new (no path was replaced).
    */
   boolean put(Path path) {
-    for (int i = 0; i < paths.size(); i++) {
-      Path p = paths.get(i);
-      if (p.source() == path.source() && p.pathId() == path.pathId()) {
-        paths.set(i, path);
+    Object o = paths;
+    if (o == null) {
+      paths = path;
+      return true;
+    }
+    if (o instanceof Path p) {
+      if (same(p, path)) {
+        paths = path;
+        return false;
+      }
+      paths = new Path[] {p, path};
+      return true;
+    }
+    Path[] a = (Path[]) o;
+    for (int i = 0; i < a.length; i++) {
+      if (same(a[i], path)) {
+        a[i] = path;
         return false;
       }
     }
-    paths.add(path);
+    Path[] b = Arrays.copyOf(a, a.length + 1);
+    b[a.length] = path;
+    paths = b;
     return true;
+  }
+
+  private static boolean same(Path p, Path q) {
+    return p.source() == q.source() && p.pathId() == q.pathId();
   }
 
   /** The path from this source with this path id, or null. */
   Path find(RibPeer source, int pathId) {
-    for (Path p : paths) {
-      if (p.source() == source && p.pathId() == pathId) {
-        return p;
+    Object o = paths;
+    if (o instanceof Path p) {
+      return p.source() == source && p.pathId() == pathId ? p : null;
+    }
+    if (o != null) {
+      for (Path p : (Path[]) o) {
+        if (p.source() == source && p.pathId() == pathId) {
+          return p;
+        }
       }
     }
     return null;
   }
 
   boolean remove(RibPeer source, int pathId) {
-    return paths.removeIf(p -> p.source() == source && p.pathId() == pathId);
+    return removeIf(source, pathId, false) > 0;
   }
 
   /** Removes every path of {@code source}; returns how many there were. */
   int removeAll(RibPeer source) {
-    int before = paths.size();
-    paths.removeIf(p -> p.source() == source);
-    return before - paths.size();
+    return removeIf(source, 0, true);
+  }
+
+  private int removeIf(RibPeer source, int pathId, boolean anyId) {
+    Object o = paths;
+    if (o instanceof Path p) {
+      if (p.source() == source && (anyId || p.pathId() == pathId)) {
+        paths = null;
+        return 1;
+      }
+      return 0;
+    }
+    if (o == null) {
+      return 0;
+    }
+    Path[] a = (Path[]) o;
+    int n = 0;
+    Path[] keep = new Path[a.length];
+    for (Path p : a) {
+      if (!(p.source() == source && (anyId || p.pathId() == pathId))) {
+        keep[n++] = p;
+      }
+    }
+    if (n == a.length) {
+      return 0;
+    }
+    paths = n == 0 ? null : n == 1 ? keep[0] : Arrays.copyOf(keep, n);
+    return a.length - n;
+  }
+
+  // --- the selection ------------------------------------------------------------------------------
+
+  /** The best path, or null. */
+  Path best() {
+    Object s = selected;
+    return s == null ? null : s instanceof Path p ? p : ((List<?>) s).isEmpty() ? null : (Path) ((List<?>) s).getFirst();
+  }
+
+  boolean hasSelection() {
+    return selected != null;
+  }
+
+  @SuppressWarnings("unchecked")
+  List<Path> selectedPaths() {
+    Object s = selected;
+    return s == null ? List.of() : s instanceof Path p ? List.of(p) : (List<Path>) s;
+  }
+
+  BestPathReason reason() {
+    return reason;
+  }
+
+  BestPath.Selection selection() {
+    return selected == null ? BestPath.Selection.NONE : new BestPath.Selection(selectedPaths(), reason);
+  }
+
+  /** Keeps {@code s}; returns whether the selected paths changed (the reason alone does not count). */
+  boolean select(BestPath.Selection s) {
+    List<Path> l = s.selected();
+    Object now = l.isEmpty() ? null : l.size() == 1 ? l.getFirst() : List.copyOf(l);
+    return select(now, s.reason());
+  }
+
+  /** The single path, selected because it is the only one. */
+  boolean selectOnly(Path p) {
+    return select(p, BestPathReason.ONLY_PATH);
+  }
+
+  private boolean select(Object now, BestPathReason r) {
+    Object before = selected;
+    selected = now;
+    reason = r;
+    if (before == now) {
+      return false;
+    }
+    if (before == null || now == null) {
+      return true;
+    }
+    if (before instanceof Path || now instanceof Path) {
+      return true; // one path against a list of two or more
+    }
+    List<?> a = (List<?>) before;
+    List<?> b = (List<?>) now;
+    if (a.size() != b.size()) {
+      return true;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (a.get(i) != b.get(i)) {
+        return true; // a path stored again is a change, even with the same values
+      }
+    }
+    return false;
   }
 }

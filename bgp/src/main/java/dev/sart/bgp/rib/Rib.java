@@ -30,7 +30,7 @@ public final class Rib implements AutoCloseable {
   private final Thread worker;
   private final List<RibListener> listeners = new CopyOnWriteArrayList<>();
   // owned by the worker
-  private final Map<Prefix, Destination> table = new HashMap<>();
+  private final DestinationTable table = new DestinationTable();
   private final List<RibPeer> peers = new ArrayList<>();
   private final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
   /**
@@ -40,7 +40,6 @@ public final class Rib implements AutoCloseable {
   private final Map<RibPeer, java.util.Set<Rejected>> rejected = new HashMap<>();
   private long localAs;
   private BestPath.Options options = BestPath.Options.DEFAULT;
-  private long sequence;
   private volatile boolean closed;
   /** Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks at. */
   private final java.util.concurrent.atomic.AtomicLong queuedPrefixes = new java.util.concurrent.atomic.AtomicLong();
@@ -85,8 +84,8 @@ public final class Rib implements AutoCloseable {
   public void subscribe(RibListener initial, Runnable endOfInitial, RibListener l) {
     submit(() -> {
       for (Destination d : table.values()) {
-        if (!d.selection.selected().isEmpty()) {
-          initial.selectionChanged(d.prefix, d.selection);
+        if (d.hasSelection()) {
+          initial.selectionChanged(d.prefix, d.selection());
         }
       }
       endOfInitial.run();
@@ -195,11 +194,11 @@ public final class Rib implements AutoCloseable {
       peers.add(peer);
       adjRibsIn.put(peer, new AdjRibIn(policy, handler));
       for (Destination d : table.values()) {
-        Path best = d.selection.best();
+        Path best = d.best();
         if (best != null) {
           Attrs a = exportTo(d.prefix, best, peer);
           if (a != null) {
-            peer.out().advertise(d.prefix, a);
+            peer.out().advertise(d.prefix, null, a);
           }
         }
       }
@@ -226,10 +225,10 @@ public final class Rib implements AutoCloseable {
         if (family != null && !d.prefix.family().equals(family)) {
           continue;
         }
-        Path best = d.selection.best();
+        Path best = d.best();
         Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
         if (a != null) {
-          peer.out().readvertise(d.prefix, a);
+          peer.out().readvertise(d.prefix, a, a);
         }
       }
       if (endOfRefresh && family != null) {
@@ -263,7 +262,7 @@ public final class Rib implements AutoCloseable {
         reimport(peer, st);
       }
       if (!old.exportPolicy().equals(policy.exportPolicy())) {
-        reexport(peer);
+        reexport(peer, new AdjRibIn(old, null));
       }
       if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
         st.trippedV4 = false;
@@ -290,7 +289,7 @@ public final class Rib implements AutoCloseable {
       } else {
         for (Destination d : table.values()) {
           if (d.prefix.family().equals(family)) {
-            for (Path p : d.paths) {
+            for (Path p : d.paths()) {
               if (p.source() == peer) {
                 marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
               }
@@ -333,7 +332,7 @@ public final class Rib implements AutoCloseable {
 
   /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
   private void reimport(RibPeer peer, AdjRibIn st) {
-    long now = System.currentTimeMillis();
+    int now = Path.now();
     for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
       Prefix p = e.getKey().prefix();
       int id = e.getKey().pathId();
@@ -344,28 +343,42 @@ public final class Rib implements AutoCloseable {
         continue;
       }
       unreject(peer, p, id);
-      Destination d = table.computeIfAbsent(p, Destination::new);
+      Destination d = table.getOrCreate(p);
       Path old = d.find(peer, id);
       if (old != null && old.attrs() == a) {
         continue; // interned: the same instance means the same attributes
       }
-      if (d.put(new Path(peer, id, a, ++sequence, old == null ? now : old.receivedAtMillis()))) {
+      if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAt()))) {
         added(peer, st, p);
       }
       decide(d);
     }
   }
 
-  /** A changed export policy: what the peer should have now, as changes against what it has. */
-  private void reexport(RibPeer peer) {
+  /**
+   * A changed export policy: what the peer should have now, as changes against what it has (what
+   * {@code before}, the peer's state with the old policy, exports).
+   */
+  private void reexport(RibPeer peer, AdjRibIn before) {
     for (Destination d : table.values()) {
-      Path best = d.selection.best();
-      Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
-      if (a == null) {
-        peer.out().withdraw(d.prefix);
-      } else {
-        peer.out().advertise(d.prefix, a);
+      Path best = d.best();
+      if (best == null) {
+        continue;
       }
+      Attrs was = before.export(d.prefix, best, peer, localAs);
+      Attrs a = exportTo(d.prefix, best, peer);
+      change(peer, d.prefix, was, a);
+    }
+  }
+
+  /** Hands a change to the peer's Adj-RIB-Out: {@code was} is what it was handed before. */
+  private static void change(RibPeer peer, Prefix p, Attrs was, Attrs a) {
+    if (a == null) {
+      if (was != null) {
+        peer.out().withdraw(p, was);
+      }
+    } else if (!a.equals(was)) {
+      peer.out().advertise(p, was, a);
     }
   }
 
@@ -464,7 +477,7 @@ public final class Rib implements AutoCloseable {
       return;
     }
     boolean loop = attrs.asPath().contains(localAs);
-    long now = System.currentTimeMillis();
+    int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
       Prefix p = announced.get(i);
       int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
@@ -494,8 +507,8 @@ public final class Rib implements AutoCloseable {
         }
       }
       unreject(from, p, pathId);
-      Destination d = table.computeIfAbsent(p, Destination::new);
-      if (d.put(new Path(from, pathId, accepted, ++sequence, now))) {
+      Destination d = table.getOrCreate(p);
+      if (d.put(new Path(from, pathId, accepted, now))) {
         added(from, st, p);
       }
       decide(d);
@@ -563,32 +576,34 @@ public final class Rib implements AutoCloseable {
 
   private void decideAndForget(Destination d) {
     decide(d);
-    if (d.paths.isEmpty()) {
+    if (d.isEmpty()) {
       table.remove(d.prefix);
     }
   }
 
   /** Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3). */
   private void decide(Destination d) {
-    BestPath.Selection before = d.selection;
-    BestPath.Selection now = BestPath.select(d.paths, options);
-    d.selection = now;
-    if (Objects.equals(before.selected(), now.selected())) {
+    Path before = d.best();
+    Path single = d.single();
+    boolean changed = single != null ? d.selectOnly(single) : d.select(BestPath.select(d.paths(), options));
+    if (!changed) {
       return;
     }
-    Path best = now.best();
-    if (best == null || before.best() != best || !best.attrs().equals(before.best().attrs())) {
+    Path best = d.best();
+    if (best == null || before != best || !best.attrs().equals(before.attrs())) {
+      // what each peer was handed before is what the previous best exports to it: nothing per
+      // peer and prefix is stored (see AdjRibOut)
       for (RibPeer peer : peers) {
+        Attrs was = before == null ? null : exportTo(d.prefix, before, peer);
         Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
-        if (a == null) {
-          peer.out().withdraw(d.prefix);
-        } else {
-          peer.out().advertise(d.prefix, a);
-        }
+        change(peer, d.prefix, was, a);
       }
     }
-    for (RibListener l : listeners) {
-      l.selectionChanged(d.prefix, now);
+    if (!listeners.isEmpty()) {
+      BestPath.Selection now = d.selection();
+      for (RibListener l : listeners) {
+        l.selectionChanged(d.prefix, now);
+      }
     }
   }
 
@@ -624,9 +639,9 @@ public final class Rib implements AutoCloseable {
         if (!d.prefix.family().equals(family)) {
           continue;
         }
-        List<Path> ps = d.paths.stream().filter(p -> p.source() == peer).toList();
+        List<Path> ps = d.paths().stream().filter(p -> p.source() == peer).toList();
         if (!ps.isEmpty()) {
-          out.add(new RouteView(d.prefix, ps, d.selection.selected(), d.selection.reason()));
+          out.add(new RouteView(d.prefix, ps, d.selectedPaths(), d.reason()));
         }
       }
       out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
@@ -635,6 +650,28 @@ public final class Rib implements AutoCloseable {
 
     public int size() {
       return table.size();
+    }
+
+    /**
+     * What is advertised to a peer (its Adj-RIB-Out, RFC 4271 §3.2) for a family, sorted: what the
+     * Loc-RIB's selection exports to it (changes still being sent included).
+     */
+    public List<Map.Entry<Prefix, Attrs>> advertisedTo(RibPeer peer, Family family) {
+      List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
+      if (!peers.contains(peer)) {
+        return out;
+      }
+      for (Destination d : table.values()) {
+        Path best = d.best();
+        if (best != null && d.prefix.family().equals(family)) {
+          Attrs a = exportTo(d.prefix, best, peer);
+          if (a != null) {
+            out.add(Map.entry(d.prefix, a));
+          }
+        }
+      }
+      out.sort(Map.Entry.comparingByKey());
+      return out;
     }
 
     /**
@@ -662,7 +699,7 @@ public final class Rib implements AutoCloseable {
     }
 
     private RouteView view(Destination d) {
-      return new RouteView(d.prefix, List.copyOf(d.paths), d.selection.selected(), d.selection.reason());
+      return new RouteView(d.prefix, List.copyOf(d.paths()), d.selectedPaths(), d.reason());
     }
   }
 

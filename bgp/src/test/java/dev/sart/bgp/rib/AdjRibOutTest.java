@@ -48,7 +48,7 @@ class AdjRibOutTest {
     Attrs a = attrs(65002);
     Attrs b = attrs(65003);
     for (int i = 0; i < 10_000; i++) {
-      out.advertise(p(i), a);
+      out.advertise(p(i), null, a);
     }
     out.initialTableQueued();
     Map<Prefix, Attrs> peer = new HashMap<>();
@@ -61,10 +61,10 @@ class AdjRibOutTest {
       sent += apply(batch, peer);
     }
     for (int i = 0; i < 10_000; i += 2) {
-      out.advertise(p(i), b);
+      out.advertise(p(i), a, b);
     }
     for (int i = 0; i < 10_000; i += 5) {
-      out.withdraw(p(i));
+      out.withdraw(p(i), i % 2 == 0 ? b : a);
     }
     while (out.hasPending()) {
       AdjRibOut.Batch batch = out.drain(1_000, V4);
@@ -87,11 +87,26 @@ class AdjRibOutTest {
   void aChangeBackToWhatWasSentIsNotSentAgain() {
     AdjRibOut out = new AdjRibOut(() -> { });
     Attrs a = attrs(65002);
-    out.advertise(p(1), a);
+    out.advertise(p(1), null, a);
     assertEquals(1, apply(out.drain(10, V4), new HashMap<>()));
-    out.advertise(p(1), attrs(65003));
-    out.advertise(p(1), a);
+    Attrs b = attrs(65003);
+    out.advertise(p(1), a, b);
+    out.advertise(p(1), b, a);
     assertTrue(out.drain(10, V4).isEmpty());
+    assertEquals(1, out.advertisedCount());
+  }
+
+  @Test
+  void aPrefixAnnouncedAndWithdrawnBeforeItWasSentIsNeitherSentNorCounted() {
+    AdjRibOut out = new AdjRibOut(() -> { });
+    Attrs a = attrs(65002);
+    out.advertise(p(1), null, a);
+    out.withdraw(p(1), a);
+    out.advertise(p(2), null, a);
+    AdjRibOut.Batch batch = out.drain(10, V4);
+    assertEquals(List.of(), batch.withdraw(), "p(1) never reached the peer: no withdrawal");
+    assertEquals(Map.of(a, List.of(p(2))), batch.announce());
+    assertEquals(1, out.advertisedCount());
   }
 
   @Test
@@ -99,11 +114,11 @@ class AdjRibOutTest {
     AdjRibOut out = new AdjRibOut(() -> { });
     Attrs a = attrs(65002);
     for (int i = 0; i < 10; i++) {
-      out.advertise(p(i), a);
+      out.advertise(p(i), null, a);
     }
     apply(out.drain(100, V4), new HashMap<>());
     for (int i = 0; i < 10; i++) {
-      out.readvertise(p(i), a);
+      out.readvertise(p(i), a, a);
     }
     out.endOfRefreshQueued(Family.IPV4_UNICAST);
     assertEquals(5, apply(out.drain(5, V4), new HashMap<>()));
@@ -118,11 +133,11 @@ class AdjRibOutTest {
   void aWakeupIsAskedForOncePerDrain() {
     int[] wakeups = new int[1];
     AdjRibOut out = new AdjRibOut(() -> wakeups[0]++);
-    out.advertise(p(1), attrs(65002));
-    out.advertise(p(2), attrs(65002));
+    out.advertise(p(1), null, attrs(65002));
+    out.advertise(p(2), null, attrs(65002));
     assertEquals(1, wakeups[0]);
     out.drain(10, V4);
-    out.withdraw(p(1));
+    out.withdraw(p(1), attrs(65002));
     assertEquals(2, wakeups[0]);
   }
 }

@@ -30,7 +30,7 @@ class BestPathTest {
     for (PathAttribute a : attrs) {
       b.add(a);
     }
-    return new Path(from, 0, Attrs.of(b.build(), new MpNextHop.V4(Ip.parseV4("192.0.2.9"))), ++seq, 0);
+    return new Path(from, 0, Attrs.of(b.build(), new MpNextHop.V4(Ip.parseV4("192.0.2.9"))), 0);
   }
 
   static BestPath.Selection select(BestPath.Options o, Path... paths) {
@@ -56,7 +56,7 @@ class BestPathTest {
 
   @Test
   void aLocallyOriginatedPathBeatsALearnedOne() throws Exception {
-    Path local = new Path(RibPeer.LOCAL, 0, Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)), 1, 0);
+    Path local = new Path(RibPeer.LOCAL, 0, Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)), 0);
     Path learned = path(peer("192.0.2.2", 65002, "1.1.1.1", false), Origin.IGP);
     assertEquals(BestPathReason.LOCALLY_ORIGINATED, select(learned, local).reason());
     assertEquals(local, select(learned, local).best());

@@ -189,4 +189,46 @@ class RibTest {
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
     assertTrue(sent(b).isEmpty());
   }
+
+  /**
+   * What each peer holds after the UPDATEs it was sent equals the Adj-RIB-Out the API shows (the
+   * Loc-RIB's selection exported to it), at every step of a best path moving between peers.
+   */
+  @Test
+  void eachPeerHoldsWhatTheAdjRibOutViewShowsAsTheBestPathMoves() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    RibPeer c = peer("192.0.2.4", 65009, false);
+    List<RibPeer> all = List.of(a, b, c);
+    Map<RibPeer, Map<Prefix, Attrs>> held = new java.util.HashMap<>();
+    for (RibPeer p : all) {
+      rib.peerUp(p);
+      held.put(p, new java.util.HashMap<>());
+    }
+    Runnable check = () -> {
+      for (RibPeer p : all) {
+        AdjRibOutTest.apply(sent(p), held.get(p));
+        Map<Prefix, Attrs> view = new java.util.HashMap<>();
+        rib.query(v -> v.advertisedTo(p, Family.IPV4_UNICAST)).join().forEach(e -> view.put(e.getKey(), e.getValue()));
+        assertEquals(view, held.get(p), "peer " + p);
+        assertEquals(view.size(), p.out().advertisedCount(), "peer " + p);
+        assertEquals(view.size(), p.counters().advertised(Family.IPV4_UNICAST), "peer " + p);
+      }
+    };
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
+    check.run();
+    assertEquals(Set.of(P), held.get(b).keySet());
+    rib.update(b, List.of(), null, List.of(P), null, attrs(65003)); // shorter: b's path wins
+    check.run();
+    assertEquals(AsPath.sequence(65001, 65003), held.get(a).get(P).asPath());
+    assertEquals(Map.of(), held.get(b), "withdrawn from b: its own route is best now");
+    rib.update(b, List.of(P), null, List.of(), null, null); // back to a's path
+    check.run();
+    assertEquals(Map.of(), held.get(a));
+    rib.update(a, List.of(P), null, List.of(), null, null);
+    check.run();
+    for (RibPeer p : all) {
+      assertEquals(Map.of(), held.get(p));
+    }
+  }
 }

@@ -112,6 +112,10 @@ class SpeakerRestartTest {
     assertEquals(2, api.getNeighborPath(GetNeighborPathRequest.newBuilder().setAddr("192.0.2.2")
         .setKind(GetNeighborPathRequest.Kind.IN).setFamily(IPV4).build()).getPathsCount());
     assertEquals(1, again.awaitRoute("203.0.113.0/24").asPath().size());
+    // our Adj-RIB-Out towards FRR: our own route, not FRR's sent back
+    assertEquals(List.of("203.0.113.0/24"), api.getNeighborPath(GetNeighborPathRequest.newBuilder().setAddr("192.0.2.2")
+        .setKind(GetNeighborPathRequest.Kind.OUT).setFamily(IPV4).build()).getPathsList().stream()
+        .map(x -> x.getNlri()).toList());
     assertEquals(1, again.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size(), "one path, from us");
     assertEquals(1, p.status().flaps());
     // and FRR's routes are withdrawn again when it withdraws them: no stale copy from the first session

@@ -1,0 +1,138 @@
+package dev.sart.bgp.rib;
+
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * The Loc-RIB's index: prefix to {@link Destination}, as one open-addressing array of the
+ * destinations themselves (linear probing, each destination's prefix is its key). Against a
+ * {@code HashMap<Prefix, Destination>} it saves the map's node per prefix (32 bytes; issue 5).
+ * Owned by the RIB thread; the table must not be changed while {@link #values} is walked.
+ */
+final class DestinationTable {
+  private static final int MIN_CAPACITY = 16;
+
+  private Destination[] slots = new Destination[MIN_CAPACITY];
+  private int size;
+
+  int size() {
+    return size;
+  }
+
+  Destination get(Prefix p) {
+    Destination[] s = slots;
+    int mask = s.length - 1;
+    for (int i = index(p, mask); ; i = (i + 1) & mask) {
+      Destination d = s[i];
+      if (d == null || d.prefix.equals(p)) {
+        return d;
+      }
+    }
+  }
+
+  /** The destination of {@code p}, created (empty) when there is none. */
+  Destination getOrCreate(Prefix p) {
+    Destination[] s = slots;
+    int mask = s.length - 1;
+    int i = index(p, mask);
+    for (; ; i = (i + 1) & mask) {
+      Destination d = s[i];
+      if (d == null) {
+        break;
+      }
+      if (d.prefix.equals(p)) {
+        return d;
+      }
+    }
+    Destination d = new Destination(p);
+    s[i] = d;
+    if (++size > (s.length >> 1) + (s.length >> 2)) { // load factor 0.75
+      resize(s.length << 1);
+    }
+    return d;
+  }
+
+  /** Removes the destination of {@code p}, if there is one. */
+  void remove(Prefix p) {
+    Destination[] s = slots;
+    int mask = s.length - 1;
+    int i = index(p, mask);
+    for (; ; i = (i + 1) & mask) {
+      Destination d = s[i];
+      if (d == null) {
+        return;
+      }
+      if (d.prefix.equals(p)) {
+        break;
+      }
+    }
+    // backward-shift deletion: move up what probed past the hole, so no tombstones are needed
+    int hole = i;
+    for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
+      int home = index(s[j].prefix, mask);
+      // s[j] may fill the hole when its home is not cyclically in (hole, j]
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        s[hole] = s[j];
+        hole = j;
+      }
+    }
+    s[hole] = null;
+    size--;
+    if (s.length > MIN_CAPACITY && size < s.length >> 3) {
+      resize(s.length >> 1);
+    }
+  }
+
+  private void resize(int capacity) {
+    Destination[] old = slots;
+    Destination[] s = new Destination[capacity];
+    int mask = capacity - 1;
+    for (Destination d : old) {
+      if (d != null) {
+        int i = index(d.prefix, mask);
+        while (s[i] != null) {
+          i = (i + 1) & mask;
+        }
+        s[i] = d;
+      }
+    }
+    slots = s;
+  }
+
+  static int index(Prefix p, int mask) {
+    long h = p.high() * 0x9E3779B97F4A7C15L + p.low() * 0xC2B2AE3D27D4EB4FL + p.length() + ((long) p.family().afi() << 8);
+    h ^= h >>> 32;
+    h *= 0xD6E8FEB86659FD93L;
+    return (int) (h ^ (h >>> 32)) & mask;
+  }
+
+  /** Every destination, in no particular order. */
+  Iterable<Destination> values() {
+    return () -> new Iterator<>() {
+      private final Destination[] s = slots;
+      private int i = advance(0);
+
+      private int advance(int from) {
+        while (from < s.length && s[from] == null) {
+          from++;
+        }
+        return from;
+      }
+
+      @Override
+      public boolean hasNext() {
+        return i < s.length;
+      }
+
+      @Override
+      public Destination next() {
+        if (i >= s.length) {
+          throw new NoSuchElementException();
+        }
+        Destination d = s[i];
+        i = advance(i + 1);
+        return d;
+      }
+    };
+  }
+}

@@ -616,6 +616,11 @@ public final class Peer {
           if (l == this) {
             if (this == secondary) {
               secondary = null;
+            } else {
+              // the primary lost on its own OPEN: the second connection carries the session (left
+              // as the secondary, the peer sat in Idle for good while the peer's side kept the other)
+              primary = other;
+              secondary = null;
             }
             return;
           }

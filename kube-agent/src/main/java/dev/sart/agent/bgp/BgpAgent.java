@@ -58,6 +58,10 @@ public final class BgpAgent implements AutoCloseable {
   private volatile PeerWatch watch;
   private boolean speakerDown;
   private long passes;
+  /** The uid of the deleted NodeBGP whose speaker this agent cleared (it must not configure it again). */
+  private String released;
+  /** The neighbours that held the NodeBGP's deletion at the last pass. */
+  private List<String> heldBy;
 
   public BgpAgent(KubernetesClient client, String node, Duration resync) {
     this(client, node, resync, null);
@@ -146,6 +150,15 @@ public final class BgpAgent implements AutoCloseable {
     if (nb == null || nb.getSpec() == null || nb.getSpec().speaker() == null) {
       return true;
     }
+    boolean deleting = NodeBgpReconciler.deleting(nb);
+    if (nb.getMetadata().getDeletionTimestamp() != null
+        && (!deleting || nb.getMetadata().getUid().equals(released))) {
+      // released (the cache may still show it with our finalizer): the speaker stays cleared
+      return true;
+    }
+    if (!deleting) {
+      nodeBgp.ensureFinalizer(nb);
+    }
     String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
     if (speaker == null || !speaker.endpoint().equals(endpoint)) {
       closeSpeaker();
@@ -195,7 +208,9 @@ public final class BgpAgent implements AutoCloseable {
     // every peer's policy says whether that peer gets it
     exports.apply(speaker, targets, adverts.originated(speaker), false);
     peers.reconcile(nb, myPeers, speaker, watch);
-    peers.createListed(nb, myPeers);
+    if (!deleting) {
+      peers.createListed(nb, myPeers);
+    }
     PeerWatch current = watch;
     Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
         .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
@@ -203,7 +218,24 @@ public final class BgpAgent implements AutoCloseable {
         speaker);
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
+    if (deleting) {
+      release(nb);
+    }
     return true;
+  }
+
+  /** A deleted NodeBGP: held while the speaker has neighbours, else the speaker is cleared and it goes. */
+  private void release(NodeBGP nb) {
+    List<String> holding = nodeBgp.release(nb, speaker);
+    if (holding.isEmpty()) {
+      released = nb.getMetadata().getUid();
+      restarted();
+      heldBy = null;
+    } else if (!holding.equals(heldBy)) {
+      // once per change at INFO: the next BGPPeer deletion (or the resync) asks again
+      LOG.info(() -> "event=nodebgp-deletion-held node=" + node + " neighbors=" + holding);
+      heldBy = holding;
+    }
   }
 
   private static Set<String> names(List<BGPPeer> ps) {

@@ -63,6 +63,10 @@ class AgentE2eTest {
       return c;
     }));
     client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).list().getItems().forEach(n -> client.resource(n).edit(c -> {
+      c.getMetadata().getFinalizers().clear(); // the agent's
+      return c;
+    }));
     client.resources(NodeBGP.class).delete();
     if (relay != null) {
       relay.close();

@@ -58,6 +58,8 @@ public final class BgpAgent implements AutoCloseable {
   private volatile PeerWatch watch;
   private boolean speakerDown;
   private long passes;
+  private volatile boolean lastPassOk;
+  private volatile AgentMetrics metrics;
   /** The uid of the deleted NodeBGP whose speaker this agent cleared (it must not configure it again). */
   private String released;
   /** The neighbours that held the NodeBGP's deletion at the last pass. */
@@ -83,6 +85,25 @@ public final class BgpAgent implements AutoCloseable {
     this.nodeBgp = new NodeBgpReconciler(client);
     this.peers = new PeerReconciler(client);
     this.adverts = new AdvertisementReconciler(client);
+  }
+
+  /**
+   * Registers the agent's meters (sart.md §6.6) in {@code registry}; call before {@link #start}.
+   * The daemon calls {@link AgentMetrics#refresh} before each scrape.
+   */
+  public AgentMetrics metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    metrics = new AgentMetrics(registry, node,
+        () -> bgpPeers == null ? List.of() : bgpPeers.getStore().list(),
+        () -> nodeBgps == null ? null : nodeBgps.getStore().getByKey(node));
+    return metrics;
+  }
+
+  /**
+   * Ready: every informer has its first list and the newest pass did its work (the NodeBGP's
+   * speaker answered and was configured as the NodeBGP says, or this node has no NodeBGP).
+   */
+  public boolean ready() {
+    return ready && lastPassOk;
   }
 
   /** Starts the informers (waits for their first list) and the loop. */
@@ -134,13 +155,22 @@ public final class BgpAgent implements AutoCloseable {
   private void pass() {
     pending.set(false);
     passes++;
+    long start = System.nanoTime();
+    boolean ok = false;
     try {
-      if (!reconcile()) {
+      ok = reconcile();
+      if (!ok) {
         loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
       loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      lastPassOk = ok;
+      AgentMetrics m = metrics;
+      if (m != null) {
+        m.passed(Duration.ofNanos(System.nanoTime() - start), ok);
+      }
     }
   }
 

@@ -178,18 +178,19 @@ class AgentE2eTest {
   }
 
   /**
-   * {@code sartd node} (speaker and agent in one JVM) inside the node's namespace, reaching the mock
-   * API server through a relay out of the namespace: an advert becomes a route on FRR.
+   * {@code sartd node} (speaker, FIB and agent in one JVM) inside the node's namespace, reaching the
+   * mock API server through a relay out of the namespace: an advert becomes a route on FRR, and a
+   * route FRR announces lands in the namespace's main table (the FIB's default channel).
    */
   @Test
-  void sartdNodeRunsTheSpeakerAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+  void sartdNodeRunsTheSpeakerTheFibAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
       throws Exception {
     Topology t = testbed.topology();
     Node s = t.node("sart");
     Node f = t.node("frr");
     t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
     Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65001))).start();
+        .neighbor(Neighbor.of("192.0.2.2", 65001)).originate("198.51.100.128/25")).start();
     relay = NamespaceRelay.outOf(s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
     java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
     client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
@@ -211,6 +212,10 @@ class AgentE2eTest {
       frr.awaitEstablished("192.0.2.2");
       frr.awaitRoute("203.0.113.30/32");
       await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+      // FRR's route, learned by the speaker, installed by the FIB in the same process
+      await("FRR's route in the kernel").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+          .until(() -> s.exec("ip", "-4", "-o", "route", "show", "table", "main", "proto", "186").strip(),
+              r -> r.startsWith("198.51.100.128/25 via 192.0.2.1 "));
     } catch (AssertionError | RuntimeException e) {
       throw new AssertionError("sartd node log:\n" + node.tail(60), e);
     } finally {

@@ -617,10 +617,17 @@ public final class Peer {
             if (this == secondary) {
               secondary = null;
             } else {
-              // the primary lost on its own OPEN: the second connection carries the session (left
-              // as the secondary, the peer sat in Idle for good while the peer's side kept the other)
+              // the primary lost on its own OPEN: the second connection carries the session, and
+              // the peer's state is its state (left as the secondary, the peer said Idle meanwhile)
               primary = other;
               secondary = null;
+              State was = state;
+              State now = other.session.state();
+              if (was != now) {
+                LOG.info(() -> "peer=" + name() + " state=" + now + " from=" + was + " event=connection-kept");
+                state = now;
+                speaker.stateChanged(Peer.this, was, now);
+              }
             }
             return;
           }

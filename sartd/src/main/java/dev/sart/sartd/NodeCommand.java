@@ -44,6 +44,10 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--cni-socket", description = "the CNI server's UNIX socket (overrides the configuration's)")
   Path cniSocket;
 
+  @Option(names = "--agent-metrics-address", description = "the agent's /metrics, /healthz, /readyz (host:port, 'off')",
+      defaultValue = "127.0.0.1:8000")
+  String agentMetricsAddress;
+
   @Option(names = "--fib-config", description = "sartd fib's YAML for the FIB daemon (default: one channel "
       + "'bgp-to-kernel' from this speaker's --api to kernel table --fib-table)")
   Path fibConfig;
@@ -85,7 +89,7 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
     List<String> agentArgs = new ArrayList<>(List.of("--speaker-endpoint", api, "--resync", Integer.toString(resync),
-        "-l", log.level, "-d", log.format));
+        "--metrics-address", agentMetricsAddress, "-l", log.level, "-d", log.format));
     if (kubeconfig != null) {
       agentArgs.addAll(List.of("--kubeconfig", kubeconfig.toString()));
     }

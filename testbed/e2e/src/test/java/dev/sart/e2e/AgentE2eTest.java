@@ -203,7 +203,7 @@ class AgentE2eTest {
     dev.sart.testbed.ManagedProcess node = s.spawn("sartd-node", List.of(
         ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
         "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "node", "--kubeconfig",
-        kubeconfig.toString(), "--node-name", NODE));
+        kubeconfig.toString(), "--node-name", NODE, "--agent-metrics-address", "127.0.0.1:8000"));
     try {
       await("sartd node configured its speaker").atMost(Duration.ofSeconds(120)).until(() -> {
         NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
@@ -212,6 +212,8 @@ class AgentE2eTest {
       frr.awaitEstablished("192.0.2.2");
       frr.awaitRoute("203.0.113.30/32");
       await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+      assertEquals(200, http(s, "/readyz").code(), "the agent's endpoint in sartd node");
+      assertTrue(http(s, "/metrics").body().contains("sart_agent_bgp_peer_status{peer=\"" + PEER + "\",status=\"Established\"} 1.0"));
       // FRR's route, learned by the speaker, installed by the FIB in the same process
       await("FRR's route in the kernel").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
           .until(() -> s.exec("ip", "-4", "-o", "route", "show", "table", "main", "proto", "186").strip(),

@@ -45,6 +45,10 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--cni-socket", description = "the CNI server's UNIX socket (overrides the configuration's)")
   Path cniSocket;
 
+  @Option(names = "--metrics-address", description = "/metrics, /healthz and /readyz over HTTP (host:port, 'off': none)",
+      defaultValue = "127.0.0.1:8000")
+  String metricsAddress;
+
   @Option(names = "--resync", description = "seconds between full passes over the node's objects", defaultValue = "30")
   int resync;
 
@@ -71,15 +75,20 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     private final BgpAgent bgp;
     private final CniAgent cni;
     private final ScheduledExecutorService blocks;
+    private final MetricsServer metrics;
 
-    private Running(BgpAgent bgp, CniAgent cni, ScheduledExecutorService blocks) {
+    private Running(BgpAgent bgp, CniAgent cni, ScheduledExecutorService blocks, MetricsServer metrics) {
       this.bgp = bgp;
       this.cni = cni;
       this.blocks = blocks;
+      this.metrics = metrics;
     }
 
     @Override
     public void close() {
+      if (metrics != null) {
+        metrics.close();
+      }
       blocks.shutdownNow();
       if (cni != null) {
         try {
@@ -93,7 +102,15 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   }
 
   Running start(KubernetesClient client, String node) throws Exception {
-    BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(resync), speakerEndpoint).start();
+    BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(resync), speakerEndpoint);
+    // the same HTTP endpoint as sartd bgp's (MetricsServer), at sart's agent port
+    MetricsServer metrics = "off".equals(metricsAddress) ? null
+        : new MetricsServer(BgpCommand.socketAddress(metricsAddress));
+    if (metrics != null) {
+      metrics.beforeScrape(bgp.metrics(metrics.registry())::refresh);
+      metrics.readiness(bgp::ready);
+    }
+    bgp.start();
     // the node's pod blocks keep one BGPAdvertisement each that targets every peer of the node
     // an ADD waits at most 30 s for a requested block: well inside sart-cni's default timeout (60 s),
     // so the runtime hears TryAgainLater from the agent rather than the plugin's own timeout
@@ -122,7 +139,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       throw new IllegalArgumentException("--cni-socket needs --cni-config (the node addresses and blocks)");
     }
     LOG.info(() -> "event=agent-started node=" + node);
-    return new Running(bgp, cni, blocks);
+    return new Running(bgp, cni, blocks, metrics);
   }
 
   static String node(String option) {

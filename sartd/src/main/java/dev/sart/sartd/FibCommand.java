@@ -50,6 +50,11 @@ final class FibCommand implements Callable<Integer> {
     if (endpoint != null) {
       cfg = new FibConfig(endpoint, cfg.routeProtocol(), cfg.channels());
     }
+    return run(cfg);
+  }
+
+  /** Runs the daemon with {@code cfg} until the JVM stops (also {@code sartd node}'s FIB). */
+  Integer run(FibConfig cfg) throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     FibDaemon daemon = FibDaemon.start(cfg, registry, null, FibDaemon.Options.DEFAULT);
     HttpServer http = metrics == null ? null : serveMetrics(metrics, registry, daemon);

@@ -19,8 +19,9 @@ import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 
 /**
- * The daemon's HTTP endpoint for Prometheus: {@code GET /metrics} (text exposition format) and
- * {@code GET /healthz}. Served by the JDK's {@code com.sun.net.httpserver} on virtual threads.
+ * The daemon's HTTP endpoint for Prometheus and the kubelet: {@code GET /metrics} (text exposition
+ * format), {@code GET /healthz} (the process serves) and {@code GET /readyz} (200 while every
+ * readiness check added with {@link #readiness} holds, else 503). Served by the JDK's {@code com.sun.net.httpserver} on virtual threads.
  * Components register their meters in {@link #registry()} and may ask to be refreshed before each
  * scrape (to follow peers that come and go).
  */
@@ -30,6 +31,7 @@ final class MetricsServer implements AutoCloseable {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.BooleanSupplier> readiness = new CopyOnWriteArrayList<>();
   private final HttpServer http;
   private final JvmGcMetrics gc = new JvmGcMetrics();
 
@@ -48,7 +50,12 @@ final class MetricsServer implements AutoCloseable {
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     http.createContext("/metrics", ex -> respond(ex, 200, TEXT_FORMAT, scrape()));
     http.createContext("/healthz", ex -> respond(ex, 200, "text/plain; charset=utf-8", "ok\n"));
-    http.createContext("/", ex -> respond(ex, 404, "text/plain; charset=utf-8", "not found: try /metrics or /healthz\n"));
+    http.createContext("/readyz", ex -> {
+      boolean ready = readiness.stream().allMatch(java.util.function.BooleanSupplier::getAsBoolean);
+      respond(ex, ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ok\n" : "not ready\n");
+    });
+    http.createContext("/", ex -> respond(ex, 404, "text/plain; charset=utf-8",
+        "not found: try /metrics, /healthz or /readyz\n"));
     http.start();
     LOG.info(() -> "event=metrics-listening address=" + http.getAddress().getAddress().getHostAddress() + ":" + port());
   }
@@ -60,6 +67,11 @@ final class MetricsServer implements AutoCloseable {
   /** The port bound (useful when started with port 0). */
   int port() {
     return http.getAddress().getPort();
+  }
+
+  /** A condition /readyz requires. */
+  void readiness(java.util.function.BooleanSupplier ready) {
+    readiness.add(ready);
   }
 
   void beforeScrape(Runnable r) {

@@ -1,6 +1,9 @@
 package dev.sart.sartd;
 
+import dev.sart.fib.daemon.FibConfig;
+import dev.sart.fib.netlink.Family;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -11,9 +14,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code sartd node}: the BGP speaker and the node agent in one JVM (the FIB daemon joins when it
- * exists). The agent still drives the speaker only through its gRPC API, here on the speaker's
- * loopback endpoint ({@code --api}).
+ * {@code sartd node}: the BGP speaker, the FIB daemon and the node agent in one JVM (DESIGN.md §3).
+ * The agent still drives the speaker only through its gRPC API, and the FIB follows the speaker's
+ * best paths through the same API ({@code WatchPath}), here on the speaker's loopback endpoint
+ * ({@code --api}).
  */
 @Command(name = "node", mixinStandardHelpOptions = true, description = "Run the BGP speaker and the node agent together")
 final class NodeCommand implements java.util.concurrent.Callable<Integer> {
@@ -40,10 +44,42 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--cni-socket", description = "the CNI server's UNIX socket (overrides the configuration's)")
   Path cniSocket;
 
+  @Option(names = "--agent-metrics-address", description = "the agent's /metrics, /healthz, /readyz (host:port, 'off')",
+      defaultValue = "127.0.0.1:8000")
+  String agentMetricsAddress;
+
+  @Option(names = "--fib-config", description = "sartd fib's YAML for the FIB daemon (default: one channel "
+      + "'bgp-to-kernel' from this speaker's --api to kernel table --fib-table)")
+  Path fibConfig;
+
+  @Option(names = "--fib-table", description = "the kernel table of the default FIB channel", defaultValue = "254")
+  int fibTable;
+
+  @Option(names = "--fib-endpoint", description = "the FIB's FibManagerApi listen address (default channel)",
+      defaultValue = "127.0.0.1:5001")
+  String fibEndpoint;
+
+  @Option(names = "--fib-metrics", description = "serve the FIB's /metrics, /healthz, /readyz on this host:port")
+  String fibMetrics;
+
+  @Option(names = "--no-fib", description = "run without the FIB daemon (learned routes stay out of the kernel)")
+  boolean noFib;
+
   @Option(names = "--resync", description = "seconds between the agent's full passes", defaultValue = "30")
   int resync;
 
   @Mixin LogOptions log;
+
+  /**
+   * sart's CNI set-up (its {@code sartd-fib-config}): the speaker's best paths of both families into
+   * one kernel table, by default the main table, where the blocks of the other nodes' pods go.
+   */
+  FibConfig defaultFib() {
+    return new FibConfig(fibEndpoint, FibConfig.DEFAULT_ROUTE_PROTOCOL, List.of(new FibConfig.ChannelConfig(
+        "bgp-to-kernel", EnumSet.of(Family.INET, Family.INET6),
+        List.of(new FibConfig.Endpoint(FibConfig.Protocol.bgp, api, List.of(), FibConfig.Mode.watch)),
+        List.of(new FibConfig.Endpoint(FibConfig.Protocol.kernel, null, List.of(fibTable), null)))));
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -53,7 +89,7 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
     List<String> agentArgs = new ArrayList<>(List.of("--speaker-endpoint", api, "--resync", Integer.toString(resync),
-        "-l", log.level, "-d", log.format));
+        "--metrics-address", agentMetricsAddress, "-l", log.level, "-d", log.format));
     if (kubeconfig != null) {
       agentArgs.addAll(List.of("--kubeconfig", kubeconfig.toString()));
     }
@@ -78,6 +114,20 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
         System.exit(1);
       }
     });
+    if (!noFib) {
+      FibConfig fc = fibConfig != null ? FibConfig.load(fibConfig) : defaultFib();
+      FibCommand fibCommand = new FibCommand();
+      fibCommand.metrics = fibMetrics;
+      // the FIB's subscriber retries until the speaker's API answers
+      Thread.ofPlatform().name("sartd-fib").start(() -> {
+        try {
+          fibCommand.run(fc);
+        } catch (Exception e) {
+          LOG.log(Level.SEVERE, "event=fib-failed reason=\"" + e.getMessage() + "\"", e);
+          System.exit(1);
+        }
+      });
+    }
     // the agent retries until the speaker's API answers
     int rc = ((AgentCommand) agent.getCommand()).call();
     speaker.join();

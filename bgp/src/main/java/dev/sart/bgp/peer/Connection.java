@@ -327,6 +327,18 @@ final class Connection {
         if (l == this) {
           if (this == peer.secondary) {
             peer.secondary = null;
+          } else {
+            // the primary lost on its own OPEN: the second connection carries the session, and
+            // the peer's state is its state (left as the secondary, the peer said Idle meanwhile)
+            peer.primary = other;
+            peer.secondary = null;
+            State was = peer.state;
+            State now = other.session.state();
+            if (was != now) {
+              LOG.info(() -> "peer=" + peer.name() + " state=" + now + " from=" + was + " event=connection-kept");
+              peer.state = now;
+              peer.speaker.stateChanged(peer, was, now);
+            }
           }
           return;
         }

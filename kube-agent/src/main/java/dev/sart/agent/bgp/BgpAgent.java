@@ -58,6 +58,12 @@ public final class BgpAgent implements AutoCloseable {
   private volatile PeerWatch watch;
   private boolean speakerDown;
   private long passes;
+  private volatile boolean lastPassOk;
+  private volatile AgentMetrics metrics;
+  /** The uid of the deleted NodeBGP whose speaker this agent cleared (it must not configure it again). */
+  private String released;
+  /** The neighbours that held the NodeBGP's deletion at the last pass. */
+  private List<String> heldBy;
 
   public BgpAgent(KubernetesClient client, String node, Duration resync) {
     this(client, node, resync, null);
@@ -79,6 +85,25 @@ public final class BgpAgent implements AutoCloseable {
     this.nodeBgp = new NodeBgpReconciler(client);
     this.peers = new PeerReconciler(client);
     this.adverts = new AdvertisementReconciler(client);
+  }
+
+  /**
+   * Registers the agent's meters (sart.md §6.6) in {@code registry}; call before {@link #start}.
+   * The daemon calls {@link AgentMetrics#refresh} before each scrape.
+   */
+  public AgentMetrics metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    metrics = new AgentMetrics(registry, node,
+        () -> bgpPeers == null ? List.of() : bgpPeers.getStore().list(),
+        () -> nodeBgps == null ? null : nodeBgps.getStore().getByKey(node));
+    return metrics;
+  }
+
+  /**
+   * Ready: every informer has its first list and the newest pass did its work (the NodeBGP's
+   * speaker answered and was configured as the NodeBGP says, or this node has no NodeBGP).
+   */
+  public boolean ready() {
+    return ready && lastPassOk;
   }
 
   /** Starts the informers (waits for their first list) and the loop. */
@@ -130,13 +155,22 @@ public final class BgpAgent implements AutoCloseable {
   private void pass() {
     pending.set(false);
     passes++;
+    long start = System.nanoTime();
+    boolean ok = false;
     try {
-      if (!reconcile()) {
+      ok = reconcile();
+      if (!ok) {
         loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
       loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      lastPassOk = ok;
+      AgentMetrics m = metrics;
+      if (m != null) {
+        m.passed(Duration.ofNanos(System.nanoTime() - start), ok);
+      }
     }
   }
 
@@ -145,6 +179,15 @@ public final class BgpAgent implements AutoCloseable {
     NodeBGP nb = nodeBgps.getStore().getByKey(node);
     if (nb == null || nb.getSpec() == null || nb.getSpec().speaker() == null) {
       return true;
+    }
+    boolean deleting = NodeBgpReconciler.deleting(nb);
+    if (nb.getMetadata().getDeletionTimestamp() != null
+        && (!deleting || nb.getMetadata().getUid().equals(released))) {
+      // released (the cache may still show it with our finalizer): the speaker stays cleared
+      return true;
+    }
+    if (!deleting) {
+      nodeBgp.ensureFinalizer(nb);
     }
     String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
     if (speaker == null || !speaker.endpoint().equals(endpoint)) {
@@ -195,7 +238,9 @@ public final class BgpAgent implements AutoCloseable {
     // every peer's policy says whether that peer gets it
     exports.apply(speaker, targets, adverts.originated(speaker), false);
     peers.reconcile(nb, myPeers, speaker, watch);
-    peers.createListed(nb, myPeers);
+    if (!deleting) {
+      peers.createListed(nb, myPeers);
+    }
     PeerWatch current = watch;
     Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
         .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
@@ -203,7 +248,24 @@ public final class BgpAgent implements AutoCloseable {
         speaker);
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
+    if (deleting) {
+      release(nb);
+    }
     return true;
+  }
+
+  /** A deleted NodeBGP: held while the speaker has neighbours, else the speaker is cleared and it goes. */
+  private void release(NodeBGP nb) {
+    List<String> holding = nodeBgp.release(nb, speaker);
+    if (holding.isEmpty()) {
+      released = nb.getMetadata().getUid();
+      restarted();
+      heldBy = null;
+    } else if (!holding.equals(heldBy)) {
+      // once per change at INFO: the next BGPPeer deletion (or the resync) asks again
+      LOG.info(() -> "event=nodebgp-deletion-held node=" + node + " neighbors=" + holding);
+      heldBy = holding;
+    }
   }
 
   private static Set<String> names(List<BGPPeer> ps) {

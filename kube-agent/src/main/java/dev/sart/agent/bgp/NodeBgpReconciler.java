@@ -3,6 +3,7 @@ package dev.sart.agent.bgp;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPCondition;
 import dev.sart.crds.NodeBGPStatus;
+import dev.sart.crds.Sart;
 import dev.sart.proto.v1.BgpInfo;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.StatusRuntimeException;
@@ -14,7 +15,8 @@ import java.util.logging.Logger;
  * NodeBGP (sart.md §6.5): brings the local speaker to the NodeBGP's ASN, router id and multipath,
  * and writes what it found into the status: a condition (newest last) and {@code backoff}, the
  * number of times the speaker was found restarted (AS 0 again) or unreachable after it had been
- * configured.
+ * configured. The agent holds the NodeBGP's finalizer: a deleted NodeBGP goes only once its speaker
+ * has no neighbour left, and then takes the speaker's configuration with it (ClearBgpInfo).
  */
 final class NodeBgpReconciler {
   private static final Logger LOG = Logger.getLogger(NodeBgpReconciler.class.getName());
@@ -112,6 +114,47 @@ final class NodeBgpReconciler {
       cur.setStatus(new NodeBGPStatus(backoff, s == null ? null : s.clusterBgpRefs(), conds));
       return cur;
     });
+  }
+
+  /** sart's agent puts its finalizer on the node's NodeBGP (sart.md §6.1, §6.5). */
+  void ensureFinalizer(NodeBGP nb) {
+    if (nb.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
+      return;
+    }
+    client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).edit(cur -> {
+      if (cur.getMetadata().getDeletionTimestamp() == null
+          && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
+        cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
+      }
+      return cur;
+    });
+  }
+
+  /** Whether a deleted NodeBGP still waits for this agent (its finalizer is on it). */
+  static boolean deleting(NodeBGP nb) {
+    return nb.getMetadata().getDeletionTimestamp() != null
+        && nb.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER);
+  }
+
+  /**
+   * The clean-up of a deleted NodeBGP, as sart's agent does it (sart.md §6.5): refused while the
+   * speaker still has neighbours (the BGPPeers of the node go first; each one's deletion takes its
+   * neighbour off the speaker), then ClearBgpInfo (peers, originated paths, AS and router id) and
+   * the finalizer released. Returns the neighbours that hold it: empty once released.
+   */
+  List<String> release(NodeBGP nb, Speaker speaker) {
+    String name = nb.getMetadata().getName();
+    List<String> neighbours = speaker.neighbors().stream().map(dev.sart.proto.v1.Peer::getAddress).sorted().toList();
+    if (!neighbours.isEmpty()) {
+      return neighbours;
+    }
+    speaker.clear();
+    client.resources(NodeBGP.class).withName(name).edit(cur -> {
+      cur.getMetadata().getFinalizers().remove(Sart.NODE_BGP_FINALIZER);
+      return cur;
+    });
+    LOG.info(() -> "event=nodebgp-released node=" + name + " speaker=cleared");
+    return List.of();
   }
 
   /** Counts a speaker restart seen by the peer-state stream breaking while the speaker was Available. */

@@ -67,6 +67,11 @@ final class Speaker implements AutoCloseable {
     api().configureMultiPath(ConfigureMultiPathRequest.newBuilder().setEnable(enable).build());
   }
 
+  /** ClearBgpInfo: the speaker drops its peers and originated paths and goes back to AS 0. */
+  void clear() {
+    api().clearBgpInfo(dev.sart.proto.v1.ClearBgpInfoRequest.getDefaultInstance());
+  }
+
   List<Peer> neighbors() {
     return api().listNeighbor(ListNeighborRequest.getDefaultInstance()).getPeersList();
   }

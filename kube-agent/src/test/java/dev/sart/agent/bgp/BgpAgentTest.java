@@ -68,6 +68,10 @@ class BgpAgentTest {
       return c;
     }));
     client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).list().getItems().forEach(n -> client.resource(n).edit(c -> {
+      c.getMetadata().getFinalizers().clear(); // the agent's
+      return c;
+    }));
     client.resources(NodeBGP.class).delete();
   }
 
@@ -384,6 +388,38 @@ class BgpAgentTest {
     assertTrue(nodeBgp().getSpec().peers() == null || nodeBgp().getSpec().peers().isEmpty());
     assertTrue(advertStatus("svc").isEmpty(), advertStatus("svc")::toString);
     bird.awaitNoRoute("203.0.113.30/32");
+  }
+
+  @Test
+  void aDeletedNodeBgpIsHeldWhileTheSpeakerHasNeighboursThenClearsTheSpeaker() throws Exception {
+    start();
+    Crs.advert(client, "default", "svc", "203.0.113.60/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    awaitEstablished();
+    bird.awaitRoute("203.0.113.60/32");
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> nodeBgp().getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER));
+
+    client.resources(NodeBGP.class).withName(NODE).delete();
+    // sart: refused while the speaker has a neighbour; the agent keeps serving the node meanwhile
+    await("NodeBGP held").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> {
+      NodeBGP nb = nodeBgp();
+      return nb != null && nb.getMetadata().getDeletionTimestamp() != null && speaker.bgp.localAs() == 65001
+          && speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null;
+    });
+    bird.awaitRoute("203.0.113.60/32");
+    assertEquals(BGPPeerCondition.Status.Established, peerStatus());
+
+    // the node's last BGPPeer goes: its neighbour leaves the speaker, then the NodeBGP goes and
+    // takes the speaker's configuration along (ClearBgpInfo)
+    client.resources(BGPPeer.class).withName(PEER).delete();
+    await("NodeBGP gone").atMost(Duration.ofSeconds(30)).until(() -> nodeBgp() == null);
+    assertNull(bgpPeer());
+    assertEquals(0, speaker.bgp.localAs(), "ClearBgpInfo: AS 0");
+    assertEquals(0, speaker.bgp.routerId(), "ClearBgpInfo: no router id");
+    assertTrue(speaker.bgp.peers().isEmpty());
+    bird.awaitNoRoute("203.0.113.60/32");
+    // and it stays cleared: the agent does not configure a speaker for a NodeBGP that is gone
+    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> speaker.bgp.localAs() == 0);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.sart.e2e;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.agent.bgp.BgpAgent;
 import dev.sart.crds.AddressType;
@@ -63,6 +64,10 @@ class AgentE2eTest {
       return c;
     }));
     client.resources(BGPPeer.class).delete();
+    client.resources(NodeBGP.class).list().getItems().forEach(n -> client.resource(n).edit(c -> {
+      c.getMetadata().getFinalizers().clear(); // the agent's
+      return c;
+    }));
     client.resources(NodeBGP.class).delete();
     if (relay != null) {
       relay.close();
@@ -149,7 +154,7 @@ class AgentE2eTest {
     Process agentProcess = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
         "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd",
         "agent", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE,
-        "--speaker-endpoint", "127.0.0.1:" + relay.port())
+        "--speaker-endpoint", "127.0.0.1:" + relay.port(), "--metrics-address", "127.0.0.1:0")
         .redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile()).start();
     try {
       // a JVM with fabric8 starts slowly on a busy machine: wait for the agent's first status write
@@ -173,11 +178,61 @@ class AgentE2eTest {
   }
 
   /**
-   * {@code sartd node} (speaker and agent in one JVM) inside the node's namespace, reaching the mock
-   * API server through a relay out of the namespace: an advert becomes a route on FRR.
+   * {@code sartd node} (speaker, FIB and agent in one JVM) inside the node's namespace, reaching the
+   * mock API server through a relay out of the namespace: an advert becomes a route on FRR, and a
+   * route FRR announces lands in the namespace's main table (the FIB's default channel).
    */
   @Test
-  void sartdNodeRunsTheSpeakerAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+  void sartdNodeRunsTheSpeakerTheFibAndTheAgentTogether(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    Router frr = RouterKind.FRR.create(f, RouterConfig.of(65000, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 65001)).originate("198.51.100.128/25")).start();
+    relay = NamespaceRelay.outOf(s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
+    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
+    client.resource(new NodeBGP(NODE, new NodeBGPSpec(65001L, "192.0.2.2",
+        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
+    BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
+        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    advert("lb-3", "203.0.113.30/32");
+    dev.sart.testbed.ManagedProcess node = s.spawn("sartd-node", List.of(
+        ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+        "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "node", "--kubeconfig",
+        kubeconfig.toString(), "--node-name", NODE, "--agent-metrics-address", "127.0.0.1:8000"));
+    try {
+      await("sartd node configured its speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+        NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+        return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
+      });
+      frr.awaitEstablished("192.0.2.2");
+      frr.awaitRoute("203.0.113.30/32");
+      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+      assertEquals(200, http(s, "/readyz").code(), "the agent's endpoint in sartd node");
+      assertTrue(http(s, "/metrics").body().contains("sart_agent_bgp_peer_status{peer=\"" + PEER + "\",status=\"Established\"} 1.0"));
+      // FRR's route, learned by the speaker, installed by the FIB in the same process
+      await("FRR's route in the kernel").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+          .until(() -> s.exec("ip", "-4", "-o", "route", "show", "table", "main", "proto", "186").strip(),
+              r -> r.startsWith("198.51.100.128/25 via 192.0.2.1 "));
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("sartd node log:\n" + node.tail(60), e);
+    } finally {
+      node.stop();
+    }
+  }
+
+  /**
+   * {@code sartd agent} inside the node's namespace serves /healthz, /readyz and /metrics on
+   * 127.0.0.1:8000 there: not ready (and the NodeBGP Unavailable, errors counted) while its speaker
+   * is not running; ready once {@code sartd bgp} is up and configured, with the peer's state, the
+   * NodeBGP's condition and the passes in sart's metric names.
+   */
+  @Test
+  void sartdAgentServesHealthReadinessAndMetrics(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
       throws Exception {
     Topology t = testbed.topology();
     Node s = t.node("sart");
@@ -192,25 +247,76 @@ class AgentE2eTest {
     BGPPeer peer = new BGPPeer(PEER, new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
         new SpeakerConfig("127.0.0.1:5000", null, null), null));
     peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
     client.resource(peer).create();
-    advert("lb-3", "203.0.113.30/32");
-    dev.sart.testbed.ManagedProcess node = s.spawn("sartd-node", List.of(
+    dev.sart.testbed.ManagedProcess agentProcess = s.spawn("sartd-agent", List.of(
         ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-        "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "node", "--kubeconfig",
+        "-cp", System.getProperty("java.class.path"), "dev.sart.sartd.Sartd", "agent", "--kubeconfig",
         kubeconfig.toString(), "--node-name", NODE));
     try {
-      await("sartd node configured its speaker").atMost(Duration.ofSeconds(120)).until(() -> {
+      await("sartd agent serves /healthz").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+          .failFast("sartd agent exited", () -> !agentProcess.isAlive())
+          .until(() -> http(s, "/healthz").code() == 200);
+      // no speaker yet: the NodeBGP says so, the agent is not ready and counts failed passes
+      await("NodeBGP Unavailable").atMost(Duration.ofSeconds(60)).until(() -> {
         NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
         return nb.getStatus() != null && nb.getStatus().conditions() != null && !nb.getStatus().conditions().isEmpty();
       });
+      assertEquals(503, http(s, "/readyz").code(), "ready without a speaker");
+      String m = http(s, "/metrics").body();
+      assertTrue(m.contains("sart_agent_node_bgp_status{name=\"worker1\",status=\"Unavailable\"} 1.0"), m);
+      assertTrue(metric(m, "sart_agent_reconciliation_errors_total{instance=\"worker1\",resource=\"bgp\"}") >= 1, m);
+
+      // the speaker starts: configured, peered, ready
+      SartdNode.start(s);
+      await("sartd agent ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+          .until(() -> http(s, "/readyz").code() == 200);
       frr.awaitEstablished("192.0.2.2");
-      frr.awaitRoute("203.0.113.30/32");
-      await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
+      await("peer state in the metrics").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+          .until(() -> http(s, "/metrics").body()
+              .contains("sart_agent_bgp_peer_status{peer=\"" + PEER + "\",status=\"Established\"} 1.0"));
+      m = http(s, "/metrics").body();
+      assertTrue(m.contains("sart_agent_node_bgp_status{name=\"worker1\",status=\"Available\"} 1.0"), m);
+      assertEquals(0.0, metric(m, "sart_agent_node_bgp_backoff_count_total{name=\"worker1\"}"), m);
+      assertTrue(metric(m, "sart_agent_reconciliation_total{instance=\"worker1\",resource=\"bgp\"}") >= 2, m);
+      assertTrue(m.contains("sart_agent_reconcile_duration_seconds_bucket{"), m);
+      assertTrue(m.contains("jvm_memory_used_bytes"), "the JVM's meters, as sartd bgp's endpoint has them");
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError("sartd node log:\n" + node.tail(60), e);
+      throw new AssertionError("sartd agent log:\n" + agentProcess.tail(60), e);
     } finally {
-      node.stop();
+      agentProcess.stop();
     }
+  }
+
+  private record Http(int code, String body) {}
+
+  /** GET http://127.0.0.1:8000/path inside the node (the agent listens on the node's loopback). */
+  private static Http http(Node node, String path) throws Exception {
+    java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newSingleThreadExecutor(
+        dev.sart.testbed.NamespaceThreads.factory(node, "http"));
+    try {
+      return ex.submit(() -> {
+        java.net.HttpURLConnection c = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:8000" + path)
+            .toURL().openConnection();
+        try {
+          int code = c.getResponseCode();
+          java.io.InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream();
+          return new Http(code, in == null ? "" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+          return new Http(-1, e.toString());
+        } finally {
+          c.disconnect();
+        }
+      }).get();
+    } finally {
+      ex.shutdownNow();
+    }
+  }
+
+  /** The value of one series in a Prometheus exposition (NaN when absent). */
+  private static double metric(String exposition, String series) {
+    return exposition.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l ->
+        Double.parseDouble(l.substring(series.length() + 1).strip())).findFirst().orElse(Double.NaN);
   }
 
   private static java.nio.file.Path kubeconfig(java.nio.file.Path dir, String server) throws java.io.IOException {

@@ -49,11 +49,6 @@ public final class AdjRibOut {
   private final Runnable wakeup;
   private final PrefixCounters counters;
   private volatile boolean initialTableQueued;
-  /** Changes recorded and not yet walked by a drain (for the RIB's optional back-pressure). */
-  private final java.util.concurrent.atomic.AtomicLong outstanding = new java.util.concurrent.atomic.AtomicLong();
-  private volatile long lastDrainNanos = System.nanoTime();
-  /** Told after each drain (set by the RIB when it counts this Adj-RIB-Out for back-pressure). */
-  volatile Runnable drained;
   // owned by the peer's event loop
   private PrefixMap walk; // taken from pending, walked by slot
   private int walkAt;
@@ -112,7 +107,6 @@ public final class AdjRibOut {
         if (attrs == null) {
           if (pending.baseAt(i) == null) {
             pending.remove(p); // announced and withdrawn before the peer got it
-            outstanding.decrementAndGet();
           } else {
             pending.setValueAt(i, WITHDRAW);
           }
@@ -124,10 +118,8 @@ public final class AdjRibOut {
           return; // nothing handed over before, nothing now
         }
         pending.put(p, base, WITHDRAW);
-        outstanding.incrementAndGet();
       } else {
         pending.put(p, base, forced ? new Forced(attrs) : attrs);
-        outstanding.incrementAndGet();
       }
       pendingNonEmpty = true;
     }
@@ -197,14 +189,6 @@ public final class AdjRibOut {
         counters.advertised(p.family(), 1);
       }
     }
-    lastDrainNanos = System.nanoTime();
-    if (taken > 0) {
-      outstanding.addAndGet(-taken);
-    }
-    Runnable d = drained;
-    if (d != null) {
-      d.run();
-    }
     boolean eor = false;
     if (!endOfRibSent && initialTableQueued && !hasChanges()) {
       endOfRibSent = true;
@@ -270,15 +254,6 @@ public final class AdjRibOut {
       endOfRefreshDue.clear();
       return due;
     }
-  }
-
-  /**
-   * Changes not sent yet, or 0 when the peer has not drained for a second (it is stuck or idle:
-   * it must not hold up the others).
-   */
-  long pendingForBackPressure(long nowNanos) {
-    long n = outstanding.get();
-    return n > 0 && nowNanos - lastDrainNanos > 1_000_000_000L ? 0 : n;
   }
 
   /** Prefixes advertised to the peer, as far as the drains have gone (peer loop only). */

@@ -48,15 +48,6 @@ public final class Rib implements AutoCloseable {
   // the defaults, about half a second of the RIB's work: system properties for experiments
   private volatile long highWater = Long.getLong("sart.bgp.rib.highWater", 100_000);
   private volatile long lowWater = Long.getLong("sart.bgp.rib.lowWater", 20_000);
-  /**
-   * Experimental, off by default (0): read back-pressure also on the changes the peers' Adj-RIB-Outs
-   * have not sent yet, summed over the peers that drained in the last second (a stuck peer does not
-   * count, but a slow one would throttle every session). See bgp/README.md, "Memory per route".
-   */
-  private final long outHighWater = Long.getLong("sart.bgp.rib.outHighWater", 0);
-  private final long outLowWater = Long.getLong("sart.bgp.rib.outLowWater", outHighWater / 4);
-  /** The Adj-RIB-Outs of the peers up, for {@link #outHighWater} (read from any thread). */
-  private final List<AdjRibOut> outs = new CopyOnWriteArrayList<>();
 
   public Rib() {
     worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);
@@ -117,28 +108,7 @@ public final class Rib implements AutoCloseable {
    * sockets (TCP pushes back on the senders) until {@link #whenBelowLowWater} tells them to go on.
    */
   public boolean overHighWater() {
-    return queuedPrefixes.get() > highWater || (outHighWater > 0 && pendingOut() > outHighWater);
-  }
-
-  /** Changes not sent yet in the Adj-RIB-Outs of the peers that drained in the last second. */
-  long pendingOut() {
-    long now = System.nanoTime();
-    long n = 0;
-    for (AdjRibOut o : outs) {
-      n += o.pendingForBackPressure(now);
-    }
-    return n;
-  }
-
-  private boolean belowLowWater() {
-    return queuedPrefixes.get() <= lowWater && (outHighWater <= 0 || pendingOut() <= outLowWater);
-  }
-
-  /** An Adj-RIB-Out was drained: the waiters run if that took it below the marks. */
-  void outDrained() {
-    if (outHighWater > 0 && !belowLowWater.isEmpty() && belowLowWater()) {
-      runBelowLowWater();
-    }
+    return queuedPrefixes.get() > highWater;
   }
 
   /**
@@ -147,7 +117,7 @@ public final class Rib implements AutoCloseable {
    */
   public void whenBelowLowWater(Runnable r) {
     belowLowWater.add(r);
-    if (belowLowWater()) {
+    if (queuedPrefixes.get() <= lowWater) {
       runBelowLowWater();
     }
   }
@@ -169,8 +139,7 @@ public final class Rib implements AutoCloseable {
   }
 
   private void processed(long prefixes) {
-    if (queuedPrefixes.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()
-        && (outHighWater <= 0 || pendingOut() <= outLowWater)) {
+    if (queuedPrefixes.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()) {
       runBelowLowWater();
     }
   }
@@ -224,10 +193,6 @@ public final class Rib implements AutoCloseable {
     submit(() -> {
       peers.add(peer);
       adjRibsIn.put(peer, new AdjRibIn(policy, handler));
-      if (outHighWater > 0 && peer.out() != null) {
-        peer.out().drained = this::outDrained;
-        outs.add(peer.out());
-      }
       for (Destination d : table.values()) {
         Path best = d.best();
         if (best != null) {
@@ -455,9 +420,6 @@ public final class Rib implements AutoCloseable {
     submit(() -> {
       peers.remove(peer);
       adjRibsIn.remove(peer);
-      if (peer.out() != null && outs.remove(peer.out())) {
-        outDrained();
-      }
       List<Destination> changed = new ArrayList<>();
       for (Destination d : table.values()) {
         int removed = d.removeAll(peer);

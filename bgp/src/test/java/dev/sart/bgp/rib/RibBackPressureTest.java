@@ -73,48 +73,4 @@ class RibBackPressureTest {
   void marksMustBeOrdered() {
     assertThrows(IllegalArgumentException.class, () -> rib.setBackPressure(10, 10));
   }
-
-  /**
-   * With the experimental mark on the Adj-RIB-Outs (system property, read when the RIB is made):
-   * the RIB counts as behind while a peer has more changes not sent than the mark, and the waiters
-   * run once its drains took it to the low mark.
-   */
-  @Test
-  void withTheAdjRibOutMarkTheChangesNotSentHoldReadingUntilDrained() throws Exception {
-    System.setProperty("sart.bgp.rib.outHighWater", "1000");
-    System.setProperty("sart.bgp.rib.outLowWater", "300");
-    Rib r;
-    try {
-      r = new Rib();
-    } finally {
-      System.clearProperty("sart.bgp.rib.outHighWater");
-      System.clearProperty("sart.bgp.rib.outLowWater");
-    }
-    try {
-      r.setLocalAs(65001);
-      RibTest t = new RibTest();
-      RibPeer a = t.peer("192.0.2.2", 65002, false);
-      RibPeer b = t.peer("192.0.2.3", 65003, false);
-      r.peerUp(a);
-      r.peerUp(b);
-      List<Prefix> batch = new ArrayList<>();
-      for (int i = 0; i < 2_000; i++) {
-        batch.add(Prefix.v4(0xCB007100 + i, 32));
-      }
-      r.update(a, List.of(), null, batch, null, RibTest.attrs(65002));
-      r.query(v -> null).join();
-      assertEquals(0, r.queuedPrefixes());
-      assertTrue(r.overHighWater(), "2,000 changes for b not sent");
-      CountDownLatch woken = new CountDownLatch(1);
-      r.whenBelowLowWater(woken::countDown);
-      assertEquals(1, woken.getCount());
-      b.out().drain(1_000, RibTest.BOTH);
-      assertEquals(1, woken.getCount(), "1,000 left: above the low mark");
-      b.out().drain(800, RibTest.BOTH);
-      assertEquals(0, woken.getCount(), "200 left");
-      assertFalse(r.overHighWater());
-    } finally {
-      r.close();
-    }
-  }
 }

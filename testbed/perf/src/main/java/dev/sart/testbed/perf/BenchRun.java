@@ -205,6 +205,7 @@ final class BenchRun {
   private void converge(Measure m, BirdInstance gens, BirdInstance monitor, long t0) {
     long expected = scenario.distinctPrefixes();
     long last = -1;
+    long lastReceived = -1;
     double lastChange = 0;
     long max = 0;
     int dropped = 0;
@@ -234,12 +235,16 @@ final class BenchRun {
           say("generators done after %.2f s", m.generator);
         }
       }
-      long count = monitorCount(monitor);
+      BirdInstance.Protocol mp = monitor.protocols("mon").get("mon");
+      long count = mp == null ? 0 : mp.imported();
+      long received = mp == null ? 0 : mp.received();
       if (count > 0 && Double.isNaN(m.firstPrefix)) {
         m.firstPrefix = now;
       }
-      if (count != last) {
+      // stable means no update at all: in (b) the best paths change while the count stands still
+      if (count != last || received != lastReceived) {
         last = count;
+        lastReceived = received;
         lastChange = now;
       }
       max = Math.max(max, count);

@@ -26,9 +26,16 @@ final class BirdInstance {
   private static final Pattern STATE = Pattern.compile("^\\s+BGP state:\\s+(\\S+)");
   private static final Pattern ROUTES = Pattern.compile(
       "^\\s+Routes:\\s+(\\d+) imported,(?: (\\d+) filtered,)? (\\d+) exported");
+  private static final Pattern RECEIVED = Pattern.compile("^\\s+Import (?:updates|withdraws):\\s+(\\d+)");
 
-  /** One BGP protocol's line in {@code show protocols all}. */
-  record Protocol(String name, String state, long imported, long exported) {
+  /**
+   * One BGP protocol's line in {@code show protocols all}.
+   *
+   * @param received announcements and withdrawals received ("Import updates" plus "Import
+   *     withdraws", column received): it grows when a best path is replaced, which the route count
+   *     does not show
+   */
+  record Protocol(String name, String state, long imported, long exported, long received) {
     boolean established() {
       return state.equals("Established");
     }
@@ -93,16 +100,18 @@ final class BirdInstance {
     String state = "?";
     long imported = 0;
     long exported = 0;
+    long received = 0;
     for (String line : out.lines().toList()) {
       Matcher h = HEAD.matcher(line);
       if (h.matches()) {
         if (current != null) {
-          result.put(current, new Protocol(current, state, imported, exported));
+          result.put(current, new Protocol(current, state, imported, exported, received));
         }
         current = h.group(1);
         state = h.group(2);
         imported = 0;
         exported = 0;
+        received = 0;
         continue;
       }
       Matcher s = STATE.matcher(line);
@@ -114,10 +123,15 @@ final class BirdInstance {
       if (r.find()) {
         imported = Long.parseLong(r.group(1));
         exported = Long.parseLong(r.group(3));
+        continue;
+      }
+      Matcher u = RECEIVED.matcher(line);
+      if (u.find()) {
+        received += Long.parseLong(u.group(1));
       }
     }
     if (current != null) {
-      result.put(current, new Protocol(current, state, imported, exported));
+      result.put(current, new Protocol(current, state, imported, exported, received));
     }
     return result;
   }

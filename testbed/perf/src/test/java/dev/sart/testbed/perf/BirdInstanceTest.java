@@ -19,7 +19,9 @@ class BirdInstanceTest {
           Table:          t0
           Routes:         0 imported, 100 exported, 0 preferred
           Route change stats:     received   rejected   filtered    ignored   accepted
-            Import updates:              0          0          0          0          0
+            Import updates:              7          0          0          1          6
+            Import withdraws:            2          0        ---          0          2
+            Export updates:            100          0          0        ---        100
 
       g1         BGP        ---        start  08:11:02.113  Active        Socket: Connection refused
         BGP state:          Active
@@ -31,8 +33,8 @@ class BirdInstanceTest {
   void readsStateAndCountersOfEachProtocol() {
     Map<String, BirdInstance.Protocol> ps = BirdInstance.parseProtocols(OUTPUT);
     assertEquals(Map.of(
-        "g0", new BirdInstance.Protocol("g0", "Established", 0, 100),
-        "g1", new BirdInstance.Protocol("g1", "Active", 0, 0)), ps);
+        "g0", new BirdInstance.Protocol("g0", "Established", 0, 100, 9),
+        "g1", new BirdInstance.Protocol("g1", "Active", 0, 0, 0)), ps);
   }
 
   @Test
@@ -42,6 +44,6 @@ class BirdInstanceTest {
           BGP state:          Established
             Routes:         1000 imported, 3 filtered, 0 exported, 1000 preferred
         """);
-    assertEquals(new BirdInstance.Protocol("mon", "Established", 1000, 0), ps.get("mon"));
+    assertEquals(new BirdInstance.Protocol("mon", "Established", 1000, 0, 0), ps.get("mon"));
   }
 }

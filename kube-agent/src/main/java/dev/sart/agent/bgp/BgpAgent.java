@@ -49,6 +49,7 @@ public final class BgpAgent implements AutoCloseable {
   private final AdvertisementReconciler adverts;
   private final ExportPolicies exports = new ExportPolicies();
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final List<Runnable> peerListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private SharedIndexInformer<NodeBGP> nodeBgps;
   private SharedIndexInformer<BGPPeer> bgpPeers;
   private SharedIndexInformer<BGPAdvertisement> bgpAdverts;
@@ -106,11 +107,50 @@ public final class BgpAgent implements AutoCloseable {
     return ready && lastPassOk;
   }
 
+  /**
+   * Runs {@code r} (on the informer's thread: keep it short, hand work off) when a BGPPeer of this
+   * node comes, goes or is being deleted; e.g. the pod blocks' advertisements list their targets
+   * again. Listeners added after {@link #start} hear the changes from then on.
+   */
+  public BgpAgent onPeersChanged(Runnable r) {
+    peerListeners.add(r);
+    return this;
+  }
+
+  private void peersChanged() {
+    for (Runnable r : peerListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "event=peer-listener-failed reason=\"" + e.getMessage() + "\"", e);
+      }
+    }
+  }
+
   /** Starts the informers (waits for their first list) and the loop. */
   public BgpAgent start() {
     // all three exist before any starts: an event of one triggers a pass that reads the others
     nodeBgps = inform(client.resources(NodeBGP.class).runnableInformer(0));
     bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
+    bgpPeers.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(BGPPeer p) {
+        peersChanged();
+      }
+
+      @Override
+      public void onUpdate(BGPPeer before, BGPPeer after) {
+        if (!java.util.Objects.equals(before.getMetadata().getDeletionTimestamp(),
+            after.getMetadata().getDeletionTimestamp())) {
+          peersChanged();
+        }
+      }
+
+      @Override
+      public void onDelete(BGPPeer p, boolean deletedFinalStateUnknown) {
+        peersChanged();
+      }
+    });
     bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
     informers.forEach(i -> i.start().toCompletableFuture().join());
     ready = true;

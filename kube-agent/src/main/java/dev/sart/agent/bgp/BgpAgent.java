@@ -100,8 +100,8 @@ public final class BgpAgent implements AutoCloseable {
   }
 
   /**
-   * Ready: every informer has its first list and the newest pass did its work (the NodeBGP's
-   * speaker answered and was configured as the NodeBGP says, or this node has no NodeBGP).
+   * Ready: every informer has its first list and at the newest pass that got that far the NodeBGP's
+   * speaker answered and runs as the NodeBGP says (or this node has no NodeBGP).
    */
   public boolean ready() {
     return ready && lastPassOk;
@@ -199,6 +199,9 @@ public final class BgpAgent implements AutoCloseable {
     boolean ok = false;
     try {
       ok = reconcile();
+      // readiness follows the speaker (reached and configured as the NodeBGP says); a pass that
+      // failed on a write to the API server is retried and does not make the node unready
+      lastPassOk = ok;
       if (!ok) {
         loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
       }
@@ -206,7 +209,6 @@ public final class BgpAgent implements AutoCloseable {
       LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
       loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
     } finally {
-      lastPassOk = ok;
       AgentMetrics m = metrics;
       if (m != null) {
         m.passed(Duration.ofNanos(System.nanoTime() - start), ok);

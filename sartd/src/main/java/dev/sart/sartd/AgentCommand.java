@@ -116,13 +116,20 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     // so the runtime hears TryAgainLater from the agent rather than the plugin's own timeout
     BlockSource source = new BlockSource(client, node, Duration.ofSeconds(30));
     ScheduledExecutorService blocks = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
-    blocks.scheduleWithFixedDelay(() -> {
+    Runnable advertise = () -> {
       try {
         source.advertise();
       } catch (RuntimeException e) {
         LOG.log(Level.WARNING, "event=block-advertise-failed reason=\"" + e.getMessage() + "\"", e);
       }
-    }, 0, resync, TimeUnit.SECONDS);
+    };
+    blocks.scheduleWithFixedDelay(advertise, 0, resync, TimeUnit.SECONDS);
+    // a new BGPPeer of the node is a new target of every block at once, not at the next resync
+    bgp.onPeersChanged(() -> {
+      if (!blocks.isShutdown()) {
+        blocks.execute(advertise);
+      }
+    });
     CniAgent cni = null;
     if (cniConfig != null) {
       AgentConfig c = AgentConfig.read(cniConfig);

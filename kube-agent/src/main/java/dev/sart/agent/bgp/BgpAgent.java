@@ -49,6 +49,7 @@ public final class BgpAgent implements AutoCloseable {
   private final AdvertisementReconciler adverts;
   private final ExportPolicies exports = new ExportPolicies();
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final List<Runnable> peerListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private SharedIndexInformer<NodeBGP> nodeBgps;
   private SharedIndexInformer<BGPPeer> bgpPeers;
   private SharedIndexInformer<BGPAdvertisement> bgpAdverts;
@@ -99,11 +100,31 @@ public final class BgpAgent implements AutoCloseable {
   }
 
   /**
-   * Ready: every informer has its first list and the newest pass did its work (the NodeBGP's
-   * speaker answered and was configured as the NodeBGP says, or this node has no NodeBGP).
+   * Ready: every informer has its first list and at the newest pass that got that far the NodeBGP's
+   * speaker answered and runs as the NodeBGP says (or this node has no NodeBGP).
    */
   public boolean ready() {
     return ready && lastPassOk;
+  }
+
+  /**
+   * Runs {@code r} (on the informer's thread: keep it short, hand work off) when a BGPPeer of this
+   * node comes, goes or is being deleted; e.g. the pod blocks' advertisements list their targets
+   * again. Listeners added after {@link #start} hear the changes from then on.
+   */
+  public BgpAgent onPeersChanged(Runnable r) {
+    peerListeners.add(r);
+    return this;
+  }
+
+  private void peersChanged() {
+    for (Runnable r : peerListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "event=peer-listener-failed reason=\"" + e.getMessage() + "\"", e);
+      }
+    }
   }
 
   /** Starts the informers (waits for their first list) and the loop. */
@@ -111,6 +132,25 @@ public final class BgpAgent implements AutoCloseable {
     // all three exist before any starts: an event of one triggers a pass that reads the others
     nodeBgps = inform(client.resources(NodeBGP.class).runnableInformer(0));
     bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
+    bgpPeers.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(BGPPeer p) {
+        peersChanged();
+      }
+
+      @Override
+      public void onUpdate(BGPPeer before, BGPPeer after) {
+        if (!java.util.Objects.equals(before.getMetadata().getDeletionTimestamp(),
+            after.getMetadata().getDeletionTimestamp())) {
+          peersChanged();
+        }
+      }
+
+      @Override
+      public void onDelete(BGPPeer p, boolean deletedFinalStateUnknown) {
+        peersChanged();
+      }
+    });
     bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
     informers.forEach(i -> i.start().toCompletableFuture().join());
     ready = true;
@@ -159,6 +199,9 @@ public final class BgpAgent implements AutoCloseable {
     boolean ok = false;
     try {
       ok = reconcile();
+      // readiness follows the speaker (reached and configured as the NodeBGP says); a pass that
+      // failed on a write to the API server is retried and does not make the node unready
+      lastPassOk = ok;
       if (!ok) {
         loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
       }
@@ -166,7 +209,6 @@ public final class BgpAgent implements AutoCloseable {
       LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
       loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
     } finally {
-      lastPassOk = ok;
       AgentMetrics m = metrics;
       if (m != null) {
         m.passed(Duration.ofNanos(System.nanoTime() - start), ok);

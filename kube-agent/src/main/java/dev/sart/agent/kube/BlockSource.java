@@ -97,9 +97,11 @@ public final class BlockSource {
 
   /**
    * One BGPAdvertisement per block of this node, with every BGPPeer of the node listed (new peers
-   * added as NotAdvertised); the BGP side of the agent announces it.
+   * added as NotAdvertised); the BGP side of the agent announces it. Serialised: {@code sartd agent}
+   * calls it on its schedule, on BGPPeer events and from KubeIpam at once (two creations of one
+   * advertisement: the second failed with AlreadyExists and stopped the agent at start-up).
    */
-  public void advertise() {
+  public synchronized void advertise() {
     List<String> peers = client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).list().getItems()
         .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).map(p -> p.getMetadata().getName())
         .toList();

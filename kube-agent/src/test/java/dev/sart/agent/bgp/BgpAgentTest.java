@@ -423,6 +423,30 @@ class BgpAgentTest {
   }
 
   @Test
+  void theNodesBgpPeersComingAndGoingAreToldToListeners() throws Exception {
+    Topology t = testbed.topology();
+    speaker = new RealSpeaker(t.node("sart")).start();
+    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
+    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
+    java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).onPeersChanged(told::incrementAndGet).start();
+    await("the existing peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 1);
+    client.resource(Crs.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
+    await("a new peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 2);
+    // another node's peer is none of ours
+    client.resource(Crs.peer("node2", 65004, "192.0.2.9", null, null, null)).create();
+    client.resources(BGPPeer.class).withName(PEER2).delete();
+    await("a deleted peer (finalizer: being deleted, then gone)").atMost(Duration.ofSeconds(30))
+        .until(() -> told.get() >= 3 && bgpPeer2() == null);
+    int n = told.get();
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> told.get() == n);
+  }
+
+  private static BGPPeer bgpPeer2() {
+    return client.resources(BGPPeer.class).withName(PEER2).get();
+  }
+
+  @Test
   void aPeerListedInTheNodeBgpGetsItsBgpPeer() throws Exception {
     Topology t = testbed.topology();
     Node s = t.node("sart");

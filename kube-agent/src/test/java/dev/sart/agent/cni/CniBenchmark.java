@@ -13,6 +13,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 /**
  * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with
@@ -26,10 +30,39 @@ import java.util.Map;
  */
 public final class CniBenchmark {
   static final Path PTP_DIR = Path.of("/usr/lib/cni");
+  /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
+  private static final Logger CNI_LOG = Logger.getLogger("dev.sart.agent.cni");
 
   public static void main(String[] args) throws Exception {
     int rounds = Integer.getInteger("bench.rounds", 200);
     int warmup = Integer.getInteger("bench.warmup", 20);
+    // the agent's per-call phase log (CniServer, FINE): where an ADD's time goes inside the agent
+    Map<String, List<Long>> phases = new java.util.LinkedHashMap<>();
+    boolean[] measuring = {false};
+    if (Boolean.getBoolean("bench.phases")) {
+      CNI_LOG.setLevel(Level.FINE);
+      CNI_LOG.addHandler(new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          String m = r.getMessage();
+          if (measuring[0] && m != null && m.startsWith("CNI ADD phases ")) {
+            synchronized (phases) {
+              for (String kv : m.substring("CNI ADD phases ".length()).split(" ")) {
+                int eq = kv.indexOf('=');
+                phases.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>())
+                    .add(Long.parseLong(kv.substring(eq + 1).replace("us", "")));
+              }
+            }
+          }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      });
+    }
     if (!Files.isExecutable(PTP_DIR.resolve("ptp")) || !Files.isExecutable(PTP_DIR.resolve("host-local"))) {
       throw new IllegalStateException("the reference plugins are missing: apt-get install containernetworking-plugins");
     }
@@ -52,6 +85,7 @@ public final class CniBenchmark {
         long[][] samples = new long[9][rounds];
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
+          measuring[0] = i >= 0;
           long[] s = {
             time(cat(inNode, sart), env("ADD", id, sartPod), sartConf),
             time(cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf),
@@ -83,6 +117,15 @@ public final class CniBenchmark {
         System.out.printf("%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
             "sart ADD without the exec", pct(samples[7], 50), pct(samples[7], 99));
         System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+        synchronized (phases) {
+          if (!phases.isEmpty()) {
+            System.out.printf("%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), p50 of each phase, ms:%n");
+            for (Map.Entry<String, List<Long>> e : phases.entrySet()) {
+              long[] us = e.getValue().stream().mapToLong(Long::longValue).toArray();
+              System.out.printf("  %-10s %7.2f%n", e.getKey(), pct(us, 50) / 1000);
+            }
+          }
+        }
       }
     }
   }

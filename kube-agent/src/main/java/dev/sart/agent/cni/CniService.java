@@ -46,8 +46,15 @@ public final class CniService {
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
     String version = "1.1.0";
     try {
-      version = versionOf(stdin);
-      CniRequest r = CniRequest.parse(env, stdin);
+      // parsed once: the version for an error's shape comes from the same tree as the request
+      JsonNode conf;
+      try {
+        conf = CniRequest.JSON.readTree(stdin);
+      } catch (java.io.IOException e) {
+        throw new CniException(CniException.DECODE, "failed to decode the network configuration", e.getMessage());
+      }
+      version = versionOf(conf);
+      CniRequest r = CniRequest.parse(env, conf);
       phases.mark("parse");
       return switch (r.command()) {
         case "ADD" -> locks.with(r.containerId(), () -> add(r, phases));
@@ -67,14 +74,9 @@ public final class CniService {
     }
   }
 
-  private static String versionOf(byte[] stdin) {
-    try {
-      JsonNode n = CniRequest.JSON.readTree(stdin);
-      String v = n == null ? null : n.path("cniVersion").asText(null);
-      return v != null && CniVersion.SUPPORTED.contains(v) ? v : "1.1.0";
-    } catch (java.io.IOException e) {
-      return "1.1.0";
-    }
+  private static String versionOf(JsonNode conf) {
+    String v = conf == null ? null : conf.path("cniVersion").asText(null);
+    return v != null && CniVersion.SUPPORTED.contains(v) ? v : "1.1.0";
   }
 
   private String pool(CniRequest r) throws CniException {

@@ -119,10 +119,13 @@ public final class CniBenchmark {
         System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
         synchronized (phases) {
           if (!phases.isEmpty()) {
-            System.out.printf("%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), p50 of each phase, ms:%n");
+            System.out.printf("%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), ms:%n");
+            System.out.printf("  %-10s %7s %7s %7s%n", "phase", "p50", "mean", "p90");
             for (Map.Entry<String, List<Long>> e : phases.entrySet()) {
               long[] us = e.getValue().stream().mapToLong(Long::longValue).toArray();
-              System.out.printf("  %-10s %7.2f%n", e.getKey(), pct(us, 50) / 1000);
+              // pct() takes ns; these are µs
+              System.out.printf("  %-10s %7.2f %7.2f %7.2f%n", e.getKey(), pct(us, 50) * 1e3,
+                  Arrays.stream(us).average().orElse(0) / 1e3, pct(us, 90) * 1e3);
             }
           }
         }

@@ -12,5 +12,5 @@ rm -f "$dist/sart-cni.aot"
 # the same flags as the launcher's (the cache records the GC and heap layout it was made with)
 "$java_home/bin/java" -XX:AOTCacheOutput="$dist/sart-cni.aot" -Xlog:disable -Xlog:all=error:stderr \
   -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
-  -cp "$dist/sart-cni.jar" dev.sart.cni.Training
+  --add-exports java.base/sun.security.jca=ALL-UNNAMED -cp "$dist/sart-cni.jar" dev.sart.cni.Training
 [ -s "$dist/sart-cni.aot" ] || { echo "dist.sh: the AOT cache was not written" >&2; exit 1; }

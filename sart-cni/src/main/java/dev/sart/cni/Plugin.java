@@ -3,7 +3,6 @@ package dev.sart.cni;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
@@ -12,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One CNI invocation (CNI spec §"Protocol"): the command and its parameters in {@code CNI_*}
@@ -100,19 +100,26 @@ public final class Plugin {
     Frame.Response response;
     SocketChannel channel;
     try {
-      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+      channel = UnixSockets.open();
     } catch (IOException e) {
       return fail(conf.cniVersion(), new CniError(CniError.IO_FAILURE, "cannot open a UNIX socket", e.toString()));
     }
+    // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold
+    long deadline = System.nanoTime() + (long) (timeout * 1e9);
     Thread watchdog = Thread.ofPlatform().daemon().unstarted(() -> {
+      for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+        if (Thread.interrupted()) {
+          return;
+        }
+        LockSupport.parkNanos(left);
+      }
       try {
-        Thread.sleep((long) (timeout * 1000));
         channel.close();
-      } catch (InterruptedException | IOException e) {
-        // finished in time
+      } catch (IOException e) {
+        // the call fails with AsynchronousCloseException all the same
       }
     });
-    try (channel) {
+    try {
       try {
         channel.connect(UnixDomainSocketAddress.of(socket));
       } catch (IOException e) {
@@ -125,7 +132,8 @@ public final class Plugin {
       while (out.hasRemaining()) {
         channel.write(out);
       }
-      channel.shutdownOutput();
+      // no shutdownOutput: the agent reads the frame by its lengths, and the JDK's shutdown goes
+      // through sun.nio.ch.Net, whose initialisation (IPv6 probes) cost ~1.7 ms here
       response = Frame.decodeResponse(new ByteArrayInputStream(readAll(channel)));
     } catch (AsynchronousCloseException e) {
       return fail(conf.cniVersion(), new CniError(CniError.TIMEOUT, "the sart agent did not answer in time",
@@ -135,6 +143,7 @@ public final class Plugin {
       return fail(conf.cniVersion(), new CniError(code, "the connection to the sart agent failed", e.toString()));
     } finally {
       watchdog.interrupt();
+      UnixSockets.close(channel);
     }
     stdout.write(response.stdout());
     stdout.flush();

@@ -32,6 +32,8 @@ final class Training {
       Thread agent = Thread.ofPlatform().daemon().start(() -> serve(server));
       String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"training\",\"type\":\"sart-cni\",\"endpoint\":\"unix://"
           + sock + "\",\"timeout\":60,\"prevResult\":{\"ips\":[{\"address\":\"192.0.2.1/32\"}]}}";
+      // the process environment's own map, as main passes it (its key set's classes are cached too)
+      Frame.cniVariables(System.getenv());
       for (int round = 0; round < 20; round++) {
         for (String command : new String[] {"VERSION", "ADD", "CHECK", "DEL", "STATUS", "GC", "BOGUS"}) {
           run(Map.of("CNI_COMMAND", command, "CNI_CONTAINERID", "c" + round, "CNI_NETNS", "/var/run/netns/x",
@@ -63,8 +65,9 @@ final class Training {
         .getBytes(StandardCharsets.UTF_8);
     while (true) {
       try (SocketChannel c = server.accept()) {
+        // read by the frame's lengths, as the agent does: the plugin does not half-close
         InputStream in = Channels.newInputStream(c);
-        Frame.Request req = Frame.decodeRequest(new ByteArrayInputStream(in.readAllBytes()));
+        Frame.Request req = Frame.decodeRequest(in);
         int code = req.env().containsKey("CNI_COMMAND") ? 0 : 1;
         c.write(ByteBuffer.wrap(Frame.encodeResponse(code, result)));
       } catch (IOException e) {

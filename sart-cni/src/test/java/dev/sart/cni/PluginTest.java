@@ -1,10 +1,10 @@
 package dev.sart.cni;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.StandardProtocolFamily;
@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The plugin's own behaviour, in-process: what it answers without the agent, and what it forwards. */
@@ -75,7 +76,7 @@ class PluginTest {
       server.bind(UnixDomainSocketAddress.of(sock));
       Thread agent = Thread.ofVirtual().start(() -> {
         try (SocketChannel c = server.accept()) {
-          seen.set(Frame.decodeRequest(new ByteArrayInputStream(Channels.newInputStream(c).readAllBytes())));
+          seen.set(Frame.decodeRequest(Channels.newInputStream(c))); // by its lengths: the plugin does not half-close
           c.write(ByteBuffer.wrap(Frame.encodeResponse(7, "result bytes".getBytes(StandardCharsets.UTF_8))));
         } catch (Exception e) {
           throw new RuntimeException(e);
@@ -89,6 +90,40 @@ class PluginTest {
       assertEquals(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"), seen.get().env());
       assertEquals(conf, new String(seen.get().stdin(), StandardCharsets.UTF_8));
     }
+  }
+
+  @Test
+  @Timeout(30)
+  void an_agent_that_does_not_answer_in_time_is_sarts_timeout_error() throws Exception {
+    Path sock = dir.resolve("mute.sock");
+    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      server.bind(UnixDomainSocketAddress.of(sock));
+      Thread agent = Thread.ofVirtual().start(() -> {
+        try (SocketChannel c = server.accept()) {
+          Frame.decodeRequest(Channels.newInputStream(c));
+          c.read(ByteBuffer.allocate(1)); // answers nothing; returns when the plugin gives up
+        } catch (Exception e) {
+          // the plugin closed the connection
+        }
+      });
+      long start = System.nanoTime();
+      Outcome o = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"),
+          "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + sock + "\",\"timeout\":0.3}");
+      assertEquals(1, o.code);
+      assertTrue(o.stdout.contains("\"code\":110,"), o.stdout);
+      assertTrue(System.nanoTime() - start >= 300_000_000L, "gave up before the timeout");
+      agent.join();
+    }
+  }
+
+  @Test
+  void the_socket_codes_random_source_reads_the_kernel() {
+    UnixSockets.Urandom r = new UnixSockets.Urandom();
+    byte[] a = new byte[32];
+    byte[] b = new byte[32];
+    r.engineNextBytes(a);
+    r.engineNextBytes(b);
+    assertFalse(java.util.Arrays.equals(a, b), "two draws of 32 random bytes were equal");
   }
 
   @Test

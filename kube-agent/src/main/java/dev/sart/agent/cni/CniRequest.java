@@ -3,7 +3,6 @@ package dev.sart.agent.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.agent.ipam.Attachment;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,15 +33,12 @@ record CniRequest(String command, String containerId, String netns, String ifnam
     return new Attachment(containerId, ifname);
   }
 
-  /** Parses what the plugin forwarded; a missing parameter or a bad configuration is a CNI error. */
-  static CniRequest parse(Map<String, String> env, byte[] stdin) throws CniException {
+  /**
+   * Parses what the plugin forwarded, the configuration already read as a tree (null when stdin
+   * was empty); a missing parameter or a bad configuration is a CNI error.
+   */
+  static CniRequest parse(Map<String, String> env, JsonNode conf) throws CniException {
     String command = env.getOrDefault("CNI_COMMAND", "");
-    JsonNode conf;
-    try {
-      conf = JSON.readTree(stdin);
-    } catch (IOException e) {
-      throw new CniException(CniException.DECODE, "failed to decode the network configuration", e.getMessage());
-    }
     if (conf == null || !conf.isObject()) {
       throw new CniException(CniException.DECODE, "the network configuration is not a JSON object", "");
     }

@@ -60,16 +60,25 @@ final class CniServer implements AutoCloseable {
   }
 
   private void serve(SocketChannel c) {
+    Phases phases = new Phases();
+    String command = "?";
     try (c) {
       InputStream in = Channels.newInputStream(c);
       FrameCodec.Request req = FrameCodec.decodeRequest(in);
-      CniService.Response r = service.handle(req.env(), req.stdin());
+      command = req.env().getOrDefault("CNI_COMMAND", "?");
+      phases.mark("read");
+      CniService.Response r = service.handle(req.env(), req.stdin(), phases);
       ByteBuffer out = ByteBuffer.wrap(FrameCodec.encodeResponse(r.exitCode(), r.stdout()));
       while (out.hasRemaining()) {
         c.write(out);
       }
+      phases.mark("write");
+      String cmd = command;
+      LOG.fine(() -> "CNI " + cmd + " phases " + phases);
     } catch (IOException e) {
       LOG.log(Level.FINE, "CNI connection failed", e);
+    } finally {
+      phases.runLater();
     }
   }
 

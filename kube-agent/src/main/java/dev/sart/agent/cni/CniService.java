@@ -37,12 +37,27 @@ public final class CniService {
 
   /** Handles one invocation as the plugin forwarded it: the CNI_* environment and the raw netconf. */
   public Response handle(Map<String, String> env, byte[] stdin) {
+    Phases phases = new Phases();
+    Response r = handle(env, stdin, phases);
+    phases.runLater();
+    return r;
+  }
+
+  Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
     String version = "1.1.0";
     try {
-      version = versionOf(stdin);
-      CniRequest r = CniRequest.parse(env, stdin);
+      // parsed once: the version for an error's shape comes from the same tree as the request
+      JsonNode conf;
+      try {
+        conf = CniRequest.JSON.readTree(stdin);
+      } catch (java.io.IOException e) {
+        throw new CniException(CniException.DECODE, "failed to decode the network configuration", e.getMessage());
+      }
+      version = versionOf(conf);
+      CniRequest r = CniRequest.parse(env, conf);
+      phases.mark("parse");
       return switch (r.command()) {
-        case "ADD" -> locks.with(r.containerId(), () -> add(r));
+        case "ADD" -> locks.with(r.containerId(), () -> add(r, phases));
         case "DEL" -> locks.with(r.containerId(), () -> del(r));
         case "CHECK" -> locks.with(r.containerId(), () -> check(r));
         case "STATUS" -> status(r);
@@ -59,14 +74,9 @@ public final class CniService {
     }
   }
 
-  private static String versionOf(byte[] stdin) {
-    try {
-      JsonNode n = CniRequest.JSON.readTree(stdin);
-      String v = n == null ? null : n.path("cniVersion").asText(null);
-      return v != null && CniVersion.SUPPORTED.contains(v) ? v : "1.1.0";
-    } catch (java.io.IOException e) {
-      return "1.1.0";
-    }
+  private static String versionOf(JsonNode conf) {
+    String v = conf == null ? null : conf.path("cniVersion").asText(null);
+    return v != null && CniVersion.SUPPORTED.contains(v) ? v : "1.1.0";
   }
 
   private String pool(CniRequest r) throws CniException {
@@ -79,7 +89,8 @@ public final class CniService {
   }
 
   /** ADD: address, then interfaces and routes; what this call did is undone in reverse when a step fails. */
-  private Response add(CniRequest r) throws CniException {
+  private Response add(CniRequest r, Phases phases) throws CniException {
+    phases.mark("lock");
     Attachment a = r.attachment();
     String pool = pool(r);
     boolean fresh = ipam.find(a).isEmpty();
@@ -92,13 +103,16 @@ public final class CniService {
           ? CniException.IPAM : CniException.TRY_AGAIN_LATER;
       throw new CniException(code, e.getMessage(), "");
     }
+    phases.mark("ipam");
     PodNetwork.Undo undo = new PodNetwork.Undo();
     if (fresh) {
       undo.push(() -> ipam.release(a));
     }
     try {
-      CniResult result = network.add(alloc, r.netns(), r.mtu(), undo);
-      return new Response(0, result.toJson(r.cniVersion()));
+      CniResult result = network.add(alloc, r.netns(), r.mtu(), undo, phases);
+      Response response = new Response(0, result.toJson(r.cniVersion()));
+      phases.mark("result");
+      return response;
     } catch (CniException | RuntimeException e) {
       undo.run();
       throw e;

@@ -6,6 +6,12 @@ import dev.sart.testbed.Topology;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +19,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 /**
  * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with
@@ -26,10 +36,39 @@ import java.util.Map;
  */
 public final class CniBenchmark {
   static final Path PTP_DIR = Path.of("/usr/lib/cni");
+  /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
+  private static final Logger CNI_LOG = Logger.getLogger("dev.sart.agent.cni");
 
   public static void main(String[] args) throws Exception {
     int rounds = Integer.getInteger("bench.rounds", 200);
     int warmup = Integer.getInteger("bench.warmup", 20);
+    // the agent's per-call phase log (CniServer, FINE): where an ADD's time goes inside the agent
+    Map<String, List<Long>> phases = new java.util.LinkedHashMap<>();
+    boolean[] measuring = {false};
+    if (Boolean.getBoolean("bench.phases")) {
+      CNI_LOG.setLevel(Level.FINE);
+      CNI_LOG.addHandler(new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          String m = r.getMessage();
+          if (measuring[0] && m != null && m.startsWith("CNI ADD phases ")) {
+            synchronized (phases) {
+              for (String kv : m.substring("CNI ADD phases ".length()).split(" ")) {
+                int eq = kv.indexOf('=');
+                phases.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>())
+                    .add(Long.parseLong(kv.substring(eq + 1).replace("us", "")));
+              }
+            }
+          }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      });
+    }
     if (!Files.isExecutable(PTP_DIR.resolve("ptp")) || !Files.isExecutable(PTP_DIR.resolve("host-local"))) {
       throw new IllegalStateException("the reference plugins are missing: apt-get install containernetworking-plugins");
     }
@@ -50,22 +89,29 @@ public final class CniBenchmark {
 
       try (CniAgent agent = CniAgent.start(config)) {
         long[][] samples = new long[9][rounds];
+        long[][] cpu = new long[7][rounds];
+        long[][] agentCpu = new long[7][rounds];
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
+          measuring[0] = i >= 0;
           long[] s = {
-            time(cat(inNode, sart), env("ADD", id, sartPod), sartConf),
-            time(cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf),
-            time(cat(inNode, sart), env("DEL", id, sartPod), sartConf),
-            time(cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf),
-            time(List.of(sart), Map.of("CNI_COMMAND", "VERSION"), sartConf),
-            time(List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf),
-            time(cat(inNode, "/bin/true"), Map.of(), ""),
+            time(0, cat(inNode, sart), env("ADD", id, sartPod), sartConf),
+            time(1, cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf),
+            time(2, cat(inNode, sart), env("DEL", id, sartPod), sartConf),
+            time(3, cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf),
+            time(4, List.of(sart), Map.of("CNI_COMMAND", "VERSION"), sartConf),
+            time(5, List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf),
+            time(6, cat(inNode, "/bin/true"), Map.of(), ""),
             inProcess(env("ADD", id + "x", sartPod), sartConf),
             inProcess(env("DEL", id + "x", sartPod), sartConf),
           };
           if (i >= 0) {
             for (int k = 0; k < s.length; k++) {
               samples[k][i] = s[k];
+            }
+            for (int k = 0; k < 7; k++) {
+              cpu[k][i] = lastCpu[k][0];
+              agentCpu[k][i] = lastCpu[k][1];
             }
           }
         }
@@ -83,6 +129,29 @@ public final class CniBenchmark {
         System.out.printf("%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
             "sart ADD without the exec", pct(samples[7], 50), pct(samples[7], 99));
         System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+        System.out.printf("%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
+            + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
+        System.out.printf("%-26s %9s %9s %9s %9s %9s%n", "", "sart", "+agent", "ptp", "+JVM", "ratio");
+        for (int k = 0; k < 3; k++) {
+          double sc = pct(cpu[2 * k], 50);
+          double sa = pct(agentCpu[2 * k], 50);
+          double pc = pct(cpu[2 * k + 1], 50);
+          System.out.printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n", names[k], sc, sa, pc, pct(agentCpu[2 * k + 1], 50),
+              sc / pc);
+        }
+        System.out.printf("%-26s %9.1f%n", "ip netns exec alone", pct(cpu[6], 50));
+        synchronized (phases) {
+          if (!phases.isEmpty()) {
+            System.out.printf("%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), ms:%n");
+            System.out.printf("  %-10s %7s %7s %7s%n", "phase", "p50", "mean", "p90");
+            for (Map.Entry<String, List<Long>> e : phases.entrySet()) {
+              long[] us = e.getValue().stream().mapToLong(Long::longValue).toArray();
+              // pct() takes ns; these are µs
+              System.out.printf("  %-10s %7.2f %7.2f %7.2f%n", e.getKey(), pct(us, 50) * 1e3,
+                  Arrays.stream(us).average().orElse(0) / 1e3, pct(us, 90) * 1e3);
+            }
+          }
+        }
       }
     }
   }
@@ -104,9 +173,48 @@ public final class CniBenchmark {
     return l;
   }
 
-  /** Nanoseconds from starting the process to its exit; fails unless it exits 0. */
-  private static long time(List<String> argv, Map<String, String> env, String stdin) throws IOException,
+  /** Per kind of call, the last call's CPU: the child's (with its waited-for children) and this JVM's, ns. */
+  private static final long[][] lastCpu = new long[7][2];
+  private static final MethodHandle GETRUSAGE = Linker.nativeLinker().downcallHandle(
+      Linker.nativeLinker().defaultLookup().find("getrusage").orElseThrow(),
+      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+
+  /** getrusage(RUSAGE_CHILDREN): user + system time of every child reaped so far, ns. */
+  private static long childrenCpu() {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment ru = a.allocate(144); // struct rusage; ru_utime and ru_stime are the first two timevals
+      if ((int) GETRUSAGE.invokeExact(-1, ru) != 0) {
+        throw new IllegalStateException("getrusage failed");
+      }
+      long[] tv = ru.asSlice(0, 32).toArray(ValueLayout.JAVA_LONG);
+      return (tv[0] + tv[2]) * 1_000_000_000L + (tv[1] + tv[3]) * 1000L;
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final MethodHandle CLOCK_GETTIME = Linker.nativeLinker().downcallHandle(
+      Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
+      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+
+  /** clock_gettime(CLOCK_PROCESS_CPUTIME_ID): this JVM's CPU time, ns (the MXBean's has a 10 ms tick here). */
+  private static long selfCpu() {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment ts = a.allocate(16);
+      if ((int) CLOCK_GETTIME.invokeExact(2, ts) != 0) {
+        throw new IllegalStateException("clock_gettime failed");
+      }
+      return ts.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + ts.get(ValueLayout.JAVA_LONG, 8);
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Nanoseconds from starting the process to its exit; fails unless it exits 0. Records its CPU as call {@code kind}. */
+  private static long time(int kind, List<String> argv, Map<String, String> env, String stdin) throws IOException,
       InterruptedException {
+    long children = childrenCpu();
+    long self = selfCpu();
     ProcessBuilder pb = new ProcessBuilder(argv);
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
@@ -123,6 +231,9 @@ public final class CniBenchmark {
     }
     int code = p.waitFor();
     long elapsed = System.nanoTime() - start;
+    lastCpu[kind][1] = selfCpu() - self;
+    // the JDK's reaper thread has waited for it when waitFor returns
+    lastCpu[kind][0] = childrenCpu() - children;
     if (code != 0) {
       throw new IllegalStateException(argv + " " + env + " exited " + code + ": " + new String(out, StandardCharsets.UTF_8));
     }

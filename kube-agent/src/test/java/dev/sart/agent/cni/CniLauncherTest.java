@@ -46,7 +46,8 @@ class CniLauncherTest {
     String javaHome = Files.readString(dir.resolve("sart-cni.java-home")).strip();
     Shell.Result r = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", javaHome + "/bin/java",
         "-XX:AOTCache=" + dir.resolve("sart-cni.aot"), "-XX:AOTMode=on", "-Xint", "-XX:+UseSerialGC",
-        "-XX:-UsePerfData", "-Xss512k", "-Xms8m", "-Xmx64m", "-XX:ReservedCodeCacheSize=8m", "-cp",
+        "-XX:-UsePerfData", "-Xss512k", "-Xms8m", "-Xmx64m", "-XX:ReservedCodeCacheSize=8m",
+        "--add-exports", "java.base/sun.security.jca=ALL-UNNAMED", "-cp",
         dir.resolve("sart-cni.jar").toString(), "dev.sart.cni.SartCni"), "{\"cniVersion\":\"1.0.0\"}");
     assertEquals(VERSION_OUT, r.stdout(), r.stderr());
   }

@@ -10,6 +10,7 @@ import dev.sart.crds.AddressBlock;
 import dev.sart.crds.AddressBlockSpec;
 import dev.sart.crds.AddressBlockStatus;
 import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestStatus;
@@ -138,8 +139,26 @@ public final class PoolReconciler implements AutoCloseable {
           return b;
         });
       }
+    } else {
+      writePodPoolStatus(pool);
     }
     return null;
+  }
+
+  /**
+   * A pod pool's counts in its status: blocks it can be cut into and blocks that exist (every block
+   * event of the pool brings its reconcile here, so the counts follow the blocks). Service pools are
+   * counted by the Service reconciler, which holds their allocations.
+   */
+  private void writePodPoolStatus(AddressPool pool) {
+    var cidr = Cidr.parse(pool.getSpec().cidr());
+    var layout = new Blocks(cidr.masked(), blockSize(pool));
+    var status = AddressPoolStatus.pod(cidr.isIpv4(), cidr.size(), layout.count(), blocksOf(pool.getMetadata().getName()).size());
+    if (status.equals(pool.getStatus())) {
+      return;
+    }
+    informers.client().resources(AddressPool.class).withName(pool.getMetadata().getName()).subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
   }
 
   private Duration deletePool(AddressPool pool) {

@@ -254,8 +254,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
     var patch = Serialization.asJson(Map.of("status", new BGPAdvertisementStatus(peers)));
-    informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
-        .withName(advert.getMetadata().getName()).subresource("status")
+    // resource(advert), not withName(...): a patch by name first GETs the object (one more round trip)
+    informers.client().resource(advert).subresource("status")
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 

@@ -157,7 +157,7 @@ public final class PoolReconciler implements AutoCloseable {
     if (status.equals(pool.getStatus())) {
       return;
     }
-    informers.client().resources(AddressPool.class).withName(pool.getMetadata().getName()).subresource("status")
+    informers.client().resource(pool).subresource("status")
         .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
   }
 
@@ -289,9 +289,9 @@ public final class PoolReconciler implements AutoCloseable {
         .withApiVersion(Sart.API_VERSION).withKind("AddressPool").withName(pool.getMetadata().getName())
         .withUid(pool.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).build()));
     var client = informers.client();
-    client.resource(block).create();
+    var created = client.resource(block).create();
     if (index != null) {
-      client.resources(AddressBlock.class).withName(name).subresource("status")
+      client.resource(created).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(new AddressBlockStatus(index.longValueExact())));
     }
   }
@@ -301,7 +301,7 @@ public final class PoolReconciler implements AutoCloseable {
       return;
     }
     try {
-      informers.client().resources(BlockRequest.class).withName(request.getMetadata().getName()).subresource("status")
+      informers.client().resource(request).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {

@@ -257,7 +257,7 @@ public final class ServiceReconciler implements AutoCloseable {
       var name = pool.name();
       writes.submit(POOL_STATUS_KEY + ":" + name, () -> {
         try {
-          informers.client().resources(AddressPool.class).withName(name).subresource("status")
+          informers.client().resource(object).subresource("status")
               .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
         } catch (KubernetesClientException e) {
           if (e.getCode() != 404) {
@@ -283,8 +283,8 @@ public final class ServiceReconciler implements AutoCloseable {
         : "[{\"op\":\"add\",\"path\":\"/status/loadBalancer\",\"value\":" + loadBalancer + "}]";
     long sent = System.nanoTime();
     try {
-      informers.client().services().inNamespace(service.getMetadata().getNamespace())
-          .withName(service.getMetadata().getName()).subresource("status")
+      // resource(service), not withName(...): a patch by name first GETs the Service (a second round trip)
+      informers.client().resource(service).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {

@@ -75,6 +75,7 @@ public final class ServiceReconciler implements AutoCloseable {
   public void start() {
     for (var pool : informers.list(AddressPool.class)) {
       upsert(pool);
+      poolSpecs.put(pool.getMetadata().getName(), pool.getSpec());
     }
     int restored = 0;
     for (var service : informers.list(Service.class)) {
@@ -210,6 +211,9 @@ public final class ServiceReconciler implements AutoCloseable {
         informers.list(Service.class).forEach(s -> loop.enqueue(ServiceViews.key(s)));
       }
       return;
+    }
+    if (pool.getSpec() == null || pool.getSpec().type() != AddressType.SERVICE) {
+      return; // a pod pool (its status changes with every block) concerns no Service
     }
     boolean known = allocator.pool(name).isPresent();
     if (known && java.util.Objects.equals(poolSpecs.get(name), pool.getSpec())) {

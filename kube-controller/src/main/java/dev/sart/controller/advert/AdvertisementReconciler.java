@@ -50,6 +50,9 @@ public final class AdvertisementReconciler implements AutoCloseable {
   private final Loop loop;
   private final Metrics metrics;
   private final List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
+  /** Per advertisement ({@code namespace/name}): how often a peer's entry fell back from Advertised to NotAdvertised. */
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> backoffs = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.function.Consumer<StringBuilder> section = this::scrape;
 
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
     this.informers = informers;
@@ -74,6 +77,67 @@ public final class AdvertisementReconciler implements AutoCloseable {
     informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
     informers.watch(BGPAdvertisement.class, a -> byService.apply(a).forEach(loop::enqueue));
     informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
+    informers.of(BGPAdvertisement.class).addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+      @Override
+      public void onAdd(BGPAdvertisement advert) {}
+
+      @Override
+      public void onUpdate(BGPAdvertisement old, BGPAdvertisement now) {
+        long resets = backoffs(peers(old), peers(now));
+        if (resets > 0) {
+          backoffs.computeIfAbsent(key(now), k -> new java.util.concurrent.atomic.AtomicLong()).addAndGet(resets);
+        }
+      }
+
+      @Override
+      public void onDelete(BGPAdvertisement advert, boolean unknown) {
+        backoffs.remove(key(advert));
+      }
+    });
+    metrics.addSection(section);
+  }
+
+  private static String key(BGPAdvertisement advert) {
+    return advert.getMetadata().getNamespace() + "/" + advert.getMetadata().getName();
+  }
+
+  /**
+   * Peers whose entry went from Advertised back to NotAdvertised: what sart's agent does when a
+   * speaker restarted or a session left Established (the route has to be announced again).
+   */
+  static long backoffs(Map<String, AdvertiseStatus> before, Map<String, AdvertiseStatus> after) {
+    return after.entrySet().stream()
+        .filter(e -> e.getValue() == AdvertiseStatus.NotAdvertised && before.get(e.getKey()) == AdvertiseStatus.Advertised)
+        .count();
+  }
+
+  /**
+   * sart's {@code sart_controller_bgp_advertisement_status{name,status}} (peers of each advertisement in
+   * each state, from the cache at scrape time) and {@code sart_controller_bgp_advertisement_backoff_count{name}}
+   * (which sart declares but never counts), both with a {@code namespace} label as well since
+   * advertisements of different namespaces can share a name.
+   */
+  private void scrape(StringBuilder text) {
+    text.append("# HELP sart_controller_bgp_advertisement_status peers of a BGPAdvertisement in each state\n")
+        .append("# TYPE sart_controller_bgp_advertisement_status gauge\n");
+    for (var advert : informers.list(BGPAdvertisement.class)) {
+      var counts = new java.util.EnumMap<AdvertiseStatus, Integer>(AdvertiseStatus.class);
+      for (var state : AdvertiseStatus.values()) {
+        counts.put(state, 0);
+      }
+      peers(advert).values().forEach(state -> counts.merge(state, 1, Integer::sum));
+      var labels = "name=\"" + Metrics.label(advert.getMetadata().getName()) + "\",namespace=\""
+          + Metrics.label(String.valueOf(advert.getMetadata().getNamespace())) + "\"";
+      counts.forEach((state, n) -> text.append("sart_controller_bgp_advertisement_status{").append(labels)
+          .append(",status=\"").append(state.name()).append("\"} ").append(n).append('\n'));
+    }
+    text.append("# HELP sart_controller_bgp_advertisement_backoff_count peer entries of a BGPAdvertisement set back from Advertised to NotAdvertised\n")
+        .append("# TYPE sart_controller_bgp_advertisement_backoff_count counter\n");
+    backoffs.forEach((key, n) -> {
+      int slash = key.indexOf('/');
+      text.append("sart_controller_bgp_advertisement_backoff_count{name=\"").append(Metrics.label(key.substring(slash + 1)))
+          .append("\",namespace=\"").append(Metrics.label(key.substring(0, slash))).append("\"} ").append(n.get()).append('\n');
+    });
   }
 
   public void start() {
@@ -190,8 +254,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
     var patch = Serialization.asJson(Map.of("status", new BGPAdvertisementStatus(peers)));
-    informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
-        .withName(advert.getMetadata().getName()).subresource("status")
+    // resource(advert), not withName(...): a patch by name first GETs the object (one more round trip)
+    informers.client().resource(advert).subresource("status")
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
@@ -218,9 +282,15 @@ public final class AdvertisementReconciler implements AutoCloseable {
     }
   }
 
+  /** Keys waiting (for tests and the benchmark). */
+  public int pending() {
+    return loop.pending();
+  }
+
   @Override
   public void close() {
     loop.close();
     meters.forEach(metrics.registry()::remove);
+    metrics.removeSection(section);
   }
 }

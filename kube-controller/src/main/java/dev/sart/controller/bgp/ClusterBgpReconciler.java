@@ -112,7 +112,7 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     }
     var status = new ClusterBGPStatus(List.copyOf(desired), List.copyOf(nodes));
     if (!status.equals(cluster.getStatus())) {
-      informers.client().resources(ClusterBGP.class).withName(name).subresource("status")
+      informers.client().resource(cluster).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
     }
   }
@@ -185,7 +185,7 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     var status = nodeBgp.getStatus();
     if (status == null || !refs.equals(status.clusterBgpRefs())) {
       // only our field: backoff and conditions belong to the agent
-      client.resources(NodeBGP.class).withName(nodeName).subresource("status")
+      client.resource(nodeBgp).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatusField(status != null, "clusterBgpRefs", refs));
     }
     for (var entry : plan.peers().entrySet()) {

@@ -10,6 +10,7 @@ import dev.sart.crds.AddressBlock;
 import dev.sart.crds.AddressBlockSpec;
 import dev.sart.crds.AddressBlockStatus;
 import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestStatus;
@@ -138,8 +139,26 @@ public final class PoolReconciler implements AutoCloseable {
           return b;
         });
       }
+    } else {
+      writePodPoolStatus(pool);
     }
     return null;
+  }
+
+  /**
+   * A pod pool's counts in its status: blocks it can be cut into and blocks that exist (every block
+   * event of the pool brings its reconcile here, so the counts follow the blocks). Service pools are
+   * counted by the Service reconciler, which holds their allocations.
+   */
+  private void writePodPoolStatus(AddressPool pool) {
+    var cidr = Cidr.parse(pool.getSpec().cidr());
+    var layout = new Blocks(cidr.masked(), blockSize(pool));
+    var status = AddressPoolStatus.pod(cidr.isIpv4(), cidr.size(), layout.count(), blocksOf(pool.getMetadata().getName()).size());
+    if (status.equals(pool.getStatus())) {
+      return;
+    }
+    informers.client().resource(pool).subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
   }
 
   private Duration deletePool(AddressPool pool) {
@@ -270,9 +289,9 @@ public final class PoolReconciler implements AutoCloseable {
         .withApiVersion(Sart.API_VERSION).withKind("AddressPool").withName(pool.getMetadata().getName())
         .withUid(pool.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).build()));
     var client = informers.client();
-    client.resource(block).create();
+    var created = client.resource(block).create();
     if (index != null) {
-      client.resources(AddressBlock.class).withName(name).subresource("status")
+      client.resource(created).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(new AddressBlockStatus(index.longValueExact())));
     }
   }
@@ -282,7 +301,7 @@ public final class PoolReconciler implements AutoCloseable {
       return;
     }
     try {
-      informers.client().resources(BlockRequest.class).withName(request.getMetadata().getName()).subresource("status")
+      informers.client().resource(request).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {

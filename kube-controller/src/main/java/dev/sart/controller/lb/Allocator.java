@@ -73,7 +73,7 @@ public final class Allocator {
     var lost = new ArrayList<InetAddress>();
     for (var address : view.current()) {
       var pool = poolOf(address);
-      if (pool.isPresent() && !pool.get().assign(address, view.key(), view.sharingKey(), view.ports())) {
+      if (pool.isPresent() && !pool.get().assign(address, view.key(), view.sharingKey(), view.backend(), view.ports())) {
         lost.add(address);
       }
     }
@@ -110,7 +110,7 @@ public final class Allocator {
     var held = new LinkedHashSet<InetAddress>(view.current());
     pools.values().forEach(p -> held.addAll(p.heldBy(holder)));
     // only what it can really have: an address in a pool, not held by another Service it may not share with
-    held.removeIf(a -> poolOf(a).map(p -> !p.assign(a, holder, view.sharingKey(), view.ports())).orElse(true));
+    held.removeIf(a -> poolOf(a).map(p -> !p.assign(a, holder, view.sharingKey(), view.backend(), view.ports())).orElse(true));
 
     List<Want> wants;
     try {
@@ -126,7 +126,7 @@ public final class Allocator {
     var open = new ArrayList<Want>();
     for (var want : wants) {
       if (want.address() != null) {
-        if (held.contains(want.address()) || want.pool().assign(want.address(), holder, view.sharingKey(), view.ports())) {
+        if (held.contains(want.address()) || want.pool().assign(want.address(), holder, view.sharingKey(), view.backend(), view.ports())) {
           keep.add(want.address());
         } else {
           error = "address " + Cidr.format(want.address()) + " of pool " + want.pool().name() + " is in use";
@@ -157,7 +157,7 @@ public final class Allocator {
       }
     }
     for (var want : open) {
-      var got = want.pool().allocate(holder, view.sharingKey(), view.ports());
+      var got = want.pool().allocate(holder, view.sharingKey(), view.backend(), view.ports());
       if (got.isEmpty()) {
         error = "pool " + want.pool().name() + " (" + want.pool().cidr() + ") has no free address";
         continue;

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  *   <li>No immediate reuse: allocation continues after the last address handed out and wraps around
  *       at the end, so a released address comes back only after the pool has cycled.</li>
  *   <li>Sharing: holders with the same non-null sharing key may hold one address when their ports
- *       do not clash.</li>
+ *       do not clash and their backends are equal (both {@code externalTrafficPolicy: Cluster}, or
+ *       both {@code Local} with the same pod selector, as MetalLB).</li>
  * </ul>
  */
 public final class Pool {
@@ -30,22 +31,31 @@ public final class Pool {
   private final BigInteger last;
   private final TreeMap<BigInteger, Lease> leases = new TreeMap<>();
   private final Map<String, Set<BigInteger>> byHolder = new HashMap<>();
+  /** The addresses leased under each sharing key (a shared Service looks only at those). */
+  private final Map<String, java.util.TreeSet<BigInteger>> bySharingKey = new HashMap<>();
   private BigInteger cursor;
 
-  /** The holders of one address. */
+  /** The holders of one address; all have the same sharing key and backend. */
   private static final class Lease {
     final String sharingKey;
+    final String backend;
     final Map<String, Set<Port>> holders = new HashMap<>();
 
-    Lease(String sharingKey) {
+    Lease(String sharingKey, String backend) {
       this.sharingKey = sharingKey;
+      this.backend = backend;
     }
 
-    boolean admits(String holder, String key, Set<Port> ports) {
+    boolean admits(String holder, String key, String backend, Set<Port> ports) {
       if (holders.containsKey(holder)) {
         return true;
       }
       if (sharingKey == null || !sharingKey.equals(key)) {
+        return false;
+      }
+      // MetalLB's rule: both Cluster, or both Local with the same pods (else a node with the pods of
+      // one Service would attract the traffic of the other)
+      if (!java.util.Objects.equals(this.backend, backend)) {
         return false;
       }
       for (var held : holders.values()) {
@@ -119,18 +129,18 @@ public final class Pool {
    * Takes {@code address} for {@code holder}: a requested address, or one read back from a
    * Service's status after a restart. Fails (empty) when another holder has it and sharing is not allowed.
    */
-  public boolean assign(InetAddress address, String holder, String sharingKey, Set<Port> ports) {
+  public boolean assign(InetAddress address, String holder, String sharingKey, String backend, Set<Port> ports) {
     if (!usable(address)) {
       return false;
     }
     BigInteger offset = cidr.offsetOf(address);
     Lease lease = leases.get(offset);
-    if (lease != null && !lease.admits(holder, sharingKey, ports)) {
+    if (lease != null && !lease.admits(holder, sharingKey, backend, ports)) {
       return false;
     }
     if (lease == null) {
-      lease = new Lease(sharingKey);
-      leases.put(offset, lease);
+      lease = new Lease(sharingKey, backend);
+      put(offset, lease);
     }
     lease.holders.put(holder, Set.copyOf(ports));
     byHolder.computeIfAbsent(holder, h -> new HashSet<>()).add(offset);
@@ -141,14 +151,14 @@ public final class Pool {
    * Hands an address to {@code holder}: first an address already shared under {@code sharingKey}
    * whose holders' ports do not clash, else the next free address after the last one handed out.
    */
-  public Optional<InetAddress> allocate(String holder, String sharingKey, Set<Port> ports) {
+  public Optional<InetAddress> allocate(String holder, String sharingKey, String backend, Set<Port> ports) {
     if (sharingKey != null) {
-      for (var entry : leases.entrySet()) {
-        var lease = entry.getValue();
-        if (sharingKey.equals(lease.sharingKey) && lease.admits(holder, sharingKey, ports)) {
+      for (var offset : bySharingKey.getOrDefault(sharingKey, new java.util.TreeSet<>())) {
+        var lease = leases.get(offset);
+        if (lease.admits(holder, sharingKey, backend, ports)) {
           lease.holders.put(holder, Set.copyOf(ports));
-          byHolder.computeIfAbsent(holder, h -> new HashSet<>()).add(entry.getKey());
-          return Optional.of(cidr.addressAt(entry.getKey()));
+          byHolder.computeIfAbsent(holder, h -> new HashSet<>()).add(offset);
+          return Optional.of(cidr.addressAt(offset));
         }
       }
     }
@@ -176,12 +186,19 @@ public final class Pool {
       }
       candidate = next;
     }
-    var lease = new Lease(sharingKey);
+    var lease = new Lease(sharingKey, backend);
     lease.holders.put(holder, Set.copyOf(ports));
-    leases.put(candidate, lease);
+    put(candidate, lease);
     byHolder.computeIfAbsent(holder, h -> new HashSet<>()).add(candidate);
     cursor = candidate.add(BigInteger.ONE);
     return Optional.of(cidr.addressAt(candidate));
+  }
+
+  private void put(BigInteger offset, Lease lease) {
+    leases.put(offset, lease);
+    if (lease.sharingKey != null) {
+      bySharingKey.computeIfAbsent(lease.sharingKey, k -> new java.util.TreeSet<>()).add(offset);
+    }
   }
 
   /** Gives {@code address} back for {@code holder}; the address is free when its last holder lets go. */
@@ -195,6 +212,13 @@ public final class Pool {
       lease.holders.remove(holder);
       if (lease.holders.isEmpty()) {
         leases.remove(offset);
+        if (lease.sharingKey != null) {
+          var keyed = bySharingKey.get(lease.sharingKey);
+          keyed.remove(offset);
+          if (keyed.isEmpty()) {
+            bySharingKey.remove(lease.sharingKey);
+          }
+        }
       }
     }
     var offsets = byHolder.get(holder);

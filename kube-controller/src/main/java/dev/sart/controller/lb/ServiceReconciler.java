@@ -4,7 +4,11 @@ import dev.sart.controller.runtime.Events;
 import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Loop;
 import dev.sart.controller.runtime.Metrics;
+import dev.sart.controller.runtime.Patches;
+import dev.sart.controller.runtime.Writes;
 import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolSpec;
+import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.Cidr;
 import io.fabric8.kubernetes.api.model.Service;
@@ -18,6 +22,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
@@ -31,6 +36,9 @@ import java.util.stream.Collectors;
 public final class ServiceReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ServiceReconciler.class.getName());
   private static final String POOL_KEY = "@pool:";
+  /** Writes every service pool's counts to its status; queued at most once per {@link #STATUS_DELAY}. */
+  private static final String POOL_STATUS_KEY = "@pool-status";
+  private static final Duration STATUS_DELAY = Duration.ofSeconds(1);
 
   private final Informers informers;
   private final ServiceViews views;
@@ -38,8 +46,16 @@ public final class ServiceReconciler implements AutoCloseable {
   private final Metrics metrics;
   private final Allocator allocator = new Allocator();
   private final Loop loop;
+  /** Status writes, sent off the reconciler's thread (one at a time per Service). */
+  private final Writes writes = new Writes("service-status", 8);
+  private final Map<String, Integer> writeFailures = new ConcurrentHashMap<>();
+  /** The spec each pool had when last handled: a status-only change of a pool re-queues no Service. */
+  private final Map<String, AddressPoolSpec> poolSpecs = new HashMap<>();
+  private boolean poolStatusQueued;
   private final Map<String, String> lastError = new HashMap<>();
   private final Set<String> gauged = new HashSet<>();
+  /** When the oldest not yet handled event of each Service arrived (for the status-write timing). */
+  private final Map<String, Long> received = new ConcurrentHashMap<>();
 
   public ServiceReconciler(Informers informers, String loadBalancerClass, Events events, Metrics metrics) {
     this.informers = informers;
@@ -47,7 +63,11 @@ public final class ServiceReconciler implements AutoCloseable {
     this.events = events;
     this.metrics = metrics;
     this.loop = new Loop("service", this::reconcile, metrics);
-    informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
+    informers.watch(Service.class, s -> {
+      var key = ServiceViews.key(s);
+      received.putIfAbsent(key, System.nanoTime());
+      loop.enqueue(key);
+    });
     informers.watch(AddressPool.class, p -> loop.enqueue(POOL_KEY + p.getMetadata().getName()));
   }
 
@@ -55,6 +75,7 @@ public final class ServiceReconciler implements AutoCloseable {
   public void start() {
     for (var pool : informers.list(AddressPool.class)) {
       upsert(pool);
+      poolSpecs.put(pool.getMetadata().getName(), pool.getSpec());
     }
     int restored = 0;
     for (var service : informers.list(Service.class)) {
@@ -63,6 +84,7 @@ public final class ServiceReconciler implements AutoCloseable {
     allocator.resumeAfterRestore();
     LOG.info("allocations restored addresses=" + restored + " pools=" + allocator.pools().size());
     loop.start();
+    poolCountsChanged();
   }
 
   private int restore(Service service) {
@@ -110,17 +132,27 @@ public final class ServiceReconciler implements AutoCloseable {
       reconcilePool(key.substring(POOL_KEY.length()));
       return null;
     }
+    if (key.equals(POOL_STATUS_KEY)) {
+      poolStatusQueued = false;
+      writePoolStatus();
+      return null;
+    }
+    Long since = received.remove(key);
+    long start = System.nanoTime();
     var service = informers.get(Service.class, key);
     if (service == null) {
       var released = allocator.releaseAll(key);
       lastError.remove(key);
       if (!released.isEmpty()) {
         LOG.info("released service=" + key + " addresses=" + text(released) + " reason=deleted");
+        poolCountsChanged();
       }
       return null;
     }
     if (views.foreign(service)) {
-      allocator.releaseAll(key);
+      if (!allocator.releaseAll(key).isEmpty()) {
+        poolCountsChanged();
+      }
       return null;
     }
     ServiceView view;
@@ -131,16 +163,25 @@ public final class ServiceReconciler implements AutoCloseable {
       return null;
     }
     var outcome = allocator.reconcile(view);
+    if (!outcome.allocated().isEmpty() || !outcome.released().isEmpty()) {
+      poolCountsChanged();
+    }
+    Runnable announce = () -> {
+      if (!outcome.allocated().isEmpty()) {
+        LOG.info("allocated service=" + key + " addresses=" + text(outcome.allocated()));
+        events.normal(service, "IPAllocated", "Assigned IP " + text(outcome.allocated()));
+      }
+      if (!outcome.released().isEmpty()) {
+        LOG.info("released service=" + key + " addresses=" + text(outcome.released()));
+        events.normal(service, "IPReleased", "Released IP " + text(outcome.released()));
+      }
+    };
     if (!outcome.addresses().equals(view.current())) {
-      writeStatus(service, outcome.addresses());
-    }
-    if (!outcome.allocated().isEmpty()) {
-      LOG.info("allocated service=" + key + " addresses=" + text(outcome.allocated()));
-      events.normal(service, "IPAllocated", "Assigned IP " + text(outcome.allocated()));
-    }
-    if (!outcome.released().isEmpty()) {
-      LOG.info("released service=" + key + " addresses=" + text(outcome.released()));
-      events.normal(service, "IPReleased", "Released IP " + text(outcome.released()));
+      // the allocator's decision is made (and held); the PATCH goes out without holding up the next Service
+      long receivedAt = since == null ? 0 : since;
+      writes.submit(key, () -> writeStatus(key, service, outcome.addresses(), receivedAt, start, announce));
+    } else {
+      announce.run();
     }
     if (outcome.failed()) {
       fail(service, key, outcome.error());
@@ -164,13 +205,23 @@ public final class ServiceReconciler implements AutoCloseable {
       return;
     }
     if (pool == null) {
+      poolSpecs.remove(name);
       if (allocator.pool(name).isPresent()) {
         allocator.removePool(name);
         informers.list(Service.class).forEach(s -> loop.enqueue(ServiceViews.key(s)));
       }
       return;
     }
+    if (pool.getSpec() == null || pool.getSpec().type() != AddressType.SERVICE) {
+      return; // a pod pool (its status changes with every block) concerns no Service
+    }
     boolean known = allocator.pool(name).isPresent();
+    if (known && java.util.Objects.equals(poolSpecs.get(name), pool.getSpec())) {
+      // a status (or metadata) change only: keep the counts in status true, Services are unaffected
+      poolCountsChanged();
+      return;
+    }
+    poolSpecs.put(name, pool.getSpec());
     upsert(pool);
     if (!known) {
       // re-take addresses that Services already hold in this pool before anyone gets a new one
@@ -181,25 +232,78 @@ public final class ServiceReconciler implements AutoCloseable {
         loop.enqueue(ServiceViews.key(service));
       }
     }
+    poolCountsChanged();
   }
 
-  private void writeStatus(Service service, List<InetAddress> addresses) {
+  /** Queues one write of every service pool's counts, at most once per {@link #STATUS_DELAY}. */
+  private void poolCountsChanged() {
+    if (!poolStatusQueued) {
+      poolStatusQueued = true;
+      loop.enqueueAfter(POOL_STATUS_KEY, STATUS_DELAY);
+    }
+  }
+
+  /**
+   * Each service pool's {@code status}: family, addresses it can hand out, distinct addresses held
+   * (the allocator's view, the same as {@code sart_allocator_addresses_in_use_total}). Written only
+   * when it differs from what the pool shows.
+   */
+  private void writePoolStatus() {
+    for (var pool : allocator.pools()) {
+      var object = informers.get(AddressPool.class, pool.name());
+      if (object == null || object.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      var status = AddressPoolStatus.service(pool.isIpv4(), pool.capacity(), pool.inUse());
+      if (status.equals(object.getStatus())) {
+        continue;
+      }
+      var name = pool.name();
+      writes.submit(POOL_STATUS_KEY + ":" + name, () -> {
+        try {
+          informers.client().resource(object).subresource("status")
+              .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 404) {
+            LOG.info("pool status write failed pool=" + name + " error=" + e);
+            loop.enqueueAfter(POOL_STATUS_KEY, STATUS_DELAY);
+          }
+        }
+      });
+    }
+  }
+
+  /**
+   * Writes {@code status.loadBalancer.ingress}; on success posts the Events of the change, on failure
+   * looks at the Service again after a backoff (the allocator keeps what it decided meanwhile).
+   */
+  private void writeStatus(String key, Service service, List<InetAddress> addresses, long received, long start,
+      Runnable announce) {
     var ingress = addresses.stream().map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}").collect(Collectors.joining(","));
     var loadBalancer = "{\"ingress\":[" + ingress + "]}";
     // RFC 6902 JSON Patch: "add" replaces an existing member, and the list is replaced as a whole
     var patch = service.getStatus() == null
         ? "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"loadBalancer\":" + loadBalancer + "}}]"
         : "[{\"op\":\"add\",\"path\":\"/status/loadBalancer\",\"value\":" + loadBalancer + "}]";
+    long sent = System.nanoTime();
     try {
-      informers.client().services().inNamespace(service.getMetadata().getNamespace())
-          .withName(service.getMetadata().getName()).subresource("status")
+      // resource(service), not withName(...): a patch by name first GETs the Service (a second round trip)
+      informers.client().resource(service).subresource("status")
           .patch(PatchContext.of(PatchType.JSON), patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         return; // deleted meanwhile: the delete event releases
       }
-      throw e;
+      int attempt = writeFailures.merge(key, 1, Integer::sum);
+      var retry = Loop.backoff(attempt);
+      metrics.failed("service");
+      LOG.info("status write failed service=" + key + " attempt=" + attempt + " retryMs=" + retry.toMillis() + " error=" + e);
+      loop.enqueueAfter(key, retry);
+      return;
     }
+    writeFailures.remove(key);
+    metrics.serviceStatusWritten(new Metrics.StatusWrite(key, received, start, sent, System.nanoTime()));
+    announce.run();
   }
 
   private static String text(List<InetAddress> addresses) {
@@ -212,12 +316,13 @@ public final class ServiceReconciler implements AutoCloseable {
   }
 
   public int pending() {
-    return loop.pending();
+    return loop.pending() + writes.pending();
   }
 
   @Override
   public void close() {
     loop.close();
+    writes.close();
     metrics.clearAllocatorPools();
   }
 }

@@ -85,7 +85,21 @@ public final class ServiceViews {
       spec.getPorts().forEach(p -> ports.add(new Port(p.getProtocol(), p.getPort() == null ? 0 : p.getPort())));
     }
     return new ServiceView(key(service), wanted(service), pools, List.copyOf(requested), List.copyOf(families), policy,
-        explicit, sharingKey, Set.copyOf(ports), current(service));
+        explicit, sharingKey, Set.copyOf(ports), current(service), backend(service));
+  }
+
+  /**
+   * {@link ServiceView#backend()}: null for {@code externalTrafficPolicy: Cluster}, else the pod selector
+   * as sorted {@code key=value} pairs ({@code "local:"} alone for a Local Service without a selector).
+   */
+  static String backend(Service service) {
+    var spec = service.getSpec();
+    if (spec == null || !"Local".equals(spec.getExternalTrafficPolicy())) {
+      return null;
+    }
+    var selector = spec.getSelector() == null ? Map.<String, String>of() : spec.getSelector();
+    return "local:" + new java.util.TreeMap<>(selector).entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(","));
   }
 
   /** The IP addresses in {@code status.loadBalancer.ingress}. */

@@ -16,6 +16,7 @@ public final class Events implements AutoCloseable {
   public static final String COMPONENT = "sart-controller";
 
   private final KubernetesClient client;
+  private final java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger();
   private final ExecutorService sender = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("sart-events").factory());
 
   public Events(KubernetesClient client) {
@@ -58,16 +59,25 @@ public final class Events implements AutoCloseable {
         .build();
     LOG.fine(() -> "event kind=" + object.getKind() + " name=" + meta.getName() + " reason=" + reason + " message=" + message);
     try {
+      pending.incrementAndGet();
       sender.execute(() -> {
         try {
           client.v1().events().inNamespace(namespace).resource(event).create();
         } catch (RuntimeException e) {
           LOG.fine("event not posted: " + e);
+        } finally {
+          pending.decrementAndGet();
         }
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
+      pending.decrementAndGet();
       LOG.fine("event dropped while shutting down: " + reason);
     }
+  }
+
+  /** Events not yet posted (for the benchmark). */
+  public int pending() {
+    return pending.get();
   }
 
   @Override

@@ -61,6 +61,11 @@ public final class Loop implements AutoCloseable {
     }
   }
 
+  /** The delay before retry number {@code attempt} (1, 2, ...): 100 ms doubling up to 30 s. */
+  public static Duration backoff(int attempt) {
+    return Duration.ofMillis(Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << Math.min(Math.max(attempt, 1) - 1, 20)));
+  }
+
   /** Keys waiting (for tests and the benchmark). */
   public int pending() {
     return queue.size();
@@ -84,7 +89,7 @@ public final class Loop implements AutoCloseable {
         }
       } catch (Exception | AssertionError e) {
         int n = failures.merge(key, 1, Integer::sum);
-        long millis = Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << Math.min(n - 1, 20));
+        long millis = backoff(n).toMillis();
         metrics.failed(resource);
         LOG.log(n == 1 ? Level.INFO : Level.FINE,
             "reconcile failed resource=" + resource + " key=" + key + " attempt=" + n + " retryMs=" + millis + " error=" + e);

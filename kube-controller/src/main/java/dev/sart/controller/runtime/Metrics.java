@@ -31,6 +31,35 @@ public final class Metrics {
         .description("reconciliations that failed").register(registry).increment();
   }
 
+  /**
+   * One status write of the Service reconciler, as {@link System#nanoTime()} stamps: the first watch
+   * event of the Service not yet handled reached the reconciler, its reconcile began, the status PATCH
+   * was sent, the API server acknowledged it. {@code receivedNanos} is 0 when the reconcile had no
+   * Service event behind it (a pool change).
+   */
+  public record StatusWrite(String key, long receivedNanos, long startNanos, long sentNanos, long ackedNanos) {}
+
+  private volatile java.util.function.Consumer<StatusWrite> statusListener = w -> {};
+
+  /**
+   * {@code sart_controller_service_status_duration_seconds}: a Service's watch event received → its
+   * status PATCH acknowledged (the controller's share of a Service getting its address, plus one
+   * round trip to the API server).
+   */
+  public void serviceStatusWritten(StatusWrite write) {
+    if (write.receivedNanos() != 0) {
+      Timer.builder("sart.controller.service.status.duration")
+          .description("Service watch event received to its status PATCH acknowledged").publishPercentileHistogram()
+          .register(registry).record(Duration.ofNanos(write.ackedNanos() - write.receivedNanos()));
+    }
+    statusListener.accept(write);
+  }
+
+  /** Sees every Service status write (the benchmark's per-phase breakdown). */
+  public void onServiceStatusWritten(java.util.function.Consumer<StatusWrite> listener) {
+    statusListener = listener;
+  }
+
   /** One allocator gauge series: pool, family and its value. */
   public record Series(String pool, String family, java.util.function.DoubleSupplier value) {}
 
@@ -56,9 +85,29 @@ public final class Metrics {
     addressesInUse.clear();
   }
 
+  private final java.util.List<java.util.function.Consumer<StringBuilder>> sections = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Adds hand-written families to every scrape (series whose label sets come and go with objects);
+   * {@link #removeSection} drops them again.
+   */
+  public void addSection(java.util.function.Consumer<StringBuilder> section) {
+    sections.add(section);
+  }
+
+  public void removeSection(java.util.function.Consumer<StringBuilder> section) {
+    sections.remove(section);
+  }
+
+  /** A label value escaped for the text format (backslash, double quote, newline). */
+  public static String label(String value) {
+    return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+
   /** The text exposition format for {@code GET /metrics}. */
   public String scrape() {
     var text = new StringBuilder(registry.scrape());
+    sections.forEach(s -> s.accept(text));
     gauge(text, "sart_allocator_addresses_total", "addresses a service pool can hand out", addressesTotal);
     gauge(text, "sart_allocator_addresses_in_use_total", "addresses of a service pool held by Services", addressesInUse);
     return text.toString();

@@ -29,8 +29,21 @@ public final class Admission {
   public static final String VALIDATE_BGP_ADVERTISEMENT = "/validate-sart-terassyi-net-v1alpha2-bgpadvertisement";
   public static final String MUTATE_ADDRESS_BLOCK = "/mutate-sart-terassyi-net-v1alpha2-addressblock";
   public static final String MUTATE_SERVICE = "/mutate-v1-service";
-  public static final List<String> PATHS = List.of(VALIDATE_ADDRESS_POOL, VALIDATE_BGP_PEER, MUTATE_BGP_PEER,
-      VALIDATE_BGP_ADVERTISEMENT, MUTATE_ADDRESS_BLOCK, MUTATE_SERVICE);
+
+  /**
+   * One webhook as the API server is told of it (kube-controller/manifests/webhook.yaml, checked
+   * against this list by WebhookManifestTest): sart's name, path, kind of configuration and resource.
+   */
+  public record Hook(String name, String path, boolean mutating, String group, String version, String resource) {}
+
+  public static final List<Hook> HOOKS = List.of(
+      new Hook("vaddresspool.kb.io", VALIDATE_ADDRESS_POOL, false, Sart.GROUP, Sart.VERSION, "addresspools"),
+      new Hook("vbgppeer.kb.io", VALIDATE_BGP_PEER, false, Sart.GROUP, Sart.VERSION, "bgppeers"),
+      new Hook("vbgpadvertisement.kb.io", VALIDATE_BGP_ADVERTISEMENT, false, Sart.GROUP, Sart.VERSION, "bgpadvertisements"),
+      new Hook("mbgppeer.kb.io", MUTATE_BGP_PEER, true, Sart.GROUP, Sart.VERSION, "bgppeers"),
+      new Hook("maddressblock.kb.io", MUTATE_ADDRESS_BLOCK, true, Sart.GROUP, Sart.VERSION, "addressblocks"),
+      new Hook("mservice.kb.io", MUTATE_SERVICE, true, "", "v1", "services"));
+  public static final List<String> PATHS = HOOKS.stream().map(Hook::path).toList();
 
   private final KubernetesClient client;
 

@@ -100,4 +100,31 @@ public final class Certs {
     return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
         + "\n-----END " + type + "-----\n";
   }
+
+  /** The Secret the webhook certificate lives in (sart's name), mounted at {@code --cert-dir}. */
+  public static final String SECRET_NAME = "sart-webhook-server-cert";
+
+  /**
+   * A {@code kubernetes.io/tls} Secret manifest holding {@code tls.crt}, {@code tls.key} and
+   * {@code ca.crt} of {@code dir} (what {@code sartd certgen} writes as {@code secret.yaml}).
+   */
+  public static String secretManifest(Path dir, String name, String namespace) throws IOException {
+    var text = new StringBuilder("""
+        apiVersion: v1
+        kind: Secret
+        type: kubernetes.io/tls
+        metadata:
+          name: %s
+          namespace: %s
+        data:
+        """.formatted(name, namespace));
+    for (var file : List.of("ca.crt", "tls.crt", "tls.key")) {
+      var path = dir.resolve(file);
+      if (java.nio.file.Files.exists(path)) {
+        text.append("  ").append(file).append(": ")
+            .append(java.util.Base64.getEncoder().encodeToString(java.nio.file.Files.readAllBytes(path))).append('\n');
+      }
+    }
+    return text.toString();
+  }
 }

@@ -8,6 +8,7 @@ import static dev.sart.controller.MockCluster.pool;
 import static dev.sart.controller.MockCluster.slice;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.controller.MockCluster;
 import dev.sart.controller.lb.ServiceReconciler;
@@ -41,6 +42,7 @@ class AdvertisementReconcilerTest {
   private Events events;
   private ServiceReconciler services;
   private AdvertisementReconciler adverts;
+  private Metrics metrics;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -54,7 +56,7 @@ class AdvertisementReconcilerTest {
     peer(client, "node3", "7.7.7.7", "to-router1");
     informers = new Informers(client);
     events = new Events(client);
-    var metrics = new Metrics();
+    metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
     adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics);
     informers.start();
@@ -128,6 +130,26 @@ class AdvertisementReconcilerTest {
         "node3-65000-9.9.9.9", "Withdraw", "node3-65000-7.7.7.7", "Withdraw"));
     agents(advert);
     awaitPeers(advert, Map.of());
+  }
+
+  @Test
+  void metricsCountPeersPerStateAndResetsToNotAdvertised() {
+    createService("m", "Cluster", Map.of(Sart.PEER_GROUP_ANNOTATION, "to-router1"));
+    String advert = "m-10-0-1-1";
+    client.resource(slice("test", "m", "m-1", List.of(endpoint("10.100.0.1", "node1", true, false)))).create();
+    awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
+    agents(advert);
+    awaitPeers(advert, Map.of("node3-65000-7.7.7.7", "Advertised"));
+    var series = "{name=\"" + advert + "\",namespace=\"test\",status=\"";
+    await().atMost(WAIT).until(() -> metrics.scrape().contains("sart_controller_bgp_advertisement_status" + series + "Advertised\"} 1"));
+    assertTrue(metrics.scrape().contains("sart_controller_bgp_advertisement_status" + series + "NotAdvertised\"} 0"));
+
+    // the agent's speaker restarted: it sets the entry back to NotAdvertised to announce again
+    client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"replace\",\"path\":\"/status/peers/node3-65000-7.7.7.7\",\"value\":\"NotAdvertised\"}]");
+    await().atMost(WAIT).until(() -> metrics.scrape().contains(
+        "sart_controller_bgp_advertisement_backoff_count{name=\"" + advert + "\",namespace=\"test\"} 1"));
+    assertTrue(metrics.scrape().contains("sart_controller_bgp_advertisement_status" + series + "NotAdvertised\"} 1"));
   }
 
   @Test

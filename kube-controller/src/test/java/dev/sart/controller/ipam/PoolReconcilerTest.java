@@ -106,6 +106,27 @@ class PoolReconcilerTest {
     await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get() == null);
   }
 
+  private dev.sart.crds.AddressPoolStatus status(String pool) {
+    return client.resources(AddressPool.class).withName(pool).get().getStatus();
+  }
+
+  @Test
+  void aPodPoolCountsItsBlocksInStatus() {
+    podPool("counted", "10.2.0.0/24", 26, false);
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
+        new dev.sart.crds.AddressPoolStatus("ipv4", "256", null, "4", 0L), status("counted")));
+    blockFor("counted", "sart-worker");
+    blockFor("counted", "sart-worker2");
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(2L, status("counted").blocksInUse()));
+    client.resources(AddressBlock.class).withName("counted-0").delete();
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, status("counted").blocksInUse()));
+
+    // an IPv6 pool holds more than 2^63 addresses: the totals are exact decimal strings
+    podPool("v6", "fd00:10::/56", 64, false);
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
+        new dev.sart.crds.AddressPoolStatus("ipv6", "4722366482869645213696", null, "256", 0L), status("v6")));
+  }
+
   @Test
   void blockRequestsGetTheNextFreeBlockOfThePodPool() {
     podPool("default-pod-pool", "10.1.0.0/24", 29, true);

@@ -154,6 +154,32 @@ class AllocatorTest {
     assertEquals(1 + 2, allocator.pool("default-lb-pool").orElseThrow().inUse(), "still held by dns-udp");
   }
 
+  private static ServiceView shared(String key, Port port, String backend, List<String> requested) {
+    return new ServiceView(key, true, null, requested.stream().map(Cidr::parseAddress).toList(), List.of(true), "SingleStack",
+        false, "k", Set.of(port), List.of(), backend);
+  }
+
+  @Test
+  void localServicesShareOnlyWithLocalServicesOfTheSamePods() {
+    var allocator = allocator();
+    var tcp = new Port("TCP", 53);
+    var udp = new Port("UDP", 53);
+    var dns = allocator.reconcile(shared("ns/dns-tcp", tcp, "local:app=dns", List.of())).addresses();
+    // the same pods (selector), another port: shares
+    assertEquals(dns, allocator.reconcile(shared("ns/dns-udp", udp, "local:app=dns", List.of())).addresses());
+    // other pods, or Cluster: would draw traffic to nodes without its pods, so not this address
+    assertNotEquals(dns, allocator.reconcile(shared("ns/other-pods", new Port("TCP", 54), "local:app=web", List.of())).addresses());
+    assertNotEquals(dns, allocator.reconcile(shared("ns/cluster", new Port("TCP", 55), null, List.of())).addresses());
+    // asked for by address: refused with a reason, not silently moved
+    var refused = allocator.reconcile(shared("ns/asks", new Port("TCP", 56), null, List.of(Cidr.format(dns.getFirst()))));
+    assertTrue(refused.failed());
+    assertTrue(refused.addresses().isEmpty());
+    // two Cluster Services share whatever their selectors
+    var web = allocator.reconcile(shared("ns/web-a", new Port("TCP", 80), null, List.of())).addresses();
+    assertNotEquals(dns, web);
+    assertEquals(web, allocator.reconcile(shared("ns/web-b", new Port("TCP", 81), null, List.of())).addresses());
+  }
+
   @Test
   void dualStackGetsOneAddressPerFamilyInFamilyOrder() {
     var allocator = allocator();

@@ -81,6 +81,46 @@ class ServiceReconcilerTest {
         .anyMatch(e -> "IPAllocated".equals(e.getReason()) && "app-svc-cluster".equals(e.getInvolvedObject().getName())));
   }
 
+  private dev.sart.crds.AddressPoolStatus poolStatus(String name) {
+    return client.resources(dev.sart.crds.AddressPool.class).withName(name).get().getStatus();
+  }
+
+  @Test
+  void poolStatusCountsTheAddressesServicesHold() {
+    // /24 without network and broadcast: 254 addresses to hand out
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
+        new dev.sart.crds.AddressPoolStatus("ipv4", "254", 0L, null, null), poolStatus("default-lb-pool")));
+    client.resource(lbService("test", "a", Map.of()).build()).create();
+    client.resource(lbService("test", "b", Map.of()).build()).create();
+    // two Services sharing one address count it once
+    client.resource(lbService("test", "c", Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k", Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.5"))
+        .build()).create();
+    client.resource(lbService("test", "d", Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k", Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.5"))
+        .editSpec().editFirstPort().withPort(443).endPort().endSpec().build()).create();
+    awaitIngress("d", List.of("10.0.100.5"));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(2L, poolStatus("default-lb-pool").addressesInUse()));
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, poolStatus("non-default-lb-pool").addressesInUse()));
+    client.services().inNamespace("test").withName("a").delete();
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, poolStatus("default-lb-pool").addressesInUse()));
+    client.services().inNamespace("test").withName("c").delete();
+    client.services().inNamespace("test").withName("d").delete();
+    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(0L, poolStatus("non-default-lb-pool").addressesInUse()));
+  }
+
+  @Test
+  void localServicesShareAnAddressOnlyWhenTheySelectTheSamePods() {
+    var shared = Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k");
+    client.resource(lbService("test", "tcp", shared).editSpec().withExternalTrafficPolicy("Local")
+        .withSelector(Map.of("app", "dns")).endSpec().build()).create();
+    awaitIngress("tcp", List.of("10.0.1.1"));
+    client.resource(lbService("test", "udp", shared).editSpec().withExternalTrafficPolicy("Local")
+        .withSelector(Map.of("app", "dns")).editFirstPort().withProtocol("UDP").endPort().endSpec().build()).create();
+    client.resource(lbService("test", "other", shared).editSpec().withExternalTrafficPolicy("Local")
+        .withSelector(Map.of("app", "web")).editFirstPort().withPort(8443).endPort().endSpec().build()).create();
+    awaitIngress("udp", List.of("10.0.1.1"));
+    awaitIngress("other", List.of("10.0.1.2"));
+  }
+
   @Test
   void allocatesFromTheAnnotatedPoolAndTheRequestedAddress() {
     client.resource(lbService("test", "app-svc-local", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool")).build()).create();

@@ -113,6 +113,13 @@ public final class BgpServer implements AutoCloseable {
       }
     }));
     listener = bound.join();
+    // RFC 5082 §3: with GTSM everything we send leaves with TTL 255, the SYN-ACK to a peer that
+    // connects to us included; the kernel sends that from the listening socket, before the
+    // accepted one gets its own TTL (applyTtl), and a GTSM peer drops it otherwise (BIRD, GoBGP
+    // and OpenBGPD did: the TTL was 64). For other peers the SYN-ACK's TTL does not matter.
+    int lfd = ((io.netty.channel.unix.UnixChannel) listener).fd().intValue();
+    dev.sart.bgp.peer.Sockets.setTtl(lfd, false, 255);
+    dev.sart.bgp.peer.Sockets.setTtl(lfd, true, 255);
     updateMd5Keys();
     LOG.info(() -> "event=listening port=" + port);
   }

@@ -130,6 +130,11 @@ class SpeakerOptionsInteropTest {
         hops, true, c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
   }
 
+  private static PeerConfig multihop(PeerConfig c, int ttl) {
+    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(), c.password(),
+        ttl, false, c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
+  }
+
   private static void awaitEstablished(Router r, String us, Peer p) {
     r.awaitEstablished(us);
     await().atMost(Duration.ofSeconds(20)).until(() -> p.status().state() == State.ESTABLISHED);
@@ -222,27 +227,32 @@ class SpeakerOptionsInteropTest {
   }
 
   /**
-   * GTSM (RFC 5082) across one router. IPv4: both sides allow two hops; the session comes up only
-   * if our packets leave with TTL 255 (they arrive with 254, the lowest the daemon accepts). IPv6:
-   * the daemon allows one hop, so it drops what we send however we send it: the session stays down,
-   * which shows the daemon does check.
+   * GTSM (RFC 5082) across one router, the daemon allowing two hops (it accepts TTL 254 and up) on
+   * both sessions. IPv4: our GTSM, we connect and send with TTL 255 (254 on arrival): the session
+   * comes up. IPv6, we only listen: with our GTSM the session comes up too, so the SYN-ACK the
+   * kernel sends from our listening socket (before the accepted one gets its own TTL) leaves with
+   * TTL 255 as well (it left with 64 before: BIRD, GoBGP and OpenBGPD dropped it). Then the same
+   * IPv6 neighbour again with plain multihop, TTL 2 (1 on arrival): the session stays down, which
+   * shows that the daemon does check. (A daemon allowing one hop would not tell: BIRD and FRR do
+   * not even try a single-hop eBGP neighbour that is not on a connected network.)
    */
-  @ParameterizedTest(name = "GTSM with {0} across a router: two hops allowed come up, one hop allowed stays down")
+  @ParameterizedTest(name = "GTSM with {0} across a router: up when we send TTL 255, connecting or listening, down with TTL 2")
   @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void gtsmAcrossARouter(RouterKind kind) throws Exception {
     Node peer = routed();
-    Peer allowed = ours("198.51.100.2", 65002, c -> gtsm(c, 2));
-    // we only listen here: the daemon's connecting socket has its lowest TTL set before the SYN, so
-    // our SYN-ACK (TTL 254) is dropped; when it accepts our connection instead, some daemons set it
-    // only after the accept, and an OPEN already queued gets through (seen with BIRD)
-    Peer tooFar = ours("2001:db8:2::2", 65002, c -> passive(gtsm(c, 2)));
+    Peer weConnect = ours("198.51.100.2", 65002, c -> gtsm(c, 2));
+    Peer weListen = ours("2001:db8:2::2", 65002, c -> passive(gtsm(c, 2)));
     Router r = kind.create(peer, RouterConfig.of(65002, "198.51.100.2")
         .neighbor(Neighbor.of(US_V4, 65001).withTtlSecurity(2))
-        .neighbor(Neighbor.of("2001:db8:1::1", 65001).withTtlSecurity(1))
+        .neighbor(Neighbor.of("2001:db8:1::1", 65001).withTtlSecurity(2))
         .originate("203.0.113.0/24")).start();
-    awaitEstablished(r, US_V4, allowed);
+    awaitEstablished(r, US_V4, weConnect);
+    awaitEstablished(r, "2001:db8:1::1", weListen);
     await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib("203.0.113.0/24"));
-    awaitNoSession(r, "2001:db8:1::1", tooFar);
+
+    server.deletePeer(InetAddress.getByName("2001:db8:2::2")).join();
+    Peer ttl2 = ours("2001:db8:2::2", 65002, c -> passive(multihop(c, 2)));
+    awaitNoSession(r, "2001:db8:1::1", ttl2);
   }
 
   /**

@@ -133,7 +133,11 @@ public final class AdjRibOut {
   }
 
   private void signal() {
-    if (wakeupScheduled.compareAndSet(false, true)) {
+    // a plain read first: while a wake-up is pending (nearly always during a table transfer) the
+    // RIB thread then only reads the flag's cache line instead of taking it exclusive for a CAS
+    // that the peer's event loop contends for (JFR: 11 % of the samples of bgperf a were here; the
+    // measured effect, 4 runs against 2, was within the runs' noise: elapsed 5.3-6.5 s against 5.7-6.6 s)
+    if (!wakeupScheduled.get() && wakeupScheduled.compareAndSet(false, true)) {
       wakeup.run();
     }
   }

@@ -42,12 +42,7 @@ public final class Rib implements AutoCloseable {
   private BestPath.Options options = BestPath.Options.DEFAULT;
   private volatile boolean closed;
   /** Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks at. */
-  private final java.util.concurrent.atomic.AtomicLong queuedPrefixes = new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> belowLowWater =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
-  // the defaults, about half a second of the RIB's work: system properties for experiments
-  private volatile long highWater = Long.getLong("sart.bgp.rib.highWater", 100_000);
-  private volatile long lowWater = Long.getLong("sart.bgp.rib.lowWater", 20_000);
+  private final IngestBacklog ingest = new IngestBacklog();
 
   public Rib() {
     worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);
@@ -100,7 +95,7 @@ public final class Rib implements AutoCloseable {
 
   /** Prefixes (announced or withdrawn) in UPDATEs handed to the RIB thread and not processed yet. */
   public long queuedPrefixes() {
-    return queuedPrefixes.get();
+    return ingest.queued();
   }
 
   /**
@@ -108,7 +103,7 @@ public final class Rib implements AutoCloseable {
    * sockets (TCP pushes back on the senders) until {@link #whenBelowLowWater} tells them to go on.
    */
   public boolean overHighWater() {
-    return queuedPrefixes.get() > highWater;
+    return ingest.overHighWater();
   }
 
   /**
@@ -116,32 +111,12 @@ public final class Rib implements AutoCloseable {
    * are at or below the low-water mark; {@code r} must be short (hand it to an event loop).
    */
   public void whenBelowLowWater(Runnable r) {
-    belowLowWater.add(r);
-    if (queuedPrefixes.get() <= lowWater) {
-      runBelowLowWater();
-    }
+    ingest.whenBelowLowWater(r);
   }
 
   /** The marks of {@link #overHighWater} and {@link #whenBelowLowWater}, in prefixes (low &lt; high). */
   public void setBackPressure(long high, long low) {
-    if (low < 0 || low >= high) {
-      throw new IllegalArgumentException("back-pressure marks: need 0 <= low < high, got low " + low + " high " + high);
-    }
-    highWater = high;
-    lowWater = low;
-  }
-
-  private void runBelowLowWater() {
-    Runnable r;
-    while ((r = belowLowWater.poll()) != null) {
-      r.run();
-    }
-  }
-
-  private void processed(long prefixes) {
-    if (queuedPrefixes.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()) {
-      runBelowLowWater();
-    }
+    ingest.setMarks(high, low);
   }
 
   private void submit(Runnable r) {
@@ -448,12 +423,12 @@ public final class Rib implements AutoCloseable {
     if (closed) {
       return;
     }
-    queuedPrefixes.addAndGet(n);
+    ingest.added(n);
     submit(() -> {
       try {
         apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
       } finally {
-        processed(n);
+        ingest.processed(n);
       }
     });
   }

@@ -36,8 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code insert} and {@code withdraw} go through {@link Rib#update} as the peers call it, in
  * batches of 500 prefixes (about what a 4096-octet UPDATE of /32s holds), into a RIB with one
  * downstream eBGP peer whose Adj-RIB-Out collects the changes (never drained here: it measures
- * the RIB thread's work, not the peer's). The time includes handing the batches to the RIB
- * thread and waiting until it has processed them.
+ * the RIB threads' work, not the peer's). The time includes handing the batches to the RIB
+ * (split by shard) and waiting until every shard has processed them.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -77,6 +77,10 @@ public class RibBenchmark {
     @Param({"1", "10"})
     public int paths;
 
+    /** The RIB's shards (threads): 1, or one per core of this machine. */
+    @Param({"1", "2"})
+    public int shards;
+
     List<RibPeer> peers;
     List<Attrs> attrs;
     List<List<Prefix>> batches;
@@ -106,7 +110,7 @@ public class RibBenchmark {
 
     /** A fresh RIB with one downstream peer, holding the paths of the first {@code count} peers. */
     Rib fill(int count) {
-      Rib rib = new Rib();
+      Rib rib = new Rib(shards);
       rib.setLocalAs(65000);
       for (RibPeer p : peers) {
         rib.peerUp(p);

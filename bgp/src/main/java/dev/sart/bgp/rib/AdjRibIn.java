@@ -10,25 +10,54 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What the RIB keeps per Established peer besides its paths in the Loc-RIB: its policies, its
- * Adj-RIB-In as received (RFC 4271 §3.2, only with soft reconfiguration inbound), and the number
- * of prefixes accepted per family for the max-prefix limit. Owned by the RIB thread.
+ * What one RIB shard keeps per Established peer besides its paths in the Loc-RIB: its policies,
+ * its Adj-RIB-In as received (RFC 4271 §3.2, only with soft reconfiguration inbound) for the
+ * shard's prefixes, and its share of the number of prefixes accepted per family for the
+ * max-prefix limit (the {@link Limit}, which all shards share). Owned by the shard's thread.
  */
 final class AdjRibIn {
   record Key(Prefix prefix, int pathId) {}
 
+  /**
+   * The peer's max-prefix state across the shards: the accepted prefixes per family (each shard
+   * counts in its own slots) and whether the limit has been reported (once per family and session).
+   */
+  static final class Limit {
+    final MaxPrefixHandler handler; // null: nobody to tell (tests, warning only)
+    private final ShardCounts accepted = new ShardCounts();
+    private final AtomicBoolean trippedV4 = new AtomicBoolean();
+    private final AtomicBoolean trippedV6 = new AtomicBoolean();
+
+    Limit(MaxPrefixHandler handler) {
+      this.handler = handler;
+    }
+
+    long accepted(Family f) {
+      return f.equals(Family.IPV4_UNICAST) ? accepted.sum(0) : f.equals(Family.IPV6_UNICAST) ? accepted.sum(1) : 0;
+    }
+
+    /** Marks the limit of {@code f} as reported; false when it already was (by any shard). */
+    boolean trip(Family f) {
+      return (f.equals(Family.IPV4_UNICAST) ? trippedV4 : trippedV6).compareAndSet(false, true);
+    }
+
+    /** The limit changed: it may be reported again. */
+    void reset() {
+      trippedV4.set(false);
+      trippedV6.set(false);
+    }
+  }
+
   PeerPolicy policy;
-  final MaxPrefixHandler handler; // null: nobody to tell (tests, warning only)
+  final Limit limit;
+  private final int shard;
   /** Pre-policy paths as received; null unless soft reconfiguration inbound is on. */
   Map<Key, Attrs> received;
   /** RFC 7313 §4: per family, the paths marked stale by the peer's BoRR and not sent again yet. */
   Map<Family, Set<Key>> stale;
-  long acceptedV4;
-  long acceptedV6;
-  boolean trippedV4;
-  boolean trippedV6;
   // one-entry memos: the prefixes of one UPDATE (and most of a table walk) share their attributes
   private Statement importStatement;
   private Attrs importIn;
@@ -50,9 +79,10 @@ final class AdjRibIn {
   private static final Object NOT_EXPORTED = new Object();
   static final int EXPORT_CACHE_MAX = 1 << 16;
 
-  AdjRibIn(PeerPolicy policy, MaxPrefixHandler handler) {
+  AdjRibIn(PeerPolicy policy, Limit limit, int shard) {
     this.policy = policy;
-    this.handler = handler;
+    this.limit = limit;
+    this.shard = shard;
     this.received = policy.softReconfigurationInbound() ? new HashMap<>() : null;
     this.exportPolicyPerPrefix = perPrefix(policy.exportPolicy());
   }
@@ -166,26 +196,6 @@ final class AdjRibIn {
   }
 
   void count(Prefix p, int delta) {
-    if (p.isIpv4()) {
-      acceptedV4 += delta;
-    } else {
-      acceptedV6 += delta;
-    }
-  }
-
-  boolean tripped(Family f) {
-    return f.equals(Family.IPV4_UNICAST) ? trippedV4 : trippedV6;
-  }
-
-  void trip(Family f) {
-    if (f.equals(Family.IPV4_UNICAST)) {
-      trippedV4 = true;
-    } else {
-      trippedV6 = true;
-    }
-  }
-
-  long accepted(Family f) {
-    return f.equals(Family.IPV4_UNICAST) ? acceptedV4 : f.equals(Family.IPV6_UNICAST) ? acceptedV6 : 0;
+    limit.accepted.add(shard, p.isIpv4() ? 0 : 1, delta);
   }
 }

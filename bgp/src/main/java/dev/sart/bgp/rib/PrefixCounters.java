@@ -8,9 +8,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * metrics. It outlives sessions: the RIB adds and removes as paths come and go (a session going
  * down removes all of them), so the counts fall to 0 without a reset.
  *
- * <p>Each count has one writer: received and accepted the RIB thread, advertised the peer's event
- * loop. Writers use plain increments published with release semantics (no atomic read-modify-write
- * on the route path); readers may be on any thread.
+ * <p>Each count has one writer per slot: received and accepted are kept per RIB shard (each shard
+ * writes its own slot, and a reader adds the slots up), advertised by the peer's event loop.
+ * Writers use plain increments published with release semantics (no atomic read-modify-write on
+ * the route path); readers may be on any thread.
  */
 public final class PrefixCounters {
   /** The families counted apart; every other one is counted as {@link #OTHER}. */
@@ -18,8 +19,8 @@ public final class PrefixCounters {
   private static final int IPV6 = 1;
   private static final int OTHER = 2;
 
-  private final AtomicLongArray received = new AtomicLongArray(3);
-  private final AtomicLongArray accepted = new AtomicLongArray(3);
+  /** Received in the shard's slots 0-2, accepted in 3-5. */
+  private final ShardCounts perShard = new ShardCounts();
   private final AtomicLongArray advertised = new AtomicLongArray(3);
 
   private static int index(Family f) {
@@ -43,12 +44,12 @@ public final class PrefixCounters {
    * those we rejected (an AS_PATH loop).
    */
   public long received(Family f) {
-    return get(received, f);
+    return perShard.sum(index(f));
   }
 
   /** Of the received prefixes, those that are candidates for the Loc-RIB (RFC 4271 §9.1.2). */
   public long accepted(Family f) {
-    return get(accepted, f);
+    return perShard.sum(3 + index(f));
   }
 
   /** Prefixes currently advertised to the peer (its Adj-RIB-Out as sent). */
@@ -56,14 +57,14 @@ public final class PrefixCounters {
     return get(advertised, f);
   }
 
-  // --- RIB thread -----------------------------------------------------------------------------
+  // --- RIB shard threads, each in its own slot ---------------------------------------------------
 
-  void received(Family f, long delta) {
-    add(received, f, delta);
+  void received(int shard, Family f, long delta) {
+    perShard.add(shard, index(f), delta);
   }
 
-  void accepted(Family f, long delta) {
-    add(accepted, f, delta);
+  void accepted(int shard, Family f, long delta) {
+    perShard.add(shard, 3 + index(f), delta);
   }
 
   // --- the peer's event loop --------------------------------------------------------------------

@@ -1,69 +1,115 @@
 package dev.sart.bgp.rib;
 
-import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Adj-RIBs-In, Loc-RIB and the feeding of the Adj-RIBs-Out, owned by one thread: every change
- * arrives as a task on its queue, so nothing here needs a lock. Queries from the API run on the
- * same thread through {@link #query}.
+ * Adj-RIBs-In, Loc-RIB and the feeding of the Adj-RIBs-Out, split into {@link RibShard shards} by
+ * prefix: each shard is owned by one thread and fed by a queue, so nothing on the route path takes
+ * a lock, and the shards work on different prefixes at the same time (issue 5). An UPDATE is split
+ * by shard; what concerns a peer as a whole (it came up, went down, changed policy) goes to every
+ * shard in the same order; queries and subscriptions see every shard at one instant: each shard
+ * stops at a barrier, the query runs, and they go on ({@link #acrossShards}).
+ *
+ * <p>The number of shards is {@code -Dsart.bgp.rib.shards}, by default the processors the JVM may
+ * use (at most {@link #MAX_SHARDS}): a process pinned to one CPU gets one shard.
  */
 public final class Rib implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Rib.class.getName());
+  /** The most shards a RIB can have (per-shard counter slots are sized for it). */
+  public static final int MAX_SHARDS = 8;
 
-  private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
-  private final Thread worker;
-  private final List<RibListener> listeners = new CopyOnWriteArrayList<>();
-  // owned by the worker
-  private final DestinationTable table = new DestinationTable();
-  private final List<RibPeer> peers = new ArrayList<>();
-  private final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
+  private final RibShard[] shards;
+  /** Read by the shards on every change of a selection. */
+  final List<RibListener> listeners = new CopyOnWriteArrayList<>();
   /**
-   * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
-   * rejected them): counted as received, not accepted.
+   * Held while a task is put on every shard's queue, so all shards see such tasks in one order
+   * (barriers of two cross-shard tasks can never wait on each other).
    */
-  private final Map<RibPeer, java.util.Set<Rejected>> rejected = new HashMap<>();
-  private long localAs;
-  private BestPath.Options options = BestPath.Options.DEFAULT;
+  private final Object broadcast = new Object();
   private volatile boolean closed;
   /** Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks at. */
   private final IngestBacklog ingest = new IngestBacklog();
 
   public Rib() {
-    worker = Thread.ofPlatform().name("bgp-rib").daemon().start(this::run);
+    this(Integer.getInteger("sart.bgp.rib.shards", Runtime.getRuntime().availableProcessors()));
   }
 
-  private void run() {
-    while (!closed) {
-      Runnable task;
-      try {
-        task = tasks.take();
-      } catch (InterruptedException e) {
-        return;
-      }
-      try {
-        task.run();
-      } catch (RuntimeException e) {
-        LOG.log(Level.SEVERE, "RIB task failed", e);
+  /** A RIB of {@code shards} shards (clamped to 1..{@link #MAX_SHARDS}). */
+  public Rib(int shards) {
+    int n = Math.clamp(shards, 1, MAX_SHARDS);
+    this.shards = new RibShard[n];
+    for (int i = 0; i < n; i++) {
+      this.shards[i] = new RibShard(this, i, n);
+    }
+  }
+
+  public int shards() {
+    return shards.length;
+  }
+
+  /** The shard that owns {@code p}: a hash of its own, independent of the tables' slot hash. */
+  static int shardOf(Prefix p, int shards) {
+    long h = (p.high() ^ Long.rotateLeft(p.low(), 29) ^ ((long) p.length() << 56)) * 0xBF58476D1CE4E5B9L;
+    return (int) (((h >>> 32) * shards) >>> 32);
+  }
+
+  // --- how tasks reach the shards ------------------------------------------------------------------
+
+  /** Puts {@code task.apply(shard)} on every shard's queue. */
+  private void everyShard(IntFunction<Runnable> task) {
+    synchronized (broadcast) {
+      for (RibShard s : shards) {
+        s.submit(task.apply(s.index));
       }
     }
   }
 
+  /**
+   * Runs {@code once} while every shard waits: each shard finishes what was queued before, stops at
+   * a barrier, {@code once} runs (on the last shard's thread) and may read and change any shard,
+   * and then all go on. The barrier orders memory both ways.
+   */
+  private void acrossShards(Runnable once) {
+    Runnable guarded = () -> {
+      try {
+        once.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.SEVERE, "RIB task failed", e);
+      }
+    };
+    if (shards.length == 1) {
+      shards[0].submit(guarded);
+      return;
+    }
+    CyclicBarrier barrier = new CyclicBarrier(shards.length, guarded);
+    everyShard(i -> () -> {
+      try {
+        barrier.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // closing
+      } catch (BrokenBarrierException e) {
+        // another shard was interrupted (closing)
+      }
+    });
+  }
+
+  /** Listeners are called on the shards' threads, concurrently for prefixes of different shards. */
   public void addListener(RibListener l) {
     listeners.add(l);
   }
@@ -73,14 +119,17 @@ public final class Rib implements AutoCloseable {
   }
 
   /**
-   * Subscribes on the RIB thread: {@code initial} gets the current selection of every prefix
-   * first, then {@code l} every change, with nothing lost or doubled in between.
+   * Subscribes with every shard stopped: {@code initial} gets the current selection of every prefix
+   * first, then {@code l} every change (on the shards' threads), with nothing lost or doubled in
+   * between.
    */
   public void subscribe(RibListener initial, Runnable endOfInitial, RibListener l) {
-    submit(() -> {
-      for (Destination d : table.values()) {
-        if (d.hasSelection()) {
-          initial.selectionChanged(d.prefix, d.selection());
+    acrossShards(() -> {
+      for (RibShard s : shards) {
+        for (Destination d : s.table.values()) {
+          if (d.hasSelection()) {
+            initial.selectionChanged(d.prefix, d.selection());
+          }
         }
       }
       endOfInitial.run();
@@ -88,12 +137,16 @@ public final class Rib implements AutoCloseable {
     });
   }
 
-  /** Tasks waiting for the RIB thread. */
+  /** Tasks waiting for the RIB's threads. */
   public int backlog() {
-    return tasks.size();
+    int n = 0;
+    for (RibShard s : shards) {
+      n += s.backlog();
+    }
+    return n;
   }
 
-  /** Prefixes (announced or withdrawn) in UPDATEs handed to the RIB thread and not processed yet. */
+  /** Prefixes (announced or withdrawn) in UPDATEs handed to the RIB and not processed yet. */
   public long queuedPrefixes() {
     return ingest.queued();
   }
@@ -107,7 +160,7 @@ public final class Rib implements AutoCloseable {
   }
 
   /**
-   * Runs {@code r} (on the RIB thread, or at once on the caller's) as soon as the prefixes queued
+   * Runs {@code r} (on a RIB thread, or at once on the caller's) as soon as the prefixes queued
    * are at or below the low-water mark; {@code r} must be short (hand it to an event loop).
    */
   public void whenBelowLowWater(Runnable r) {
@@ -119,16 +172,13 @@ public final class Rib implements AutoCloseable {
     ingest.setMarks(high, low);
   }
 
-  private void submit(Runnable r) {
-    if (!closed) {
-      tasks.add(r);
-    }
-  }
-
-  /** Runs {@code f} on the RIB thread and completes with its result. */
+  /** Runs {@code f} with every shard stopped and completes with its result. */
   public <T> CompletableFuture<T> query(Function<View, T> f) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    submit(() -> {
+    if (closed) {
+      return result;
+    }
+    acrossShards(() -> {
       try {
         result.complete(f.apply(new View()));
       } catch (RuntimeException e) {
@@ -139,20 +189,12 @@ public final class Rib implements AutoCloseable {
   }
 
   public void setLocalAs(long asn) {
-    submit(() -> {
-      localAs = asn;
-      adjRibsIn.values().forEach(AdjRibIn::forgetExports);
-    });
+    everyShard(i -> () -> shards[i].setLocalAs(asn));
   }
 
   /** Changes multipath options and re-runs the decision process for every prefix. */
   public void setOptions(BestPath.Options o) {
-    submit(() -> {
-      options = o;
-      for (Destination d : table.values()) {
-        decide(d);
-      }
-    });
+    everyShard(i -> () -> shards[i].setOptions(o));
   }
 
   /** A session reached Established: send it the table, then End-of-RIB. */
@@ -162,22 +204,17 @@ public final class Rib implements AutoCloseable {
 
   /**
    * A session reached Established with its policies: {@code handler} is told when it sends more
-   * prefixes than its limit allows (null: nobody is told).
+   * prefixes than its limit allows (null: nobody is told). End-of-RIB follows once every shard has
+   * queued its part of the table (RFC 4724 §2).
    */
   public void peerUp(RibPeer peer, PeerPolicy policy, MaxPrefixHandler handler) {
-    submit(() -> {
-      peers.add(peer);
-      adjRibsIn.put(peer, new AdjRibIn(policy, handler));
-      for (Destination d : table.values()) {
-        Path best = d.best();
-        if (best != null) {
-          Attrs a = exportTo(d.prefix, best, peer);
-          if (a != null) {
-            peer.out().advertise(d.prefix, null, a);
-          }
-        }
+    AdjRibIn.Limit limit = new AdjRibIn.Limit(handler);
+    AtomicInteger left = new AtomicInteger(shards.length);
+    everyShard(i -> () -> {
+      shards[i].peerUp(peer, policy, limit);
+      if (left.decrementAndGet() == 0) {
+        peer.out().initialTableQueued();
       }
-      peer.out().initialTableQueued();
     });
   }
 
@@ -189,24 +226,16 @@ public final class Rib implements AutoCloseable {
   /**
    * Sends the peer the routes of {@code family} (null: all) again, even those it has had already
    * (RFC 2918 §4); with {@code endOfRefresh}, an EoRR follows them (RFC 7313 §4: the BoRR was
-   * sent before this was asked).
+   * sent before this was asked) once every shard has queued its part.
    */
   public void resend(RibPeer peer, Family family, boolean endOfRefresh) {
-    submit(() -> {
-      if (!peers.contains(peer)) {
-        return;
+    AtomicInteger left = new AtomicInteger(shards.length);
+    AtomicBoolean up = new AtomicBoolean(true);
+    everyShard(i -> () -> {
+      if (!shards[i].resend(peer, family)) {
+        up.set(false);
       }
-      for (Destination d : table.values()) {
-        if (family != null && !d.prefix.family().equals(family)) {
-          continue;
-        }
-        Path best = d.best();
-        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
-        if (a != null) {
-          peer.out().readvertise(d.prefix, a, a);
-        }
-      }
-      if (endOfRefresh && family != null) {
+      if (left.decrementAndGet() == 0 && endOfRefresh && family != null && up.get()) {
         peer.out().endOfRefreshQueued(family);
       }
     });
@@ -217,32 +246,19 @@ public final class Rib implements AutoCloseable {
    * table at once (what no longer passes is withdrawn). A changed import policy is applied to the
    * routes as received when they are kept (soft reconfiguration inbound); otherwise the caller asks
    * the peer to send them again (ROUTE-REFRESH, RFC 2918), and they pass the new policy as they come.
+   * A changed max-prefix limit may be reported again. Runs with every shard stopped (it is rare).
    */
   public void setPolicy(RibPeer peer, PeerPolicy policy) {
-    submit(() -> {
-      AdjRibIn st = adjRibsIn.get(peer);
+    acrossShards(() -> {
+      AdjRibIn st = shards[0].adjRibsIn.get(peer);
       if (st == null) {
         return;
       }
-      PeerPolicy old = st.policy;
-      st.policy = policy;
-      st.forgetMemos();
-      boolean kept = st.received != null;
-      if (!policy.softReconfigurationInbound()) {
-        st.received = null;
-      } else if (!kept) {
-        st.received = new HashMap<>(); // filled as routes arrive (after a route refresh)
+      if (!Objects.equals(st.policy.maxPrefix(), policy.maxPrefix())) {
+        st.limit.reset();
       }
-      if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
-        reimport(peer, st);
-      }
-      if (!old.exportPolicy().equals(policy.exportPolicy())) {
-        reexport(peer, new AdjRibIn(old, null));
-      }
-      if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
-        st.trippedV4 = false;
-        st.trippedV6 = false;
-        checkMaxPrefix(peer, st);
+      for (RibShard s : shards) {
+        s.setPolicy(peer, policy);
       }
     });
   }
@@ -252,244 +268,102 @@ public final class Rib implements AutoCloseable {
    * again; those it has not sent again by its EoRR go ({@link #endOfRefresh}).
    */
   public void beginningOfRefresh(RibPeer peer, Family family) {
-    submit(() -> {
-      AdjRibIn st = adjRibsIn.get(peer);
-      if (st == null) {
-        return;
-      }
-      Set<AdjRibIn.Key> marked = new HashSet<>();
-      if (st.received != null) {
-        // as received: also the routes the import policy rejects
-        st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
-      } else {
-        for (Destination d : table.values()) {
-          if (d.prefix.family().equals(family)) {
-            for (Path p : d.paths()) {
-              if (p.source() == peer) {
-                marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
-              }
-            }
-          }
-        }
-        for (Rejected r : rejected.getOrDefault(peer, Set.of())) {
-          if (r.prefix().family().equals(family)) {
-            marked.add(new AdjRibIn.Key(r.prefix(), r.pathId()));
-          }
-        }
-      }
-      if (st.stale == null) {
-        st.stale = new HashMap<>();
-      }
-      st.stale.put(family, marked);
-    });
+    everyShard(i -> () -> shards[i].beginningOfRefresh(peer, family));
   }
 
   /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed. */
   public void endOfRefresh(RibPeer peer, Family family) {
-    submit(() -> {
-      AdjRibIn st = adjRibsIn.get(peer);
-      Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
-      if (left == null) {
-        return;
-      }
-      for (AdjRibIn.Key k : left) {
-        if (st.received != null) {
-          st.received.remove(k);
-        }
-        remove(peer, st, k.prefix(), k.pathId());
-        unreject(peer, k.prefix(), k.pathId());
-      }
-      if (!left.isEmpty()) {
-        LOG.fine(() -> "peer=" + peer + " event=stale-routes-removed family=" + family + " count=" + left.size());
+    AtomicInteger left = new AtomicInteger(shards.length);
+    AtomicInteger removed = new AtomicInteger();
+    everyShard(i -> () -> {
+      removed.addAndGet(shards[i].endOfRefresh(peer, family));
+      if (left.decrementAndGet() == 0 && removed.get() > 0) {
+        LOG.fine(() -> "peer=" + peer + " event=stale-routes-removed family=" + family + " count=" + removed.get());
       }
     });
-  }
-
-  /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
-  private void reimport(RibPeer peer, AdjRibIn st) {
-    int now = Path.now();
-    for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
-      Prefix p = e.getKey().prefix();
-      int id = e.getKey().pathId();
-      Attrs a = st.importPath(p, e.getValue(), localAs);
-      if (a == null) {
-        remove(peer, st, p, id);
-        reject(peer, p, id);
-        continue;
-      }
-      unreject(peer, p, id);
-      Destination d = table.getOrCreate(p);
-      Path old = d.find(peer, id);
-      if (old != null && old.attrs() == a) {
-        continue; // interned: the same instance means the same attributes
-      }
-      if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAt()))) {
-        added(peer, st, p);
-      }
-      decide(d);
-    }
-  }
-
-  /**
-   * A changed export policy: what the peer should have now, as changes against what it has (what
-   * {@code before}, the peer's state with the old policy, exports).
-   */
-  private void reexport(RibPeer peer, AdjRibIn before) {
-    for (Destination d : table.values()) {
-      Path best = d.best();
-      if (best == null) {
-        continue;
-      }
-      Attrs was = before.export(d.prefix, best, peer, localAs);
-      Attrs a = exportTo(d.prefix, best, peer);
-      change(peer, d.prefix, was, a);
-    }
-  }
-
-  /** Hands a change to the peer's Adj-RIB-Out: {@code was} is what it was handed before. */
-  private static void change(RibPeer peer, Prefix p, Attrs was, Attrs a) {
-    if (a == null) {
-      if (was != null) {
-        peer.out().withdraw(p, was);
-      }
-    } else if (!a.equals(was)) {
-      peer.out().advertise(p, was, a);
-    }
-  }
-
-  /** RFC 4271 §9.1.3 export rules, then the peer's export policy (cached per peer, see {@link AdjRibIn#export}). */
-  private Attrs exportTo(Prefix p, Path best, RibPeer peer) {
-    AdjRibIn st = adjRibsIn.get(peer);
-    return st == null ? Export.toPeer(p, best, peer, localAs) : st.export(p, best, peer, localAs);
-  }
-
-  /**
-   * RFC 4486 §4: more prefixes accepted than the configured upper bound. Told once per family and
-   * session (the handler closes the session with Cease/1), or logged once in warning-only mode.
-   */
-  private void checkMaxPrefix(RibPeer peer, AdjRibIn st) {
-    MaxPrefix m = st.policy.maxPrefix();
-    if (m == null) {
-      return;
-    }
-    for (Family f : List.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)) {
-      long n = st.accepted(f);
-      if (n > m.limit() && !st.tripped(f)) {
-        st.trip(f);
-        if (m.warningOnly()) {
-          LOG.warning(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
-              + " limit=" + m.limit() + " action=warning-only");
-        } else {
-          LOG.info(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
-              + " limit=" + m.limit() + " action=cease");
-          if (st.handler != null) {
-            st.handler.exceeded(peer, f, n, m);
-          }
-        }
-      }
-    }
   }
 
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
   public void peerDown(RibPeer peer) {
-    submit(() -> {
-      peers.remove(peer);
-      adjRibsIn.remove(peer);
-      List<Destination> changed = new ArrayList<>();
-      for (Destination d : table.values()) {
-        int removed = d.removeAll(peer);
-        if (removed > 0) {
-          peer.counters().accepted(d.prefix.family(), -removed);
-          peer.counters().received(d.prefix.family(), -removed);
-          changed.add(d);
-        }
-      }
-      Set<Rejected> r = rejected.remove(peer);
-      if (r != null) {
-        r.forEach(x -> peer.counters().received(x.prefix().family(), -1));
-      }
-      changed.forEach(this::decideAndForget);
-    });
+    everyShard(i -> () -> shards[i].peerDown(peer));
   }
 
   /**
    * What one UPDATE said: {@code withdrawn} are gone, {@code announced} reachable with
    * {@code attrs} (which may be null when nothing is announced). Paths whose AS_PATH holds our
-   * own AS are loops and count as withdrawn (RFC 4271 §9.1.2).
+   * own AS are loops and count as withdrawn (RFC 4271 §9.1.2). Split by shard; each part keeps
+   * the UPDATE's order.
    */
   public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
       int[] announcedPathIds, Attrs attrs) {
-    long n = (long) withdrawn.size() + announced.size();
     if (closed) {
       return;
     }
-    ingest.added(n);
-    submit(() -> {
+    ingest.added((long) withdrawn.size() + announced.size());
+    if (shards.length == 1) {
+      submitPart(shards[0], from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+      return;
+    }
+    Part[] parts = new Part[shards.length];
+    for (int i = 0; i < withdrawn.size(); i++) {
+      Prefix p = withdrawn.get(i);
+      part(parts, p).withdrawn.add(p, withdrawnPathIds == null ? -1 : withdrawnPathIds[i]);
+    }
+    for (int i = 0; i < announced.size(); i++) {
+      Prefix p = announced.get(i);
+      part(parts, p).announced.add(p, announcedPathIds == null ? -1 : announcedPathIds[i]);
+    }
+    for (int s = 0; s < parts.length; s++) {
+      Part part = parts[s];
+      if (part != null) {
+        submitPart(shards[s], from, part.withdrawn.prefixes, part.withdrawn.ids(withdrawnPathIds != null),
+            part.announced.prefixes, part.announced.ids(announcedPathIds != null), attrs);
+      }
+    }
+  }
+
+  private void submitPart(RibShard shard, RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds,
+      List<Prefix> announced, int[] announcedPathIds, Attrs attrs) {
+    long n = (long) withdrawn.size() + announced.size();
+    shard.submit(() -> {
       try {
-        apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+        shard.apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
       } finally {
         ingest.processed(n);
       }
     });
   }
 
-  private void apply(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
-      int[] announcedPathIds, Attrs attrs) {
-    AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
-    for (int i = 0; i < withdrawn.size(); i++) {
-      Prefix p = withdrawn.get(i);
-      int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
-      if (st != null) {
-        st.refreshed(p, pathId);
-        if (st.received != null) {
-          st.received.remove(new AdjRibIn.Key(p, pathId));
-        }
-      }
-      remove(from, st, p, pathId);
-      unreject(from, p, pathId);
+  private Part part(Part[] parts, Prefix p) {
+    int s = shardOf(p, parts.length);
+    Part part = parts[s];
+    if (part == null) {
+      parts[s] = part = new Part();
     }
-    if (announced.isEmpty()) {
-      return;
+    return part;
+  }
+
+  /** One shard's share of an UPDATE. */
+  private static final class Part {
+    final Prefixes withdrawn = new Prefixes();
+    final Prefixes announced = new Prefixes();
+  }
+
+  /** Prefixes with their path ids (ADD-PATH, RFC 7911), in order. */
+  private static final class Prefixes {
+    final List<Prefix> prefixes = new ArrayList<>();
+    private int[] ids = new int[8];
+
+    void add(Prefix p, int id) {
+      if (prefixes.size() == ids.length) {
+        ids = Arrays.copyOf(ids, ids.length * 2);
+      }
+      ids[prefixes.size()] = id;
+      prefixes.add(p);
     }
-    boolean loop = attrs.asPath().contains(localAs);
-    int now = Path.now();
-    for (int i = 0; i < announced.size(); i++) {
-      Prefix p = announced.get(i);
-      int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
-      if (st != null) {
-        st.refreshed(p, pathId);
-      }
-      if (loop) {
-        if (st != null && st.received != null) {
-          st.received.remove(new AdjRibIn.Key(p, pathId));
-        }
-        remove(from, st, p, pathId);
-        reject(from, p, pathId);
-        continue;
-      }
-      Attrs accepted = attrs;
-      if (st != null) {
-        if (st.received != null) {
-          st.received.put(new AdjRibIn.Key(p, pathId), attrs);
-        }
-        // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
-        // replaces what the peer sent before for the prefix, so it counts as a withdrawal
-        accepted = st.importPath(p, attrs, localAs);
-        if (accepted == null) {
-          remove(from, st, p, pathId);
-          reject(from, p, pathId);
-          continue;
-        }
-      }
-      unreject(from, p, pathId);
-      Destination d = table.getOrCreate(p);
-      if (d.put(new Path(from, pathId, accepted, now))) {
-        added(from, st, p);
-      }
-      decide(d);
-    }
-    if (st != null) {
-      checkMaxPrefix(from, st);
+
+    int[] ids(boolean any) {
+      return any ? Arrays.copyOf(ids, prefixes.size()) : null;
     }
   }
 
@@ -507,93 +381,29 @@ public final class Rib implements AutoCloseable {
     peerDown(RibPeer.LOCAL);
   }
 
-  // The counts a peer's paths keep: received = accepted (in the table) + rejected; the AdjRibIn's
-  // count (for max-prefix) follows accepted.
-
-  /** A new path of {@code from} went into the table. */
-  private void added(RibPeer from, AdjRibIn st, Prefix p) {
-    if (st != null) {
-      st.count(p, 1);
-    }
-    from.counters().accepted(p.family(), 1);
-    from.counters().received(p.family(), 1);
-  }
-
-  /** Takes the path of {@code from} out of the table, if it is there. */
-  private void remove(RibPeer from, AdjRibIn st, Prefix p, int pathId) {
-    Destination d = table.get(p);
-    if (d != null && d.remove(from, pathId)) {
-      if (st != null) {
-        st.count(p, -1);
-      }
-      from.counters().accepted(p.family(), -1);
-      from.counters().received(p.family(), -1);
-      decideAndForget(d);
-    }
-  }
-
-  /** Records a path of {@code from} that was received but not accepted. */
-  private void reject(RibPeer from, Prefix p, int pathId) {
-    if (rejected.computeIfAbsent(from, k -> new HashSet<>()).add(new Rejected(p, pathId))) {
-      from.counters().received(p.family(), 1);
-    }
-  }
-
-  /** Forgets a rejected path of {@code from}, if there was one. */
-  private void unreject(RibPeer from, Prefix p, int pathId) {
-    Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
-    if (r != null && r.remove(new Rejected(p, pathId))) {
-      from.counters().received(p.family(), -1);
-    }
-  }
-
-  private record Rejected(Prefix prefix, int pathId) {}
-
-  private void decideAndForget(Destination d) {
-    decide(d);
-    if (d.isEmpty()) {
-      table.remove(d.prefix);
-    }
-  }
-
-  /** Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3). */
-  private void decide(Destination d) {
-    Path before = d.best();
-    Path single = d.single();
-    boolean changed = single != null ? d.selectOnly(single) : d.select(BestPath.select(d.paths(), options));
-    if (!changed) {
-      return;
-    }
-    Path best = d.best();
-    if (best == null || before != best || !best.attrs().equals(before.attrs())) {
-      // what each peer was handed before is what the previous best exports to it: nothing per
-      // peer and prefix is stored (see AdjRibOut)
-      for (RibPeer peer : peers) {
-        Attrs was = before == null ? null : exportTo(d.prefix, before, peer);
-        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
-        change(peer, d.prefix, was, a);
-      }
-    }
-    if (!listeners.isEmpty()) {
-      BestPath.Selection now = d.selection();
-      for (RibListener l : listeners) {
-        l.selectionChanged(d.prefix, now);
-      }
-    }
-  }
-
   @Override
   public void close() {
     closed = true;
-    worker.interrupt();
+    for (RibShard s : shards) {
+      s.close();
+    }
   }
 
-  /** Read access for queries; valid only inside {@link #query}. */
+  /** Every destination of every shard (only while the shards wait, see {@link #acrossShards}). */
+  private Iterable<Destination> destinations() {
+    List<Iterable<Destination>> tables = new ArrayList<>(shards.length);
+    for (RibShard s : shards) {
+      tables.add(s.table.values());
+    }
+    return () -> tables.stream().flatMap(t -> java.util.stream.StreamSupport.stream(t.spliterator(), false)).iterator();
+  }
+
+  /** Read access for queries; valid only inside {@link #query}, while every shard waits. */
   public final class View {
     /** Every destination of a family: its paths, the selection first. */
-    public List<RouteView> routes(dev.sart.bgp.wire.Family family) {
+    public List<RouteView> routes(Family family) {
       List<RouteView> out = new ArrayList<>();
-      for (Destination d : table.values()) {
+      for (Destination d : destinations()) {
         if (d.prefix.family().equals(family)) {
           out.add(view(d));
         }
@@ -603,14 +413,14 @@ public final class Rib implements AutoCloseable {
     }
 
     public RouteView route(Prefix p) {
-      Destination d = table.get(p);
+      Destination d = shards[shardOf(p, shards.length)].table.get(p);
       return d == null ? null : view(d);
     }
 
     /** The Adj-RIB-In of one peer (post-policy): its paths for a family. */
-    public List<RouteView> receivedFrom(RibPeer peer, dev.sart.bgp.wire.Family family) {
+    public List<RouteView> receivedFrom(RibPeer peer, Family family) {
       List<RouteView> out = new ArrayList<>();
-      for (Destination d : table.values()) {
+      for (Destination d : destinations()) {
         if (!d.prefix.family().equals(family)) {
           continue;
         }
@@ -624,7 +434,11 @@ public final class Rib implements AutoCloseable {
     }
 
     public int size() {
-      return table.size();
+      int n = 0;
+      for (RibShard s : shards) {
+        n += s.table.size();
+      }
+      return n;
     }
 
     /**
@@ -633,15 +447,17 @@ public final class Rib implements AutoCloseable {
      */
     public List<Map.Entry<Prefix, Attrs>> advertisedTo(RibPeer peer, Family family) {
       List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
-      if (!peers.contains(peer)) {
-        return out;
-      }
-      for (Destination d : table.values()) {
-        Path best = d.best();
-        if (best != null && d.prefix.family().equals(family)) {
-          Attrs a = exportTo(d.prefix, best, peer);
-          if (a != null) {
-            out.add(Map.entry(d.prefix, a));
+      for (RibShard s : shards) {
+        if (!s.peers.contains(peer)) {
+          continue;
+        }
+        for (Destination d : s.table.values()) {
+          Path best = d.best();
+          if (best != null && d.prefix.family().equals(family)) {
+            Attrs a = s.exportTo(d.prefix, best, peer);
+            if (a != null) {
+              out.add(Map.entry(d.prefix, a));
+            }
           }
         }
       }
@@ -654,23 +470,30 @@ public final class Rib implements AutoCloseable {
      * null when the peer does not keep it (no soft reconfiguration inbound).
      */
     public List<Map.Entry<Prefix, Attrs>> receivedPrePolicy(RibPeer peer, Family family) {
-      AdjRibIn st = adjRibsIn.get(peer);
-      if (st == null || st.received == null) {
-        return null;
+      List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
+      for (RibShard s : shards) {
+        AdjRibIn st = s.adjRibsIn.get(peer);
+        if (st == null || st.received == null) {
+          return null;
+        }
+        st.received.forEach((k, a) -> {
+          if (k.prefix().family().equals(family)) {
+            out.add(Map.entry(k.prefix(), a));
+          }
+        });
       }
-      return st.received.entrySet().stream().filter(e -> e.getKey().prefix().family().equals(family))
-          .map(e -> Map.entry(e.getKey().prefix(), e.getValue()))
-          .sorted(Map.Entry.comparingByKey()).toList();
+      out.sort(Map.Entry.comparingByKey());
+      return out;
     }
 
     /** How many prefixes of a family the peer's import policy accepted (what max-prefix counts). */
     public long accepted(RibPeer peer, Family family) {
-      AdjRibIn st = adjRibsIn.get(peer);
-      return st == null ? 0 : st.accepted(family);
+      AdjRibIn st = shards[0].adjRibsIn.get(peer);
+      return st == null ? 0 : st.limit.accepted(family);
     }
 
     public long localAs() {
-      return localAs;
+      return shards[0].localAs;
     }
 
     private RouteView view(Destination d) {

@@ -10,9 +10,18 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The per-peer prefix counts the metrics show, as routes come, loop, go and sessions end. */
+@ParameterizedClass(name = "{0} shard(s)")
+@ValueSource(ints = {1, 3})
 class PrefixCountersTest {
+  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
+  @Parameter
+  int shards;
+
   static final Prefix P = RibTest.P;
   static final Prefix Q = Prefix.parse("198.51.100.0/24");
   static final Prefix V6 = Prefix.parse("2001:db8:5::/48");
@@ -22,7 +31,7 @@ class PrefixCountersTest {
 
   @BeforeEach
   void setUp() {
-    rib = new Rib();
+    rib = new Rib(shards);
     rib.setLocalAs(65001);
   }
 

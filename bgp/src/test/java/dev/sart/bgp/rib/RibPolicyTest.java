@@ -30,9 +30,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Import and export policies, soft reconfiguration, max-prefix and route refresh, through the RIB. */
+@ParameterizedClass(name = "{0} shard(s)")
+@ValueSource(ints = {1, 3})
 class RibPolicyTest {
+  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
+  @Parameter
+  int shards;
+
   static final Set<Family> BOTH = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
   static final Prefix P1 = Prefix.parse("203.0.113.0/24");
   static final Prefix P2 = Prefix.parse("198.51.100.0/24");
@@ -44,7 +53,7 @@ class RibPolicyTest {
 
   @BeforeEach
   void setUp() {
-    rib = new Rib();
+    rib = new Rib(shards);
     rib.setLocalAs(65001);
   }
 

@@ -22,9 +22,18 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The RIB with peers whose Adj-RIB-Out the test drains: what each peer would be sent. */
+@ParameterizedClass(name = "{0} shard(s)")
+@ValueSource(ints = {1, 3})
 class RibTest {
+  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
+  @Parameter
+  int shards;
+
   static final Set<Family> BOTH = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
   static final Prefix P = Prefix.parse("203.0.113.0/24");
   Rib rib;
@@ -32,7 +41,7 @@ class RibTest {
 
   @BeforeEach
   void setUp() {
-    rib = new Rib();
+    rib = new Rib(shards);
     rib.setLocalAs(65001);
   }
 
@@ -230,5 +239,70 @@ class RibTest {
     for (RibPeer p : all) {
       assertEquals(Map.of(), held.get(p));
     }
+  }
+
+  /** 768 IPv4 host routes (the three documentation /24s) and 1,000 IPv6 ones: they spread over any shards. */
+  static List<Prefix> many() {
+    List<Prefix> out = new java.util.ArrayList<>();
+    for (String net : List.of("192.0.2.", "198.51.100.", "203.0.113.")) {
+      for (int i = 0; i < 256; i++) {
+        out.add(Prefix.parse(net + i + "/32"));
+      }
+    }
+    for (int i = 0; i < 1000; i++) {
+      out.add(Prefix.v6(0x2001_0db8_0000_0000L, i, 128));
+    }
+    return out;
+  }
+
+  @Test
+  void oneUpdateSpreadOverTheShardsIsAppliedWholeAndTheEndOfRibComesAfterTheWholeTable() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    List<Prefix> all = many();
+    rib.update(a, List.of(), null, all, null, attrs(65002));
+    List<Prefix> withdrawn = all.subList(0, 500);
+    rib.update(a, withdrawn, null, List.of(), null, null);
+    RibPeer b = peer("192.0.2.3", 65003, false);
+    rib.peerUp(b);
+    rib.query(v -> null).join();
+    java.util.Set<Prefix> got = new java.util.HashSet<>();
+    boolean endOfRib = false;
+    while (!endOfRib) {
+      AdjRibOut.Batch batch = b.out().drain(100, BOTH);
+      assertFalse(batch.isEmpty(), "the drain ran dry before End-of-RIB");
+      batch.announce().values().forEach(got::addAll);
+      assertTrue(batch.withdraw().isEmpty());
+      endOfRib = batch.endOfRib();
+      if (endOfRib) {
+        assertEquals(all.size() - withdrawn.size(), got.size(), "End-of-RIB before the whole table");
+      }
+    }
+    assertEquals(new java.util.HashSet<>(all.subList(500, all.size())), got);
+    assertEquals(all.size() - withdrawn.size(), rib.query(Rib.View::size).join());
+    assertEquals(256 * 3 - 500, a.counters().accepted(Family.IPV4_UNICAST));
+    assertEquals(1000, a.counters().received(Family.IPV6_UNICAST));
+    assertEquals(1000, rib.query(v -> v.routes(Family.IPV6_UNICAST)).join().size());
+    assertEquals(1000, rib.query(v -> v.accepted(a, Family.IPV6_UNICAST)).join());
+    // the peer going down takes its paths out of every shard
+    rib.peerDown(a);
+    assertEquals(0, rib.query(Rib.View::size).join());
+    assertEquals(0, a.counters().received(Family.IPV4_UNICAST) + a.counters().received(Family.IPV6_UNICAST));
+  }
+
+  @Test
+  void aSubscriberGetsEveryShardsTableThenTheChanges() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    List<Prefix> all = many();
+    rib.update(a, List.of(), null, all, null, attrs(65002));
+    java.util.Queue<String> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    rib.subscribe((p, s) -> events.add("initial " + p), () -> events.add("end"), (p, s) -> events.add(s.selected().isEmpty() ? "gone " + p : "now " + p));
+    rib.update(a, List.of(all.getFirst()), null, List.of(), null, null);
+    rib.query(v -> null).join();
+    List<String> seen = List.copyOf(events);
+    assertEquals(all.size() + 2, seen.size());
+    assertEquals("end", seen.get(all.size()), "every shard's table before the end of the initial dump");
+    assertEquals("gone " + all.getFirst(), seen.getLast());
   }
 }

@@ -1,0 +1,449 @@
+package dev.sart.bgp.rib;
+
+import dev.sart.bgp.policy.MaxPrefix;
+import dev.sart.bgp.policy.PeerPolicy;
+import dev.sart.bgp.wire.Family;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One shard of the {@link Rib}: the Adj-RIBs-In and Loc-RIB of the prefixes that hash to it, and
+ * the feeding of every peer's Adj-RIB-Out with their changes, owned by one thread. Every change
+ * arrives as a task on its queue, so nothing here needs a lock; a prefix lives in exactly one
+ * shard, so its changes stay in order. The per-peer state that must be whole (max-prefix counts,
+ * prefix counters, End-of-RIB) is shared through {@link AdjRibIn.Limit} and per-shard slots.
+ */
+final class RibShard {
+  private static final Logger LOG = Logger.getLogger(Rib.class.getName());
+
+  final int index;
+  private final Rib rib;
+  private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+  private final Thread worker;
+  private volatile boolean closed;
+  // owned by the worker (or read by a cross-shard task while every shard waits, see Rib.acrossShards)
+  final DestinationTable table = new DestinationTable();
+  final List<RibPeer> peers = new ArrayList<>();
+  final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
+  /**
+   * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
+   * rejected them): counted as received, not accepted.
+   */
+  private final Map<RibPeer, Set<Rejected>> rejected = new HashMap<>();
+  long localAs;
+  private BestPath.Options options = BestPath.Options.DEFAULT;
+
+  RibShard(Rib rib, int index, int count) {
+    this.rib = rib;
+    this.index = index;
+    worker = Thread.ofPlatform().name(count == 1 ? "bgp-rib" : "bgp-rib-" + index).daemon().start(this::run);
+  }
+
+  private void run() {
+    while (!closed) {
+      Runnable task;
+      try {
+        task = tasks.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.SEVERE, "RIB task failed", e);
+      }
+    }
+  }
+
+  void submit(Runnable r) {
+    if (!closed) {
+      tasks.add(r);
+    }
+  }
+
+  int backlog() {
+    return tasks.size();
+  }
+
+  void close() {
+    closed = true;
+    worker.interrupt();
+  }
+
+  // --- tasks, run on the shard's thread -----------------------------------------------------------
+
+  void setLocalAs(long asn) {
+    localAs = asn;
+    adjRibsIn.values().forEach(AdjRibIn::forgetExports);
+  }
+
+  void setOptions(BestPath.Options o) {
+    options = o;
+    for (Destination d : table.values()) {
+      decide(d);
+    }
+  }
+
+  /** Queues this shard's part of the table for a peer that came up. */
+  void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
+    peers.add(peer);
+    adjRibsIn.put(peer, new AdjRibIn(policy, limit, index));
+    for (Destination d : table.values()) {
+      Path best = d.best();
+      if (best != null) {
+        Attrs a = exportTo(d.prefix, best, peer);
+        if (a != null) {
+          peer.out().advertise(d.prefix, null, a);
+        }
+      }
+    }
+  }
+
+  /** Queues this shard's routes of {@code family} (null: all) again (RFC 2918 §4); false: the peer is not up. */
+  boolean resend(RibPeer peer, Family family) {
+    if (!peers.contains(peer)) {
+      return false;
+    }
+    for (Destination d : table.values()) {
+      if (family != null && !d.prefix.family().equals(family)) {
+        continue;
+      }
+      Path best = d.best();
+      Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
+      if (a != null) {
+        peer.out().readvertise(d.prefix, a, a);
+      }
+    }
+    return true;
+  }
+
+  /** See {@link Rib#setPolicy}; when the limit changed, the max-prefix report was reset before. */
+  void setPolicy(RibPeer peer, PeerPolicy policy) {
+    AdjRibIn st = adjRibsIn.get(peer);
+    if (st == null) {
+      return;
+    }
+    PeerPolicy old = st.policy;
+    st.policy = policy;
+    st.forgetMemos();
+    boolean kept = st.received != null;
+    if (!policy.softReconfigurationInbound()) {
+      st.received = null;
+    } else if (!kept) {
+      st.received = new HashMap<>(); // filled as routes arrive (after a route refresh)
+    }
+    if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
+      reimport(peer, st);
+    }
+    if (!old.exportPolicy().equals(policy.exportPolicy())) {
+      reexport(peer, new AdjRibIn(old, st.limit, index));
+    }
+    if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
+      checkMaxPrefix(peer, st);
+    }
+  }
+
+  /** RFC 7313 §4: the peer sent a BoRR: its routes of {@code family} in this shard are stale. */
+  void beginningOfRefresh(RibPeer peer, Family family) {
+    AdjRibIn st = adjRibsIn.get(peer);
+    if (st == null) {
+      return;
+    }
+    Set<AdjRibIn.Key> marked = new HashSet<>();
+    if (st.received != null) {
+      // as received: also the routes the import policy rejects
+      st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
+    } else {
+      for (Destination d : table.values()) {
+        if (d.prefix.family().equals(family)) {
+          for (Path p : d.paths()) {
+            if (p.source() == peer) {
+              marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
+            }
+          }
+        }
+      }
+      for (Rejected r : rejected.getOrDefault(peer, Set.of())) {
+        if (r.prefix().family().equals(family)) {
+          marked.add(new AdjRibIn.Key(r.prefix(), r.pathId()));
+        }
+      }
+    }
+    if (st.stale == null) {
+      st.stale = new HashMap<>();
+    }
+    st.stale.put(family, marked);
+  }
+
+  /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed; returns how many. */
+  int endOfRefresh(RibPeer peer, Family family) {
+    AdjRibIn st = adjRibsIn.get(peer);
+    Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
+    if (left == null) {
+      return 0;
+    }
+    for (AdjRibIn.Key k : left) {
+      if (st.received != null) {
+        st.received.remove(k);
+      }
+      remove(peer, st, k.prefix(), k.pathId());
+      unreject(peer, k.prefix(), k.pathId());
+    }
+    return left.size();
+  }
+
+  /** Soft reconfiguration inbound: every route as received goes through the import policy again. */
+  private void reimport(RibPeer peer, AdjRibIn st) {
+    int now = Path.now();
+    for (Map.Entry<AdjRibIn.Key, Attrs> e : st.received.entrySet()) {
+      Prefix p = e.getKey().prefix();
+      int id = e.getKey().pathId();
+      Attrs a = st.importPath(p, e.getValue(), localAs);
+      if (a == null) {
+        remove(peer, st, p, id);
+        reject(peer, p, id);
+        continue;
+      }
+      unreject(peer, p, id);
+      Destination d = table.getOrCreate(p);
+      Path old = d.find(peer, id);
+      if (old != null && old.attrs() == a) {
+        continue; // interned: the same instance means the same attributes
+      }
+      if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAt()))) {
+        added(peer, st, p);
+      }
+      decide(d);
+    }
+  }
+
+  /**
+   * A changed export policy: what the peer should have now, as changes against what it has (what
+   * {@code before}, the peer's state with the old policy, exports).
+   */
+  private void reexport(RibPeer peer, AdjRibIn before) {
+    for (Destination d : table.values()) {
+      Path best = d.best();
+      if (best == null) {
+        continue;
+      }
+      Attrs was = before.export(d.prefix, best, peer, localAs);
+      Attrs a = exportTo(d.prefix, best, peer);
+      change(peer, d.prefix, was, a);
+    }
+  }
+
+  /** Hands a change to the peer's Adj-RIB-Out: {@code was} is what it was handed before. */
+  private static void change(RibPeer peer, Prefix p, Attrs was, Attrs a) {
+    if (a == null) {
+      if (was != null) {
+        peer.out().withdraw(p, was);
+      }
+    } else if (!a.equals(was)) {
+      peer.out().advertise(p, was, a);
+    }
+  }
+
+  /** RFC 4271 §9.1.3 export rules, then the peer's export policy (cached per peer, see {@link AdjRibIn#export}). */
+  Attrs exportTo(Prefix p, Path best, RibPeer peer) {
+    AdjRibIn st = adjRibsIn.get(peer);
+    return st == null ? Export.toPeer(p, best, peer, localAs) : st.export(p, best, peer, localAs);
+  }
+
+  /**
+   * RFC 4486 §4: more prefixes accepted than the configured upper bound (counted over all shards).
+   * Told once per family and session (the handler closes the session with Cease/1), or logged once
+   * in warning-only mode.
+   */
+  private void checkMaxPrefix(RibPeer peer, AdjRibIn st) {
+    MaxPrefix m = st.policy.maxPrefix();
+    if (m == null) {
+      return;
+    }
+    for (Family f : List.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)) {
+      long n = st.limit.accepted(f);
+      if (n > m.limit() && st.limit.trip(f)) {
+        if (m.warningOnly()) {
+          LOG.warning(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=warning-only");
+        } else {
+          LOG.info(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
+              + " limit=" + m.limit() + " action=cease");
+          if (st.limit.handler != null) {
+            st.limit.handler.exceeded(peer, f, n, m);
+          }
+        }
+      }
+    }
+  }
+
+  /** A session left Established: its paths in this shard go (RFC 4271 §8.2.2 "deletes all routes"). */
+  void peerDown(RibPeer peer) {
+    peers.remove(peer);
+    adjRibsIn.remove(peer);
+    List<Destination> changed = new ArrayList<>();
+    for (Destination d : table.values()) {
+      int removed = d.removeAll(peer);
+      if (removed > 0) {
+        peer.counters().accepted(index, d.prefix.family(), -removed);
+        peer.counters().received(index, d.prefix.family(), -removed);
+        changed.add(d);
+      }
+    }
+    Set<Rejected> r = rejected.remove(peer);
+    if (r != null) {
+      r.forEach(x -> peer.counters().received(index, x.prefix().family(), -1));
+    }
+    changed.forEach(this::decideAndForget);
+  }
+
+  /**
+   * What one UPDATE said about this shard's prefixes: {@code withdrawn} are gone, {@code announced}
+   * reachable with {@code attrs} (which may be null when nothing is announced). Paths whose AS_PATH
+   * holds our own AS are loops and count as withdrawn (RFC 4271 §9.1.2).
+   */
+  void apply(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
+      int[] announcedPathIds, Attrs attrs) {
+    AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
+    for (int i = 0; i < withdrawn.size(); i++) {
+      Prefix p = withdrawn.get(i);
+      int pathId = withdrawnPathIds == null ? 0 : withdrawnPathIds[i];
+      if (st != null) {
+        st.refreshed(p, pathId);
+        if (st.received != null) {
+          st.received.remove(new AdjRibIn.Key(p, pathId));
+        }
+      }
+      remove(from, st, p, pathId);
+      unreject(from, p, pathId);
+    }
+    if (announced.isEmpty()) {
+      return;
+    }
+    boolean loop = attrs.asPath().contains(localAs);
+    int now = Path.now();
+    for (int i = 0; i < announced.size(); i++) {
+      Prefix p = announced.get(i);
+      int pathId = announcedPathIds == null ? 0 : announcedPathIds[i];
+      if (st != null) {
+        st.refreshed(p, pathId);
+      }
+      if (loop) {
+        if (st != null && st.received != null) {
+          st.received.remove(new AdjRibIn.Key(p, pathId));
+        }
+        remove(from, st, p, pathId);
+        reject(from, p, pathId);
+        continue;
+      }
+      Attrs accepted = attrs;
+      if (st != null) {
+        if (st.received != null) {
+          st.received.put(new AdjRibIn.Key(p, pathId), attrs);
+        }
+        // the import policy, before the decision process (RFC 4271 §9.1.1); a rejected route
+        // replaces what the peer sent before for the prefix, so it counts as a withdrawal
+        accepted = st.importPath(p, attrs, localAs);
+        if (accepted == null) {
+          remove(from, st, p, pathId);
+          reject(from, p, pathId);
+          continue;
+        }
+      }
+      unreject(from, p, pathId);
+      Destination d = table.getOrCreate(p);
+      if (d.put(new Path(from, pathId, accepted, now))) {
+        added(from, st, p);
+      }
+      decide(d);
+    }
+    if (st != null) {
+      checkMaxPrefix(from, st);
+    }
+  }
+
+  // The counts a peer's paths keep: received = accepted (in the table) + rejected; the AdjRibIn's
+  // count (for max-prefix) follows accepted.
+
+  /** A new path of {@code from} went into the table. */
+  private void added(RibPeer from, AdjRibIn st, Prefix p) {
+    if (st != null) {
+      st.count(p, 1);
+    }
+    from.counters().accepted(index, p.family(), 1);
+    from.counters().received(index, p.family(), 1);
+  }
+
+  /** Takes the path of {@code from} out of the table, if it is there. */
+  private void remove(RibPeer from, AdjRibIn st, Prefix p, int pathId) {
+    Destination d = table.get(p);
+    if (d != null && d.remove(from, pathId)) {
+      if (st != null) {
+        st.count(p, -1);
+      }
+      from.counters().accepted(index, p.family(), -1);
+      from.counters().received(index, p.family(), -1);
+      decideAndForget(d);
+    }
+  }
+
+  /** Records a path of {@code from} that was received but not accepted. */
+  private void reject(RibPeer from, Prefix p, int pathId) {
+    if (rejected.computeIfAbsent(from, k -> new HashSet<>()).add(new Rejected(p, pathId))) {
+      from.counters().received(index, p.family(), 1);
+    }
+  }
+
+  /** Forgets a rejected path of {@code from}, if there was one. */
+  private void unreject(RibPeer from, Prefix p, int pathId) {
+    Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
+    if (r != null && r.remove(new Rejected(p, pathId))) {
+      from.counters().received(index, p.family(), -1);
+    }
+  }
+
+  private record Rejected(Prefix prefix, int pathId) {}
+
+  private void decideAndForget(Destination d) {
+    decide(d);
+    if (d.isEmpty()) {
+      table.remove(d.prefix);
+    }
+  }
+
+  /** Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3). */
+  private void decide(Destination d) {
+    Path before = d.best();
+    Path single = d.single();
+    boolean changed = single != null ? d.selectOnly(single) : d.select(BestPath.select(d.paths(), options));
+    if (!changed) {
+      return;
+    }
+    Path best = d.best();
+    if (best == null || before != best || !best.attrs().equals(before.attrs())) {
+      // what each peer was handed before is what the previous best exports to it: nothing per
+      // peer and prefix is stored (see AdjRibOut)
+      for (RibPeer peer : peers) {
+        Attrs was = before == null ? null : exportTo(d.prefix, before, peer);
+        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
+        change(peer, d.prefix, was, a);
+      }
+    }
+    List<RibListener> listeners = rib.listeners;
+    if (!listeners.isEmpty()) {
+      BestPath.Selection now = d.selection();
+      for (RibListener l : listeners) {
+        l.selectionChanged(d.prefix, now);
+      }
+    }
+  }
+}

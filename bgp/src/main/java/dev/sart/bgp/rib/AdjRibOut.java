@@ -98,32 +98,54 @@ public final class AdjRibOut {
     record(p, base, null, false);
   }
 
-  private void record(Prefix p, Attrs base, Attrs attrs, boolean forced) {
+  /**
+   * Records {@code n} changes at once, under one lock and with one wake-up: per index, the peer
+   * is to have {@code attrs[k]} for {@code prefixes[k]} (null: withdrawn), and {@code bases[k]}
+   * is what it was handed before (as {@link #advertise} and {@link #withdraw}).
+   */
+  void recordAll(Prefix[] prefixes, Attrs[] bases, Attrs[] attrs, int n) {
     synchronized (lock) {
-      int i = pending.slot(p);
-      if (i >= 0) {
-        // the base of the first pending change stays; a pending forced re-send stays forced
-        Object old = pending.valueAt(i);
-        if (attrs == null) {
-          if (pending.baseAt(i) == null) {
-            pending.remove(p); // announced and withdrawn before the peer got it
-          } else {
-            pending.setValueAt(i, WITHDRAW);
-          }
-        } else {
-          pending.setValueAt(i, forced || old instanceof Forced ? new Forced(attrs) : attrs);
-        }
-      } else if (attrs == null) {
-        if (base == null) {
-          return; // nothing handed over before, nothing now
-        }
-        pending.put(p, base, WITHDRAW);
-      } else {
-        pending.put(p, base, forced ? new Forced(attrs) : attrs);
+      for (int k = 0; k < n; k++) {
+        put(prefixes[k], bases[k], attrs[k], false);
       }
-      pendingNonEmpty = true;
     }
     signal();
+  }
+
+  private void record(Prefix p, Attrs base, Attrs attrs, boolean forced) {
+    synchronized (lock) {
+      if (!put(p, base, attrs, forced)) {
+        return;
+      }
+    }
+    signal();
+  }
+
+  /** Records one change (the caller holds the lock); false when there was nothing to record. */
+  private boolean put(Prefix p, Attrs base, Attrs attrs, boolean forced) {
+    int i = pending.slot(p);
+    if (i >= 0) {
+      // the base of the first pending change stays; a pending forced re-send stays forced
+      Object old = pending.valueAt(i);
+      if (attrs == null) {
+        if (pending.baseAt(i) == null) {
+          pending.remove(p); // announced and withdrawn before the peer got it
+        } else {
+          pending.setValueAt(i, WITHDRAW);
+        }
+      } else {
+        pending.setValueAt(i, forced || old instanceof Forced ? new Forced(attrs) : attrs);
+      }
+    } else if (attrs == null) {
+      if (base == null) {
+        return false; // nothing handed over before, nothing now
+      }
+      pending.put(p, base, WITHDRAW);
+    } else {
+      pending.put(p, base, forced ? new Forced(attrs) : attrs);
+    }
+    pendingNonEmpty = true;
+    return true;
   }
 
   /** The whole table has been queued once: End-of-RIB follows when it has been sent (RFC 4724 §2). */

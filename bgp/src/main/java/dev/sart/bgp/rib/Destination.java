@@ -1,24 +1,102 @@
 package dev.sart.bgp.rib;
 
+import dev.sart.bgp.wire.Family;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The paths to one prefix (Adj-RIBs-In of all peers, merged) and the current selection (Loc-RIB).
  * One per prefix, so it is kept compact: the usual single path is held inline and an array only
- * for more, and the selection as its best path (or the ECMP list) plus the reason; the
+ * for more, the selection as its best path (or the ECMP list) plus the reason's ordinal; the
  * {@link BestPath.Selection} and path lists are built when asked for.
+ *
+ * <p>The prefix itself is packed into the destination: an IPv4 one as its address and length
+ * ({@link V4}, 24 bytes in all with compact object headers, where a {@link Prefix} object alone
+ * takes 32), an IPv6 one as its {@link Prefix} ({@link V6}). {@link #prefix()} makes the object
+ * when it is needed; the route path passes the one it has instead.
  */
-final class Destination {
-  final Prefix prefix;
+abstract sealed class Destination permits Destination.V4, Destination.V6 {
+  private static final BestPathReason[] REASONS = BestPathReason.values();
+
   /** null (no path), a {@link Path}, or a {@code Path[]} of two or more. */
   private Object paths;
   /** null (nothing selected), the best {@link Path}, or an ECMP {@code List<Path>}, best first. */
   private Object selected;
-  private BestPathReason reason = BestPathReason.ONLY_PATH;
+  private byte reason; // a BestPathReason's ordinal
 
-  Destination(Prefix prefix) {
-    this.prefix = prefix;
+  static Destination of(Prefix p) {
+    return p.isIpv4() ? new V4(p) : new V6(p);
+  }
+
+  /** The prefix, as a new object for IPv4 (keep the one you have where you have one). */
+  abstract Prefix prefix();
+
+  abstract Family family();
+
+  /** Whether this is the destination of {@code p}. */
+  abstract boolean is(Prefix p);
+
+  /** {@link DestinationTable#hash} of the prefix. */
+  abstract long hash();
+
+  /** An IPv4 destination: the address and length in two fields. */
+  static final class V4 extends Destination {
+    private final int address;
+    private final byte length;
+
+    V4(Prefix p) {
+      address = p.v4Address();
+      length = (byte) p.length();
+    }
+
+    @Override
+    Prefix prefix() {
+      return Prefix.v4(address, length);
+    }
+
+    @Override
+    Family family() {
+      return Family.IPV4_UNICAST;
+    }
+
+    @Override
+    boolean is(Prefix p) {
+      return p.length() == length && p.high() == Integer.toUnsignedLong(address) && p.isIpv4();
+    }
+
+    @Override
+    long hash() {
+      return DestinationTable.hash(Integer.toUnsignedLong(address), 0, length, Family.IPV4_UNICAST.afi());
+    }
+  }
+
+  /** Any other destination (IPv6): its prefix. */
+  static final class V6 extends Destination {
+    private final Prefix prefix;
+
+    V6(Prefix p) {
+      prefix = p;
+    }
+
+    @Override
+    Prefix prefix() {
+      return prefix;
+    }
+
+    @Override
+    Family family() {
+      return prefix.family();
+    }
+
+    @Override
+    boolean is(Prefix p) {
+      return prefix.equals(p);
+    }
+
+    @Override
+    long hash() {
+      return DestinationTable.hash(prefix.high(), prefix.low(), prefix.length(), prefix.family().afi());
+    }
   }
 
   int size() {
@@ -147,11 +225,11 @@ final class Destination {
   }
 
   BestPathReason reason() {
-    return reason;
+    return REASONS[reason];
   }
 
   BestPath.Selection selection() {
-    return selected == null ? BestPath.Selection.NONE : new BestPath.Selection(selectedPaths(), reason);
+    return selected == null ? BestPath.Selection.NONE : new BestPath.Selection(selectedPaths(), reason());
   }
 
   /** Keeps {@code s}; returns whether the selected paths changed (the reason alone does not count). */
@@ -169,7 +247,7 @@ final class Destination {
   private boolean select(Object now, BestPathReason r) {
     Object before = selected;
     selected = now;
-    reason = r;
+    reason = (byte) r.ordinal();
     if (before == now) {
       return false;
     }

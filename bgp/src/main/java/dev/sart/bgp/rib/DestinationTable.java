@@ -5,7 +5,7 @@ import java.util.NoSuchElementException;
 
 /**
  * The Loc-RIB's index: prefix to {@link Destination}, as one open-addressing array of the
- * destinations themselves (linear probing, each destination's prefix is its key). Against a
+ * destinations themselves (linear probing, each destination's packed prefix is its key). Against a
  * {@code HashMap<Prefix, Destination>} it saves the map's node per prefix (32 bytes; issue 5).
  * Owned by the RIB thread; the table must not be changed while {@link #values} is walked.
  */
@@ -24,7 +24,7 @@ final class DestinationTable {
     int mask = s.length - 1;
     for (int i = index(p, mask); ; i = (i + 1) & mask) {
       Destination d = s[i];
-      if (d == null || d.prefix.equals(p)) {
+      if (d == null || d.is(p)) {
         return d;
       }
     }
@@ -40,11 +40,11 @@ final class DestinationTable {
       if (d == null) {
         break;
       }
-      if (d.prefix.equals(p)) {
+      if (d.is(p)) {
         return d;
       }
     }
-    Destination d = new Destination(p);
+    Destination d = Destination.of(p);
     s[i] = d;
     if (++size > (s.length >> 1) + (s.length >> 2)) { // load factor 0.75
       resize(s.length << 1);
@@ -62,14 +62,14 @@ final class DestinationTable {
       if (d == null) {
         return;
       }
-      if (d.prefix.equals(p)) {
+      if (d.is(p)) {
         break;
       }
     }
     // backward-shift deletion: move up what probed past the hole, so no tombstones are needed
     int hole = i;
     for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
-      int home = index(s[j].prefix, mask);
+      int home = (int) s[j].hash() & mask;
       // s[j] may fill the hole when its home is not cyclically in (hole, j]
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         s[hole] = s[j];
@@ -89,7 +89,7 @@ final class DestinationTable {
     int mask = capacity - 1;
     for (Destination d : old) {
       if (d != null) {
-        int i = index(d.prefix, mask);
+        int i = (int) d.hash() & mask;
         while (s[i] != null) {
           i = (i + 1) & mask;
         }
@@ -100,10 +100,15 @@ final class DestinationTable {
   }
 
   static int index(Prefix p, int mask) {
-    long h = p.high() * 0x9E3779B97F4A7C15L + p.low() * 0xC2B2AE3D27D4EB4FL + p.length() + ((long) p.family().afi() << 8);
+    return (int) hash(p.high(), p.low(), p.length(), p.family().afi()) & mask;
+  }
+
+  /** The slot hash of a prefix given as its parts (a destination packs them, see {@link Destination}). */
+  static long hash(long high, long low, int length, int afi) {
+    long h = high * 0x9E3779B97F4A7C15L + low * 0xC2B2AE3D27D4EB4FL + length + ((long) afi << 8);
     h ^= h >>> 32;
     h *= 0xD6E8FEB86659FD93L;
-    return (int) (h ^ (h >>> 32)) & mask;
+    return h ^ (h >>> 32);
   }
 
   /** Every destination, in no particular order. */

@@ -128,7 +128,7 @@ public final class Rib implements AutoCloseable {
       for (RibShard s : shards) {
         for (Destination d : s.table.values()) {
           if (d.hasSelection()) {
-            initial.selectionChanged(d.prefix, d.selection());
+            initial.selectionChanged(d.prefix(), d.selection());
           }
         }
       }
@@ -404,7 +404,7 @@ public final class Rib implements AutoCloseable {
     public List<RouteView> routes(Family family) {
       List<RouteView> out = new ArrayList<>();
       for (Destination d : destinations()) {
-        if (d.prefix.family().equals(family)) {
+        if (d.family().equals(family)) {
           out.add(view(d));
         }
       }
@@ -421,12 +421,12 @@ public final class Rib implements AutoCloseable {
     public List<RouteView> receivedFrom(RibPeer peer, Family family) {
       List<RouteView> out = new ArrayList<>();
       for (Destination d : destinations()) {
-        if (!d.prefix.family().equals(family)) {
+        if (!d.family().equals(family)) {
           continue;
         }
         List<Path> ps = d.paths().stream().filter(p -> p.source() == peer).toList();
         if (!ps.isEmpty()) {
-          out.add(new RouteView(d.prefix, ps, d.selectedPaths(), d.reason()));
+          out.add(new RouteView(d.prefix(), ps, d.selectedPaths(), d.reason()));
         }
       }
       out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
@@ -453,10 +453,11 @@ public final class Rib implements AutoCloseable {
         }
         for (Destination d : s.table.values()) {
           Path best = d.best();
-          if (best != null && d.prefix.family().equals(family)) {
-            Attrs a = s.exportTo(d.prefix, best, peer);
+          if (best != null && d.family().equals(family)) {
+            Prefix p = d.prefix();
+            Attrs a = s.exportTo(p, best, peer);
             if (a != null) {
-              out.add(Map.entry(d.prefix, a));
+              out.add(Map.entry(p, a));
             }
           }
         }
@@ -497,7 +498,7 @@ public final class Rib implements AutoCloseable {
     }
 
     private RouteView view(Destination d) {
-      return new RouteView(d.prefix, List.copyOf(d.paths()), d.selectedPaths(), d.reason());
+      return new RouteView(d.prefix(), List.copyOf(d.paths()), d.selectedPaths(), d.reason());
     }
   }
 

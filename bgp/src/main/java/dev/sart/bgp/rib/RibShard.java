@@ -4,6 +4,7 @@ import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,6 +34,13 @@ final class RibShard {
   // owned by the worker (or read by a cross-shard task while every shard waits, see Rib.acrossShards)
   final DestinationTable table = new DestinationTable();
   final List<RibPeer> peers = new ArrayList<>();
+  /**
+   * Per peer (the same index as in {@link #peers}), the Adj-RIB-Out changes of the running task,
+   * handed over when the task ends or the outbox is full: one lock and one wake-up per peer and
+   * UPDATE instead of per prefix (issue 5: the pending maps and the wake-up were a third of the RIB
+   * thread's samples).
+   */
+  private final List<Outbox> outboxes = new ArrayList<>();
   final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
   /**
    * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
@@ -60,6 +68,51 @@ final class RibShard {
         task.run();
       } catch (RuntimeException e) {
         LOG.log(Level.SEVERE, "RIB task failed", e);
+      } finally {
+        for (Outbox o : outboxes) {
+          o.flush();
+        }
+      }
+    }
+  }
+
+  /** One peer's changes waiting to be handed to its Adj-RIB-Out (see {@link #outboxes}). */
+  private static final class Outbox {
+    private static final int MAX = 1024;
+    private final AdjRibOut out;
+    private Prefix[] prefixes = new Prefix[16];
+    private Attrs[] bases = new Attrs[16];
+    private Attrs[] attrs = new Attrs[16];
+    private int size;
+
+    Outbox(AdjRibOut out) {
+      this.out = out;
+    }
+
+    /** The peer is to have {@code a} for {@code p} (null: withdrawn); it was handed {@code base} before. */
+    void add(Prefix p, Attrs base, Attrs a) {
+      if (size == prefixes.length) {
+        if (size == MAX) {
+          flush();
+        } else {
+          prefixes = Arrays.copyOf(prefixes, size * 2);
+          bases = Arrays.copyOf(bases, size * 2);
+          attrs = Arrays.copyOf(attrs, size * 2);
+        }
+      }
+      prefixes[size] = p;
+      bases[size] = base;
+      attrs[size] = a;
+      size++;
+    }
+
+    void flush() {
+      if (size > 0) {
+        out.recordAll(prefixes, bases, attrs, size);
+        Arrays.fill(prefixes, 0, size, null);
+        Arrays.fill(bases, 0, size, null);
+        Arrays.fill(attrs, 0, size, null);
+        size = 0;
       }
     }
   }
@@ -89,23 +142,27 @@ final class RibShard {
   void setOptions(BestPath.Options o) {
     options = o;
     for (Destination d : table.values()) {
-      decide(d);
+      decide(d, null);
     }
   }
 
-  /** Queues this shard's part of the table for a peer that came up. */
+  /** Queues this shard's part of the table for a peer that came up (all handed over when it returns). */
   void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
+    Outbox box = new Outbox(peer.out());
     peers.add(peer);
+    outboxes.add(box);
     adjRibsIn.put(peer, new AdjRibIn(policy, limit, index));
     for (Destination d : table.values()) {
       Path best = d.best();
       if (best != null) {
-        Attrs a = exportTo(d.prefix, best, peer);
+        Prefix p = d.prefix();
+        Attrs a = exportTo(p, best, peer);
         if (a != null) {
-          peer.out().advertise(d.prefix, null, a);
+          box.add(p, null, a);
         }
       }
     }
+    box.flush(); // before the caller may queue End-of-RIB
   }
 
   /** Queues this shard's routes of {@code family} (null: all) again (RFC 2918 §4); false: the peer is not up. */
@@ -114,13 +171,17 @@ final class RibShard {
       return false;
     }
     for (Destination d : table.values()) {
-      if (family != null && !d.prefix.family().equals(family)) {
+      if (family != null && !d.family().equals(family)) {
         continue;
       }
       Path best = d.best();
-      Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
+      if (best == null) {
+        continue;
+      }
+      Prefix p = d.prefix();
+      Attrs a = exportTo(p, best, peer);
       if (a != null) {
-        peer.out().readvertise(d.prefix, a, a);
+        peer.out().readvertise(p, a, a);
       }
     }
     return true;
@@ -164,10 +225,10 @@ final class RibShard {
       st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
     } else {
       for (Destination d : table.values()) {
-        if (d.prefix.family().equals(family)) {
+        if (d.family().equals(family)) {
           for (Path p : d.paths()) {
             if (p.source() == peer) {
-              marked.add(new AdjRibIn.Key(d.prefix, p.pathId()));
+              marked.add(new AdjRibIn.Key(d.prefix(), p.pathId()));
             }
           }
         }
@@ -222,7 +283,7 @@ final class RibShard {
       if (d.put(new Path(peer, id, a, old == null ? now : old.receivedAt()))) {
         added(peer, st, p);
       }
-      decide(d);
+      decide(d, p);
     }
   }
 
@@ -231,25 +292,23 @@ final class RibShard {
    * {@code before}, the peer's state with the old policy, exports).
    */
   private void reexport(RibPeer peer, AdjRibIn before) {
+    Outbox box = outboxes.get(peers.indexOf(peer));
     for (Destination d : table.values()) {
       Path best = d.best();
       if (best == null) {
         continue;
       }
-      Attrs was = before.export(d.prefix, best, peer, localAs);
-      Attrs a = exportTo(d.prefix, best, peer);
-      change(peer, d.prefix, was, a);
+      Prefix p = d.prefix();
+      Attrs was = before.export(p, best, peer, localAs);
+      Attrs a = exportTo(p, best, peer);
+      change(box, p, was, a);
     }
   }
 
-  /** Hands a change to the peer's Adj-RIB-Out: {@code was} is what it was handed before. */
-  private static void change(RibPeer peer, Prefix p, Attrs was, Attrs a) {
-    if (a == null) {
-      if (was != null) {
-        peer.out().withdraw(p, was);
-      }
-    } else if (!a.equals(was)) {
-      peer.out().advertise(p, was, a);
+  /** Hands a change to the peer's Adj-RIB-Out (through its outbox): {@code was} is what it was handed before. */
+  private static void change(Outbox box, Prefix p, Attrs was, Attrs a) {
+    if (a == null ? was != null : !a.equals(was)) {
+      box.add(p, was, a);
     }
   }
 
@@ -288,14 +347,18 @@ final class RibShard {
 
   /** A session left Established: its paths in this shard go (RFC 4271 §8.2.2 "deletes all routes"). */
   void peerDown(RibPeer peer) {
-    peers.remove(peer);
+    int at = peers.indexOf(peer);
+    if (at >= 0) {
+      peers.remove(at);
+      outboxes.remove(at).flush();
+    }
     adjRibsIn.remove(peer);
     List<Destination> changed = new ArrayList<>();
     for (Destination d : table.values()) {
       int removed = d.removeAll(peer);
       if (removed > 0) {
-        peer.counters().accepted(index, d.prefix.family(), -removed);
-        peer.counters().received(index, d.prefix.family(), -removed);
+        peer.counters().accepted(index, d.family(), -removed);
+        peer.counters().received(index, d.family(), -removed);
         changed.add(d);
       }
     }
@@ -303,7 +366,7 @@ final class RibShard {
     if (r != null) {
       r.forEach(x -> peer.counters().received(index, x.prefix().family(), -1));
     }
-    changed.forEach(this::decideAndForget);
+    changed.forEach(d -> decideAndForget(d, null));
   }
 
   /**
@@ -364,7 +427,7 @@ final class RibShard {
       if (d.put(new Path(from, pathId, accepted, now))) {
         added(from, st, p);
       }
-      decide(d);
+      decide(d, p);
     }
     if (st != null) {
       checkMaxPrefix(from, st);
@@ -392,7 +455,7 @@ final class RibShard {
       }
       from.counters().accepted(index, p.family(), -1);
       from.counters().received(index, p.family(), -1);
-      decideAndForget(d);
+      decideAndForget(d, p);
     }
   }
 
@@ -413,37 +476,44 @@ final class RibShard {
 
   private record Rejected(Prefix prefix, int pathId) {}
 
-  private void decideAndForget(Destination d) {
-    decide(d);
+  private void decideAndForget(Destination d, Prefix known) {
+    Prefix p = decide(d, known);
     if (d.isEmpty()) {
-      table.remove(d.prefix);
+      table.remove(p != null ? p : d.prefix());
     }
   }
 
-  /** Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3). */
-  private void decide(Destination d) {
+  /**
+   * Runs the decision process for one prefix and passes a changed selection on (RFC 4271 §9.1.2-3).
+   * {@code known} is the destination's prefix when the caller has it (null: made when needed);
+   * returns the prefix when it was needed, else {@code known}.
+   */
+  private Prefix decide(Destination d, Prefix known) {
     Path before = d.best();
     Path single = d.single();
     boolean changed = single != null ? d.selectOnly(single) : d.select(BestPath.select(d.paths(), options));
     if (!changed) {
-      return;
+      return known;
     }
+    Prefix p = known != null ? known : d.prefix();
     Path best = d.best();
     if (best == null || before != best || !best.attrs().equals(before.attrs())) {
       // what each peer was handed before is what the previous best exports to it: nothing per
       // peer and prefix is stored (see AdjRibOut)
-      for (RibPeer peer : peers) {
-        Attrs was = before == null ? null : exportTo(d.prefix, before, peer);
-        Attrs a = best == null ? null : exportTo(d.prefix, best, peer);
-        change(peer, d.prefix, was, a);
+      for (int i = 0; i < peers.size(); i++) {
+        RibPeer peer = peers.get(i);
+        Attrs was = before == null ? null : exportTo(p, before, peer);
+        Attrs a = best == null ? null : exportTo(p, best, peer);
+        change(outboxes.get(i), p, was, a);
       }
     }
     List<RibListener> listeners = rib.listeners;
     if (!listeners.isEmpty()) {
       BestPath.Selection now = d.selection();
       for (RibListener l : listeners) {
-        l.selectionChanged(d.prefix, now);
+        l.selectionChanged(p, now);
       }
     }
+    return p;
   }
 }

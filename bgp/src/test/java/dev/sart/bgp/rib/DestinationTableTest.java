@@ -50,7 +50,7 @@ class DestinationTableTest {
   private static void check(DestinationTable t, Map<Prefix, Destination> want) {
     Map<Destination, Boolean> seen = new IdentityHashMap<>();
     for (Destination d : t.values()) {
-      assertSame(want.get(d.prefix), d);
+      assertSame(want.get(d.prefix()), d);
       assertNull(seen.put(d, true), "each destination once");
     }
     assertEquals(want.size(), seen.size());

@@ -11,6 +11,7 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.wire.Aggregator;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
@@ -22,6 +23,7 @@ import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.OpenBgpd;
+import dev.sart.testbed.Prerequisites;
 import dev.sart.testbed.Route;
 import dev.sart.testbed.Router;
 import dev.sart.testbed.RouterConfig;
@@ -71,6 +73,8 @@ class SpeakerAs2InteropTest {
   private static final String OURS = "203.0.113.0/25";
   private static final String OLDS = "198.51.100.128/25";
   private static final String UPS = "203.0.113.128/25";
+  /** What FRR upstream aggregates into {@link #UPS} (with BIRD, OpenBGPD): AGGREGATOR [4200000099 198.51.100.2]. */
+  private static final String UPS_PART = "203.0.113.192/26";
   /** A line where tcpdump starts a packet ("13:36:44.201911 eth1  In  IP ..."). */
   private static final Pattern PACKET_START = Pattern.compile("(?m)^(?=\\d\\d:\\d\\d:\\d\\d\\.\\d+ )");
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -86,10 +90,13 @@ class SpeakerAs2InteropTest {
     }
   }
 
-  /** The three namespaces, their sessions up, and tcpdump on the old speaker's link to us. */
+  /**
+   * The three namespaces, their sessions up, and tcpdump on the old speaker's link to us. With
+   * {@code aggregate}, FRR upstream originates {@link #UPS} as an aggregate, else as a network.
+   */
   private record Bed(Router old, Router up, ManagedProcess wire) {}
 
-  private Bed start(RouterKind kind) throws Exception {
+  private Bed start(RouterKind kind, boolean aggregate) throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node oldNode = t.node("old");
@@ -97,6 +104,7 @@ class SpeakerAs2InteropTest {
     t.link(sart, oldNode).addresses("192.0.2.1/30", "192.0.2.2/30");
     t.link(oldNode, upNode).addresses("198.51.100.1/30", "198.51.100.2/30");
 
+    Prerequisites.requireCommands("tcpdump");
     ManagedProcess wire = oldNode.spawn("tcpdump",
         List.of("tcpdump", "-l", "-n", "-v", "-i", "any", "host 192.0.2.1 and tcp port 179"));
     await().atMost(Duration.ofSeconds(10)).until(() -> wire.tail(5).contains("listening on"));
@@ -117,7 +125,11 @@ class SpeakerAs2InteropTest {
       frr.vtysh("configure terminal", "log stdout debugging", "exit", "debug bgp neighbor-events");
     }
     Router up = RouterKind.FRR.create(upNode, RouterConfig.of(UP_AS, "198.51.100.2")
-        .neighbor(Neighbor.of("198.51.100.1", OLD_AS)).originate(UPS)).start();
+        .neighbor(Neighbor.of("198.51.100.1", OLD_AS)).originate(aggregate ? UPS_PART : UPS)).start();
+    if (aggregate) {
+      ((Frr) up).vtysh("configure terminal", "router bgp " + UP_AS, "address-family ipv4 unicast",
+          "aggregate-address " + UPS + " summary-only");
+    }
     Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), OLD_AS)));
 
     old.awaitEstablished("192.0.2.1");
@@ -130,13 +142,14 @@ class SpeakerAs2InteropTest {
   /**
    * BIRD and OpenBGPD behave as RFC 6793 expects of the old side: our OPEN says AS_TRANS with our AS
    * in the capability, they send none; our route reaches them as AS_PATH [23456] plus AS4_PATH
-   * [4200000001] (they merge it and show 4200000001) and goes on to FRR with our AS intact; what FRR
-   * upstream originates reaches us as AS_PATH [65002 23456] plus AS4_PATH, which we merge back.
+   * [4200000001] (they merge it and show 4200000001) and goes on to FRR with our AS intact; the
+   * aggregate FRR upstream originates reaches us as AS_PATH [65002 23456] plus AS4_PATH, AGGREGATOR
+   * [23456 ...] plus AS4_AGGREGATOR, which we merge back (§4.2.3).
    */
   @ParameterizedTest(name = "{0} as a 2-octet speaker knows us as AS_TRANS, and 4-octet paths cross it both ways")
   @EnumSource(value = RouterKind.class, names = {"BIRD", "OPENBGPD"})
   void twoOctetSpeaker(RouterKind kind) throws Exception {
-    Bed bed = start(kind);
+    Bed bed = start(kind, true);
 
     // our OPEN on the wire: My AS is AS_TRANS, our AS is in the capability (RFC 6793 §4.1)
     String ourOpen = awaitPacket(bed.wire(), "192.0.2.1", "Open Message");
@@ -181,6 +194,9 @@ class SpeakerAs2InteropTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib(OLDS) && inOurRib(UPS));
     assertEquals(AsPath.sequence(OLD_AS), asPath(OLDS));
     assertEquals(AsPath.sequence(OLD_AS, UP_AS), asPath(UPS), upsUpdate);
+    // FRR's aggregate: AGGREGATOR [23456 ...] + AS4_AGGREGATOR [4200000099 ...] on the wire, merged
+    assertTrue(upsUpdate.contains("Aggregator4 (18)"), upsUpdate);
+    assertEquals(new Aggregator(UP_AS, Ip.parseV4("198.51.100.2")), aggregator(UPS), upsUpdate);
   }
 
   /**
@@ -191,10 +207,12 @@ class SpeakerAs2InteropTest {
    * are lost in both directions: FRR shows our route with [23456], FRR upstream gets [65002 23456], and
    * FRR upstream's route reaches us as [65002 23456] without AS4_PATH (nothing to merge). Our side is
    * right throughout: AS_TRANS in the OPEN, AS4_PATH sent, IPv4 unicast without any capability from FRR.
+   * (No aggregate here: this FRR reads the 2-octet AGGREGATOR of FRR upstream with the 4-octet length
+   * its capability announced and resets that session, 3/5 Attribute Length Error.)
    */
   @Test
   void frrWithoutCapabilitiesDropsAs4Path() throws Exception {
-    Bed bed = start(RouterKind.FRR);
+    Bed bed = start(RouterKind.FRR, false);
     Frr frr = (Frr) bed.old();
 
     String ourOpen = awaitPacket(bed.wire(), "192.0.2.1", "Open Message");
@@ -243,6 +261,11 @@ class SpeakerAs2InteropTest {
 
   private boolean inOurRib(String prefix) {
     return server.rib().query(v -> v.route(Prefix.parse(prefix))).join() != null;
+  }
+
+  private Aggregator aggregator(String prefix) {
+    return server.rib().query(v -> v.route(Prefix.parse(prefix)).paths().getFirst().attrs().attributes()
+        .orNull(Aggregator.class)).join();
   }
 
   private AsPath asPath(String prefix) {

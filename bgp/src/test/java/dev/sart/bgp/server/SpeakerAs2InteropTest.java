@@ -51,9 +51,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * capabilities at all). GoBGP 3.10 always sends the capability and is not in here.
  *
  * <pre>
- *   sart AS 4200000001 -------------- old AS 65002 ---------------- up: FRR AS 4200000099
- *   192.0.2.1/30          192.0.2.2/30     198.51.100.1/30          198.51.100.2/30
- *                          (2-octet on both of its sessions)
+ *   new: FRR AS 4200000002 --- sart AS 4200000001 ------- old AS 65002 ------- up: FRR AS 4200000099
+ *   192.0.2.6/30        192.0.2.5/30    192.0.2.1/30     192.0.2.2/30   198.51.100.1/30   198.51.100.2/30
+ *                                                   (2-octet on both of its sessions)
  * </pre>
  *
  * <p>All three read the AS in our 4-octet AS capability even though they do not send one, so each is
@@ -63,16 +63,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Oracles: tcpdump in the old speaker's namespace for what we put on the wire (its BGP decoder),
  * the old speaker's CLI for what it negotiated and shows, FRR upstream (a 4-octet speaker) for what
- * crossed the old speaker in AS4_PATH, our RIB for what we merged (§4.2.3).
+ * crossed the old speaker in AS4_PATH, our RIB for what we merged (§4.2.3), FRR on our other side
+ * for what we send on to a 4-octet speaker.
  */
 class SpeakerAs2InteropTest {
   private static final long OUR_AS = 4_200_000_001L;
   private static final long OLD_AS = 65002;
   private static final long UP_AS = 4_200_000_099L;
+  private static final long NEW_AS = 4_200_000_002L;
   private static final long AS_TRANS = 23456;
   private static final String OURS = "203.0.113.0/25";
   private static final String OLDS = "198.51.100.128/25";
   private static final String UPS = "203.0.113.128/25";
+  private static final String NEWS = "192.0.2.128/25";
   /** What FRR upstream aggregates into {@link #UPS} (with BIRD, OpenBGPD): AGGREGATOR [4200000099 198.51.100.2]. */
   private static final String UPS_PART = "203.0.113.192/26";
   /** A line where tcpdump starts a packet ("13:36:44.201911 eth1  In  IP ..."). */
@@ -94,15 +97,17 @@ class SpeakerAs2InteropTest {
    * The three namespaces, their sessions up, and tcpdump on the old speaker's link to us. With
    * {@code aggregate}, FRR upstream originates {@link #UPS} as an aggregate, else as a network.
    */
-  private record Bed(Router old, Router up, ManagedProcess wire) {}
+  private record Bed(Router old, Router up, Router neu, ManagedProcess wire) {}
 
   private Bed start(RouterKind kind, boolean aggregate) throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node oldNode = t.node("old");
     Node upNode = t.node("up");
+    Node newNode = t.node("new");
     t.link(sart, oldNode).addresses("192.0.2.1/30", "192.0.2.2/30");
     t.link(oldNode, upNode).addresses("198.51.100.1/30", "198.51.100.2/30");
+    t.link(newNode, sart).addresses("192.0.2.6/30", "192.0.2.5/30");
 
     Prerequisites.requireCommands("tcpdump");
     ManagedProcess wire = oldNode.spawn("tcpdump",
@@ -130,13 +135,18 @@ class SpeakerAs2InteropTest {
       ((Frr) up).vtysh("configure terminal", "router bgp " + UP_AS, "address-family ipv4 unicast",
           "aggregate-address " + UPS + " summary-only");
     }
+    Router neu = RouterKind.FRR.create(newNode, RouterConfig.of(NEW_AS, "192.0.2.6")
+        .neighbor(Neighbor.of("192.0.2.5", OUR_AS)).originate(NEWS)).start();
     Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), OLD_AS)));
+    Peer q = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.6"), NEW_AS)));
 
     old.awaitEstablished("192.0.2.1");
     old.awaitEstablished("198.51.100.2");
     up.awaitEstablished("198.51.100.1");
-    await().atMost(Duration.ofSeconds(20)).until(() -> p.status().state() == State.ESTABLISHED);
-    return new Bed(old, up, wire);
+    neu.awaitEstablished("192.0.2.5");
+    await().atMost(Duration.ofSeconds(20))
+        .until(() -> p.status().state() == State.ESTABLISHED && q.status().state() == State.ESTABLISHED);
+    return new Bed(old, up, neu, wire);
   }
 
   /**
@@ -144,7 +154,8 @@ class SpeakerAs2InteropTest {
    * in the capability, they send none; our route reaches them as AS_PATH [23456] plus AS4_PATH
    * [4200000001] (they merge it and show 4200000001) and goes on to FRR with our AS intact; the
    * aggregate FRR upstream originates reaches us as AS_PATH [65002 23456] plus AS4_PATH, AGGREGATOR
-   * [23456 ...] plus AS4_AGGREGATOR, which we merge back (§4.2.3).
+   * [23456 ...] plus AS4_AGGREGATOR, which we merge back (§4.2.3). FRR's route from our other side
+   * crosses with two 4-octet ASes, and FRR there gets the merged paths whole.
    */
   @ParameterizedTest(name = "{0} as a 2-octet speaker knows us as AS_TRANS, and 4-octet paths cross it both ways")
   @EnumSource(value = RouterKind.class, names = {"BIRD", "OPENBGPD"})
@@ -197,6 +208,17 @@ class SpeakerAs2InteropTest {
     // FRR's aggregate: AGGREGATOR [23456 ...] + AS4_AGGREGATOR [4200000099 ...] on the wire, merged
     assertTrue(upsUpdate.contains("Aggregator4 (18)"), upsUpdate);
     assertEquals(new Aggregator(UP_AS, Ip.parseV4("198.51.100.2")), aggregator(UPS), upsUpdate);
+
+    // a path of two 4-octet ASes from FRR on our other side: AS_TRANS twice, both in AS4_PATH; the
+    // old speaker shows them and FRR upstream gets them all back
+    String newsUpdate = awaitPacket(bed.wire(), "192.0.2.1", NEWS);
+    assertTrue(newsUpdate.contains(": " + AS_TRANS + " " + AS_TRANS + " \n"), newsUpdate);
+    assertTrue(newsUpdate.contains("AS4 Path (17), length: 10, Flags [OT]: " + OUR_AS + " " + NEW_AS + " \n"), newsUpdate);
+    assertEquals(List.of(OUR_AS, NEW_AS), bed.old().awaitRoute(NEWS).asPath());
+    assertEquals(List.of(OLD_AS, OUR_AS, NEW_AS), bed.up().awaitRoute(NEWS).asPath());
+    // and what we merged goes to a 4-octet speaker whole, in 4-octet AS_PATH
+    assertEquals(List.of(OUR_AS, OLD_AS, UP_AS), bed.neu().awaitRoute(UPS).asPath());
+    assertEquals(List.of(OUR_AS, OLD_AS), bed.neu().awaitRoute(OLDS).asPath());
   }
 
   /**

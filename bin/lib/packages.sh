@@ -4,8 +4,9 @@
 # bird2 frr gobgpd openbgpd exabgp: the routing daemons the test bed runs as real peers.
 # iproute2: `ip netns`, veth, bridges. python3: ExaBGP's API helper.
 # iputils-ping: pods ping each other in the CNI tests. containernetworking-plugins: the reference
-# ptp + host-local plugins the CNI benchmark measures sart-cni against.
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins"
+# ptp + host-local plugins the CNI benchmark measures sart-cni against. tcpdump: its BGP decoder
+# shows what the speaker put on the wire (SpeakerAs2InteropTest).
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump"
 
 sart_missing_packages() {
   missing=""

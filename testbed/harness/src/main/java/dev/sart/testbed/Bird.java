@@ -79,10 +79,19 @@ public final class Bird extends Router {
       Neighbor n = ns.get(i);
       c.append("protocol bgp n").append(i).append(" {\n");
       c.append("  local as ").append(config.asn()).append(";\n");
-      c.append("  neighbor ").append(n.addressText()).append(" as ").append(n.asn()).append(";\n");
+      if (!n.as4() && n.asn() > 0xffff) {
+        // with "enable as4 off" BIRD refuses a 4-octet neighbour AS ("AS4 not available"), yet checks
+        // the AS in the neighbour's 4-octet AS capability (so AS_TRANS, 23456, fails): any external AS
+        c.append("  neighbor ").append(n.addressText()).append(" external;\n");
+      } else {
+        c.append("  neighbor ").append(n.addressText()).append(" as ").append(n.asn()).append(";\n");
+      }
       c.append("  connect delay time 1;\n  connect retry time 1;\n  error wait time 1, 5;\n");
       if (n.passive()) {
         c.append("  passive on;\n");
+      }
+      if (!n.as4()) {
+        c.append("  enable as4 off;\n");
       }
       if (n.password() != null) {
         c.append("  password \"").append(n.password()).append("\";\n");

@@ -166,6 +166,9 @@ public final class ExaBgp extends Router {
       if (n.ttlSecurityHops() > 0) {
         throw new IllegalArgumentException("the ExaBGP driver does not configure GTSM: " + n.addressText());
       }
+      if (!n.as4()) {
+        c.append("  capability { asn4 disable; }\n");
+      }
       if (neighborOptions.containsKey(n.address())) {
         c.append("  ").append(neighborOptions.get(n.address())).append('\n');
       }

@@ -158,6 +158,15 @@ public final class Frr extends Router {
       if (n.passive()) {
         c.append(a).append(" passive\n");
       }
+      if (!n.as4()) {
+        // FRR 8.4 always announces the 4-octet AS capability unless it announces none at all; then
+        // there is no multiprotocol capability either and only IPv4 unicast is exchanged (RFC 4760 §1)
+        if (!n.families().equals(Set.of(Family.IPV4_UNICAST))) {
+          throw new IllegalArgumentException("FRR without the 4-octet AS capability sends no capabilities "
+              + "and can only exchange IPv4 unicast: " + n.addressText() + " " + n.families());
+        }
+        c.append(a).append(" dont-capability-negotiate\n");
+      }
       if (n.password() != null) {
         c.append(a).append(" password ").append(n.password()).append('\n');
       }

@@ -101,6 +101,10 @@ public final class GoBgp extends Router {
       c.append("  [neighbors.config]\n");
       c.append("    neighbor-address = ").append(quote(n.addressText())).append('\n');
       c.append("    peer-as = ").append(n.asn()).append('\n');
+      if (!n.as4()) {
+        // gobgpd 3.10 always sends the capability: its configuration has no switch for it
+        throw new IllegalArgumentException("GoBGP cannot leave out the 4-octet AS capability: " + n.addressText());
+      }
       if (n.password() != null) {
         c.append("    auth-password = ").append(quote(n.password())).append('\n');
       }

@@ -15,9 +15,11 @@ import java.util.Set;
  * @param ttlSecurityHops GTSM (RFC 5082): 0 for off, else how many hops away the neighbour may be
  *     (send with TTL 255, accept only TTL 256 - hops and above); replaces {@code multihopTtl}
  * @param families the families negotiated on this session
+ * @param as4 whether the router announces the 4-octet AS capability (RFC 6793) on this session;
+ *     false makes it an old, 2-octet AS speaker on this session
  */
 public record Neighbor(InetAddress address, long asn, boolean passive, String password, int multihopTtl,
-    int ttlSecurityHops, Set<Family> families) {
+    int ttlSecurityHops, Set<Family> families, boolean as4) {
 
   public Neighbor {
     Objects.requireNonNull(address, "address");
@@ -38,19 +40,19 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
   public static Neighbor of(String address, long asn) {
     InetAddress a = Addresses.parse(address);
     return new Neighbor(a, asn, false, null, 0, 0,
-        Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
+        Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST), true);
   }
 
   public Neighbor asPassive() {
-    return new Neighbor(address, asn, true, password, multihopTtl, ttlSecurityHops, families);
+    return new Neighbor(address, asn, true, password, multihopTtl, ttlSecurityHops, families, as4);
   }
 
   public Neighbor withPassword(String secret) {
-    return new Neighbor(address, asn, passive, secret, multihopTtl, ttlSecurityHops, families);
+    return new Neighbor(address, asn, passive, secret, multihopTtl, ttlSecurityHops, families, as4);
   }
 
   public Neighbor withMultihop(int ttl) {
-    return new Neighbor(address, asn, passive, password, ttl, ttlSecurityHops, families);
+    return new Neighbor(address, asn, passive, password, ttl, ttlSecurityHops, families, as4);
   }
 
   /** GTSM (RFC 5082) towards a neighbour at most {@code hops} hops away (1: directly connected). */
@@ -58,11 +60,19 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
     if (hops < 1) {
       throw new IllegalArgumentException("GTSM needs at least one hop: " + hops);
     }
-    return new Neighbor(address, asn, passive, password, multihopTtl, hops, families);
+    return new Neighbor(address, asn, passive, password, multihopTtl, hops, families, as4);
   }
 
   public Neighbor withFamilies(Family... fs) {
-    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs));
+    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs), as4);
+  }
+
+  /**
+   * An old, 2-octet AS speaker on this session: no 4-octet AS capability in its OPEN (RFC 6793
+   * §4.1). GoBGP cannot be one (its driver refuses); FRR only by sending no capabilities at all.
+   */
+  public Neighbor withoutAs4() {
+    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, families, false);
   }
 
   public boolean isIpv4() {

@@ -115,6 +115,9 @@ public final class OpenBgpd extends Router {
       if (n.passive()) {
         c.append("  passive\n");
       }
+      if (!n.as4()) {
+        c.append("  announce as-4byte no\n");
+      }
       if (n.password() != null) {
         if (n.password().contains("\"") || n.password().contains("\\")) {
           throw new IllegalArgumentException("password with a quote or backslash: " + n.password());

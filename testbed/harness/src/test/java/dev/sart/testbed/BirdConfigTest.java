@@ -25,4 +25,16 @@ class BirdConfigTest {
     String twoHops = config(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
     assertTrue(twoHops.contains("  ttl security on;\n  multihop 2;\n"), twoHops);
   }
+
+  @Test
+  void withoutAs4TurnsAs4OffAndTakesAFourOctetNeighbourAsAnyExternalAs() {
+    String two = config(Neighbor.of("192.0.2.2", 65002).withoutAs4());
+    assertTrue(two.contains("  neighbor 192.0.2.2 as 65002;\n"), two);
+    assertTrue(two.contains("  enable as4 off;\n"), two);
+    String four = config(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4());
+    assertTrue(four.contains("  neighbor 192.0.2.2 external;\n"), four);
+    assertTrue(four.contains("  enable as4 off;\n"), four);
+    String normal = config(Neighbor.of("192.0.2.2", 4_200_000_001L));
+    assertTrue(normal.contains("  neighbor 192.0.2.2 as 4200000001;\n") && !normal.contains("as4"), normal);
+  }
 }

@@ -134,4 +134,12 @@ class ExaBgpParserTest {
         () -> Neighbor.of("192.0.2.2", 65002).withMultihop(2).withTtlSecurity(2));
     assertTrue(e.getMessage().contains("exclude"), e.getMessage());
   }
+
+  @Test
+  void withoutAs4DisablesAsn4() {
+    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
+    Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
+    String text = new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    assertTrue(text.contains("  capability { asn4 disable; }\n"), text);
+  }
 }

@@ -139,4 +139,16 @@ class FrrParseTest {
     assertTrue(text.contains(" neighbor 192.0.2.2 ttl-security hops 2\n"), text);
     assertFalse(text.contains("ebgp-multihop"), text);
   }
+
+  @Test
+  void withoutAs4SendsNoCapabilitiesAndOnlyForIpv4Unicast() {
+    Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
+    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4());
+    String text = new Frr(node, config).configText();
+    assertTrue(text.contains(" neighbor 192.0.2.2 dont-capability-negotiate\n"), text);
+    RouterConfig v6 = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("2001:db8::2", 65002).withoutAs4());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new Frr(node, v6).configText());
+    assertTrue(e.getMessage().contains("IPv4 unicast"), e.getMessage());
+  }
 }

@@ -112,4 +112,12 @@ class GoBgpParserTest {
     assertTrue(toml.contains("[neighbors.ttl-security.config]\n    enabled = true\n    ttl-min = 254\n"), toml);
     assertFalse(toml.contains("ebgp-multihop"), toml);
   }
+
+  @Test
+  void withoutAs4IsRefusedNotIgnored() {
+    RouterConfig c = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new GoBgp(null, c).configText());
+    assertTrue(e.getMessage().contains("4-octet AS"), e.getMessage());
+  }
 }

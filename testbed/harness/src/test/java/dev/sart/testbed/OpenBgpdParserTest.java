@@ -103,4 +103,13 @@ class OpenBgpdParserTest {
     assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 65002\n  ttl-security yes\n  announce"), text);
     assertTrue(text.contains("neighbor 192.0.2.6 {\n  remote-as 65002\n  ttl-security yes\n  multihop 2\n"), text);
   }
+
+  @Test
+  void withoutAs4DoesNotAnnounceTheCapability() {
+    RouterConfig cfg = RouterConfig.of(65001, "192.0.2.1")
+        .neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4()).neighbor(Neighbor.of("192.0.2.6", 65002));
+    String text = new OpenBgpd(null, cfg).configText(java.nio.file.Path.of("/tmp/x/bgpd.sock"));
+    assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 4200000001\n  announce as-4byte no\n"), text);
+    assertEquals(1, text.split("as-4byte", -1).length - 1, text);
+  }
 }

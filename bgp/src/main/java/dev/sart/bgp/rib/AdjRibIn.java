@@ -76,6 +76,9 @@ final class AdjRibIn {
    */
   private final IdentityHashMap<Attrs, Object[]> exportCache = new IdentityHashMap<>();
   private boolean exportPolicyPerPrefix;
+  /** The entry of {@link #exportCache} used last, and its key. */
+  private Attrs lastAttrs;
+  private Object[] lastEntry;
   private static final Object NOT_EXPORTED = new Object();
   static final int EXPORT_CACHE_MAX = 1 << 16;
 
@@ -101,14 +104,15 @@ final class AdjRibIn {
     }
     int family = p.family().equals(Family.IPV4_UNICAST) ? 0 : p.family().equals(Family.IPV6_UNICAST) ? 1 : -1;
     if (family < 0) {
-      Attrs a = Export.toPeer(p, best, to, localAs);
+      Attrs a = Export.toPeer(p, best, to, localAs, policy.advertisePeerAs());
       return a == null ? null : exportPath(p, a, to.internal(), localAs);
     }
     int slot = family | (best.isLocal() ? 2 : 0) | (best.source().internal() ? 4 : 0);
-    Object[] e = exportCache.get(best.attrs());
+    // the prefixes of an UPDATE share their attributes: the last entry spares the map lookup
+    Object[] e = best.attrs() == lastAttrs ? lastEntry : exportCache.get(best.attrs());
     Object v = e == null ? null : e[slot];
     if (v == null) {
-      Attrs a = Export.toPeer(p, best, to, localAs);
+      Attrs a = Export.toPeer(p, best, to, localAs, policy.advertisePeerAs());
       if (a != null && !exportPolicyPerPrefix) {
         a = exportPath(p, a, to.internal(), localAs);
       }
@@ -122,6 +126,8 @@ final class AdjRibIn {
       }
       e[slot] = v;
     }
+    lastAttrs = best.attrs();
+    lastEntry = e;
     if (v == NOT_EXPORTED) {
       return null;
     }
@@ -131,6 +137,8 @@ final class AdjRibIn {
   /** The export policy or our AS changed: forget what was computed with the old ones. */
   void forgetExports() {
     exportCache.clear();
+    lastAttrs = null;
+    lastEntry = null;
     exportPolicyPerPrefix = perPrefix(policy.exportPolicy());
   }
 

@@ -13,11 +13,21 @@ import dev.sart.bgp.wire.PathAttributes;
 final class Export {
   private Export() {}
 
+  /** With the default of {@link dev.sart.bgp.policy.PeerPolicy#advertisePeerAs}: off. */
   static Attrs toPeer(Prefix prefix, Path path, RibPeer to, long localAs) {
+    return toPeer(prefix, path, to, localAs, false);
+  }
+
+  static Attrs toPeer(Prefix prefix, Path path, RibPeer to, long localAs, boolean advertisePeerAs) {
     if (path.source() == to || !to.families().contains(prefix.family())) {
       return null;
     }
     Attrs a = path.attrs();
+    // an external peer whose AS is in the path would drop the route as a loop (RFC 4271 §9.1.2):
+    // not sent unless asked for (Junos' advertise-peer-as; GoBGP does not send it either)
+    if (!to.internal() && !advertisePeerAs && a.asPath().contains(to.asn())) {
+      return null;
+    }
     // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no confederations here)
     if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
       return null;

@@ -205,7 +205,7 @@ final class RibShard {
     if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
       reimport(peer, st);
     }
-    if (!old.exportPolicy().equals(policy.exportPolicy())) {
+    if (!old.exportPolicy().equals(policy.exportPolicy()) || old.advertisePeerAs() != policy.advertisePeerAs()) {
       reexport(peer, new AdjRibIn(old, st.limit, index));
     }
     if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {

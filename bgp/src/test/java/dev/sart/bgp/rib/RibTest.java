@@ -305,4 +305,29 @@ class RibTest {
     assertEquals("end", seen.get(all.size()), "every shard's table before the end of the initial dump");
     assertEquals("gone " + all.getFirst(), seen.getLast());
   }
+
+  @Test
+  void anExternalPeerIsNotSentRoutesWithItsAsInThePathUnlessItAsksForThem() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    RibPeer sameAs = peer("192.0.2.3", 65002, false); // another router of a's AS
+    RibPeer c = peer("192.0.2.4", 65003, false);
+    RibPeer allowing = peer("192.0.2.5", 65002, false); // accepts its own AS (allowas-in)
+    rib.peerUp(a);
+    rib.peerUp(sameAs);
+    rib.peerUp(c);
+    rib.peerUp(allowing, dev.sart.bgp.policy.PeerPolicy.NONE.withAdvertisePeerAs(true), null);
+    for (RibPeer p : List.of(a, sameAs, c, allowing)) {
+      sent(p);
+    }
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
+    assertTrue(sent(sameAs).announce().isEmpty(), "65002 is in the path: it would drop it as a loop");
+    assertEquals(AsPath.sequence(65001, 65002, 64512), sent(c).announce().keySet().iterator().next().asPath());
+    assertEquals(AsPath.sequence(65001, 65002, 64512), sent(allowing).announce().keySet().iterator().next().asPath());
+    assertEquals(List.of(), rib.query(v -> v.advertisedTo(sameAs, Family.IPV4_UNICAST)).join());
+    // turned on while up: sent now; turned off again: withdrawn
+    rib.setPolicy(sameAs, dev.sart.bgp.policy.PeerPolicy.NONE.withAdvertisePeerAs(true));
+    assertEquals(List.of(P), sent(sameAs).announce().values().iterator().next());
+    rib.setPolicy(sameAs, dev.sart.bgp.policy.PeerPolicy.NONE);
+    assertEquals(List.of(P), sent(sameAs).withdraw());
+  }
 }

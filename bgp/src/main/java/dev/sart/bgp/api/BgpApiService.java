@@ -227,7 +227,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         throw Status.ALREADY_EXISTS.withDescription("peer " + p.getAddress() + " exists").asRuntimeException();
       }
       server.addPeer(c, PolicyMapping.peerPolicy(server.policies(), p.getImportPolicy(), p.getExportPolicy(),
-          p.getMaxPrefix(), p.getSoftReconfigurationInbound()));
+          p.getMaxPrefix(), p.getSoftReconfigurationInbound(), p.getAdvertisePeerAs()));
       return Empty.getDefaultInstance();
     });
   }
@@ -321,7 +321,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     reply(out, () -> {
       Peer p = peer(request.getAddr());
       p.setPolicy(PolicyMapping.peerPolicy(server.policies(), request.getImportPolicy(), request.getExportPolicy(),
-          request.getMaxPrefix(), request.getSoftReconfigurationInbound()));
+          request.getMaxPrefix(), request.getSoftReconfigurationInbound(), request.getAdvertisePeerAs()));
       return Empty.getDefaultInstance();
     });
   }

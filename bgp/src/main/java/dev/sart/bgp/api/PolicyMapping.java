@@ -119,9 +119,9 @@ final class PolicyMapping {
 
   /** A peer's policies from names the registry knows (an unknown name is an error). */
   static PeerPolicy peerPolicy(PolicyRegistry registry, String importPolicy, String exportPolicy,
-      dev.sart.proto.v1.MaxPrefix maxPrefix, boolean softReconfigurationInbound) {
+      dev.sart.proto.v1.MaxPrefix maxPrefix, boolean softReconfigurationInbound, boolean advertisePeerAs) {
     return new PeerPolicy(registry.get(importPolicy), registry.get(exportPolicy), maxPrefix(maxPrefix),
-        softReconfigurationInbound);
+        softReconfigurationInbound, advertisePeerAs);
   }
 
   /** The name a peer's configuration shows: empty for accept-all. */

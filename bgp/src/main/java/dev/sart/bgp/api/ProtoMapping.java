@@ -64,7 +64,8 @@ final class ProtoMapping {
         .setImportPolicy(PolicyMapping.name(p.policy().importPolicy()))
         .setExportPolicy(PolicyMapping.name(p.policy().exportPolicy()))
         .setMaxPrefix(PolicyMapping.maxPrefix(p.policy().maxPrefix()))
-        .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound());
+        .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound())
+        .setAdvertisePeerAs(p.policy().advertisePeerAs());
     s.families().stream().sorted((x, y) -> Integer.compare(x.afi(), y.afi())).forEach(f -> b.addFamilies(family(f)));
     if (s.establishedSince() != null) {
       b.setUptime(timestamp(s.establishedSince()));

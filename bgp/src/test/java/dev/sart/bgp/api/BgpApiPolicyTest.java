@@ -1,6 +1,7 @@
 package dev.sart.bgp.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,6 +101,27 @@ class BgpApiPolicyTest {
     assertEquals("", p.getImportPolicy());
     assertEquals("from-tor", p.getExportPolicy());
     assertEquals(0, p.getMaxPrefix().getLimit());
+  }
+
+  @Test
+  void advertisePeerAsIsOffUnlessAskedAndFollowsAddPeerAndSetNeighborPolicy() {
+    api.addPeer(peer("", 0));
+    GetNeighborRequest get = GetNeighborRequest.newBuilder().setAddr("192.0.2.2").build();
+    assertFalse(api.getNeighbor(get).getPeer().getAdvertisePeerAs());
+    assertFalse(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.2")).policy().advertisePeerAs());
+
+    api.setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr("192.0.2.2").setAdvertisePeerAs(true).build());
+    assertTrue(api.getNeighbor(get).getPeer().getAdvertisePeerAs());
+    assertTrue(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.2")).policy().advertisePeerAs());
+    assertTrue(api.listNeighbor(ListNeighborRequest.getDefaultInstance()).getPeers(0).getAdvertisePeerAs());
+
+    api.deletePeer(DeletePeerRequest.newBuilder().setAddr("192.0.2.2").build());
+    AddPeerRequest add = peer("", 0);
+    api.addPeer(add.toBuilder().setPeer(add.getPeer().toBuilder().setAdvertisePeerAs(true)).build());
+    assertTrue(api.getNeighbor(get).getPeer().getAdvertisePeerAs());
+    // SetNeighborPolicy sets the whole policy: leaving the field out turns it off again.
+    api.setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr("192.0.2.2").build());
+    assertFalse(api.getNeighbor(get).getPeer().getAdvertisePeerAs());
   }
 
   @Test

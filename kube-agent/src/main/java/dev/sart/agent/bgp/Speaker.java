@@ -140,14 +140,15 @@ final class Speaker implements AutoCloseable {
   }
 
   /**
-   * Gives a running peer another export policy; its import policy, prefix limit and soft
-   * reconfiguration (which SetNeighborPolicy replaces too) are kept as the speaker reports them.
+   * Gives a running peer another export policy; its import policy, prefix limit, soft
+   * reconfiguration and advertise-peer-as (which SetNeighborPolicy replaces too) are kept as the
+   * speaker reports them.
    */
   void setExportPolicy(Peer current, String exportPolicy) {
     api().setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr(current.getAddress())
         .setImportPolicy(current.getImportPolicy()).setExportPolicy(exportPolicy)
         .setMaxPrefix(current.getMaxPrefix()).setSoftReconfigurationInbound(current.getSoftReconfigurationInbound())
-        .build());
+        .setAdvertisePeerAs(current.getAdvertisePeerAs()).build());
   }
 
   /** Starts the speaker's peer-state stream: the current state of every peer, then each change. */

@@ -15,7 +15,8 @@ import java.util.Map;
  * {@code multi_path}, {@code neighbors}, {@code paths}, {@code fib_endpoint}, {@code fib_table},
  * {@code exporter}) plus {@code metrics_address}, per-neighbour timers, password, multihop and TTL
  * security, and routing policy: {@code prefix_lists}, {@code policies}, and per neighbour
- * {@code import_policy}, {@code export_policy}, {@code max_prefix*}, {@code soft_reconfiguration_inbound}.
+ * {@code import_policy}, {@code export_policy}, {@code max_prefix*}, {@code soft_reconfiguration_inbound},
+ * {@code advertise_peer_as}.
  */
 record BgpConfigFile(
     Long asn,
@@ -50,7 +51,8 @@ record BgpConfigFile(
       @JsonProperty("max_prefix") Long maxPrefix,
       @JsonProperty("max_prefix_restart") Integer maxPrefixRestart,
       @JsonProperty("max_prefix_warning_only") Boolean maxPrefixWarningOnly,
-      @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound) {}
+      @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound,
+      @JsonProperty("advertise_peer_as") Boolean advertisePeerAs) {}
 
   /** A named policy: statements in order, then the default ("accept" or "reject"). */
   record PolicyDef(String name, @JsonProperty("default") String defaultAction, List<StatementDef> statements) {}

@@ -127,7 +127,7 @@ final class PolicyConfig {
     }
     try {
       return new PeerPolicy(registry.get(n.importPolicy()), registry.get(n.exportPolicy()), max,
-          Boolean.TRUE.equals(n.softReconfigurationInbound()));
+          Boolean.TRUE.equals(n.softReconfigurationInbound()), Boolean.TRUE.equals(n.advertisePeerAs()));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("neighbor " + n.address() + ": " + e.getMessage(), e);
     }

@@ -1,6 +1,7 @@
 package dev.sart.sartd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +65,7 @@ class PolicyConfigTest {
           max_prefix: 1000
           max_prefix_restart: 60
           soft_reconfiguration_inbound: true
+          advertise_peer_as: true
       """;
 
   @Test
@@ -88,6 +90,7 @@ class PolicyConfigTest {
     assertEquals(1000, pp.maxPrefix().limit());
     assertEquals(Duration.ofSeconds(60), pp.maxPrefix().restart());
     assertTrue(pp.softReconfigurationInbound());
+    assertTrue(pp.advertisePeerAs());
   }
 
   @Test
@@ -96,6 +99,7 @@ class PolicyConfigTest {
     PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies());
     assertEquals(PeerPolicy.NONE, pp);
     assertNull(pp.maxPrefix());
+    assertFalse(pp.advertisePeerAs());
   }
 
   @Test
@@ -124,6 +128,9 @@ class PolicyConfigTest {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.peerPolicy(
         load("neighbors: [{asn: 65000, address: 192.0.2.2, import_policy: x}]\n").neighbors().getFirst(),
         server.policies())).getMessage().contains("neighbor 192.0.2.2: no policy 'x'"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> load("neighbors: [{asn: 65000, address: 192.0.2.2, advertise_peer_as: often}]\n"))
+        .getMessage().contains("often"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> load("policies: [{name: p, colour: red}]\n"))
         .getMessage().contains("unknown key 'colour'"));
   }

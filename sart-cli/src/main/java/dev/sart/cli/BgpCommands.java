@@ -352,6 +352,10 @@ final class BgpCommands {
       @Option(names = "--soft-reconfiguration-inbound", description = "keep the routes as received (policy changes apply without a route refresh)")
       boolean softReconfigurationInbound;
 
+      @Option(names = "--advertise-peer-as", description = "send this eBGP peer routes whose AS_PATH holds its AS "
+          + "(default: not sent, it would drop them as loops; for a peer with allowas-in)")
+      boolean advertisePeerAs;
+
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
@@ -387,7 +391,7 @@ final class BgpCommands {
         } else if (maxPrefixRestart != null || maxPrefixWarningOnly) {
           throw new IllegalArgumentException("--max-prefix-restart and --max-prefix-warning-only need --max-prefix");
         }
-        p.setSoftReconfigurationInbound(softReconfigurationInbound);
+        p.setSoftReconfigurationInbound(softReconfigurationInbound).setAdvertisePeerAs(advertisePeerAs);
         c.call(s -> s.addPeer(AddPeerRequest.newBuilder().setPeer(p).build()));
         return 0;
       }

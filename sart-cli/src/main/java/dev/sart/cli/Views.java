@@ -86,6 +86,9 @@ final class Views {
     if (p.getSoftReconfigurationInbound()) {
       m.put("softReconfigurationInbound", true);
     }
+    if (p.getAdvertisePeerAs()) {
+      m.put("advertisePeerAs", true);
+    }
     return m;
   }
 

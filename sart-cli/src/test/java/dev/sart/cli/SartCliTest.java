@@ -1,6 +1,7 @@
 package dev.sart.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -109,6 +110,20 @@ class SartCliTest {
     // a passive peer that is not up: the refresh is accepted (and does nothing until it is)
     assertEquals(0, sart("bgp", "neighbor", "refresh", "192.0.2.2", "--out").code());
     assertEquals(1, sart("bgp", "neighbor", "refresh", "192.0.2.9").code());
+  }
+
+  @Test
+  void neighborAddAdvertisePeerAsIsShownOnlyWhenOn() throws Exception {
+    sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
+    assertEquals(0, sart("bgp", "neighbor", "add", "192.0.2.2", "65002", "--passive").code());
+    Run add = sart("bgp", "neighbor", "add", "192.0.2.3", "65002", "--passive", "--advertise-peer-as");
+    assertEquals(0, add.code(), add.err());
+    assertFalse(json("-o", "json", "bgp", "neighbor", "get", "192.0.2.2").has("advertisePeerAs"));
+    assertTrue(json("-o", "json", "bgp", "neighbor", "get", "192.0.2.3").get("advertisePeerAs").asBoolean());
+    assertTrue(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.3")).policy().advertisePeerAs());
+    assertFalse(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.2")).policy().advertisePeerAs());
+    Run yaml = sart("-o", "yaml", "bgp", "neighbor", "get", "192.0.2.3");
+    assertTrue(yaml.out().lines().anyMatch(l -> l.strip().equals("advertisePeerAs: true")), yaml.out());
   }
 
   @Test

@@ -288,7 +288,7 @@ class BgpAgentTest {
       api.configure(65001, "192.0.2.1");
       for (String[] p : new String[][] {{"192.0.2.2", "65002"}, {"192.0.2.6", "65003"}}) {
         api.addPeer(dev.sart.proto.v1.Peer.newBuilder().setAddress(p[0]).setAsn(Integer.parseInt(p[1]))
-            .setConnectRetryTime(1).build());
+            .setConnectRetryTime(1).setAdvertisePeerAs(true).build());
       }
       api.addPath("203.0.113.50/32");
     }
@@ -308,6 +308,8 @@ class BgpAgentTest {
     assertTrue(bird.bestRoute("203.0.113.50/32").isPresent(), "the targeted peer keeps it");
     assertEquals(ExportPolicies.name(PEER2),
         speaker.bgp.peer(InetAddress.getByName("192.0.2.6")).policy().exportPolicy().name());
+    assertTrue(speaker.bgp.peer(InetAddress.getByName("192.0.2.6")).policy().advertisePeerAs(),
+        "the speaker's own setting survives the new export policy");
     assertSame(session1, speaker.bgp.peer(InetAddress.getByName("192.0.2.2")), "adopted, not re-added");
     assertSame(session2, speaker.bgp.peer(InetAddress.getByName("192.0.2.6")), "adopted, not re-added");
   }

@@ -36,7 +36,7 @@ public final class Bgperf {
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println("usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
-          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS']");
+          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as]");
       System.exit(2);
       return;
     }
@@ -65,6 +65,10 @@ public final class Bgperf {
         case "--stall" -> o = o.withStall(Duration.ofSeconds((long) number(a, v)));
         case "--timeout" -> o = o.withTimeout(Duration.ofSeconds((long) number(a, v)));
         case "--sartd-opts" -> o = o.withSartdOptions(List.of(need(a, v).trim().split("\\s+")));
+        case "--sart-advertise-peer-as" -> {
+          System.setProperty(Target.ADVERTISE_PEER_AS, "true");
+          i--;
+        }
         case "--no-pin" -> {
           o = o.unpinned();
           i--;

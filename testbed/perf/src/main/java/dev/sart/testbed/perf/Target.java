@@ -112,6 +112,13 @@ public enum Target {
     return new Running(this, r.processes());
   }
 
+  /**
+   * Set (by {@code --sart-advertise-peer-as}): sartd also sends the generators the routes that carry
+   * their AS, as BIRD, FRR and OpenBGPD do by default (they drop them as loops); by default it does
+   * not, like GoBGP and Junos.
+   */
+  static final String ADVERTISE_PEER_AS = "bgperf.sart.advertisePeerAs";
+
   private static Running startSartd(Node node, int peers, String monitor, long monitorAs, String cpus,
       List<String> extraOptions) {
     StringBuilder y = new StringBuilder();
@@ -122,6 +129,9 @@ public enum Target {
       y.append("  - address: ").append(Generators.address(i)).append('\n');
       y.append("    asn: ").append(Generators.AS).append('\n');
       y.append("    passive: true\n");
+      if (Boolean.getBoolean(ADVERTISE_PEER_AS)) {
+        y.append("    advertise_peer_as: true\n");
+      }
     }
     y.append("  - address: ").append(monitor).append('\n');
     y.append("    asn: ").append(monitorAs).append('\n');

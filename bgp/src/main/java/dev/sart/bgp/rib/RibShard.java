@@ -76,17 +76,24 @@ final class RibShard {
     }
   }
 
-  /** One peer's changes waiting to be handed to its Adj-RIB-Out (see {@link #outboxes}). */
+  /**
+   * One peer's changes waiting to be handed to its Adj-RIB-Out (see {@link #outboxes}), with the
+   * peer and its state at hand for the export loop (no map lookup per prefix and peer).
+   */
   private static final class Outbox {
     private static final int MAX = 1024;
+    final RibPeer peer;
+    final AdjRibIn st;
     private final AdjRibOut out;
     private Prefix[] prefixes = new Prefix[16];
     private Attrs[] bases = new Attrs[16];
     private Attrs[] attrs = new Attrs[16];
     private int size;
 
-    Outbox(AdjRibOut out) {
-      this.out = out;
+    Outbox(RibPeer peer, AdjRibIn st) {
+      this.peer = peer;
+      this.st = st;
+      this.out = peer.out();
     }
 
     /** The peer is to have {@code a} for {@code p} (null: withdrawn); it was handed {@code base} before. */
@@ -148,15 +155,16 @@ final class RibShard {
 
   /** Queues this shard's part of the table for a peer that came up (all handed over when it returns). */
   void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
-    Outbox box = new Outbox(peer.out());
+    AdjRibIn st = new AdjRibIn(policy, limit, index);
+    Outbox box = new Outbox(peer, st);
     peers.add(peer);
     outboxes.add(box);
-    adjRibsIn.put(peer, new AdjRibIn(policy, limit, index));
+    adjRibsIn.put(peer, st);
     for (Destination d : table.values()) {
       Path best = d.best();
       if (best != null) {
         Prefix p = d.prefix();
-        Attrs a = exportTo(p, best, peer);
+        Attrs a = st.export(p, best, peer, localAs);
         if (a != null) {
           box.add(p, null, a);
         }
@@ -167,7 +175,8 @@ final class RibShard {
 
   /** Queues this shard's routes of {@code family} (null: all) again (RFC 2918 §4); false: the peer is not up. */
   boolean resend(RibPeer peer, Family family) {
-    if (!peers.contains(peer)) {
+    AdjRibIn st = adjRibsIn.get(peer);
+    if (st == null) {
       return false;
     }
     for (Destination d : table.values()) {
@@ -179,7 +188,7 @@ final class RibShard {
         continue;
       }
       Prefix p = d.prefix();
-      Attrs a = exportTo(p, best, peer);
+      Attrs a = st.export(p, best, peer, localAs);
       if (a != null) {
         peer.out().readvertise(p, a, a);
       }
@@ -293,6 +302,7 @@ final class RibShard {
    */
   private void reexport(RibPeer peer, AdjRibIn before) {
     Outbox box = outboxes.get(peers.indexOf(peer));
+    AdjRibIn st = box.st;
     for (Destination d : table.values()) {
       Path best = d.best();
       if (best == null) {
@@ -300,7 +310,7 @@ final class RibShard {
       }
       Prefix p = d.prefix();
       Attrs was = before.export(p, best, peer, localAs);
-      Attrs a = exportTo(p, best, peer);
+      Attrs a = st.export(p, best, peer, localAs);
       change(box, p, was, a);
     }
   }
@@ -500,11 +510,11 @@ final class RibShard {
     if (best == null || before != best || !best.attrs().equals(before.attrs())) {
       // what each peer was handed before is what the previous best exports to it: nothing per
       // peer and prefix is stored (see AdjRibOut)
-      for (int i = 0; i < peers.size(); i++) {
-        RibPeer peer = peers.get(i);
-        Attrs was = before == null ? null : exportTo(p, before, peer);
-        Attrs a = best == null ? null : exportTo(p, best, peer);
-        change(outboxes.get(i), p, was, a);
+      for (int i = 0; i < outboxes.size(); i++) {
+        Outbox o = outboxes.get(i);
+        Attrs was = before == null ? null : o.st.export(p, before, o.peer, localAs);
+        Attrs a = best == null ? null : o.st.export(p, best, o.peer, localAs);
+        change(o, p, was, a);
       }
     }
     List<RibListener> listeners = rib.listeners;

@@ -82,6 +82,62 @@ public final class BestPath {
     return new Selection(List.of(best), reason);
   }
 
+  /**
+   * The decision between exactly two paths without multipath, as {@link #select} decides it but
+   * with no list and no allocation (the usual case of a prefix learned from two peers): the
+   * winner's index (0 for {@code a}, 1 for {@code b}) in bit 0, the reason's ordinal above it.
+   * With two candidates every elimination step is a comparison of the pair; where all steps tie,
+   * the lower neighbour address wins, and {@code a} on equal addresses, as the stable sort does.
+   */
+  static int selectTwo(Path a, Path b, Options options) {
+    Attrs x = a.attrs();
+    Attrs y = b.attrs();
+    int c = Long.compare(y.localPref < 0 ? 100 : y.localPref, x.localPref < 0 ? 100 : x.localPref);
+    if (c != 0) {
+      return two(c, BestPathReason.LOCAL_PREF);
+    }
+    c = Boolean.compare(b.isLocal(), a.isLocal());
+    if (c != 0) {
+      return two(c, BestPathReason.LOCALLY_ORIGINATED);
+    }
+    c = Long.compare(x.asPathLength, y.asPathLength);
+    if (c != 0) {
+      return two(c, BestPathReason.AS_PATH_LENGTH);
+    }
+    c = Long.compare(x.origin, y.origin);
+    if (c != 0) {
+      return two(c, BestPathReason.ORIGIN);
+    }
+    if (options.alwaysCompareMed() || x.neighborAs == y.neighborAs) {
+      c = Long.compare(med(a), med(b));
+      if (c != 0) {
+        return two(c, BestPathReason.MED);
+      }
+    }
+    c = Boolean.compare(!b.isLocal() && !b.source().internal(), !a.isLocal() && !a.source().internal());
+    if (c != 0) {
+      return two(c, BestPathReason.EBGP_OVER_IBGP);
+    }
+    c = Long.compare(routerId(a), routerId(b));
+    if (c != 0) {
+      return two(c, BestPathReason.ROUTER_ID);
+    }
+    c = Long.compare(x.clusterListLength, y.clusterListLength);
+    if (c != 0) {
+      return two(c, BestPathReason.CLUSTER_LIST_LENGTH);
+    }
+    return two(Math.max(0, compareAddresses(a, b)), BestPathReason.NEIGHBOR_ADDRESS);
+  }
+
+  /** {@code c} below 0: the first path wins, above: the second. */
+  private static int two(int c, BestPathReason r) {
+    return r.ordinal() << 1 | (c > 0 ? 1 : 0);
+  }
+
+  private static long routerId(Path p) {
+    return Integer.toUnsignedLong(p.attrs().originatorId != 0 ? p.attrs().originatorId : p.source().routerId());
+  }
+
   /** Paths equal through step (e): same neighbouring AS unless relaxed (lengths are equal already). */
   private static List<Path> multipathSet(List<Path> c, boolean relax) {
     if (relax) {
@@ -99,7 +155,7 @@ public final class BestPath {
 
   /** (f) lowest router id (ORIGINATOR_ID when reflected, RFC 4456 §9), (g) shortest CLUSTER_LIST, lowest peer address. */
   private static BestPathReason tieBreak(List<Path> c) {
-    if (keepMin(c, p -> Integer.toUnsignedLong(p.attrs().originatorId != 0 ? p.attrs().originatorId : p.source().routerId()))) {
+    if (keepMin(c, BestPath::routerId)) {
       return BestPathReason.ROUTER_ID;
     }
     if (keepMin(c, p -> p.attrs().clusterListLength)) {
@@ -111,7 +167,8 @@ public final class BestPath {
 
   private static int compareAddresses(Path x, Path y) {
     if (x.source().address() == null || y.source().address() == null) {
-      return x.source().address() == null ? -1 : 1;
+      // our own paths (no address) first; two of them compare equal (a consistent order)
+      return Boolean.compare(y.source().address() == null, x.source().address() == null);
     }
     byte[] a = x.source().address().getAddress();
     byte[] b = y.source().address().getAddress();

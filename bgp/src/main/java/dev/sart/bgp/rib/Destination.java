@@ -114,6 +114,11 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return o == null ? List.of() : o instanceof Path p ? List.of(p) : Arrays.asList((Path[]) o);
   }
 
+  /** The paths when there are two or more (the array itself: do not change it), else null. */
+  Path[] several() {
+    return paths instanceof Path[] a ? a : null;
+  }
+
   /** The single path when there is exactly one, else null. */
   Path single() {
     return paths instanceof Path p ? p : null;
@@ -228,6 +233,10 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return REASONS[reason];
   }
 
+  static BestPathReason reason(int ordinal) {
+    return REASONS[ordinal];
+  }
+
   BestPath.Selection selection() {
     return selected == null ? BestPath.Selection.NONE : new BestPath.Selection(selectedPaths(), reason());
   }
@@ -242,6 +251,11 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
   /** The single path, selected because it is the only one. */
   boolean selectOnly(Path p) {
     return select(p, BestPathReason.ONLY_PATH);
+  }
+
+  /** One best path (no ECMP set), selected for {@code r}. */
+  boolean selectBest(Path p, BestPathReason r) {
+    return select(p, r);
   }
 
   private boolean select(Object now, BestPathReason r) {

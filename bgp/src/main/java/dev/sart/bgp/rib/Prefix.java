@@ -58,6 +58,19 @@ public record Prefix(Family family, long high, long low, int length) implements 
     return (int) high;
   }
 
+  // written out, like Family's: the generated ones go through a method handle (a hot frame in
+  // profiles of the Adj-RIB-Out's pending maps, which compare prefixes)
+  @Override
+  public boolean equals(Object o) {
+    return this == o || (o instanceof Prefix p && high == p.high && low == p.low && length == p.length
+        && family.equals(p.family));
+  }
+
+  @Override
+  public int hashCode() {
+    return (Long.hashCode(high * 0x9E3779B97F4A7C15L + low) * 31 + length) * 31 + family.hashCode();
+  }
+
   @Override
   public int compareTo(Prefix o) {
     if (isIpv4() != o.isIpv4()) {

@@ -501,7 +501,16 @@ final class RibShard {
   private Prefix decide(Destination d, Prefix known) {
     Path before = d.best();
     Path single = d.single();
-    boolean changed = single != null ? d.selectOnly(single) : d.select(BestPath.select(d.paths(), options));
+    Path[] two = single == null ? d.several() : null;
+    boolean changed;
+    if (single != null) {
+      changed = d.selectOnly(single);
+    } else if (two != null && two.length == 2 && !options.multipath()) {
+      int w = BestPath.selectTwo(two[0], two[1], options);
+      changed = d.selectBest(two[w & 1], Destination.reason(w >>> 1));
+    } else {
+      changed = d.select(BestPath.select(d.paths(), options));
+    }
     if (!changed) {
       return known;
     }

@@ -134,4 +134,49 @@ class BestPathTest {
     assertEquals(1, select(mp, a, other).selected().size(), "different neighbouring AS: no ECMP");
     assertEquals(2, select(new BestPath.Options(true, true, false), a, other).selected().size(), "as-path relax");
   }
+
+  /** A random path over the values the steps look at, with few choices each so that ties happen. */
+  static Path randomPath(java.util.Random r) throws Exception {
+    boolean local = r.nextInt(8) == 0;
+    PathAttributes.Builder b = PathAttributes.builder();
+    b.add(Origin.values()[r.nextInt(2)]);
+    long neighbour = 65002 + r.nextInt(2);
+    b.add(r.nextBoolean() ? AsPath.sequence(neighbour) : AsPath.sequence(neighbour, 64512));
+    if (r.nextBoolean()) {
+      b.add(new LocalPref(r.nextBoolean() ? 100 : 200));
+    }
+    if (r.nextBoolean()) {
+      b.add(new MultiExitDisc(r.nextInt(3)));
+    }
+    if (r.nextInt(4) == 0) {
+      b.add(new OriginatorId(Ip.parseV4(r.nextBoolean() ? "1.1.1.1" : "1.1.1.3")));
+    }
+    if (r.nextInt(4) == 0) {
+      b.add(dev.sart.bgp.wire.ClusterList.of(r.nextBoolean() ? new int[] {1} : new int[] {1, 2}));
+    }
+    Attrs a = Attrs.of(b.build(), new MpNextHop.V4(Ip.parseV4("192.0.2.9")));
+    if (local) {
+      return new Path(RibPeer.LOCAL, 0, a, 0);
+    }
+    RibPeer from = peer("192.0.2." + (2 + r.nextInt(2)), neighbour, r.nextBoolean() ? "1.1.1.1" : "1.1.1.2", r.nextInt(3) == 0);
+    return new Path(from, 0, a, 0);
+  }
+
+  @Test
+  void theTwoPathShortcutDecidesLikeTheFullProcess() throws Exception {
+    java.util.Random r = new java.util.Random(4271);
+    java.util.Set<BestPathReason> seen = java.util.EnumSet.noneOf(BestPathReason.class);
+    for (int i = 0; i < 20_000; i++) {
+      Path a = randomPath(r);
+      Path b = randomPath(r);
+      BestPath.Options o = new BestPath.Options(false, false, r.nextBoolean());
+      BestPath.Selection full = BestPath.select(List.of(a, b), o);
+      int two = BestPath.selectTwo(a, b, o);
+      assertEquals(full.best(), (two & 1) == 0 ? a : b, "winner of " + a + " and " + b + " with " + o);
+      assertEquals(full.reason(), BestPathReason.values()[two >>> 1], "reason for " + a + " and " + b + " with " + o);
+      seen.add(full.reason());
+    }
+    // every step decided some of the pairs (so the comparison covered them all)
+    assertEquals(java.util.EnumSet.complementOf(java.util.EnumSet.of(BestPathReason.ONLY_PATH, BestPathReason.MULTIPATH)), seen);
+  }
 }

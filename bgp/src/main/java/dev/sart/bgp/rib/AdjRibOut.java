@@ -233,7 +233,9 @@ public final class AdjRibOut {
         return false;
       }
       m = pending;
-      pending = new PrefixMap();
+      // sized for as many changes as came since the last take (up to a bound): while a table
+      // is being sent, that spares the map its doublings (a tenth of sartd's allocation in bgperf b)
+      pending = new PrefixMap(Math.min(m.size(), 1 << 15));
     }
     walk = m;
     walkAt = 0;

@@ -11,10 +11,25 @@ package dev.sart.bgp.rib;
 final class PrefixMap {
   private static final int MIN_CAPACITY = 16;
 
-  private Prefix[] keys = new Prefix[MIN_CAPACITY];
-  private Object[] values = new Object[MIN_CAPACITY];
-  private Attrs[] bases = new Attrs[MIN_CAPACITY];
+  private Prefix[] keys;
+  private Object[] values;
+  private Attrs[] bases;
   private int size;
+
+  PrefixMap() {
+    this(0);
+  }
+
+  /** A map with room for {@code expected} entries before it grows. */
+  PrefixMap(int expected) {
+    int capacity = MIN_CAPACITY;
+    while (capacity - (capacity >> 2) < expected) { // load factor 0.75
+      capacity <<= 1;
+    }
+    keys = new Prefix[capacity];
+    values = new Object[capacity];
+    bases = new Attrs[capacity];
+  }
 
   int size() {
     return size;

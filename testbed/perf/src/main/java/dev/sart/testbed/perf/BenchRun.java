@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Topology;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,30 +36,51 @@ final class BenchRun {
    * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
    */
   record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
-      Duration timeout, List<String> sartdOptions) {
+      Duration timeout, List<String> sartdOptions, int churnRounds) {
+    Options {
+      if (churnRounds < 1) {
+        throw new IllegalArgumentException("churn rounds must be at least 1, not " + churnRounds);
+      }
+    }
+
+    /** One churn round (the table's figures). */
+    Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
+        Duration timeout, List<String> sartdOptions) {
+      this(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, 1);
+    }
+
     static Options defaults() {
       return new Options(Duration.ofMillis(200), Duration.ofSeconds(3), Duration.ofSeconds(120), 30, "1", "0",
           Duration.ofMinutes(10), List.of());
     }
 
     Options withHoldTime(int s) {
-      return new Options(poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions);
+      return new Options(poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
     }
 
     Options withStall(Duration d) {
-      return new Options(poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions);
+      return new Options(poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
     }
 
     Options withTimeout(Duration d) {
-      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions);
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions, churnRounds);
     }
 
     Options unpinned() {
-      return new Options(poll, stable, stall, holdTime, null, null, timeout, sartdOptions);
+      return new Options(poll, stable, stall, holdTime, null, null, timeout, sartdOptions, churnRounds);
     }
 
     Options withSartdOptions(List<String> o) {
-      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, List.copyOf(o));
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, List.copyOf(o), churnRounds);
+    }
+
+    /**
+     * Rounds of withdraw 10 % / re-announce in scenario d before everything is withdrawn: the
+     * table shows the first; later ones go to the log (a JIT-compiled target's first round also
+     * pays for compiling the withdrawal path, see README "Churn").
+     */
+    Options withChurnRounds(int n) {
+      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, n);
     }
   }
 
@@ -73,7 +97,9 @@ final class BenchRun {
   }
 
   private void say(String fmt, Object... args) {
-    String line = "[%s/%s] %s".formatted(scenario.name(), target.label(), fmt.formatted(args));
+    // the wall-clock time (UTC) lets the lines be matched with a flight recording of the target
+    String line = "%s [%s/%s] %s".formatted(LocalTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS),
+        scenario.name(), target.label(), fmt.formatted(args));
     System.out.println(line);
     log.append(line).append('\n');
   }
@@ -271,17 +297,27 @@ final class BenchRun {
     }
   }
 
-  /** Scenario d: withdraw 10 %, announce it again, withdraw everything; each until the monitor agrees. */
+  /**
+   * Scenario d: withdraw 10 %, announce it again (as many rounds as asked; the table keeps the
+   * first), withdraw everything; each timed from the {@code birdc} command until the monitor agrees.
+   */
   private void churn(Measure m, BirdInstance gens, BirdInstance monitor) {
     long all = scenario.distinctPrefixes();
     long rest = all - (long) scenario.peers() * scenario.churnPerPeer();
+    for (int round = 1; round <= options.churnRounds(); round++) {
+      String suffix = round == 1 ? "" : " (round " + round + ")";
+      long t0 = System.nanoTime();
+      gens.birdc("disable \"" + Generators.churnPattern() + "\"");
+      double w = awaitCount(monitor, rest, t0, "withdraw 10 %" + suffix);
+      t0 = System.nanoTime();
+      gens.birdc("enable \"" + Generators.churnPattern() + "\"");
+      double a = awaitCount(monitor, all, t0, "re-announce 10 %" + suffix);
+      if (round == 1) {
+        m.withdraw10 = w;
+        m.reannounce10 = a;
+      }
+    }
     long t0 = System.nanoTime();
-    gens.birdc("disable \"" + Generators.churnPattern() + "\"");
-    m.withdraw10 = awaitCount(monitor, rest, t0, "withdraw 10 %");
-    t0 = System.nanoTime();
-    gens.birdc("enable \"" + Generators.churnPattern() + "\"");
-    m.reannounce10 = awaitCount(monitor, all, t0, "re-announce 10 %");
-    t0 = System.nanoTime();
     for (String p : Generators.allStaticPatterns(scenario)) {
       gens.birdc("disable \"" + p + "\"");
     }

@@ -196,8 +196,10 @@ final class BenchRun {
     if (scenario.samePrefixes()) {
       checkBestPaths(m, monitor);
     }
+    say("the generators received %,d updates and withdrawals from the target", generatorsReceived(gens));
     if (scenario.churn()) {
       churn(m, gens, monitor);
+      say("after the churn the generators had received %,d", generatorsReceived(gens));
     }
     List<String> expiries = new ArrayList<>(gens.holdTimerExpiries());
     expiries.addAll(monitor.holdTimerExpiries());
@@ -382,6 +384,15 @@ final class BenchRun {
     m.checked = checked;
     m.wrong = wrong;
     say("best path: %d prefixes checked, %d wrong", checked, wrong.size());
+  }
+
+  /**
+   * What the target re-advertised to the generators (BIRD's "Import updates" and "Import
+   * withdraws" received, summed over the generator sessions): they drop it (their own AS is in
+   * the path), but the target did the work of sending it and the generators that of reading it.
+   */
+  private static long generatorsReceived(BirdInstance gens) {
+    return gens.protocols("g*").values().stream().mapToLong(BirdInstance.Protocol::received).sum();
   }
 
   private static long monitorCount(BirdInstance monitor) {

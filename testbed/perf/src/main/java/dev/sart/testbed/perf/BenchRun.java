@@ -318,25 +318,33 @@ final class BenchRun {
     long rest = all - (long) scenario.peers() * scenario.churnPerPeer();
     for (int round = 1; round <= options.churnRounds(); round++) {
       String suffix = round == 1 ? "" : " (round " + round + ")";
+      double cpu0 = cpuSeconds(m);
       long t0 = System.nanoTime();
       gens.birdc("disable \"" + Generators.churnPattern() + "\"");
-      double w = awaitCount(monitor, rest, t0, "withdraw 10 %" + suffix);
+      double w = awaitCount(m, monitor, rest, t0, cpu0, "withdraw 10 %" + suffix);
+      cpu0 = cpuSeconds(m);
       t0 = System.nanoTime();
       gens.birdc("enable \"" + Generators.churnPattern() + "\"");
-      double a = awaitCount(monitor, all, t0, "re-announce 10 %" + suffix);
+      double a = awaitCount(m, monitor, all, t0, cpu0, "re-announce 10 %" + suffix);
       if (round == 1) {
         m.withdraw10 = w;
         m.reannounce10 = a;
       }
     }
+    double cpu0 = cpuSeconds(m);
     long t0 = System.nanoTime();
     for (String p : Generators.allStaticPatterns(scenario)) {
       gens.birdc("disable \"" + p + "\"");
     }
-    m.withdrawAll = awaitCount(monitor, 0, t0, "withdraw everything");
+    m.withdrawAll = awaitCount(m, monitor, 0, t0, cpu0, "withdraw everything");
   }
 
-  private double awaitCount(BirdInstance monitor, long expected, long t0, String what) {
+  /**
+   * Waits until the monitor holds {@code expected} routes; returns the seconds since {@code t0}.
+   * The log also gets the target's CPU time since {@code cpu0} (user + system, from /proc): on a
+   * shared machine a steadier figure than the elapsed time for comparing two builds of a target.
+   */
+  private double awaitCount(Measure m, BirdInstance monitor, long expected, long t0, double cpu0, String what) {
     long last = -1;
     double lastChange = 0;
     while (true) {
@@ -344,7 +352,7 @@ final class BenchRun {
       double now = seconds(t0);
       long count = monitorCount(monitor);
       if (count == expected) {
-        say("%s: the monitor agrees after %.2f s", what, now);
+        say("%s: the monitor agrees after %.2f s (target CPU %.2f s)", what, now, cpuSeconds(m) - cpu0);
         return now;
       }
       if (count != last) {
@@ -356,6 +364,10 @@ final class BenchRun {
             .formatted(what, count, expected));
       }
     }
+  }
+
+  private static double cpuSeconds(Measure m) {
+    return ProcStats.of(m.running.pids()).cpuSeconds();
   }
 
   /** Scenario b: the path the target chose (its community names the generator peer) for a sample of prefixes. */

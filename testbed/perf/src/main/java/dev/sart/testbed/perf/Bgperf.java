@@ -19,7 +19,7 @@ import java.util.Locale;
  * <pre>
  * bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] [--scale 1] [--peer-scale 1]
  *        [--out testbed/results] [--no-pin] [--hold-time 30] [--stall 120] [--timeout 600]
- *        [--sartd-opts '-XX:StartFlightRecording=...']
+ *        [--sartd-opts '-XX:StartFlightRecording=...'] [--churn-rounds 1]
  * </pre>
  */
 public final class Bgperf {
@@ -36,7 +36,7 @@ public final class Bgperf {
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println("usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
-          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as]");
+          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N]");
       System.exit(2);
       return;
     }
@@ -64,6 +64,7 @@ public final class Bgperf {
         case "--hold-time" -> o = o.withHoldTime((int) number(a, v));
         case "--stall" -> o = o.withStall(Duration.ofSeconds((long) number(a, v)));
         case "--timeout" -> o = o.withTimeout(Duration.ofSeconds((long) number(a, v)));
+        case "--churn-rounds" -> o = o.withChurnRounds((int) number(a, v));
         case "--sartd-opts" -> o = o.withSartdOptions(List.of(need(a, v).trim().split("\\s+")));
         case "--sart-advertise-peer-as" -> {
           System.setProperty(Target.ADVERTISE_PEER_AS, "true");

@@ -2,6 +2,7 @@ package dev.sart.testbed.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,15 @@ class ScenarioTest {
     assertThrows(IllegalArgumentException.class, () -> Scenario.named("c").scaled(0, 1));
     assertThrows(IllegalArgumentException.class, () -> Target.named("quagga"));
     assertThrows(IllegalArgumentException.class, () -> Bgperf.parse(new String[] {"--scale"}));
+  }
+
+  @Test
+  void churnRoundsDefaultToOneAndMustBePositive() {
+    assertEquals(1, Bgperf.parse(new String[0]).options().churnRounds());
+    assertEquals(3, Bgperf.parse(new String[] {"--churn-rounds", "3"}).options().churnRounds());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Bgperf.parse(new String[] {"--churn-rounds", "0"}));
+    assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
   }
 
   @Test

@@ -14,6 +14,12 @@ final class DestinationTable {
 
   private Destination[] slots = new Destination[MIN_CAPACITY];
   private int size;
+  /**
+   * The slot of the destination {@link #get} or {@link #getOrCreate} found last: a withdrawal
+   * looks its prefix up and then removes the emptied destination, and {@link #remove} starts
+   * there instead of probing the table again (checked, so a stale value only costs the probe).
+   */
+  private int last;
 
   int size() {
     return size;
@@ -24,7 +30,11 @@ final class DestinationTable {
     int mask = s.length - 1;
     for (int i = index(p, mask); ; i = (i + 1) & mask) {
       Destination d = s[i];
-      if (d == null || d.is(p)) {
+      if (d == null) {
+        return null;
+      }
+      if (d.is(p)) {
+        last = i;
         return d;
       }
     }
@@ -41,6 +51,7 @@ final class DestinationTable {
         break;
       }
       if (d.is(p)) {
+        last = i;
         return d;
       }
     }
@@ -56,7 +67,7 @@ final class DestinationTable {
   void remove(Prefix p) {
     Destination[] s = slots;
     int mask = s.length - 1;
-    int i = index(p, mask);
+    int i = last < s.length && s[last] != null && s[last].is(p) ? last : index(p, mask);
     for (; ; i = (i + 1) & mask) {
       Destination d = s[i];
       if (d == null) {

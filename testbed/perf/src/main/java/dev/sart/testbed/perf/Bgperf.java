@@ -175,6 +175,9 @@ public final class Bgperf {
     if (plan.options().targetCpus() == null) {
       sb.append(" --no-pin");
     }
+    if (Boolean.getBoolean(Target.ADVERTISE_PEER_AS)) {
+      sb.append(" --sart-advertise-peer-as");
+    }
     return sb.toString();
   }
 

@@ -13,7 +13,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * The streaming watches. Events are produced on the RIB thread or peer loops and must never block
+ * The streaming watches. Events are produced on the RIB's shard threads or peer loops and must never block
  * them: each subscriber has its own queue drained by a virtual thread that writes to the stream.
  */
 final class Watches {

@@ -150,7 +150,7 @@ public final class Peer {
   }
 
   /**
-   * The RIB counted more accepted prefixes than the limit (on the RIB thread): RFC 4486 §4 Cease /
+   * The RIB counted more accepted prefixes than the limit (on a RIB shard's thread): RFC 4486 §4 Cease /
    * Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The session
    * stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
    */

@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One peer's Adj-RIB-Out (RFC 4271 §3.2): the RIB thread records changes, which coalesce per
+ * One peer's Adj-RIB-Out (RFC 4271 §3.2): the RIB's shards record changes, which coalesce per
  * prefix while the peer cannot send (the latest wins); the peer's event loop drains them into
  * UPDATEs when its channel is writable.
  *
@@ -70,7 +70,7 @@ public final class AdjRibOut {
     return counters;
   }
 
-  // --- RIB thread ---------------------------------------------------------------------------------
+  // --- RIB shards ---------------------------------------------------------------------------------
 
   /**
    * The peer is to have {@code attrs} for {@code p}; {@code base} is what the RIB handed over for
@@ -156,7 +156,7 @@ public final class AdjRibOut {
 
   private void signal() {
     // a plain read first: while a wake-up is pending (nearly always during a table transfer) the
-    // RIB thread then only reads the flag's cache line instead of taking it exclusive for a CAS
+    // RIB's threads then only read the flag's cache line instead of taking it exclusive for a CAS
     // that the peer's event loop contends for (JFR: 11 % of the samples of bgperf a were here; the
     // measured effect, 4 runs against 2, was within the runs' noise: elapsed 5.3-6.5 s against 5.7-6.6 s)
     if (!wakeupScheduled.get() && wakeupScheduled.compareAndSet(false, true)) {

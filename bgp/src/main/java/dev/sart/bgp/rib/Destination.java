@@ -108,7 +108,7 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return paths == null;
   }
 
-  /** The paths, as an unmodifiable list (a view: copy it to keep it beyond the RIB thread). */
+  /** The paths, as an unmodifiable list (a view: copy it to keep it beyond its shard's thread). */
   List<Path> paths() {
     Object o = paths;
     return o == null ? List.of() : o instanceof Path p ? List.of(p) : Arrays.asList((Path[]) o);

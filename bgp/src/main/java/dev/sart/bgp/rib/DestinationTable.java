@@ -7,7 +7,7 @@ import java.util.NoSuchElementException;
  * The Loc-RIB's index: prefix to {@link Destination}, as one open-addressing array of the
  * destinations themselves (linear probing, each destination's packed prefix is its key). Against a
  * {@code HashMap<Prefix, Destination>} it saves the map's node per prefix (32 bytes; issue 5).
- * Owned by the RIB thread; the table must not be changed while {@link #values} is walked.
+ * Owned by its shard's thread; the table must not be changed while {@link #values} is walked.
  */
 final class DestinationTable {
   private static final int MIN_CAPACITY = 16;

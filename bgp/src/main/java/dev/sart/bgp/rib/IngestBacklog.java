@@ -5,10 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Read back-pressure for the RIB (issue 5): counts the prefixes (announced or withdrawn) of UPDATEs
- * handed to the RIB thread and not processed yet. Above the high-water mark the peers stop reading
+ * handed to the RIB's shards and not processed yet. Above the high-water mark the peers stop reading
  * from their sockets, so TCP pushes back on the senders; once the count is at or below the
  * low-water mark, the waiting peers are told to read again. Lock-free: peers' event loops add, the
- * RIB thread subtracts.
+ * shards subtract.
  */
 final class IngestBacklog {
   private final AtomicLong queued = new AtomicLong();
@@ -17,12 +17,12 @@ final class IngestBacklog {
   private volatile long highWater = Long.getLong("sart.bgp.rib.highWater", 100_000);
   private volatile long lowWater = Long.getLong("sart.bgp.rib.lowWater", 20_000);
 
-  /** {@code prefixes} were handed to the RIB thread. */
+  /** {@code prefixes} were handed to the RIB's shards. */
   void added(long prefixes) {
     queued.addAndGet(prefixes);
   }
 
-  /** The RIB thread processed {@code prefixes}: the waiting peers go on once below the low-water mark. */
+  /** A shard processed {@code prefixes}: the waiting peers go on once below the low-water mark. */
   void processed(long prefixes) {
     if (queued.addAndGet(-prefixes) <= lowWater && !belowLowWater.isEmpty()) {
       runBelowLowWater();
@@ -37,7 +37,7 @@ final class IngestBacklog {
     return queued.get() > highWater;
   }
 
-  /** Runs {@code r} (on the RIB thread, or at once on the caller's) when at or below the low-water mark. */
+  /** Runs {@code r} (on a RIB shard's thread, or at once on the caller's) when at or below the low-water mark. */
   void whenBelowLowWater(Runnable r) {
     belowLowWater.add(r);
     if (queued.get() <= lowWater) {

@@ -26,8 +26,7 @@ import java.util.logging.Logger;
  * shard in the same order; queries and subscriptions see every shard at one instant: each shard
  * stops at a barrier, the query runs, and they go on ({@link #acrossShards}).
  *
- * <p>The number of shards is {@code -Dsart.bgp.rib.shards}, by default the processors the JVM may
- * use (at most {@link #MAX_SHARDS}): a process pinned to one CPU gets one shard.
+ * <p>The number of shards is {@code -Dsart.bgp.rib.shards}, by default {@link #defaultShards}.
  */
 public final class Rib implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Rib.class.getName());
@@ -47,7 +46,17 @@ public final class Rib implements AutoCloseable {
   private final IngestBacklog ingest = new IngestBacklog();
 
   public Rib() {
-    this(Integer.getInteger("sart.bgp.rib.shards", Runtime.getRuntime().availableProcessors()));
+    this(Integer.getInteger("sart.bgp.rib.shards", defaultShards(Runtime.getRuntime().availableProcessors())));
+  }
+
+  /**
+   * One shard up to 3 CPUs, then one per two CPUs (at most {@link #MAX_SHARDS}): the speaker's I/O
+   * threads, the JIT and the collector need CPUs too. On this project's 2-CPU machine, bgperf a
+   * and b with sartd unpinned ran no faster with 2 shards than with 1 and used ~10 % more CPU
+   * (testbed/perf/README.md); more CPUs were not available to measure.
+   */
+  static int defaultShards(int cpus) {
+    return cpus < 4 ? 1 : Math.min(cpus / 2, MAX_SHARDS);
   }
 
   /** A RIB of {@code shards} shards (clamped to 1..{@link #MAX_SHARDS}). */

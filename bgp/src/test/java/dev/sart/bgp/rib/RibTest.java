@@ -330,4 +330,11 @@ class RibTest {
     rib.setPolicy(sameAs, dev.sart.bgp.policy.PeerPolicy.NONE);
     assertEquals(List.of(P), sent(sameAs).withdraw());
   }
+
+  @Test
+  void oneShardUpToThreeCpusThenOnePerTwoCpusAtMostEight() {
+    assertEquals(List.of(1, 1, 1, 2, 4, 8, 8), java.util.stream.IntStream.of(1, 2, 3, 4, 8, 16, 64)
+        .map(Rib::defaultShards).boxed().toList());
+    assertEquals(shards, rib.shards());
+  }
 }

@@ -12,7 +12,7 @@ public enum SessionState {
   ESTABLISHED;
 
   /**
-   * Maps the spellings the daemons print ("Established", "OpenSent", "open_confirm", "Active",
+   * Maps the spellings the daemons print ("Established", "OpenSent", "open_confirm", "Active", BIRD's "Passive",
    * GoBGP's "BGP_FSM_ESTABLISHED", ...) onto a state.
    */
   public static SessionState parse(String text) {
@@ -20,7 +20,8 @@ public enum SessionState {
     return switch (s) {
       case "IDLE", "IDLEADMIN", "DOWN", "START", "CLEARING", "DELETED" -> IDLE;
       case "CONNECT" -> CONNECT;
-      case "ACTIVE" -> ACTIVE;
+      // BIRD shows a passive session waiting for the peer's connection as "Passive": RFC 4271's Active
+      case "ACTIVE", "PASSIVE" -> ACTIVE;
       case "OPENSENT" -> OPEN_SENT;
       case "OPENCONFIRM" -> OPEN_CONFIRM;
       case "ESTABLISHED", "UP" -> ESTABLISHED;

@@ -133,6 +133,12 @@ class FrrParseTest {
   }
 
   @Test
+  void birdsPassiveIsActive() {
+    // a passive protocol waiting for the peer's connection (seen in a CI run of SpeakerOptionsInteropTest)
+    assertEquals(SessionState.ACTIVE, SessionState.parse("Passive"));
+  }
+
+  @Test
   void gtsmIsTtlSecurityHops() {
     RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
     String text = new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config).configText();

@@ -248,12 +248,7 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return select(now, s.reason());
   }
 
-  /** The single path, selected because it is the only one. */
-  boolean selectOnly(Path p) {
-    return select(p, BestPathReason.ONLY_PATH);
-  }
-
-  /** One best path (no ECMP set), selected for {@code r}. */
+  /** One best path (no ECMP set), selected for {@code r} ({@code ONLY_PATH} when it is the only one). */
   boolean selectBest(Path p, BestPathReason r) {
     return select(p, r);
   }

@@ -457,7 +457,7 @@ public final class Rib implements AutoCloseable {
     public List<Map.Entry<Prefix, Attrs>> advertisedTo(RibPeer peer, Family family) {
       List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
       for (RibShard s : shards) {
-        if (!s.peers.contains(peer)) {
+        if (!s.adjRibsIn.containsKey(peer)) {
           continue;
         }
         for (Destination d : s.table.values()) {

@@ -33,12 +33,11 @@ final class RibShard {
   private volatile boolean closed;
   // owned by the worker (or read by a cross-shard task while every shard waits, see Rib.acrossShards)
   final DestinationTable table = new DestinationTable();
-  final List<RibPeer> peers = new ArrayList<>();
   /**
-   * Per peer (the same index as in {@link #peers}), the Adj-RIB-Out changes of the running task,
-   * handed over when the task ends or the outbox is full: one lock and one wake-up per peer and
-   * UPDATE instead of per prefix (issue 5: the pending maps and the wake-up were a third of the RIB
-   * thread's samples).
+   * Per Established peer, in the order they came up: the peer, its state and the Adj-RIB-Out
+   * changes of the running task, handed over when the task ends or the outbox is full: one lock and
+   * one wake-up per peer and UPDATE instead of per prefix (issue 5: the pending maps and the
+   * wake-up were a third of the RIB thread's samples).
    */
   private final List<Outbox> outboxes = new ArrayList<>();
   final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
@@ -157,7 +156,6 @@ final class RibShard {
   void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
     AdjRibIn st = new AdjRibIn(policy, limit, index);
     Outbox box = new Outbox(peer, st);
-    peers.add(peer);
     outboxes.add(box);
     adjRibsIn.put(peer, st);
     for (Destination d : table.values()) {
@@ -301,7 +299,7 @@ final class RibShard {
    * {@code before}, the peer's state with the old policy, exports).
    */
   private void reexport(RibPeer peer, AdjRibIn before) {
-    Outbox box = outboxes.get(peers.indexOf(peer));
+    Outbox box = outboxes.stream().filter(o -> o.peer == peer).findFirst().orElseThrow();
     AdjRibIn st = box.st;
     for (Destination d : table.values()) {
       Path best = d.best();
@@ -357,11 +355,7 @@ final class RibShard {
 
   /** A session left Established: its paths in this shard go (RFC 4271 §8.2.2 "deletes all routes"). */
   void peerDown(RibPeer peer) {
-    int at = peers.indexOf(peer);
-    if (at >= 0) {
-      peers.remove(at);
-      outboxes.remove(at).flush();
-    }
+    outboxes.removeIf(o -> o.peer == peer);
     adjRibsIn.remove(peer);
     List<Destination> changed = new ArrayList<>();
     for (Destination d : table.values()) {
@@ -504,7 +498,7 @@ final class RibShard {
     Path[] two = single == null ? d.several() : null;
     boolean changed;
     if (single != null) {
-      changed = d.selectOnly(single);
+      changed = d.selectBest(single, BestPathReason.ONLY_PATH);
     } else if (two != null && two.length == 2 && !options.multipath()) {
       int w = BestPath.selectTwo(two[0], two[1], options);
       changed = d.selectBest(two[w & 1], Destination.reason(w >>> 1));

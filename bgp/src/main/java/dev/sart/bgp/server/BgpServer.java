@@ -11,12 +11,14 @@ import dev.sart.bgp.wire.MpNextHop;
 import dev.sart.bgp.wire.PathAttributes;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -57,6 +59,15 @@ public final class BgpServer implements AutoCloseable {
   private final Map<InetAddress, Peer> peers = new ConcurrentHashMap<>();
   private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger ribPeerIds = new AtomicInteger();
+  /**
+   * One read (up to 64 KiB) per session per turn of its event loop, not Netty's 16: several
+   * sessions share a loop (one, when sartd has one CPU), and a peer sending its full table must not
+   * hold up the others' OPENs and KEEPALIVEs. With 16, a session's turn decoded up to 1 MiB of
+   * UPDATEs, and a second generator's OPEN waited ~1 s in bgperf (b) (tcpdump against sartd's
+   * log); with one read, both sessions come up as soon as BIRD's do (testbed/perf/README.md).
+   */
+  private static final RecvByteBufAllocator READS = new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
+
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
   private volatile int routerId;
@@ -89,6 +100,7 @@ public final class BgpServer implements AutoCloseable {
         .childOption(ChannelOption.TCP_NODELAY, true)
         // nothing is read before the peer has put its decoder into the pipeline (Peer.attach)
         .childOption(ChannelOption.AUTO_READ, false)
+        .childOption(ChannelOption.RCVBUF_ALLOCATOR, READS)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
@@ -325,6 +337,7 @@ public final class BgpServer implements AutoCloseable {
       Bootstrap b = new Bootstrap().group(peer.loop()).channel(EpollSocketChannel.class)
           .option(ChannelOption.TCP_NODELAY, true)
           .option(ChannelOption.AUTO_READ, false)
+          .option(ChannelOption.RCVBUF_ALLOCATOR, READS)
           .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1000, c.connectRetryTime().toMillis()))
           .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
           .handler(new ChannelInitializer<Channel>() {

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Topology;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
@@ -114,10 +115,17 @@ final class BenchRun {
     log.append(line).append('\n');
   }
 
+  /** Set (by {@code --keep DIR}): each run's configurations and daemon logs are kept in DIR/&lt;scenario&gt;-&lt;target&gt;. */
+  static final String KEEP = "bgperf.keep";
+
   /** Runs the scenario; a failure becomes a result with an error (and the daemons' log tails). */
   Result run() {
     Measure m = new Measure();
     try (Topology t = Topology.create("bgperf-" + scenario.name() + "-" + target.label())) {
+      String keep = System.getProperty(KEEP);
+      if (keep != null) {
+        t.preserveFilesIn(Path.of(keep, scenario.name() + "-" + target.label()));
+      }
       try {
         run(t, m);
       } catch (RuntimeException | AssertionError e) {

@@ -36,7 +36,7 @@ public final class Bgperf {
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println("usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
-          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N]");
+          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL]");
       System.exit(2);
       return;
     }
@@ -66,6 +66,8 @@ public final class Bgperf {
         case "--timeout" -> o = o.withTimeout(Duration.ofSeconds((long) number(a, v)));
         case "--churn-rounds" -> o = o.withChurnRounds((int) number(a, v));
         case "--sartd-opts" -> o = o.withSartdOptions(List.of(need(a, v).trim().split("\\s+")));
+        case "--keep" -> System.setProperty(BenchRun.KEEP, need(a, v));
+        case "--sart-log" -> System.setProperty(Target.SART_LOG, need(a, v));
         case "--sart-advertise-peer-as" -> {
           System.setProperty(Target.ADVERTISE_PEER_AS, "true");
           i--;

@@ -119,6 +119,9 @@ public enum Target {
    */
   static final String ADVERTISE_PEER_AS = "bgperf.sart.advertisePeerAs";
 
+  /** sartd's log level (by {@code --sart-log LEVEL}); warn unless asked. */
+  static final String SART_LOG = "bgperf.sart.log";
+
   private static Running startSartd(Node node, int peers, String monitor, long monitorAs, String cpus,
       List<String> extraOptions) {
     StringBuilder y = new StringBuilder();
@@ -150,7 +153,7 @@ public enum Target {
     argv.addAll(SartdLauncher.jvmOptions());
     argv.addAll(extraOptions);
     argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd", "bgp", "-f", conf.toString(),
-        "--api", "127.0.0.1:5000", "-l", "warn"));
+        "--api", "127.0.0.1:5000", "-l", System.getProperty(SART_LOG, "warn")));
     ManagedProcess p = node.spawn("sartd", argv);
     // up when it listens on 179 (the monitor session then proves it speaks BGP)
     await("sartd listening").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))

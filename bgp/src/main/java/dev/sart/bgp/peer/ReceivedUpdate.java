@@ -39,7 +39,7 @@ final class ReceivedUpdate {
       announce(reach.nlri(), reach.nextHop(), u, treatAsWithdraw, from, rib, withdrawn);
     }
     if (!withdrawn.prefixes.isEmpty()) {
-      rib.update(from, withdrawn.prefixes, withdrawn.ids(), List.of(), null, null);
+      rib.update(from, withdrawn.prefixes, withdrawn.ids(), new ArrayList<>(0), null, null);
     }
   }
 
@@ -51,7 +51,7 @@ final class ReceivedUpdate {
     }
     Prefixes announced = new Prefixes();
     announced.add(nlri);
-    rib.update(from, List.of(), null, announced.prefixes, announced.ids(), Attrs.of(u.attributes(), nextHop));
+    rib.update(from, new ArrayList<>(0), null, announced.prefixes, announced.ids(), Attrs.of(u.attributes(), nextHop));
   }
 
   /** Prefixes with their ADD-PATH identifiers, in order. */

@@ -197,8 +197,18 @@ public final class AdjRibOut {
         continue;
       }
       Attrs base = walk.baseAt(walkAt - 1);
-      boolean forced = v instanceof Forced;
-      Attrs latest = v == WITHDRAW ? null : forced ? ((Forced) v).attrs() : (Attrs) v;
+      // WITHDRAW is tested by identity before any type test: the JIT profiles the type test with
+      // what the initial load passed it (Attrs only) and deoptimises on a new class
+      boolean forced = false;
+      Attrs latest;
+      if (v == WITHDRAW) {
+        latest = null;
+      } else if (v instanceof Forced f) {
+        forced = true;
+        latest = f.attrs();
+      } else {
+        latest = (Attrs) v;
+      }
       if (latest == null) {
         if (base != null) {
           withdraw.add(p);

@@ -3,6 +3,7 @@ package dev.sart.sartd;
 import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.metrics.BgpMetrics;
 import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.peer.Warmup;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.server.BgpServer;
 import dev.sart.bgp.wire.Family;
@@ -70,6 +71,11 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
   int port;
 
+  @Option(names = "--warmup", paramLabel = "ROUTES", description = "before listening, run this many routes through the"
+      + " route path once, on a RIB of its own, so that the first table and the first withdrawal run compiled code"
+      + " (0: no warm-up; at most 131072; default ${DEFAULT-VALUE})", defaultValue = "${sys:sart.bgp.warmup:-131072}")
+  int warmup;
+
   @Mixin LogOptions log;
 
   @Override
@@ -80,6 +86,16 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead
       LOG.warning("event=fib-ignored msg=\"--fib / fib_endpoint is ignored: sartd fib pulls the best paths from this "
           + "API (a bgp subscriber with endpoint " + api + ")\"");
+    }
+    if (warmup > 0) {
+      try {
+        Warmup.Report r = Warmup.run(warmup);
+        LOG.info(() -> "event=warmup-done routes=" + r.routes() + " announced=" + r.announced() + " withdrawn="
+            + r.withdrawn() + " millis=" + r.millis());
+      } catch (RuntimeException e) {
+        // only speed is lost: the speaker does not depend on it
+        LOG.log(java.util.logging.Level.WARNING, "event=warmup-failed", e);
+      }
     }
     BgpServer server = new BgpServer(port);
     server.start();

@@ -36,7 +36,7 @@ import java.util.logging.Logger;
  */
 public final class Peer {
   private static final Logger LOG = Logger.getLogger(Peer.class.getName());
-  private static final int DRAIN_CHUNK = 2048;
+  static final int DRAIN_CHUNK = 2048;
   /** Chunks per drain task: then the task queues itself again, so timers and reads run in between. */
   private static final int DRAIN_ROUNDS = 4;
   /** The longest a connection stops reading for the RIB before it reads again (see {@code pauseReading}). */

@@ -141,6 +141,7 @@ final class BenchRun {
 
   /** What is measured so far (a failed run keeps what it had). */
   private static final class Measure {
+    double ready = Double.NaN;
     double establish = Double.NaN;
     double firstPrefix = Double.NaN;
     double generator = Double.NaN;
@@ -162,7 +163,8 @@ final class BenchRun {
       long peak = converged == null ? 0 : converged.peakRssBytes();
       double cpu = converged == null || idle == null ? Double.NaN : converged.cpuSeconds() - idle.cpuSeconds();
       double bpr = converged == null || idle == null ? Double.NaN : (double) (peak - idleRss) / s.paths();
-      return new Result(target, s, establish, firstPrefix, generator, elapsed, idleRss, peak, cpu, bpr, withdraw10,
+      double startupCpu = idle == null ? Double.NaN : idle.cpuSeconds();
+      return new Result(target, s, ready, startupCpu, establish, firstPrefix, generator, elapsed, idleRss, peak, cpu, bpr, withdraw10,
           reannounce10, withdrawAll, monitorRoutes, expiries, checked, wrong, error);
     }
   }
@@ -181,6 +183,7 @@ final class BenchRun {
     mon.address(ml.bName(), MONITOR + "/30");
 
     say("starting %s", target.label());
+    long started = System.nanoTime();
     m.running = target.start(tgt, scenario.peers(), MONITOR, MONITOR_AS, options.targetCpus(),
         options.sartdOptions());
     BirdInstance monitor = BirdInstance.start(mon, "monitor", monitorConfig(), options.helperCpus(),
@@ -188,6 +191,8 @@ final class BenchRun {
     await("monitor session Established").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
         .failFast("target exited", () -> !m.running.alive())
         .until(() -> monitor.protocols("mon").get("mon").established());
+    m.ready = (System.nanoTime() - started) / 1e9;
+    say("monitor session Established %.2f s after the target's start", m.ready);
     say("writing the generators' configuration (%,d routes)", scenario.paths());
     BirdInstance gens = BirdInstance.start(gen, "gen",
         Generators.config(scenario, Target.AS, options.holdTime()), options.helperCpus(),

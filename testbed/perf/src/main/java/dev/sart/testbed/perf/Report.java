@@ -36,6 +36,9 @@ final class Report {
   private static List<Figure> figures(Scenario s) {
     List<Figure> f = new ArrayList<>();
     boolean elapsedGoal = !s.churn();
+    f.add(new Figure("ready (s)", r -> r.ready(), "%.2f", "", null));
+    f.add(new Figure("start-up CPU (s)", r -> r.startupCpu(), "%.2f", "", null));
+    f.add(new Figure("idle RSS (MiB)", r -> r.idleRss() / 1048576.0, "%.1f", "", null));
     f.add(new Figure("establish (s)", r -> r.establish(), "%.2f", "", null));
     f.add(new Figure("first prefix (s)", r -> r.firstPrefix(), "%.2f", "", null));
     f.add(new Figure("generators (s)", r -> r.generator(), "%.2f", "", null));

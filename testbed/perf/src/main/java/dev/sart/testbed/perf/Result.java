@@ -6,6 +6,9 @@ import java.util.List;
  * The figures of one run (one scenario against one target). Times are seconds from the moment the
  * generator sessions were enabled; NaN where a figure does not apply or the run failed before it.
  *
+ * @param ready from the target's start until its session with the monitor is Established (before
+ *     the clock: start-up, configuration, a warm-up if the target runs one)
+ * @param startupCpu the target's CPU seconds from its start until the clock starts
  * @param establish every generator session Established (as the generators report it)
  * @param firstPrefix the monitor holds its first route
  * @param generator the generators have exported every route and the target's kernel has
@@ -24,7 +27,7 @@ import java.util.List;
  * @param bestPathWrong the ones among them where the target chose the wrong path
  * @param error why the run failed, or null
  */
-public record Result(Target target, Scenario scenario, double establish, double firstPrefix, double generator,
+public record Result(Target target, Scenario scenario, double ready, double startupCpu, double establish, double firstPrefix, double generator,
     double elapsed, long idleRss, long peakRss, double cpu, double bytesPerRoute, double withdraw10,
     double reannounce10, double withdrawAll, long monitorRoutes, List<String> holdTimerExpiries, int bestPathChecked,
     List<String> bestPathWrong, String error) {

@@ -13,30 +13,39 @@ import org.junit.jupiter.api.Test;
 class WarmupTest {
 
   /**
-   * 8,000 routes are 16 UPDATEs of 500 (the 16th carries IPv6 /128s in MP_REACH_NLRI). What the
-   * Adj-RIB-Out towards the third peer must send, when peer b wins the even UPDATEs (AS_PATH of 1
-   * against 2) and a the odd ones (2 against 3):
-   * a's table: 8,000; b's table: the 4,000 of the even UPDATEs; a withdraws its first 800 (500
-   * of UPDATE 0, where b is best already, and 300 of UPDATE 1, which go over to b): 300; a announces
-   * them again: 300; b withdraws everything: its 4,000 go back to a; a withdraws everything:
-   * 8,000 withdrawals. Announced 16,600, withdrawn 8,000: a count the best path decides, which a
-   * path lost anywhere between the codec and the packer would change.
+   * 4,096 routes, one cycle: UPDATEs of 500 (0 to 8; the 8th, routes 3,500 to 3,999, as IPv6 /128s
+   * in MP_REACH_NLRI). What the Adj-RIB-Out towards the third peer must send, when peer b wins the
+   * even UPDATEs (AS_PATH of 1 against 2: 4 × 500 + the last 96 = 2,096 routes) and a the odd ones
+   * (2 against 3): a's table, 4,096; b's table, its 2,096 wins; a withdraws a tenth (409) from
+   * route 500 on, all in odd UPDATE 1, which go over to b: 409; a announces them again: 409; b
+   * withdraws everything: its 2,096 go back to a; a withdraws everything: 4,096 withdrawals.
+   * Announced 9,106, withdrawn 4,096: counts the best path decides, which a route lost anywhere
+   * between the codec and the packer would change.
    */
   @Test
   void sendsWhatBestPathDecidesThroughTheWholePath() {
-    Warmup.Report r = Warmup.run(8_000);
-    assertEquals(8_000, r.routes());
-    assertEquals(16_600, r.announced());
-    assertEquals(8_000, r.withdrawn());
+    Warmup.Report r = Warmup.run(4_096);
+    assertEquals(4_096, r.routes());
+    assertEquals(9_106, r.announced());
+    assertEquals(4_096, r.withdrawn());
   }
 
   @Test
   void repeatsTheCycleOverASmallTableForMoreRoutes() {
-    // 32,768 routes: two cycles over 16,384 (the RIB's peers come up again for the second)
-    Warmup.Report r = Warmup.run(32_768);
-    assertEquals(32_768, r.routes());
-    assertEquals(2 * 34_428, r.announced());
-    assertEquals(32_768, r.withdrawn());
+    // three cycles over 4,096 (the RIB's peers come up again for each)
+    Warmup.Report r = Warmup.run(3 * 4_096);
+    assertEquals(3 * 4_096, r.routes());
+    assertEquals(3 * 9_106, r.announced());
+    assertEquals(3 * 4_096, r.withdrawn());
+  }
+
+  /** A table smaller than one UPDATE and a tenth: the tenth is taken from the start. */
+  @Test
+  void smallTables() {
+    // 100 routes, one UPDATE that b wins: 100 + 100, the tenth changes nothing, b's 100 go back to a
+    Warmup.Report r = Warmup.run(100);
+    assertEquals(300, r.announced());
+    assertEquals(100, r.withdrawn());
   }
 
   @Test

@@ -72,7 +72,8 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   int port;
 
   @Option(names = "--warmup", paramLabel = "ROUTES", description = "before listening, run this many routes through the"
-      + " route path once, on a RIB of its own, so that the first table and the first withdrawal run compiled code"
+      + " route path (in cycles over 4,096), on a RIB of its own, so that the first table and the first withdrawal run"
+      + " compiled code"
       + " (0: no warm-up; at most 131072; default ${DEFAULT-VALUE})", defaultValue = "${sys:sart.bgp.warmup:-131072}")
   int warmup;
 

@@ -1,6 +1,7 @@
 package dev.sart.bgp.peer;
 
 import dev.sart.bgp.rib.AdjRibOut;
+import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.AsPath;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * speaker's own), and the first withdrawal after a table runs code compiled without withdrawals,
  * which the JVM deoptimises and compiles again (bgperf d). After a warm-up, the first table and the
  * first failure after a start are handled by code compiled for both. The cost is start-up time:
- * measured figures in {@code testbed/perf/README.md}, "Warm-up".
+ * measured figures in {@code testbed/perf/README.md}, "Warm-up at start".
  *
  * <p>The routes are /32s of 198.18.0.0/15 (RFC 2544's benchmarking range) and /128s of
  * 2001:db8::/32; the peers are documentation AS numbers (RFC 5398). None of it is visible outside.
@@ -63,12 +64,16 @@ public final class Warmup {
    */
   private static final int TABLE = 4_096;
 
-  /** What a warm-up did: the prefixes announced and withdrawn to the Adj-RIB-Out, and how long it took. */
+  /**
+   * What a warm-up did: the routes it ran through (whole cycles: {@code n} rounded up to a multiple
+   * of the table), the prefixes announced and withdrawn to the Adj-RIB-Out, and how long it took.
+   */
   public record Report(int routes, long announced, long withdrawn, long millis) {}
 
   private final BgpCodec codec = new BgpCodec(SessionOptions.FOUR_OCTET_AS);
   private final Rib rib;
-  private final int routes;
+  /** Routes per cycle. */
+  private final int table;
   private RibPeer a;
   private RibPeer b;
   private RibPeer out;
@@ -76,9 +81,9 @@ public final class Warmup {
   private long announced;
   private long withdrawn;
 
-  private Warmup(Rib rib, int routes) throws java.net.UnknownHostException {
+  private Warmup(Rib rib, int table) throws java.net.UnknownHostException {
     this.rib = rib;
-    this.routes = routes;
+    this.table = table;
     Set<Family> families = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
     a = new RibPeer(1, InetAddress.getByName("192.0.2.1"), PEER_AS_A, 0xc0000201, false, v4("192.0.2.254"), v6(0xfe),
         families, new AdjRibOut(() -> { }));
@@ -105,13 +110,15 @@ public final class Warmup {
     int table = Math.min(n, TABLE);
     try (Rib rib = new Rib()) {
       Warmup w = new Warmup(rib, table);
-      for (int done = 0; done < n; done += table) {
+      int done = 0;
+      while (done < n) {
         w.cycle();
+        done += table;
       }
       // what the warm-up allocated is garbage now: collected here, so the speaker starts with an
       // old generation as empty as without a warm-up (the pages it touched stay resident)
       System.gc();
-      return new Report(n, w.announced, w.withdrawn, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      return new Report(done, w.announced, w.withdrawn, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     } catch (java.net.UnknownHostException e) {
       throw new IllegalStateException(e);
     }
@@ -125,23 +132,23 @@ public final class Warmup {
     rib.peerUp(a);
     rib.peerUp(b);
     rib.peerUp(out);
-    // a's table, then b's: b wins on every other prefix (shorter AS_PATH or lower MED), so the
+    // a's table, then b's: b wins the even UPDATEs (shorter AS_PATH) and a the odd ones, so the
     // best path changes on half the table and stays on the other half
-    announce(a, 0, routes, 0);
+    announce(a, 0, table, 0);
     drain();
-    announce(b, 0, routes, 1);
+    announce(b, 0, table, 1);
     drain();
     // churn as in bgperf d: a tenth withdrawn, announced again, then everything withdrawn; the
     // tenth from the second UPDATE on, where a's paths are the best ones
-    int tenth = Math.max(1, routes / 10);
-    int from = routes >= PER_UPDATE + tenth ? PER_UPDATE : 0;
+    int tenth = Math.max(1, table / 10);
+    int from = table >= PER_UPDATE + tenth ? PER_UPDATE : 0;
     withdraw(a, from, from + tenth);
     drain();
     announce(a, from, from + tenth, 0);
     drain();
-    withdraw(b, 0, routes);
+    withdraw(b, 0, table);
     drain();
-    withdraw(a, 0, routes);
+    withdraw(a, 0, table);
     drain();
     rib.peerDown(a);
     rib.peerDown(b);
@@ -224,7 +231,7 @@ public final class Warmup {
       throw new IllegalStateException("warm-up UPDATE rejected: " + v.reset());
     }
     ReceivedUpdate.apply(decoded, v.treatAsWithdraw(), from, codec.options(), rib);
-    queued += decoded.nlri().size() + decoded.withdrawn().size() + PER_UPDATE_V6;
+    queued += PER_UPDATE; // at most
     if (queued >= RIB_BATCH) {
       wait(rib);
       queued = 0;
@@ -242,7 +249,7 @@ public final class Warmup {
         break;
       }
       withdrawn += batch.withdraw().size();
-      for (List<dev.sart.bgp.rib.Prefix> ps : batch.announce().values()) {
+      for (List<Prefix> ps : batch.announce().values()) {
         announced += ps.size();
       }
       for (Update u : UpdatePacker.pack(batch, codec, families)) {

@@ -53,6 +53,7 @@ class WarmupTest {
     assertEquals(new Warmup.Report(0, 0, 0, 0), Warmup.run(0));
     assertEquals(new Warmup.Report(0, 0, 0, 0), Warmup.run(-1));
     assertEquals(Warmup.MAX_ROUTES, Warmup.run(Integer.MAX_VALUE).routes());
+    assertEquals(2 * 4_096, Warmup.run(5_000).routes()); // whole cycles
   }
 
   @Test

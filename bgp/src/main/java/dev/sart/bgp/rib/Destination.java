@@ -108,6 +108,12 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return paths == null;
   }
 
+  /** Reads this destination and its path (see {@link DestinationTable#touch}). */
+  int touch() {
+    Object o = paths;
+    return o instanceof Path p ? p.pathId() : o == null ? 0 : 1;
+  }
+
   /** The paths, as an unmodifiable list (a view: copy it to keep it beyond its shard's thread). */
   List<Path> paths() {
     Object o = paths;

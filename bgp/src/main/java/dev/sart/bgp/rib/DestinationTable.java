@@ -1,6 +1,7 @@
 package dev.sart.bgp.rib;
 
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -38,6 +39,25 @@ final class DestinationTable {
         return d;
       }
     }
+  }
+
+  /**
+   * Loads, for {@code ps[from..to)}, the home slot, the destination in it and that destination's
+   * path, and returns a value of no use but to keep the loads. The loads of different prefixes do
+   * not depend on each other, so the CPU overlaps their cache misses; the lookups that follow then
+   * find them in the cache (see {@link RibShard#apply}).
+   */
+  int touch(List<Prefix> ps, int from, int to) {
+    Destination[] s = slots;
+    int mask = s.length - 1;
+    int x = 0;
+    for (int k = from; k < to; k++) {
+      Destination d = s[index(ps.get(k), mask)];
+      if (d != null) {
+        x += d.touch();
+      }
+    }
+    return x;
   }
 
   /** The destination of {@code p}, created (empty) when there is none. */

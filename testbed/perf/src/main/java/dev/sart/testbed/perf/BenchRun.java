@@ -36,6 +36,9 @@ final class BenchRun {
    * @param timeout a run fails when it has not converged after this long
    * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
    */
+  /** Churn rounds unless asked otherwise: an odd number, so the median is one of them. */
+  static final int DEFAULT_CHURN_ROUNDS = 3;
+
   record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
       Duration timeout, List<String> sartdOptions, int churnRounds) {
     Options {
@@ -44,10 +47,10 @@ final class BenchRun {
       }
     }
 
-    /** One churn round (the table's figures). */
+    /** {@link #DEFAULT_CHURN_ROUNDS} churn rounds. */
     Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
         Duration timeout, List<String> sartdOptions) {
-      this(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, 1);
+      this(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, DEFAULT_CHURN_ROUNDS);
     }
 
     /**
@@ -87,8 +90,9 @@ final class BenchRun {
 
     /**
      * Rounds of withdraw 10 % / re-announce in scenario d before everything is withdrawn: the
-     * table shows the first; later ones go to the log (a JIT-compiled target's first round also
-     * pays for compiling the withdrawal path, see README "Churn").
+     * table shows their median, and the first round on its own (a JIT-compiled target's first
+     * round may also pay for compiling the withdrawal path, see README "Churn"); each round goes
+     * to the log.
      */
     Options withChurnRounds(int n) {
       return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, n);
@@ -146,9 +150,9 @@ final class BenchRun {
     double firstPrefix = Double.NaN;
     double generator = Double.NaN;
     double elapsed = Double.NaN;
-    double withdraw10 = Double.NaN;
-    double reannounce10 = Double.NaN;
-    double withdrawAll = Double.NaN;
+    ChurnPhase withdraw10 = ChurnPhase.NONE;
+    ChurnPhase reannounce10 = ChurnPhase.NONE;
+    ChurnPhase withdrawAll = ChurnPhase.NONE;
     ProcStats idle;
     ProcStats converged;
     long monitorRoutes;
@@ -323,8 +327,9 @@ final class BenchRun {
   }
 
   /**
-   * Scenario d: withdraw 10 %, announce it again (as many rounds as asked; the table keeps the
-   * first), withdraw everything; each timed from the {@code birdc} command until the monitor agrees.
+   * Scenario d: withdraw 10 %, announce it again (as many rounds as asked; the table shows their
+   * median and the first), withdraw everything; each timed from the {@code birdc} command until the
+   * monitor agrees.
    */
   private void churn(Measure m, BirdInstance gens, BirdInstance monitor) {
     long all = scenario.distinctPrefixes();
@@ -334,30 +339,27 @@ final class BenchRun {
       double cpu0 = cpuSeconds(m);
       long t0 = System.nanoTime();
       gens.birdc("disable \"" + Generators.churnPattern() + "\"");
-      double w = awaitCount(m, monitor, rest, t0, cpu0, "withdraw 10 %" + suffix);
+      m.withdraw10 = awaitCount(m, monitor, rest, t0, cpu0, "withdraw 10 %" + suffix, m.withdraw10);
       cpu0 = cpuSeconds(m);
       t0 = System.nanoTime();
       gens.birdc("enable \"" + Generators.churnPattern() + "\"");
-      double a = awaitCount(m, monitor, all, t0, cpu0, "re-announce 10 %" + suffix);
-      if (round == 1) {
-        m.withdraw10 = w;
-        m.reannounce10 = a;
-      }
+      m.reannounce10 = awaitCount(m, monitor, all, t0, cpu0, "re-announce 10 %" + suffix, m.reannounce10);
     }
     double cpu0 = cpuSeconds(m);
     long t0 = System.nanoTime();
     for (String p : Generators.allStaticPatterns(scenario)) {
       gens.birdc("disable \"" + p + "\"");
     }
-    m.withdrawAll = awaitCount(m, monitor, 0, t0, cpu0, "withdraw everything");
+    m.withdrawAll = awaitCount(m, monitor, 0, t0, cpu0, "withdraw everything", m.withdrawAll);
   }
 
   /**
-   * Waits until the monitor holds {@code expected} routes; returns the seconds since {@code t0}.
-   * The log also gets the target's CPU time since {@code cpu0} (user + system, from /proc): on a
-   * shared machine a steadier figure than the elapsed time for comparing two builds of a target.
+   * Waits until the monitor holds {@code expected} routes; returns {@code phase} with this round:
+   * the seconds since {@code t0} and the target's CPU time since {@code cpu0} (user + system, from
+   * /proc: on a shared machine a steadier figure than the elapsed time for comparing two builds).
    */
-  private double awaitCount(Measure m, BirdInstance monitor, long expected, long t0, double cpu0, String what) {
+  private ChurnPhase awaitCount(Measure m, BirdInstance monitor, long expected, long t0, double cpu0, String what,
+      ChurnPhase phase) {
     long last = -1;
     double lastChange = 0;
     while (true) {
@@ -365,8 +367,9 @@ final class BenchRun {
       double now = seconds(t0);
       long count = monitorCount(monitor);
       if (count == expected) {
-        say("%s: the monitor agrees after %.2f s (target CPU %.2f s)", what, now, cpuSeconds(m) - cpu0);
-        return now;
+        double cpu = cpuSeconds(m) - cpu0;
+        say("%s: the monitor agrees after %.2f s (target CPU %.2f s)", what, now, cpu);
+        return phase.plus(now, cpu);
       }
       if (count != last) {
         last = count;

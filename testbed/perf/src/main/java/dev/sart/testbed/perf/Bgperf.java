@@ -158,6 +158,10 @@ public final class Bgperf {
       md.append("Extra JVM options for sartd: `").append(String.join(" ", o.sartdOptions())).append("`.\n");
     }
     md.append("Hold time offered by generators and monitor: ").append(o.holdTime()).append(" s.\n");
+    if (plan.scenarios().stream().anyMatch(Scenario::churn)) {
+      md.append("Churn (d): ").append(o.churnRounds()).append(" rounds of withdrawing and announcing again 10 %; the goals")
+          .append(" are on the median of the rounds, the first round and the target's CPU seconds are beside it.\n");
+    }
     Files.writeString(plan.out().resolve("bgperf.md"), md);
     Files.writeString(plan.out().resolve("bgperf.csv"), report.csv());
     Files.writeString(plan.out().resolve("bgperf.log"), log);
@@ -176,6 +180,9 @@ public final class Bgperf {
     }
     if (plan.options().targetCpus() == null) {
       sb.append(" --no-pin");
+    }
+    if (plan.options().churnRounds() != BenchRun.DEFAULT_CHURN_ROUNDS) {
+      sb.append(" --churn-rounds ").append(plan.options().churnRounds());
     }
     if (Boolean.getBoolean(Target.ADVERTISE_PEER_AS)) {
       sb.append(" --sart-advertise-peer-as");

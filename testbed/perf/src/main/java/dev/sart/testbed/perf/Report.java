@@ -50,9 +50,17 @@ final class Report {
     f.add(new Figure("bytes/route", r -> r.bytesPerRoute(), "%.0f", bprGoal ? "≤ 150 B" : "",
         bprGoal ? (sart, best) -> sart <= 150 : null));
     if (s.churn()) {
-      f.add(new Figure("withdraw 10 % (s)", r -> r.withdraw10(), "%.2f", "≤ best", (sart, best) -> sart <= best));
-      f.add(new Figure("re-announce 10 % (s)", r -> r.reannounce10(), "%.2f", "≤ best", (sart, best) -> sart <= best));
-      f.add(new Figure("withdraw all (s)", r -> r.withdrawAll(), "%.2f", "≤ best", (sart, best) -> sart <= best));
+      // the goal is on the median of the rounds (see ChurnPhase); the first round and the CPU are shown beside it
+      f.add(new Figure("withdraw 10 % median (s)", r -> r.withdraw10().median(), "%.2f", "≤ best",
+          (sart, best) -> sart <= best));
+      f.add(new Figure("withdraw 10 % round 1 (s)", r -> r.withdraw10().first(), "%.2f", "", null));
+      f.add(new Figure("withdraw 10 % median CPU (s)", r -> r.withdraw10().medianCpu(), "%.2f", "", null));
+      f.add(new Figure("re-announce 10 % median (s)", r -> r.reannounce10().median(), "%.2f", "≤ best",
+          (sart, best) -> sart <= best));
+      f.add(new Figure("re-announce 10 % round 1 (s)", r -> r.reannounce10().first(), "%.2f", "", null));
+      f.add(new Figure("re-announce 10 % median CPU (s)", r -> r.reannounce10().medianCpu(), "%.2f", "", null));
+      f.add(new Figure("withdraw all (s)", r -> r.withdrawAll().median(), "%.2f", "≤ best", (sart, best) -> sart <= best));
+      f.add(new Figure("withdraw all CPU (s)", r -> r.withdrawAll().medianCpu(), "%.2f", "", null));
     }
     f.add(new Figure("hold timer expiries", r -> r.holdTimerExpiries().size(), "%.0f", "0",
         (sart, best) -> sart == 0));

@@ -18,9 +18,9 @@ import java.util.List;
  * @param peakRss the target's peak RSS (VmHWM) at convergence
  * @param cpu the target's CPU seconds (user + system) from the start of the clock to convergence
  * @param bytesPerRoute (peakRss − idleRss) / paths received
- * @param withdraw10 churn: 10 % of every peer's routes withdrawn until the monitor agrees
- * @param reannounce10 churn: those announced again until the monitor agrees
- * @param withdrawAll churn: everything withdrawn until the monitor holds nothing
+ * @param withdraw10 churn, per round: 10 % of every peer's routes withdrawn until the monitor agrees
+ * @param reannounce10 churn, per round: those announced again until the monitor agrees
+ * @param withdrawAll churn (one round): everything withdrawn until the monitor holds nothing
  * @param monitorRoutes what the monitor held at convergence
  * @param holdTimerExpiries log lines of the generators and the monitor telling of a hold timer expiry
  * @param bestPathChecked scenario b: prefixes whose chosen path was checked at the monitor
@@ -28,8 +28,8 @@ import java.util.List;
  * @param error why the run failed, or null
  */
 public record Result(Target target, Scenario scenario, double ready, double startupCpu, double establish, double firstPrefix, double generator,
-    double elapsed, long idleRss, long peakRss, double cpu, double bytesPerRoute, double withdraw10,
-    double reannounce10, double withdrawAll, long monitorRoutes, List<String> holdTimerExpiries, int bestPathChecked,
+    double elapsed, long idleRss, long peakRss, double cpu, double bytesPerRoute, ChurnPhase withdraw10,
+    ChurnPhase reannounce10, ChurnPhase withdrawAll, long monitorRoutes, List<String> holdTimerExpiries, int bestPathChecked,
     List<String> bestPathWrong, String error) {
 
   public boolean ok() {

@@ -45,8 +45,10 @@ class BgperfSmokeTest {
         checks.add(() -> assertEquals(24, r.bestPathChecked(), what + "best paths checked"));
       }
       if (r.scenario().churn()) {
-        checks.add(() -> assertTrue(r.withdraw10() > 0 && r.reannounce10() > 0 && r.withdrawAll() > 0,
-            what + "churn seen in full: " + r));
+        checks.add(() -> assertTrue(r.withdraw10().median() > 0 && r.reannounce10().median() > 0
+            && r.withdrawAll().median() > 0, what + "churn seen in full: " + r));
+        checks.add(() -> assertEquals(List.of(3, 3, 1),
+            List.of(r.withdraw10().rounds(), r.reannounce10().rounds(), r.withdrawAll().rounds()), what + "churn rounds"));
       }
     }
     assertAll(checks);
@@ -54,5 +56,6 @@ class BgperfSmokeTest {
     String csv = Files.readString(out.resolve("bgperf.csv"));
     assertTrue(md.contains("| scenario | figure | sart | bird | frr | gobgp | openbgpd | sart ÷ best other |"), md);
     assertTrue(csv.lines().anyMatch(l -> l.startsWith("d,withdraw all (s),")), csv);
+    assertTrue(csv.lines().anyMatch(l -> l.startsWith("d,withdraw 10 % median (s),")), csv);
   }
 }

@@ -33,12 +33,23 @@ class ScenarioTest {
   }
 
   @Test
-  void churnRoundsDefaultToOneAndMustBePositive() {
-    assertEquals(1, Bgperf.parse(new String[0]).options().churnRounds());
-    assertEquals(3, Bgperf.parse(new String[] {"--churn-rounds", "3"}).options().churnRounds());
+  void churnRoundsDefaultToThreeAndMustBePositive() {
+    assertEquals(3, Bgperf.parse(new String[0]).options().churnRounds());
+    assertEquals(5, Bgperf.parse(new String[] {"--churn-rounds", "5"}).options().churnRounds());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Bgperf.parse(new String[] {"--churn-rounds", "0"}));
     assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
+  }
+
+  @Test
+  void churnFiguresAreTheMedianOfTheRounds() {
+    ChurnPhase p = ChurnPhase.NONE.plus(0.28, 0.14).plus(0.19, 0.12).plus(0.21, 0.15);
+    assertEquals(3, p.rounds());
+    assertEquals(0.21, p.median());
+    assertEquals(0.28, p.first());
+    assertEquals(0.14, p.medianCpu());
+    assertEquals(0.245, p.plus(0.30, 0.1).median(), 1e-9); // even: the mean of the middle two
+    assertTrue(Double.isNaN(ChurnPhase.NONE.median()) && Double.isNaN(ChurnPhase.NONE.first()));
   }
 
   @Test

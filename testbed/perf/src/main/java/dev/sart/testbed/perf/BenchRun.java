@@ -26,6 +26,9 @@ final class BenchRun {
   static final long MONITOR_AS = 65999;
   private static final Pattern COMMUNITY = Pattern.compile("BGP\\.community:.*\\(" + Generators.AS + ",\\s*(\\d+)\\)");
 
+  /** Churn rounds unless asked otherwise: an odd number, so the median is one of them. */
+  static final int DEFAULT_CHURN_ROUNDS = 3;
+
   /**
    * @param poll how often the monitor and the generators are sampled
    * @param stable how long the monitor's count must stay unchanged to count as converged
@@ -35,10 +38,8 @@ final class BenchRun {
    * @param helperCpus CPUs of the generators and the monitor (null: not pinned)
    * @param timeout a run fails when it has not converged after this long
    * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
+   * @param churnRounds rounds of withdrawing and announcing again 10 % in scenario d (see {@link #withChurnRounds})
    */
-  /** Churn rounds unless asked otherwise: an odd number, so the median is one of them. */
-  static final int DEFAULT_CHURN_ROUNDS = 3;
-
   record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
       Duration timeout, List<String> sartdOptions, int churnRounds) {
     Options {

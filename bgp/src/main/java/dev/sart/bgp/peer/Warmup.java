@@ -8,6 +8,7 @@ import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Communities;
 import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Ipv4Prefixes;
 import dev.sart.bgp.wire.Ipv6Prefixes;
 import dev.sart.bgp.wire.Message;
@@ -162,22 +163,15 @@ public final class Warmup {
       int end = Math.min(to, i + PER_UPDATE);
       int group = i / PER_UPDATE;
       PathAttributes attrs = attributes(peer.asn(), group, variant);
-      if (group % 8 == 7) {
+      if (isV6(group)) {
         for (int j = i; j < end; j += PER_UPDATE_V6) {
-          Ipv6Prefixes.Builder nlri = Ipv6Prefixes.builder();
-          for (int k = j; k < Math.min(end, j + PER_UPDATE_V6); k++) {
-            nlri.add(0x20010db800000000L, k, 128);
-          }
           receive(peer, new Update(Ipv4Prefixes.EMPTY,
               attrs.with(new MpReachNlri(Family.IPV6_UNICAST, new MpNextHop.V6(0x20010db800000000L, peer.id()),
-                  nlri.build())), Ipv4Prefixes.EMPTY));
+                  v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))), Ipv4Prefixes.EMPTY));
         }
       } else {
-        Ipv4Prefixes.Builder nlri = Ipv4Prefixes.builder();
-        for (int k = i; k < end; k++) {
-          nlri.add(v4Route(k), 32);
-        }
-        receive(peer, new Update(Ipv4Prefixes.EMPTY, attrs.with(new NextHop(0xc0000200 | peer.id())), nlri.build()));
+        receive(peer, new Update(Ipv4Prefixes.EMPTY, attrs.with(new NextHop(0xc0000200 | peer.id())),
+            v4Routes(i, end)));
       }
     }
   }
@@ -185,21 +179,14 @@ public final class Warmup {
   private void withdraw(RibPeer peer, int from, int to) {
     for (int i = from; i < to; i += PER_UPDATE) {
       int end = Math.min(to, i + PER_UPDATE);
-      if ((i / PER_UPDATE) % 8 == 7) {
+      if (isV6(i / PER_UPDATE)) {
         for (int j = i; j < end; j += PER_UPDATE_V6) {
-          Ipv6Prefixes.Builder nlri = Ipv6Prefixes.builder();
-          for (int k = j; k < Math.min(end, j + PER_UPDATE_V6); k++) {
-            nlri.add(0x20010db800000000L, k, 128);
-          }
           receive(peer, new Update(Ipv4Prefixes.EMPTY,
-              PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, nlri.build())), Ipv4Prefixes.EMPTY));
+              PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))),
+              Ipv4Prefixes.EMPTY));
         }
       } else {
-        Ipv4Prefixes.Builder nlri = Ipv4Prefixes.builder();
-        for (int k = i; k < end; k++) {
-          nlri.add(v4Route(k), 32);
-        }
-        receive(peer, new Update(nlri.build(), PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
+        receive(peer, new Update(v4Routes(i, end), PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
       }
     }
   }
@@ -269,13 +256,31 @@ public final class Warmup {
         p.nextHopSelfV6(), p.families(), new AdjRibOut(() -> { }));
   }
 
-  private static int v4Route(int k) {
-    return 0xc6120000 + k; // 198.18.0.0 + k
+  /** Every eighth UPDATE carries IPv6 routes. */
+  private static boolean isV6(int group) {
+    return group % 8 == 7;
   }
 
-  private static MpNextHop v4(String address) throws java.net.UnknownHostException {
-    byte[] b = InetAddress.getByName(address).getAddress();
-    return new MpNextHop.V4(((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff));
+  /** Routes [from, to) as IPv4 /32s: 198.18.0.0 + k. */
+  private static Ipv4Prefixes v4Routes(int from, int to) {
+    Ipv4Prefixes.Builder nlri = Ipv4Prefixes.builder();
+    for (int k = from; k < to; k++) {
+      nlri.add(0xc6120000 + k, 32);
+    }
+    return nlri.build();
+  }
+
+  /** Routes [from, to) as IPv6 /128s: 2001:db8:: + k. */
+  private static Ipv6Prefixes v6Routes(int from, int to) {
+    Ipv6Prefixes.Builder nlri = Ipv6Prefixes.builder();
+    for (int k = from; k < to; k++) {
+      nlri.add(0x20010db800000000L, k, 128);
+    }
+    return nlri.build();
+  }
+
+  private static MpNextHop v4(String address) {
+    return new MpNextHop.V4(Ip.parseV4(address));
   }
 
   private static MpNextHop v6(long low) {

@@ -183,6 +183,7 @@ final class Connection {
   private void release() {
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
+      peer.leaveGroup(peer.ribPeer, "session down"); // before its routes go, so the group's pending set is not left to it
       peer.speaker.rib().peerDown(peer.ribPeer);
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
@@ -250,6 +251,13 @@ final class Connection {
   void send(Message m) {
     count(m, peer.sent);
     channel.write(Unpooled.wrappedBuffer(codec.encode(m)));
+  }
+
+  /** Sends an UPDATE encoded already (by an update group). */
+  void sendUpdate(byte[] update) {
+    int type = Iana.MessageType.UPDATE;
+    peer.sent.setRelease(type, peer.sent.getPlain(type) + 1);
+    channel.write(Unpooled.wrappedBuffer(update));
   }
 
   private void count(Message m, java.util.concurrent.atomic.AtomicLongArray counters) {
@@ -394,6 +402,7 @@ final class Connection {
       channel.flush();
     }
     LOG.fine(() -> "peer=" + peer.name() + " event=route-refresh-received family=" + r.family());
+    peer.leaveGroup(peer.ribPeer, "route refresh"); // the others are not to get the routes again
     peer.speaker.rib().resend(peer.ribPeer, r.family(), enhanced);
   }
 

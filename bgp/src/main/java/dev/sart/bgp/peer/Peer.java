@@ -54,7 +54,27 @@ public final class Peer {
     io.netty.channel.ChannelFuture connect(Peer peer, io.netty.channel.ChannelInitializer<Channel> initializer);
 
     void stateChanged(Peer peer, State from, State to);
+
+    /** The speaker's update groups; null: every peer sends from its own Adj-RIB-Out. */
+    default UpdateGroups updateGroups() {
+      return null;
+    }
   }
+
+  /** The update group a session of this peer is in ({@code rp}: that session's RIB peer). */
+  private record Membership(RibPeer rp, UpdateGroup group, byte[] nextHopV4, byte[] nextHopV6) {
+    Membership(RibPeer rp, UpdateGroup group) {
+      this(rp, group, UpdateGroup.bytes(rp.nextHopSelfV4()), UpdateGroup.bytes(rp.nextHopSelfV6()));
+    }
+  }
+
+  /** What a session had still to send of its group's UPDATEs when it left the group. */
+  private record Tail(Membership was, List<UpdateGroup.Packet> packets) {}
+
+  /** UPDATEs of a group sent per round of a drain (as many as {@link #DRAIN_CHUNK} prefixes make, about). */
+  private static final int GROUP_PACKETS_PER_ROUND = 8;
+  /** How soon a member waiting for a full group queue looks again (and whether a slow member must leave). */
+  private static final long BLOCKED_RETRY_MILLIS = 100;
 
   final PeerConfig config;
   final Speaker speaker;
@@ -76,6 +96,12 @@ public final class Peer {
   volatile Instant establishedSince;
   final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
   volatile PeerPolicy policy = PeerPolicy.NONE;
+  // update groups: membership and tail are set with every RIB shard stopped, and read on the loop
+  private volatile Membership membership;
+  private volatile Tail tail;
+  private int tailAt; // on the loop
+  private final java.util.concurrent.atomic.AtomicBoolean joinQueued = new java.util.concurrent.atomic.AtomicBoolean();
+  private boolean retryScheduled; // on the loop
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -140,6 +166,7 @@ public final class Peer {
       if (ribPeer == null) {
         return;
       }
+      leaveGroup(ribPeer, "export policy changed"); // the RIB changes it after the group is left
       speaker.rib().setPolicy(ribPeer, p);
       boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
       if ((!kept && !old.importPolicy().equals(p.importPolicy()))
@@ -222,6 +249,7 @@ public final class Peer {
   public void resendAdjRibOut() {
     loop.execute(() -> {
       if (ribPeer != null) {
+        leaveGroup(ribPeer, "soft reset out");
         speaker.rib().resend(ribPeer);
       }
     });
@@ -280,7 +308,36 @@ public final class Peer {
     }
     List<Family> families = List.copyOf(rp.families());
     int rounds = 0;
+    boolean blocked = false;
+    // first what a group this session left had queued for it, then the group's, then its own
     while (c.channel.isWritable() && rounds++ < DRAIN_ROUNDS) {
+      Tail t = tail;
+      if (t != null) {
+        if (t.was().rp() == rp) {
+          int end = Math.min(t.packets().size(), tailAt + GROUP_PACKETS_PER_ROUND);
+          for (; tailAt < end; tailAt++) {
+            sendGroupPacket(c, t.was(), t.packets().get(tailAt));
+          }
+          if (tailAt < t.packets().size()) {
+            continue;
+          }
+        }
+        tail = null;
+        tailAt = 0;
+        continue;
+      }
+      Membership m = membership;
+      if (m != null && m.rp() == rp) {
+        UpdateGroup.Taken taken = m.group().take(rp, GROUP_PACKETS_PER_ROUND);
+        for (UpdateGroup.Packet p : taken.packets()) {
+          sendGroupPacket(c, m, p);
+        }
+        if (taken.packets().isEmpty()) {
+          blocked = taken.blocked();
+          break;
+        }
+        continue;
+      }
       AdjRibOut.Batch batch = rp.out().drain(DRAIN_CHUNK, rp.families());
       if (batch.isEmpty()) {
         break;
@@ -294,9 +351,92 @@ public final class Peer {
       c.send(RouteRefresh.end(f));
     }
     c.channel.flush();
-    if (rp.out().hasPending() && c.channel.isWritable()) {
+    Membership m = membership;
+    boolean grouped = m != null && m.rp() == rp;
+    boolean more = tail != null || (grouped ? m.group().hasPendingFor(rp) : rp.out().hasPending());
+    if (blocked) {
+      if (!retryScheduled) {
+        retryScheduled = true;
+        loop.schedule(() -> {
+          retryScheduled = false;
+          drain();
+        }, BLOCKED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      }
+    } else if (more && c.channel.isWritable()) {
       drainLater();
+    } else if (!more && !grouped) {
+      joinGroup(rp, c);
     }
+  }
+
+  /** Sends one UPDATE of an update group, with this session's next hop, and counts what it advertises. */
+  private void sendGroupPacket(Connection c, Membership m, UpdateGroup.Packet p) {
+    c.sendUpdate(m.group().bytesFor(p, m.nextHopV4(), m.nextHopV6()));
+    if (p.advertisedV4() != 0) {
+      prefixCounters.advertised(Family.IPV4_UNICAST, p.advertisedV4());
+    }
+    if (p.advertisedV6() != 0) {
+      prefixCounters.advertised(Family.IPV6_UNICAST, p.advertisedV6());
+    }
+  }
+
+  /**
+   * The session's own Adj-RIB-Out is idle (it holds what the Loc-RIB exports to it): it joins the
+   * update group of the peers that export alike, if the speaker has them. Checked again with every
+   * RIB shard stopped, where the move happens.
+   */
+  private void joinGroup(RibPeer rp, Connection c) {
+    UpdateGroups groups = speaker.updateGroups();
+    if (groups == null || tail != null || !rp.out().isIdle() || !joinQueued.compareAndSet(false, true)) {
+      return;
+    }
+    UpdateGroup.Key key = UpdateGroup.Key.of(rp, c.codec.options(), policy);
+    speaker.rib().regroup(r -> {
+      try {
+        Membership m = membership;
+        // the session may have gone (its leave is queued after this) or had a change since
+        if (r.isUp(rp) && (m == null || m.rp() != rp) && rp.out().isIdle() && key.equals(
+            UpdateGroup.Key.of(rp, key.options(), policy))) {
+          joinAt(r, groups, key, rp);
+          LOG.fine(() -> "peer=" + name() + " event=update-group-joined members=" + membership.group().size());
+        }
+      } finally {
+        joinQueued.set(false);
+      }
+    });
+  }
+
+  /** Puts the session {@code rp} into the group of {@code key} (with every RIB shard stopped). */
+  UpdateGroup joinAt(Rib.Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
+    UpdateGroup g = groups.join(key, rp, this, r);
+    membership = new Membership(rp, g);
+    return g;
+  }
+
+  /**
+   * Takes the session {@code rp} out of its update group (if it is in one) before it is to get
+   * something the others must not, or before it goes: queued on the RIB like every change, so
+   * what the RIB does after this call sees it out. What the group had queued for it is sent
+   * before anything from its own Adj-RIB-Out.
+   */
+  void leaveGroup(RibPeer rp, String why) {
+    UpdateGroups groups = speaker.updateGroups();
+    if (groups == null || rp == null) {
+      return;
+    }
+    speaker.rib().regroup(r -> {
+      Membership m = membership;
+      if (m == null || m.rp() != rp) {
+        return;
+      }
+      List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r);
+      membership = null;
+      if (!left.isEmpty()) {
+        tail = new Tail(m, left);
+      }
+      LOG.fine(() -> "peer=" + name() + " event=update-group-left reason=\"" + why + "\" queued=" + left.size());
+      drainLater();
+    });
   }
 
   /**

@@ -53,7 +53,9 @@ public final class AdjRibOut {
   private PrefixMap walk; // taken from pending, walked by slot
   private int walkAt;
   private int advertisedCount;
-  private boolean endOfRibSent;
+  private volatile boolean endOfRibSent;
+  /** A taken map is being walked (set under the lock by {@link #take}): read by {@link #isIdle}. */
+  private volatile boolean walking;
 
   /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
   public AdjRibOut(Runnable wakeup) {
@@ -240,8 +242,10 @@ public final class AdjRibOut {
       if (pending.isEmpty()) {
         pendingNonEmpty = false;
         walk = null;
+        walking = false;
         return false;
       }
+      walking = true;
       m = pending;
       // sized for as many changes as came since the last take, up to 4,096 (8,192 slots, 96 kB):
       // while a table is being sent, that spares the map most of its doublings (a tenth of sartd's
@@ -293,6 +297,17 @@ public final class AdjRibOut {
       List<Family> due = List.copyOf(endOfRefreshDue);
       endOfRefreshDue.clear();
       return due;
+    }
+  }
+
+  /**
+   * Whether everything recorded has been drained (the last drain's UPDATEs may still be on their
+   * way out on the peer's loop), End-of-RIB included, and no EoRR is due: then the peer holds what
+   * the Loc-RIB exports to it, and may join an update group. Any thread.
+   */
+  public boolean isIdle() {
+    synchronized (lock) {
+      return pending.isEmpty() && !walking && endOfRibSent && endOfRefreshDue.isEmpty();
     }
   }
 

@@ -69,7 +69,8 @@ public final class PrefixCounters {
 
   // --- the peer's event loop --------------------------------------------------------------------
 
-  void advertised(Family f, long delta) {
+  /** {@code delta} more prefixes of {@code f} advertised (also for a member of an update group, by its peer). */
+  public void advertised(Family f, long delta) {
     add(advertised, f, delta);
   }
 

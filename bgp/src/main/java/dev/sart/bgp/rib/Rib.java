@@ -227,6 +227,41 @@ public final class Rib implements AutoCloseable {
     });
   }
 
+  /**
+   * Runs {@code change} with every shard stopped (see {@link #acrossShards}), handing it the
+   * means to move peers into and out of update groups: a group is a pseudo-peer (its <em>proxy</em>,
+   * with an Adj-RIB-Out of its own) whose changes the shards record once for all its members. The
+   * caller keeps the members' own Adj-RIB-Outs and the group's consistent (see the speaker's
+   * {@code UpdateGroup}).
+   */
+  public void regroup(java.util.function.Consumer<Regrouping> change) {
+    acrossShards(() -> change.accept(new Regrouping()));
+  }
+
+  /** Moves peers between their own Adj-RIB-Outs and their update group's (only inside {@link #regroup}). */
+  public final class Regrouping {
+    private Regrouping() {}
+
+    /** Whether {@code peer} is up in the RIB (its session has not been taken down). */
+    public boolean isUp(RibPeer peer) {
+      return shards[0].adjRibsIn.containsKey(peer);
+    }
+
+    /** {@code member}'s changes go to {@code proxy}'s Adj-RIB-Out from now on (its own must be empty). */
+    public void join(RibPeer member, RibPeer proxy, PeerPolicy policy) {
+      for (RibShard s : shards) {
+        s.joinGroup(member, proxy, policy);
+      }
+    }
+
+    /** {@code member}'s changes go to its own Adj-RIB-Out again; {@code last}: the group is gone. */
+    public void leave(RibPeer member, RibPeer proxy, boolean last) {
+      for (RibShard s : shards) {
+        s.leaveGroup(member, proxy, last);
+      }
+    }
+  }
+
   /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */
   public void resend(RibPeer peer) {
     resend(peer, null, false);

@@ -151,6 +151,31 @@ final class RibShard {
   void setLocalAs(long asn) {
     localAs = asn;
     adjRibsIn.values().forEach(AdjRibIn::forgetExports);
+    outboxes.forEach(o -> o.st.forgetExports()); // the update groups' own states
+  }
+
+  /**
+   * {@code member} now gets its changes through the update group {@code proxy} (see {@link
+   * Rib#regroup}): its own outbox goes (it is empty: outboxes are handed over at the end of every
+   * task), and the group's is made if this is its first member. Nothing is computed: a group
+   * holds what the Loc-RIB exports to it, as a peer does.
+   */
+  void joinGroup(RibPeer member, RibPeer proxy, PeerPolicy policy) {
+    outboxes.removeIf(o -> o.peer == member);
+    if (outboxes.stream().noneMatch(o -> o.peer == proxy)) {
+      outboxes.add(new Outbox(proxy, new AdjRibIn(policy, new AdjRibIn.Limit(null), index)));
+    }
+  }
+
+  /** {@code member} leaves the group {@code proxy} and gets its own outbox again; the last one takes the group's away. */
+  void leaveGroup(RibPeer member, RibPeer proxy, boolean last) {
+    AdjRibIn st = adjRibsIn.get(member);
+    if (st != null && outboxes.stream().noneMatch(o -> o.peer == member)) {
+      outboxes.add(new Outbox(member, st));
+    }
+    if (last) {
+      outboxes.removeIf(o -> o.peer == proxy);
+    }
   }
 
   void setOptions(BestPath.Options o) {
@@ -307,7 +332,9 @@ final class RibShard {
    * {@code before}, the peer's state with the old policy, exports).
    */
   private void reexport(RibPeer peer, AdjRibIn before) {
-    Outbox box = outboxes.stream().filter(o -> o.peer == peer).findFirst().orElseThrow();
+    // a member of an update group leaves it before its policy changes (Peer.setPolicy)
+    Outbox box = outboxes.stream().filter(o -> o.peer == peer).findFirst()
+        .orElseThrow(() -> new IllegalStateException(peer + " is in an update group: it must leave it first"));
     AdjRibIn st = box.st;
     for (Destination d : table.values()) {
       Path best = d.best();

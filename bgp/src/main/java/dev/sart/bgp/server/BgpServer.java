@@ -2,6 +2,7 @@ package dev.sart.bgp.server;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.UpdateGroups;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.BestPath;
@@ -56,6 +57,12 @@ public final class BgpServer implements AutoCloseable {
   private final int port;
   private final EventLoopGroup group;
   private final Rib rib = new Rib();
+  /**
+   * Peers that export alike share one Adj-RIB-Out and one encoding ({@code UpdateGroup});
+   * {@code -Dsart.bgp.updateGroups=false} gives every peer its own (for measurements).
+   */
+  private final UpdateGroups updateGroups =
+      Boolean.parseBoolean(System.getProperty("sart.bgp.updateGroups", "true")) ? new UpdateGroups() : null;
   private final Map<InetAddress, Peer> peers = new ConcurrentHashMap<>();
   private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger ribPeerIds = new AtomicInteger();
@@ -138,6 +145,11 @@ public final class BgpServer implements AutoCloseable {
 
   public Rib rib() {
     return rib;
+  }
+
+  /** The update groups (null when they are turned off). */
+  public UpdateGroups updateGroups() {
+    return updateGroups;
   }
 
   /** The named policies the peers refer to (API and configuration file). */
@@ -328,6 +340,11 @@ public final class BgpServer implements AutoCloseable {
     @Override
     public Rib rib() {
       return rib;
+    }
+
+    @Override
+    public UpdateGroups updateGroups() {
+      return updateGroups;
     }
 
     @Override

@@ -1,0 +1,43 @@
+package dev.sart.bgp.peer;
+
+import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.rib.RibPeer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A speaker's update groups ({@link UpdateGroup}), one per {@link UpdateGroup.Key}: made for its
+ * first member, dropped with its last. Changed only with every RIB shard stopped ({@link
+ * Rib#regroup}), so the groups, the RIB's outboxes and the members' own Adj-RIB-Outs change
+ * together.
+ */
+public final class UpdateGroups {
+  private final Map<UpdateGroup.Key, UpdateGroup> groups = new HashMap<>();
+  /** The proxies' RIB ids: negative, so they meet no peer's. */
+  private int lastId;
+
+  /** Puts {@code rp} (of {@code peer}) into the group of {@code key}, made if it is the first. */
+  synchronized UpdateGroup join(UpdateGroup.Key key, RibPeer rp, Peer peer, Rib.Regrouping regrouping) {
+    UpdateGroup g = groups.computeIfAbsent(key, k -> new UpdateGroup(k, --lastId, rp));
+    g.add(rp, peer);
+    regrouping.join(rp, g.proxy(), g.proxyPolicy());
+    return g;
+  }
+
+  /** Takes {@code rp} out of {@code g}; returns what it has still to send of the group's UPDATEs. */
+  synchronized List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping) {
+    List<UpdateGroup.Packet> tail = g.remove(rp);
+    boolean last = g.isEmpty();
+    regrouping.leave(rp, g.proxy(), last);
+    if (last) {
+      groups.remove(g.key);
+    }
+    return tail;
+  }
+
+  /** The number of groups and, per group, of members (for the API and tests). */
+  public synchronized List<Integer> sizes() {
+    return groups.values().stream().map(UpdateGroup::size).sorted().toList();
+  }
+}

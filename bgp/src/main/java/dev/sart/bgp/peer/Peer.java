@@ -398,7 +398,7 @@ public final class Peer {
         if (r.isUp(rp) && (m == null || m.rp() != rp) && rp.out().isIdle() && key.equals(
             UpdateGroup.Key.of(rp, key.options(), policy))) {
           joinAt(r, groups, key, rp);
-          LOG.fine(() -> "peer=" + name() + " event=update-group-joined members=" + membership.group().size());
+          LOG.info(() -> "peer=" + name() + " event=update-group-joined members=" + membership.group().size());
         }
       } finally {
         joinQueued.set(false);
@@ -434,7 +434,7 @@ public final class Peer {
       if (!left.isEmpty()) {
         tail = new Tail(m, left);
       }
-      LOG.fine(() -> "peer=" + name() + " event=update-group-left reason=\"" + why + "\" queued=" + left.size());
+      LOG.info(() -> "peer=" + name() + " event=update-group-left reason=\"" + why + "\" queued=" + left.size());
       drainLater();
     });
   }

@@ -89,6 +89,12 @@ final class Views {
     if (p.getAdvertisePeerAs()) {
       m.put("advertisePeerAs", true);
     }
+    if (p.getUpdateGroup() != 0) {
+      Map<String, Object> g = new LinkedHashMap<>();
+      g.put("id", Integer.toUnsignedLong(p.getUpdateGroup()));
+      g.put("members", Integer.toUnsignedLong(p.getUpdateGroupMembers()));
+      m.put("updateGroup", g);
+    }
     return m;
   }
 

@@ -65,7 +65,9 @@ final class ProtoMapping {
         .setExportPolicy(PolicyMapping.name(p.policy().exportPolicy()))
         .setMaxPrefix(PolicyMapping.maxPrefix(p.policy().maxPrefix()))
         .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound())
-        .setAdvertisePeerAs(p.policy().advertisePeerAs());
+        .setAdvertisePeerAs(p.policy().advertisePeerAs())
+        .setUpdateGroup(p.updateGroup())
+        .setUpdateGroupMembers(p.updateGroupMembers());
     s.families().stream().sorted((x, y) -> Integer.compare(x.afi(), y.afi())).forEach(f -> b.addFamilies(family(f)));
     if (s.establishedSince() != null) {
       b.setUptime(timestamp(s.establishedSince()));

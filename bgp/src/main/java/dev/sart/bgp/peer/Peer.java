@@ -145,6 +145,18 @@ public final class Peer {
     return c;
   }
 
+  /** The number of the update group the session sends from; 0: none, it sends from its own Adj-RIB-Out (any thread). */
+  public int updateGroup() {
+    Membership m = membership;
+    return m == null ? 0 : m.group().id();
+  }
+
+  /** How many sessions share the update group of {@link #updateGroup} (0: none; any thread). */
+  public int updateGroupMembers() {
+    Membership m = membership;
+    return m == null ? 0 : m.group().size();
+  }
+
   /** The import/export policies, prefix limit and soft reconfiguration of this neighbour. */
   public PeerPolicy policy() {
     return policy;

@@ -128,6 +128,11 @@ final class UpdateGroup {
     return proxy;
   }
 
+  /** The group's number, for people (1, 2, ... as groups are made). */
+  int id() {
+    return -proxy.id();
+  }
+
   PeerPolicy proxyPolicy() {
     return proxyPolicy;
   }

@@ -4,9 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.wire.Ip;
+import dev.sart.proto.v1.BgpApiGrpc;
+import dev.sart.proto.v1.GetNeighborRequest;
 import dev.sart.testbed.Addresses;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
@@ -16,6 +19,10 @@ import dev.sart.testbed.Route;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,9 +50,15 @@ class UpdateGroupInteropTest {
   @RegisterExtension
   final Testbed testbed = new Testbed();
   private BgpServer server;
+  private Server api;
+  private ManagedChannel channel;
 
   @AfterEach
   void stop() {
+    if (channel != null) {
+      channel.shutdownNow();
+      api.shutdownNow();
+    }
     if (server != null) {
       server.close();
     }
@@ -112,6 +125,28 @@ class UpdateGroupInteropTest {
     }
     // the origin's two sessions (AS 65010) are groups of one; the members' are two groups of three
     await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
+    // as the API shows them (GetNeighbor): one group for the IPv4 sessions, another for the IPv6
+    String name = InProcessServerBuilder.generateName();
+    api = InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
+    channel = InProcessChannelBuilder.forName(name).build();
+    BgpApiGrpc.BgpApiBlockingStub stub = BgpApiGrpc.newBlockingStub(channel);
+    List<dev.sart.proto.v1.Peer> v4 = new ArrayList<>();
+    List<dev.sart.proto.v1.Peer> v6 = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      v4.add(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2." + (4 * i + 2)).build()).getPeer());
+      v6.add(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("2001:db8:0:" + i + "::2").build()).getPeer());
+    }
+    for (List<dev.sart.proto.v1.Peer> family : List.of(v4, v6)) {
+      assertTrue(family.getFirst().getUpdateGroup() != 0, family.getFirst()::toString);
+      for (dev.sart.proto.v1.Peer p : family) {
+        assertEquals(family.getFirst().getUpdateGroup(), p.getUpdateGroup(), p::toString);
+        assertEquals(3, p.getUpdateGroupMembers(), p::toString);
+      }
+    }
+    assertTrue(v4.getFirst().getUpdateGroup() != v6.getFirst().getUpdateGroup());
+    int origin = stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.2").build()).getPeer()
+        .getUpdateGroupMembers();
+    assertEquals(1, origin, "the origin exports to another AS: a group of its own");
 
     // routes announced now are encoded once per group: each member must see its own next hop
     o.announce("203.0.113.0/24");
@@ -135,6 +170,10 @@ class UpdateGroupInteropTest {
     // M3 goes: the other two stay in their groups and keep getting routes, with their next hops
     members.get(2).stop();
     await().atMost(Duration.ofSeconds(30)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 2, 2)));
+    assertEquals(2, stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build()).getPeer()
+        .getUpdateGroupMembers());
+    assertEquals(0, stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.14").build()).getPeer()
+        .getUpdateGroup(), "a session that is down is in no group");
     o.announce("198.51.100.128/25");
     o.withdraw("2001:db8:200::/48");
     for (int i = 1; i <= 2; i++) {

@@ -183,7 +183,7 @@ final class Connection {
   private void release() {
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
-      peer.leaveGroup(peer.ribPeer, "session down"); // before its routes go, so the group's pending set is not left to it
+      peer.leaveGroup(peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
       peer.speaker.rib().peerDown(peer.ribPeer);
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();

@@ -432,6 +432,11 @@ public final class Peer {
    * before anything from its own Adj-RIB-Out.
    */
   void leaveGroup(RibPeer rp, String why) {
+    leaveGroup(rp, why, true);
+  }
+
+  /** As {@link #leaveGroup(RibPeer, String)}; without {@code takeTail} (its session has ended) it takes nothing along. */
+  void leaveGroup(RibPeer rp, String why, boolean takeTail) {
     UpdateGroups groups = speaker.updateGroups();
     if (groups == null || rp == null) {
       return;
@@ -441,7 +446,7 @@ public final class Peer {
       if (m == null || m.rp() != rp) {
         return;
       }
-      List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r);
+      List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r, takeTail);
       membership = null;
       if (!left.isEmpty()) {
         tail = new Tail(m, left);

@@ -32,8 +32,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * member leaves before it must get something the others must not (a route refresh, a new export
  * policy), when its session ends, or when it falls too far behind: what the group has pending is
  * encoded at once and the member sends what it has not sent of the queue (its <em>tail</em>)
- * before anything from its own Adj-RIB-Out again. Joining and leaving happen with every RIB shard
- * stopped ({@link dev.sart.bgp.rib.Rib#regroup}), so no change is recorded in between.
+ * before anything from its own Adj-RIB-Out again (a session that has ended takes nothing along).
+ * Joining and leaving happen with every RIB shard stopped ({@link dev.sart.bgp.rib.Rib#regroup}),
+ * so no change is recorded in between.
  *
  * <p>Flow control: the group drains its Adj-RIB-Out (a chunk of up to {@link Peer#DRAIN_CHUNK}
  * prefixes at a time) only while fewer than {@link #MAX_PACKETS} UPDATEs are queued; while it is
@@ -151,12 +152,18 @@ final class UpdateGroup {
   }
 
   /**
-   * Removes a member (at a RIB barrier): what the group has pending is encoded first, and what
-   * the member has not sent of the queue is returned, for it to send before anything else.
+   * Removes a member (at a RIB barrier). With {@code tail}, what the group has pending is encoded
+   * first, and what the member has not sent of the queue is returned, for it to send before
+   * anything else; without (its session has ended), nothing is.
    */
-  synchronized List<Packet> remove(RibPeer rp) {
+  synchronized List<Packet> remove(RibPeer rp, boolean tail) {
     Member m = member(rp);
     if (m == null) {
+      return List.of();
+    }
+    if (!tail) {
+      members.remove(m);
+      trim();
       return List.of();
     }
     while (proxy.out().hasPending()) {
@@ -164,16 +171,16 @@ final class UpdateGroup {
         break;
       }
     }
-    List<Packet> tail = new ArrayList<>();
+    List<Packet> left = new ArrayList<>();
     long i = first;
     for (Packet p : packets) {
       if (i++ >= m.cursor) {
-        tail.add(p);
+        left.add(p);
       }
     }
     members.remove(m);
     trim();
-    return tail;
+    return left;
   }
 
   /**

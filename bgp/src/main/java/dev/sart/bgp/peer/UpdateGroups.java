@@ -25,15 +25,18 @@ public final class UpdateGroups {
     return g;
   }
 
-  /** Takes {@code rp} out of {@code g}; returns what it has still to send of the group's UPDATEs. */
-  synchronized List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping) {
-    List<UpdateGroup.Packet> tail = g.remove(rp);
+  /**
+   * Takes {@code rp} out of {@code g}; returns what it has still to send of the group's UPDATEs
+   * (nothing when its session has ended: {@code tail} false).
+   */
+  synchronized List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
+    List<UpdateGroup.Packet> left = g.remove(rp, tail);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);
     if (last) {
       groups.remove(g.key);
     }
-    return tail;
+    return left;
   }
 
   /** The number of groups and, per group, of members (for the API and tests). */

@@ -144,6 +144,21 @@ class UpdateGroupTest {
   }
 
   @Test
+  void aSessionThatEndedTakesNothingAlongAndHoldsNobodyUp() throws Exception {
+    RibPeer a = member(1, "192.0.2.5");
+    RibPeer b = member(2, "192.0.2.9");
+    UpdateGroup g = join(a, b);
+    originateEachWithItsOwnAttributes(0, UpdateGroup.MAX_PACKETS);
+    takeAll(g, a);
+    originateEachWithItsOwnAttributes(UpdateGroup.MAX_PACKETS, 10);
+    assertTrue(g.take(a, 64).blocked(), "b has sent nothing");
+    CompletableFuture<List<UpdateGroup.Packet>> left = new CompletableFuture<>();
+    rib.regroup(r -> left.complete(groups.leave(g, b, r, false)));
+    assertEquals(List.of(), left.join());
+    assertEquals(10, takeAll(g, a), "the queue is a's alone now");
+  }
+
+  @Test
   void aMemberThatHoldsTheOthersUpIsMadeToLeave() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");
@@ -232,7 +247,7 @@ class UpdateGroupTest {
 
   private List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp) {
     CompletableFuture<List<UpdateGroup.Packet>> tail = new CompletableFuture<>();
-    rib.regroup(r -> tail.complete(groups.leave(g, rp, r)));
+    rib.regroup(r -> tail.complete(groups.leave(g, rp, r, true)));
     return tail.join();
   }
 

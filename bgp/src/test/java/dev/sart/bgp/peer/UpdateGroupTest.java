@@ -147,11 +147,7 @@ class UpdateGroupTest {
   void aSessionThatEndedTakesNothingAlongAndHoldsNobodyUp() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");
-    UpdateGroup g = join(a, b);
-    originateEachWithItsOwnAttributes(0, UpdateGroup.MAX_PACKETS);
-    takeAll(g, a);
-    originateEachWithItsOwnAttributes(UpdateGroup.MAX_PACKETS, 10);
-    assertTrue(g.take(a, 64).blocked(), "b has sent nothing");
+    UpdateGroup g = aWaitsForB(a, b);
     CompletableFuture<List<UpdateGroup.Packet>> left = new CompletableFuture<>();
     rib.regroup(r -> left.complete(groups.leave(g, b, r, false)));
     assertEquals(List.of(), left.join());
@@ -162,11 +158,7 @@ class UpdateGroupTest {
   void aMemberThatHoldsTheOthersUpIsMadeToLeave() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");
-    UpdateGroup g = join(a, b);
-    originateEachWithItsOwnAttributes(0, UpdateGroup.MAX_PACKETS);
-    takeAll(g, a);
-    originateEachWithItsOwnAttributes(UpdateGroup.MAX_PACKETS, 10);
-    assertTrue(g.take(a, 64).blocked());
+    UpdateGroup g = aWaitsForB(a, b);
     long waited = System.nanoTime();
     // b sends nothing: once a has waited EVICT_AFTER_NANOS, b is made to leave and a goes on
     int[] got = {0};
@@ -178,7 +170,20 @@ class UpdateGroupTest {
     assertEquals(10, got[0] + takeAll(g, a), "a got the rest");
   }
 
-  /** Everything member {@code rp} can take now; checks that it was not held up. */
+  /**
+   * {@code a} and {@code b} in one group; {@code a} has sent a full queue, {@code b} nothing, and
+   * 10 more changes wait in the group's Adj-RIB-Out: {@code a} is held up.
+   */
+  private UpdateGroup aWaitsForB(RibPeer a, RibPeer b) {
+    UpdateGroup g = join(a, b);
+    originateEachWithItsOwnAttributes(0, UpdateGroup.MAX_PACKETS);
+    assertEquals(UpdateGroup.MAX_PACKETS, takeAll(g, a));
+    originateEachWithItsOwnAttributes(UpdateGroup.MAX_PACKETS, 10);
+    assertTrue(g.take(a, 64).blocked(), "b has sent nothing");
+    return g;
+  }
+
+  /** Everything member {@code rp} can take now (until it is held up or there is nothing). */
   private static int takeAll(UpdateGroup g, RibPeer rp) {
     int n = 0;
     UpdateGroup.Taken t;

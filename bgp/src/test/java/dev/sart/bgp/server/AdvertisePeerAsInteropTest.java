@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
@@ -25,10 +24,6 @@ import dev.sart.testbed.Route;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -59,14 +54,12 @@ class AdvertisePeerAsInteropTest {
   @RegisterExtension
   final Testbed testbed = new Testbed();
   private BgpServer server;
-  private Server api;
-  private ManagedChannel channel;
+  private InProcessApi api;
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-      api.shutdownNow();
+    if (api != null) {
+      api.close();
     }
     if (server != null) {
       server.close();
@@ -93,10 +86,8 @@ class AdvertisePeerAsInteropTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    String name = InProcessServerBuilder.generateName();
-    api = InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
-    channel = InProcessChannelBuilder.forName(name).build();
-    BgpApiGrpc.BgpApiBlockingStub stub = BgpApiGrpc.newBlockingStub(channel);
+    api = InProcessApi.serve(server);
+    BgpApiGrpc.BgpApiBlockingStub stub = api.stub();
 
     Frr a = Frr.withoutZebra(aNode, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
         .originate(A_ROUTE));

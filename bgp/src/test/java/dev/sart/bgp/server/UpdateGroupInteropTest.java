@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.wire.Ip;
@@ -19,10 +18,6 @@ import dev.sart.testbed.Route;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,14 +45,12 @@ class UpdateGroupInteropTest {
   @RegisterExtension
   final Testbed testbed = new Testbed();
   private BgpServer server;
-  private Server api;
-  private ManagedChannel channel;
+  private InProcessApi api;
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-      api.shutdownNow();
+    if (api != null) {
+      api.close();
     }
     if (server != null) {
       server.close();
@@ -126,10 +119,8 @@ class UpdateGroupInteropTest {
     // the origin's two sessions (AS 65010) are groups of one; the members' are two groups of three
     await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
     // as the API shows them (GetNeighbor): one group for the IPv4 sessions, another for the IPv6
-    String name = InProcessServerBuilder.generateName();
-    api = InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
-    channel = InProcessChannelBuilder.forName(name).build();
-    BgpApiGrpc.BgpApiBlockingStub stub = BgpApiGrpc.newBlockingStub(channel);
+    api = InProcessApi.serve(server);
+    BgpApiGrpc.BgpApiBlockingStub stub = api.stub();
     List<dev.sart.proto.v1.Peer> v4 = new ArrayList<>();
     List<dev.sart.proto.v1.Peer> v6 = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {

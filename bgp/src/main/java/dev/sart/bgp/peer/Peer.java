@@ -435,7 +435,10 @@ public final class Peer {
     leaveGroup(rp, why, true);
   }
 
-  /** As {@link #leaveGroup(RibPeer, String)}; without {@code takeTail} (its session has ended) it takes nothing along. */
+  /**
+   * As {@link #leaveGroup(RibPeer, String)}; without {@code takeTail} (its session has ended) it
+   * takes nothing along.
+   */
   void leaveGroup(RibPeer rp, String why, boolean takeTail) {
     UpdateGroups groups = speaker.updateGroups();
     if (groups == null || rp == null) {

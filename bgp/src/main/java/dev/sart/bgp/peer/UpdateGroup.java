@@ -38,14 +38,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Flow control: the group drains its Adj-RIB-Out (a chunk of up to {@link Peer#DRAIN_CHUNK}
  * prefixes at a time) only while fewer than {@link #MAX_PACKETS} UPDATEs are queued; while it is
- * full, the changes coalesce in the group's Adj-RIB-Out as they would in a peer's. A member that keeps the
- * queue full for {@link #EVICT_AFTER_NANOS} is made to leave, so one slow peer holds the others up
- * for at most that long.
+ * full, the changes coalesce in the group's Adj-RIB-Out as they would in a peer's. A member that
+ * keeps the queue full for {@link #EVICT_AFTER_NANOS} while another waits is made to leave, so one
+ * slow peer holds the others up for at most that long.
  *
  * <p>Split horizon: a group does not leave a route out for the member it came from. Without
  * {@code advertise_peer_as} an external member's own routes carry its AS and go to no member of
  * its AS anyway (RFC 4271 §9.1.2); with it, a member gets its routes back and drops them as a
- * loop, as with FRR's update groups. Internal routes are not sent to internal peers at all.
+ * loop, as with FRR's update groups. iBGP-learned routes go to no internal peer (§9.1.1).
  */
 final class UpdateGroup {
   /** UPDATEs queued before the group stops draining (about 2 MiB at 4,096 octets each). */

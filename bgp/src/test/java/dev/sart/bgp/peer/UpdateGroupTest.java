@@ -77,7 +77,8 @@ class UpdateGroupTest {
     assertEquals(0, found >>> 32, "NEXT_HOP is the IPv4 next hop");
     assertArrayEquals(UpdateGroup.bytes(v4), at(plain, (int) found, 4));
 
-    for (MpNextHop v6 : List.of(MpNextHop.V6.of("2001:db8::1"), MpNextHop.V6WithLinkLocal.of("2001:db8::1", "fe80::1"))) {
+    for (MpNextHop v6 : List.of(MpNextHop.V6.of("2001:db8::1"),
+        MpNextHop.V6WithLinkLocal.of("2001:db8::1", "fe80::1"))) {
       Ipv6Prefixes nlri = Ipv6Prefixes.builder().add(Ip.parseV6("2001:db8:100::")[0], 0, 48).build();
       byte[] mp = CODEC.encode(new Update(Ipv4Prefixes.EMPTY,
           BASE.with(new MpReachNlri(Family.IPV6_UNICAST, v6, nlri)), Ipv4Prefixes.EMPTY));
@@ -97,7 +98,8 @@ class UpdateGroupTest {
     RibPeer b = member(2, "192.0.2.9");
     UpdateGroup g = join(a, b);
     rib.originate(List.of(Prefix.parse("198.51.100.0/24")), Attrs.of(BASE, new MpNextHop.V4(0)));
-    UpdateGroup.Taken taken = await().atMost(Duration.ofSeconds(5)).until(() -> g.take(a, 8), t -> !t.packets().isEmpty());
+    UpdateGroup.Taken taken = await().atMost(Duration.ofSeconds(5))
+        .until(() -> g.take(a, 8), t -> !t.packets().isEmpty());
     UpdateGroup.Packet p = taken.packets().getFirst();
     assertEquals(1, p.advertisedV4(), "one prefix more for the members' counters");
     byte[] forA = g.bytesFor(p, UpdateGroup.bytes(a.nextHopSelfV4()), null);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Captures the BGP traffic of every bgperf target while bgperf runs (as root), for
+# Captures the BGP traffic of every bgperf target while bgperf runs (as root; needs tcpdump,
+# which the set-up does not install: apt-get install tcpdump), for
 # wire-timeline.py: for each target namespace bgperf creates (…-tgt), tcpdump writes the
 # headers of its TCP port 179 segments to DIR/<namespace>.pcap. Stops when DIR/stop exists;
 # it ends only the tcpdump processes it started.

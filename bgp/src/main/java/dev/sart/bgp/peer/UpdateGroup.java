@@ -4,6 +4,7 @@ import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.policy.Policy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.PrefixCounters;
+import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -30,9 +31,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * has pending are changes the joiner has already had or gets again, which does no harm (an UPDATE
  * replaces the route, a withdrawal of a route the peer does not have is ignored, RFC 4271 §9). A
  * member leaves before it must get something the others must not (a route refresh, a new export
- * policy), when its session ends, or when it falls too far behind: what the group has pending is
- * encoded at once and the member sends what it has not sent of the queue (its <em>tail</em>)
- * before anything from its own Adj-RIB-Out again (a session that has ended takes nothing along).
+ * policy), when its session ends, or when it falls too far behind: it sends what it has not sent
+ * of the queue (its <em>tail</em>), and what the group has recorded but not encoded yet goes to its
+ * own Adj-RIB-Out, where it coalesces and is sent after the tail (a session that has ended takes
+ * nothing along).
  * Joining and leaving happen with every RIB shard stopped ({@link dev.sart.bgp.rib.Rib#regroup}),
  * so no change is recorded in between.
  *
@@ -152,31 +154,25 @@ final class UpdateGroup {
   }
 
   /**
-   * Removes a member (at a RIB barrier). With {@code tail}, what the group has pending is encoded
-   * first, and what the member has not sent of the queue is returned, for it to send before
-   * anything else; without (its session has ended), nothing is.
+   * Removes a member (at a RIB barrier). With {@code tail}, it gets what it has not sent of the
+   * queue (returned, for it to send before anything else) and, in its own Adj-RIB-Out, what the
+   * group has recorded and not encoded yet ({@link Rib.Regrouping#handOver}); without (its session
+   * has ended), nothing.
    */
-  synchronized List<Packet> remove(RibPeer rp, boolean tail) {
+  synchronized List<Packet> remove(RibPeer rp, boolean tail, Rib.Regrouping regrouping) {
     Member m = member(rp);
     if (m == null) {
       return List.of();
     }
-    if (!tail) {
-      members.remove(m);
-      trim();
-      return List.of();
-    }
-    while (proxy.out().hasPending()) {
-      if (!fill()) {
-        break;
-      }
-    }
     List<Packet> left = new ArrayList<>();
-    long i = first;
-    for (Packet p : packets) {
-      if (i++ >= m.cursor) {
-        left.add(p);
+    if (tail) {
+      long i = first;
+      for (Packet p : packets) {
+        if (i++ >= m.cursor) {
+          left.add(p);
+        }
       }
+      regrouping.handOver(proxy, rp); // under this lock: nobody drains the group meanwhile
     }
     members.remove(m);
     trim();

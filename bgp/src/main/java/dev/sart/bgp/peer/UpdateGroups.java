@@ -30,7 +30,7 @@ public final class UpdateGroups {
    * (nothing when its session has ended: {@code tail} false).
    */
   synchronized List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
-    List<UpdateGroup.Packet> left = g.remove(rp, tail);
+    List<UpdateGroup.Packet> left = g.remove(rp, tail, regrouping);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);
     if (last) {

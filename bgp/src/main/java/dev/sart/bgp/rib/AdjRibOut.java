@@ -311,6 +311,29 @@ public final class AdjRibOut {
     }
   }
 
+  /**
+   * Calls {@code each} with every change recorded and not drained yet, with its base: first the
+   * rest of the map being walked, then the changes recorded since (a prefix in both comes twice,
+   * the older base first). Only by whoever drains this Adj-RIB-Out, or while it cannot drain.
+   */
+  void forEachPending(java.util.function.BiConsumer<Prefix, Attrs> each) {
+    PrefixMap w = walk;
+    if (w != null) {
+      for (int i = walkAt; i < w.capacity(); i++) {
+        if (w.keyAt(i) != null) {
+          each.accept(w.keyAt(i), w.baseAt(i));
+        }
+      }
+    }
+    synchronized (lock) {
+      for (int i = 0; i < pending.capacity(); i++) {
+        if (pending.keyAt(i) != null) {
+          each.accept(pending.keyAt(i), pending.baseAt(i));
+        }
+      }
+    }
+  }
+
   /** Prefixes advertised to the peer, as far as the drains have gone (peer loop only). */
   public int advertisedCount() {
     return advertisedCount;

@@ -260,6 +260,28 @@ public final class Rib implements AutoCloseable {
         s.leaveGroup(member, proxy, last);
       }
     }
+
+    /**
+     * What {@code proxy}'s Adj-RIB-Out has recorded and not drained, handed to {@code member}'s own
+     * as what the Loc-RIB exports to {@code member} now, with the group's bases: so a member
+     * leaving gets those changes from its own Adj-RIB-Out (where they coalesce), not encoded by the
+     * group. Only while nobody drains the group's Adj-RIB-Out.
+     */
+    public void handOver(RibPeer proxy, RibPeer member) {
+      proxy.out().forEachPending((p, base) -> {
+        RibShard s = shards[shardOf(p, shards.length)];
+        Destination d = s.table.get(p);
+        Path best = d == null ? null : d.best();
+        Attrs now = best == null ? null : s.exportTo(p, best, member);
+        if (now == null) {
+          if (base != null) {
+            member.out().withdraw(p, base);
+          }
+        } else {
+          member.out().advertise(p, base, now);
+        }
+      });
+    }
   }
 
   /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */

@@ -146,6 +146,21 @@ class UpdateGroupTest {
   }
 
   @Test
+  void aLeaverGetsWhatTheGroupHasNotEncodedInItsOwnAdjRibOut() throws Exception {
+    RibPeer a = member(1, "192.0.2.5");
+    RibPeer b = member(2, "192.0.2.9");
+    UpdateGroup g = aWaitsForB(a, b);
+    // the queue (all sent by a, none by b) goes along; the 10 changes the group has not encoded
+    // are b's own to send now, with b's next hop
+    assertEquals(UpdateGroup.MAX_PACKETS, leave(g, b).size());
+    AdjRibOut.Batch own = b.out().drain(4096, Set.of(Family.IPV4_UNICAST));
+    assertEquals(10, own.announce().values().stream().mapToInt(List::size).sum(), own::toString);
+    assertTrue(own.announce().keySet().stream()
+        .allMatch(x -> x.nextHop().equals(new MpNextHop.V4(Ip.parseV4("192.0.2.9")))), own::toString);
+    assertEquals(10, takeAll(g, a), "a still gets them from the group");
+  }
+
+  @Test
   void aSessionThatEndedTakesNothingAlongAndHoldsNobodyUp() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");

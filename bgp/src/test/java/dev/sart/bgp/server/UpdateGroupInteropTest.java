@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.wire.MultiExitDisc;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetNeighborRequest;
 import dev.sart.testbed.Addresses;
+import dev.sart.testbed.Bird;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -172,5 +177,62 @@ class UpdateGroupInteropTest {
       members.get(i - 1).awaitNoRoute("2001:db8:200::/48");
       assertFromUs(members.get(i - 1), i, "2001:db8:100::/48");
     }
+  }
+
+  /** BIRD's own count of the routes in its table ({@code show route count}). */
+  private static long birdCount(Bird bird) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) of (\\d+) routes")
+        .matcher(bird.birdc("show route count"));
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  private static void signal(Bird bird, String sig) throws Exception {
+    long pid = bird.processes().getFirst().pid();
+    assertEquals(0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+  }
+
+  /**
+   * Flow control against real peers: one member of a group of two stops reading (its BIRD is
+   * stopped with SIGSTOP, so the kernel's buffers and then our channel fill). The other must still
+   * get every route: the stuck member is made to leave the group, and once it reads again it gets
+   * them from its own Adj-RIB-Out and joins again.
+   */
+  @Test
+  void aMemberThatStopsReadingDoesNotHoldTheOtherUp() throws Exception {
+    Topology t = testbed.topology();
+    Node sart = t.node("sart");
+    Node n1 = t.node("m1");
+    Node n2 = t.node("m2");
+    t.link(sart, n1).addresses("192.0.2.5/30", "192.0.2.6/30");
+    t.link(sart, n2).addresses("192.0.2.9/30", "192.0.2.10/30");
+    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
+    server.setLocalAs(65001);
+    server.setRouterId(Ip.parseV4("192.0.2.5"));
+    server.start();
+    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.6"), 65002)));
+    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.10"), 65002)));
+    Bird m1 = new Bird(n1, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
+    Bird m2 = new Bird(n2, RouterConfig.of(65002, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
+    m1.start();
+    m2.start();
+    m1.awaitEstablished("192.0.2.5");
+    m2.awaitEstablished("192.0.2.9");
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(2)));
+
+    signal(m2, "STOP");
+    try {
+      // one UPDATE per route (a MED each): many more than the group's queue and the socket buffers hold
+      int routes = 60_000;
+      for (int i = 0; i < routes; i++) {
+        server.addPaths(List.of(Prefix.v4(0xC6120000 | i, 32)), PathAttributes.of(Origin.IGP, new MultiExitDisc(i)));
+      }
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> birdCount(m1) == routes);
+      assertEquals(List.of(1), server.updateGroups().sizes(), "the stuck member left the group");
+    } finally {
+      signal(m2, "CONT");
+    }
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> birdCount(m2) == 60_000);
+    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(2)));
+    assertEquals(State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
   }
 }

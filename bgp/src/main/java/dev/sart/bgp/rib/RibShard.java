@@ -167,7 +167,10 @@ final class RibShard {
     }
   }
 
-  /** {@code member} leaves the group {@code proxy} and gets its own outbox again; the last one takes the group's away. */
+  /**
+   * {@code member} leaves the group {@code proxy} and gets its own outbox again; the last one takes
+   * the group's away.
+   */
   void leaveGroup(RibPeer member, RibPeer proxy, boolean last) {
     AdjRibIn st = adjRibsIn.get(member);
     if (st != null && outboxes.stream().noneMatch(o -> o.peer == member)) {

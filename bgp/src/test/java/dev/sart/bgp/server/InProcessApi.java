@@ -9,7 +9,8 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import java.io.IOException;
 
 /** A speaker's gRPC API served in-process for a test, with a blocking stub on it. */
-record InProcessApi(Server server, ManagedChannel channel, BgpApiGrpc.BgpApiBlockingStub stub) implements AutoCloseable {
+record InProcessApi(Server server, ManagedChannel channel, BgpApiGrpc.BgpApiBlockingStub stub)
+    implements AutoCloseable {
   static InProcessApi serve(BgpServer speaker) throws IOException {
     String name = InProcessServerBuilder.generateName();
     Server server = InProcessServerBuilder.forName(name).addService(new BgpApiService(speaker)).build().start();

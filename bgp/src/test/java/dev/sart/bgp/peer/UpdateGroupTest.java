@@ -165,9 +165,9 @@ class UpdateGroupTest {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");
     UpdateGroup g = aWaitsForB(a, b);
-    CompletableFuture<List<UpdateGroup.Packet>> left = new CompletableFuture<>();
-    rib.regroup(r -> left.complete(groups.leave(g, b, r, false)));
-    assertEquals(List.of(), left.join());
+    assertEquals(List.of(), leave(g, b, false));
+    AdjRibOut.Batch own = b.out().drain(4096, Set.of(Family.IPV4_UNICAST));
+    assertTrue(own.announce().isEmpty() && own.withdraw().isEmpty(), "nothing handed over: " + own);
     assertEquals(10, takeAll(g, a), "the queue is a's alone now");
   }
 
@@ -268,8 +268,13 @@ class UpdateGroupTest {
   }
 
   private List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp) {
+    return leave(g, rp, true);
+  }
+
+  /** {@code rp} leaves {@code g} at a RIB barrier, as its peer has it leave; returns its tail. */
+  private List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, boolean takeTail) {
     CompletableFuture<List<UpdateGroup.Packet>> tail = new CompletableFuture<>();
-    rib.regroup(r -> tail.complete(groups.leave(g, rp, r, true)));
+    rib.regroup(r -> tail.complete(groups.leave(g, rp, r, takeTail)));
     return tail.join();
   }
 

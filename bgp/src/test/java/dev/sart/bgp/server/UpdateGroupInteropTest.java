@@ -92,19 +92,16 @@ class UpdateGroupInteropTest {
       memberNodes.add(m);
     }
 
-    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
-    server.setLocalAs(65001);
-    server.setRouterId(Ip.parseV4("192.0.2.1"));
-    server.start();
-    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65010)));
-    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("2001:db8::2"), 65010)));
+    startSpeaker(sart, "192.0.2.1");
+    addPeer("192.0.2.2", 65010);
+    addPeer("2001:db8::2", 65010);
     Frr o = Frr.withoutZebra(oNode, RouterConfig.of(65010, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
         .neighbor(Neighbor.of("2001:db8::1", 65001)).originate("198.51.100.0/24", "2001:db8:100::/48"));
     o.start();
     List<Frr> members = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2." + (4 * i + 2)), 65002)));
-      server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("2001:db8:0:" + i + "::2"), 65002)));
+      addPeer("192.0.2." + (4 * i + 2), 65002);
+      addPeer("2001:db8:0:" + i + "::2", 65002);
       Frr m = Frr.withoutZebra(memberNodes.get(i - 1), RouterConfig.of(65002, "192.0.2." + (4 * i + 2))
           .neighbor(Neighbor.of(v4Self(i), 65001)).neighbor(Neighbor.of(v6Self(i), 65001)));
       m.start();
@@ -179,6 +176,18 @@ class UpdateGroupInteropTest {
     }
   }
 
+  /** Our speaker (AS 65001) in {@code node}, listening. */
+  private void startSpeaker(Node node, String routerId) {
+    server = new BgpServer(179, 1, NamespaceThreads.factory(node, "bgp-io"));
+    server.setLocalAs(65001);
+    server.setRouterId(Ip.parseV4(routerId));
+    server.start();
+  }
+
+  private void addPeer(String address, long asn) throws Exception {
+    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName(address), asn)));
+  }
+
   /** BIRD's own count of the routes in its table ({@code show route count}). */
   private static long birdCount(Bird bird) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) of (\\d+) routes")
@@ -205,12 +214,9 @@ class UpdateGroupInteropTest {
     Node n2 = t.node("m2");
     t.link(sart, n1).addresses("192.0.2.5/30", "192.0.2.6/30");
     t.link(sart, n2).addresses("192.0.2.9/30", "192.0.2.10/30");
-    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
-    server.setLocalAs(65001);
-    server.setRouterId(Ip.parseV4("192.0.2.5"));
-    server.start();
-    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.6"), 65002)));
-    server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.10"), 65002)));
+    startSpeaker(sart, "192.0.2.5");
+    addPeer("192.0.2.6", 65002);
+    addPeer("192.0.2.10", 65002);
     Bird m1 = new Bird(n1, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
     Bird m2 = new Bird(n2, RouterConfig.of(65002, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
     m1.start();

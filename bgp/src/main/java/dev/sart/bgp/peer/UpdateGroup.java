@@ -12,7 +12,6 @@ import dev.sart.bgp.wire.MpNextHop;
 import dev.sart.bgp.wire.SessionOptions;
 import dev.sart.bgp.wire.Update;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -109,8 +108,11 @@ final class UpdateGroup {
   private final PrefixCounters proxyCounters = new PrefixCounters();
   private final List<Member> members = new CopyOnWriteArrayList<>();
   // guarded by this
-  private final ArrayDeque<Packet> packets = new ArrayDeque<>();
-  /** The index of the first packet in {@link #packets}. */
+  // the queue: packet number n (first <= n < end()) is packets.get(head + n - first); indexed, so
+  // that a member's next packets are found at its cursor, not by walking the queue from its head
+  private final ArrayList<Packet> packets = new ArrayList<>();
+  private int head;
+  /** The number of the first packet still queued. */
   private long first;
   /** Since when the queue has been full with a member at its end waiting (-1: it is not). */
   private long fullSince = -1;
@@ -150,7 +152,7 @@ final class UpdateGroup {
 
   /** Adds a member, which starts at the end of the queue (at a RIB barrier, see the class comment). */
   synchronized void add(RibPeer rp, Peer peer) {
-    members.add(new Member(rp, peer, first + packets.size()));
+    members.add(new Member(rp, peer, end()));
   }
 
   /**
@@ -166,11 +168,8 @@ final class UpdateGroup {
     }
     List<Packet> left = new ArrayList<>();
     if (tail) {
-      long i = first;
-      for (Packet p : packets) {
-        if (i++ >= m.cursor) {
-          left.add(p);
-        }
+      for (long n = m.cursor; n < end(); n++) {
+        left.add(at(n));
       }
       regrouping.handOver(proxy, rp); // under this lock: nobody drains the group meanwhile
     }
@@ -189,8 +188,8 @@ final class UpdateGroup {
     if (m == null) {
       return Taken.NOTHING;
     }
-    while (m.cursor == first + packets.size()) {
-      if (packets.size() >= MAX_PACKETS) {
+    while (m.cursor == end()) {
+      if (queued() >= MAX_PACKETS) {
         if (!proxy.out().hasPending()) {
           return Taken.NOTHING;
         }
@@ -201,21 +200,15 @@ final class UpdateGroup {
         return Taken.NOTHING;
       }
     }
-    List<Packet> out = new ArrayList<>(Math.min(max, packets.size()));
-    long i = first;
-    for (Packet p : packets) {
-      if (i >= m.cursor) {
-        if (out.size() == max) {
-          break;
-        }
-        out.add(p);
-      }
-      i++;
+    long to = Math.min(end(), m.cursor + max);
+    List<Packet> out = new ArrayList<>((int) (to - m.cursor));
+    for (long n = m.cursor; n < to; n++) {
+      out.add(at(n));
     }
-    m.cursor += out.size();
-    boolean wasFull = packets.size() >= MAX_PACKETS;
+    m.cursor = to;
+    boolean wasFull = queued() >= MAX_PACKETS;
     trim();
-    if (wasFull && packets.size() < MAX_PACKETS) {
+    if (wasFull && queued() < MAX_PACKETS) {
       fullSince = -1;
       wakeAll(); // those waiting at the end of a full queue
     }
@@ -225,7 +218,7 @@ final class UpdateGroup {
   /** Whether member {@code rp} has anything to send (any thread). */
   synchronized boolean hasPendingFor(RibPeer rp) {
     Member m = member(rp);
-    return m != null && (m.cursor < first + packets.size() || proxy.out().hasPending());
+    return m != null && (m.cursor < end() || proxy.out().hasPending());
   }
 
   /**
@@ -273,14 +266,31 @@ final class UpdateGroup {
 
   /** Drops the packets every member has sent. */
   private void trim() {
-    long min = first + packets.size();
+    long min = end();
     for (Member m : members) {
       min = Math.min(min, m.cursor);
     }
     while (first < min) {
-      packets.removeFirst();
+      packets.set(head++, null);
       first++;
     }
+    if (head > 0 && head >= packets.size() / 2) {
+      packets.subList(0, head).clear(); // amortised: at most as many moves as packets were dropped
+      head = 0;
+    }
+  }
+
+  /** The number the next packet queued will have. */
+  private long end() {
+    return first + queued();
+  }
+
+  private int queued() {
+    return packets.size() - head;
+  }
+
+  private Packet at(long n) {
+    return packets.get(head + (int) (n - first));
   }
 
   /** The queue is full and {@code waiting} is at its end: the member furthest behind leaves if that has lasted. */

@@ -36,9 +36,6 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
   /** Whether this is the destination of {@code p}. */
   abstract boolean is(Prefix p);
 
-  /** {@link DestinationTable#hash} of the prefix. */
-  abstract long hash();
-
   /** An IPv4 destination: the address and length in two fields. */
   static final class V4 extends Destination {
     private final int address;
@@ -63,11 +60,6 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     boolean is(Prefix p) {
       return p.length() == length && p.high() == Integer.toUnsignedLong(address) && p.isIpv4();
     }
-
-    @Override
-    long hash() {
-      return DestinationTable.hash(Integer.toUnsignedLong(address), 0, length, Family.IPV4_UNICAST.afi());
-    }
   }
 
   /** Any other destination (IPv6): its prefix. */
@@ -91,11 +83,6 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     @Override
     boolean is(Prefix p) {
       return prefix.equals(p);
-    }
-
-    @Override
-    long hash() {
-      return DestinationTable.hash(prefix.high(), prefix.low(), prefix.length(), prefix.family().afi());
     }
   }
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
  * kept a map of everything advertised per peer, about 40 bytes per prefix and peer).
  *
- * <p>The changes go into a {@link PrefixMap} (two arrays, no node per entry) under a lock; a drain
+ * <p>The changes go into a {@link PrefixMap} (arrays, no node per entry) under a lock; a drain
  * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
  * many drains as it takes. Each
  * change is visited once: an earlier version kept a {@code ConcurrentHashMap} and began a new

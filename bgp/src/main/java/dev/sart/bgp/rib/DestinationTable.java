@@ -155,7 +155,7 @@ final class DestinationTable {
   }
 
   /** The low 32 bits of the prefix's {@link #hash}: its home slot is {@code tag & mask}. */
-  private static int tag(Prefix p) {
+  static int tag(Prefix p) {
     return (int) hash(p.high(), p.low(), p.length(), p.family().afi());
   }
 

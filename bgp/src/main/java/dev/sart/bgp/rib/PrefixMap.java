@@ -1,9 +1,10 @@
 package dev.sart.bgp.rib;
 
 /**
- * A map from {@link Prefix} to a value and a base {@link Attrs} in three arrays (open addressing,
- * linear probing, no node per entry: 12 bytes per entry and its slack against about 40 and a
- * holder object for a {@code HashMap}). For the pending changes of an Adj-RIB-Out, which hold one
+ * A map from {@link Prefix} to a value and a base {@link Attrs} in four arrays (open addressing,
+ * linear probing, no node per entry: 16 bytes per entry and its slack against about 40 and a
+ * holder object for a {@code HashMap}; the fourth holds each key's hash tag, as in
+ * {@link DestinationTable}). For the pending changes of an Adj-RIB-Out, which hold one
  * entry per changed prefix and per peer while a peer cannot keep up. Not thread-safe; walked by
  * slot index ({@link #capacity}, {@link #keyAt}, {@link #valueAt}, {@link #baseAt}) while it is
  * not changed.
@@ -12,6 +13,8 @@ final class PrefixMap {
   private static final int MIN_CAPACITY = 16;
 
   private Prefix[] keys;
+  /** Each key's {@link DestinationTable#tag}: probes compare it before they read a key. */
+  private int[] tags;
   private Object[] values;
   private Attrs[] bases;
   private int size;
@@ -27,6 +30,7 @@ final class PrefixMap {
       capacity <<= 1;
     }
     keys = new Prefix[capacity];
+    tags = new int[capacity];
     values = new Object[capacity];
     bases = new Attrs[capacity];
   }
@@ -47,13 +51,15 @@ final class PrefixMap {
   /** The slot holding {@code p}, or -1. */
   int slot(Prefix p) {
     Prefix[] k = keys;
+    int[] t = tags;
     int mask = k.length - 1;
-    for (int i = DestinationTable.index(p, mask); ; i = (i + 1) & mask) {
+    int tag = DestinationTable.tag(p);
+    for (int i = tag & mask; ; i = (i + 1) & mask) {
       Prefix x = k[i];
       if (x == null) {
         return -1;
       }
-      if (x.equals(p)) {
+      if (t[i] == tag && x.equals(p)) {
         return i;
       }
     }
@@ -71,14 +77,16 @@ final class PrefixMap {
 
   private void put(Prefix p, Attrs base, Object v, boolean setBase) {
     Prefix[] k = keys;
+    int[] t = tags;
     int mask = k.length - 1;
-    int i = DestinationTable.index(p, mask);
+    int tag = DestinationTable.tag(p);
+    int i = tag & mask;
     for (; ; i = (i + 1) & mask) {
       Prefix x = k[i];
       if (x == null) {
         break;
       }
-      if (x.equals(p)) {
+      if (t[i] == tag && x.equals(p)) {
         values[i] = v;
         if (setBase) {
           bases[i] = base;
@@ -87,6 +95,7 @@ final class PrefixMap {
       }
     }
     k[i] = p;
+    t[i] = tag;
     values[i] = v;
     bases[i] = base;
     if (++size > (k.length >> 1) + (k.length >> 2)) { // load factor 0.75
@@ -96,31 +105,35 @@ final class PrefixMap {
 
   void remove(Prefix p) {
     Prefix[] k = keys;
+    int[] t = tags;
     Object[] v = values;
     Attrs[] b = bases;
     int mask = k.length - 1;
-    int i = DestinationTable.index(p, mask);
+    int tag = DestinationTable.tag(p);
+    int i = tag & mask;
     for (; ; i = (i + 1) & mask) {
       Prefix x = k[i];
       if (x == null) {
         return;
       }
-      if (x.equals(p)) {
+      if (t[i] == tag && x.equals(p)) {
         break;
       }
     }
     // backward-shift deletion (see DestinationTable#remove)
     int hole = i;
     for (int j = (hole + 1) & mask; k[j] != null; j = (j + 1) & mask) {
-      int home = DestinationTable.index(k[j], mask);
+      int home = t[j] & mask;
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         k[hole] = k[j];
+        t[hole] = t[j];
         v[hole] = v[j];
         b[hole] = b[j];
         hole = j;
       }
     }
     k[hole] = null;
+    t[hole] = 0;
     v[hole] = null;
     b[hole] = null;
     size--;
@@ -128,24 +141,28 @@ final class PrefixMap {
 
   private void resize(int capacity) {
     Prefix[] ok = keys;
+    int[] ot = tags;
     Object[] ov = values;
     Attrs[] ob = bases;
     Prefix[] k = new Prefix[capacity];
+    int[] t = new int[capacity];
     Object[] v = new Object[capacity];
     Attrs[] b = new Attrs[capacity];
     int mask = capacity - 1;
     for (int j = 0; j < ok.length; j++) {
       if (ok[j] != null) {
-        int i = DestinationTable.index(ok[j], mask);
+        int i = ot[j] & mask;
         while (k[i] != null) {
           i = (i + 1) & mask;
         }
         k[i] = ok[j];
+        t[i] = ot[j];
         v[i] = ov[j];
         b[i] = ob[j];
       }
     }
     keys = k;
+    tags = t;
     values = v;
     bases = b;
   }

@@ -47,6 +47,45 @@ class DestinationTableTest {
     check(t, want);
   }
 
+  /**
+   * Two prefixes whose tags (the low 32 bits of their hash) are equal, found by search: a probe
+   * that matches a tag must still compare the prefix.
+   */
+  static Prefix[] sameTag() {
+    Map<Integer, Prefix> seen = new HashMap<>();
+    for (int a = 0; ; a++) {
+      Prefix p = Prefix.v4(0x0a000000 + a, 32);
+      Prefix other = seen.putIfAbsent(DestinationTable.tag(p), p);
+      if (other != null) {
+        return new Prefix[] {other, p};
+      }
+    }
+  }
+
+  @Test
+  void prefixesWithTheSameTagAreKeptApart() {
+    Prefix[] same = sameTag();
+    assertEquals(DestinationTable.tag(same[0]), DestinationTable.tag(same[1]));
+    DestinationTable t = new DestinationTable();
+    Destination d0 = t.getOrCreate(same[0]);
+    assertNull(t.get(same[1]), same[1] + " is not " + same[0]);
+    Destination d1 = t.getOrCreate(same[1]);
+    assertEquals(2, t.size());
+    assertSame(d0, t.get(same[0]));
+    assertSame(d1, t.get(same[1]));
+    assertEquals(same[1], d1.prefix());
+    // grow the table past both (they are placed again by their tags), then remove the first
+    for (int i = 0; i < 1_000; i++) {
+      t.getOrCreate(Prefix.v4(0xC6336400 + i, 32));
+    }
+    t.remove(same[0]);
+    assertNull(t.get(same[0]));
+    assertSame(d1, t.get(same[1]));
+    t.remove(same[1]);
+    assertNull(t.get(same[1]));
+    assertEquals(1_000, t.size());
+  }
+
   private static void check(DestinationTable t, Map<Prefix, Destination> want) {
     Map<Destination, Boolean> seen = new IdentityHashMap<>();
     for (Destination d : t.values()) {

@@ -44,6 +44,25 @@ class PrefixMapTest {
     check(m, want, wantBase);
   }
 
+  @Test
+  void keysWithTheSameTagAreKeptApart() {
+    Prefix[] same = DestinationTableTest.sameTag();
+    PrefixMap m = new PrefixMap();
+    m.put(same[0], "first");
+    assertNull(m.get(same[1]));
+    m.put(same[1], "second");
+    assertEquals(2, m.size());
+    for (int i = 0; i < 1_000; i++) { // grows the map: both placed again by their tags
+      m.put(Prefix.v4(0xC6336400 + i, 32), i);
+    }
+    assertEquals("first", m.get(same[0]));
+    assertEquals("second", m.get(same[1]));
+    m.remove(same[0]);
+    assertNull(m.get(same[0]));
+    assertEquals("second", m.get(same[1]));
+    assertEquals(1_001, m.size());
+  }
+
   private static void check(PrefixMap m, Map<Prefix, Object> want, Map<Prefix, Attrs> wantBase) {
     Map<Prefix, Object> walked = new HashMap<>();
     Map<Prefix, Attrs> bases = new HashMap<>();

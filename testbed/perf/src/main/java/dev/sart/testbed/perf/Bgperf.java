@@ -152,8 +152,9 @@ public final class Bgperf {
     BenchRun.Options o = plan.options();
     md.append(o.targetCpus() == null ? "Not pinned: target, generators and monitor share both CPUs.\n"
         : "Pinning: the target on CPU " + o.targetCpus() + "; the generators (one BIRD) and the monitor (BIRD) on CPU "
-            + o.helperCpus() + ", shared with each other and with the harness's polling (birdc, ss every "
-            + o.poll().toMillis() + " ms). Other processes of the machine were not excluded from either CPU.\n");
+            + o.helperCpus() + ", shared with each other and with the harness's polling (a query on BIRD's control socket every "
+            + o.poll().toMillis() + " ms, " + o.churnPoll().toMillis() + " ms while a churn phase is timed; `ss` once the "
+            + "generators have sent everything). Other processes of the machine were not excluded from either CPU.\n");
     if (!o.sartdOptions().isEmpty()) {
       md.append("Extra JVM options for sartd: `").append(String.join(" ", o.sartdOptions())).append("`.\n");
     }

@@ -4,8 +4,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Node;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +27,14 @@ import java.util.regex.Pattern;
  * A BIRD 2 process of the harness (generator or monitor) with a configuration written here, pinned
  * to a CPU when asked, and the per-protocol counters of {@code show protocols all}, which are
  * O(1) for BIRD to answer (no table walk), so polling them does not slow the BGP work.
+ *
+ * <p>Commands go over one connection to BIRD's control socket, kept open, in the protocol
+ * {@code birdc} speaks (BIRD's user's guide, "Remote control"): a command per line; each reply
+ * line starts with a 4-digit code and '-' when more follow or ' ' on the last, or with a space
+ * when it continues the previous code. Running {@code birdc} instead cost a process (and {@code ip
+ * netns exec}) per sample, a few milliseconds of the CPU the generators and the monitor run on.
  */
-final class BirdInstance {
+final class BirdInstance implements AutoCloseable {
   private static final Pattern HEAD = Pattern.compile("^(\\S+)\\s+BGP\\s+\\S+\\s+(\\S+).*$");
   private static final Pattern STATE = Pattern.compile("^\\s+BGP state:\\s+(\\S+)");
   private static final Pattern ROUTES = Pattern.compile(
@@ -44,6 +57,9 @@ final class BirdInstance {
   private final Node node;
   private final String name;
   private final ManagedProcess process;
+  private SocketChannel control;
+  private BufferedReader replies;
+  private Writer commands;
 
   private BirdInstance(Node node, String name, ManagedProcess process) {
     this.node = node;
@@ -85,8 +101,80 @@ final class BirdInstance {
     return process;
   }
 
-  String birdc(String command) {
-    return node.exec("birdc", "-s", socket(node, name).toString(), command);
+  /** Runs a BIRD CLI command; returns its reply as {@code birdc} prints it. */
+  synchronized String birdc(String command) {
+    try {
+      if (control == null) {
+        connect();
+      }
+      commands.write(command);
+      commands.write('\n');
+      commands.flush();
+      return readReply(replies);
+    } catch (IOException e) {
+      close();
+      throw new UncheckedIOException("BIRD " + name + " control socket, command '" + command + "'", e);
+    }
+  }
+
+  private void connect() throws IOException {
+    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
+      ch.connect(UnixDomainSocketAddress.of(socket(node, name)));
+      replies = new BufferedReader(Channels.newReader(ch, StandardCharsets.UTF_8));
+      commands = Channels.newWriter(ch, StandardCharsets.UTF_8);
+      readReply(replies); // the greeting: 0001 BIRD 2.0.12 ready.
+      control = ch;
+    } catch (IOException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Reads one reply: up to the line whose code is followed by a space. Returns the lines without
+   * their codes, leaving out code 0000 and asynchronous messages ('+'), as {@code birdc} does.
+   */
+  static String readReply(BufferedReader in) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (String line; (line = in.readLine()) != null; ) {
+      if (line.startsWith("+")) {
+        continue;
+      }
+      if (line.startsWith(" ")) {
+        out.append(line, 1, line.length()).append('\n');
+        continue;
+      }
+      boolean coded = line.length() >= 5 && Character.isDigit(line.charAt(0)) && Character.isDigit(line.charAt(1))
+          && Character.isDigit(line.charAt(2)) && Character.isDigit(line.charAt(3))
+          && (line.charAt(4) == ' ' || line.charAt(4) == '-');
+      if (!coded) {
+        out.append(line).append('\n');
+        continue;
+      }
+      if (!line.startsWith("0000")) {
+        out.append(line, 5, line.length()).append('\n');
+      }
+      if (line.charAt(4) == ' ') {
+        return out.toString();
+      }
+    }
+    throw new IOException("the control socket closed in the middle of a reply: " + out);
+  }
+
+  /** Closes the control connection (BIRD itself is ended with its topology). */
+  @Override
+  public synchronized void close() {
+    if (control != null) {
+      try {
+        control.close();
+      } catch (IOException ignored) {
+        // closing a Unix socket whose peer is gone: nothing to recover
+      }
+      control = null;
+      replies = null;
+      commands = null;
+    }
   }
 
   /** The BGP protocols whose names match {@code pattern} (BIRD's shell pattern, e.g. "g*"), in order. */

@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * One churn phase of scenario d over its rounds: per round, the seconds until the monitor agreed
  * and the target's CPU seconds in that time. The table shows the median of the rounds: with the
- * monitor polled every 50 ms and the generators, the monitor and the polling sharing one CPU, one
- * round of a withdrawal of 10 % (about 0.2 s) varies by ±0.05 s for every target.
+ * generators and the monitor sharing one CPU, one round of a withdrawal of 10 % (about 0.2 s)
+ * varies by several hundredths of a second for every target.
  */
 public record ChurnPhase(List<Double> seconds, List<Double> cpu) {
   public static final ChurnPhase NONE = new ChurnPhase(List.of(), List.of());

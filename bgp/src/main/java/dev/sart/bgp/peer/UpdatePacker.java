@@ -27,7 +27,7 @@ final class UpdatePacker {
   static List<Update> pack(AdjRibOut.Batch batch, BgpCodec codec, List<Family> negotiatedFamilies) {
     int max = codec.options().maxMessageLength();
     List<Update> out = new ArrayList<>();
-    List<Prefix> w4 = new ArrayList<>();
+    List<Prefix> w4 = new ArrayList<>(batch.withdraw().size()); // sized for the usual case, all IPv4
     List<Prefix> w6 = new ArrayList<>();
     for (Prefix p : batch.withdraw()) {
       (p.isIpv4() ? w4 : w6).add(p);
@@ -71,23 +71,25 @@ final class UpdatePacker {
     return out;
   }
 
-  /** Splits prefixes so that each chunk's NLRI encoding fits {@code budget} bytes (RFC 4271 §4.3). */
+  /**
+   * Splits prefixes so that each chunk's NLRI encoding fits {@code budget} bytes (RFC 4271 §4.3).
+   * The chunks are views of {@code prefixes}, which must not change while they are used.
+   */
   private static List<List<Prefix>> chunks(List<Prefix> prefixes, int budget) {
-    List<List<Prefix>> chunks = new ArrayList<>();
-    List<Prefix> current = new ArrayList<>();
+    List<List<Prefix>> chunks = new ArrayList<>(1);
+    int from = 0;
     int used = 0;
-    for (Prefix p : prefixes) {
-      int size = 1 + (p.length() + 7) / 8;
-      if (used + size > budget && !current.isEmpty()) {
-        chunks.add(current);
-        current = new ArrayList<>();
+    for (int i = 0; i < prefixes.size(); i++) {
+      int size = 1 + (prefixes.get(i).length() + 7) / 8;
+      if (used + size > budget && i > from) {
+        chunks.add(prefixes.subList(from, i));
+        from = i;
         used = 0;
       }
-      current.add(p);
       used += size;
     }
-    if (!current.isEmpty()) {
-      chunks.add(current);
+    if (prefixes.size() > from) {
+      chunks.add(prefixes.subList(from, prefixes.size()));
     }
     return chunks;
   }

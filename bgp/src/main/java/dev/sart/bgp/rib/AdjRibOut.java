@@ -247,7 +247,7 @@ public final class AdjRibOut {
       }
       walking = true;
       m = pending;
-      // sized for as many changes as came since the last take, up to 4,096 (8,192 slots, 96 kB):
+      // sized for as many changes as came since the last take, up to 4,096 (8,192 slots, 128 kB):
       // while a table is being sent, that spares the map most of its doublings (a tenth of sartd's
       // allocation in bgperf b). A larger bound (32,768) cost memory when many peers fall behind:
       // bgperf a with --sart-advertise-peer-as, one run each, 247 B/route against 202 without it

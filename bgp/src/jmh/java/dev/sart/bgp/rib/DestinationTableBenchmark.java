@@ -48,8 +48,9 @@ public class DestinationTableBenchmark {
     return ps;
   }
 
+  /** The prefixes (made once per trial), a table, and the objects allocated beside its destinations. */
   @State(Scope.Thread)
-  public static class Empty {
+  public abstract static class Table {
     List<Prefix> ps;
     DestinationTable table;
     Object[] others;
@@ -58,7 +59,10 @@ public class DestinationTableBenchmark {
     public void makePrefixes() {
       ps = inOrder();
     }
+  }
 
+  /** An empty table, new for each iteration. */
+  public static class Empty extends Table {
     @Setup(Level.Iteration)
     public void setUp() {
       table = new DestinationTable();
@@ -67,17 +71,8 @@ public class DestinationTableBenchmark {
     }
   }
 
-  @State(Scope.Thread)
-  public static class Full {
-    List<Prefix> ps;
-    DestinationTable table;
-    Object[] others;
-
-    @Setup(Level.Trial)
-    public void makePrefixes() {
-      ps = inOrder();
-    }
-
+  /** A table holding every prefix, new for each iteration. */
+  public static class Full extends Table {
     @Setup(Level.Iteration)
     public void setUp() {
       table = new DestinationTable();

@@ -222,8 +222,8 @@ final class BenchRun {
       checkBestPaths(m, monitor);
     }
     say("the generators received %,d updates and withdrawals from the target", generatorsReceived(gens));
-    say("the monitor received %,d updates and withdrawals for %,d prefixes", monitor.protocols("mon").get("mon").received(),
-        monitor.protocols("mon").get("mon").imported());
+    BirdInstance.Protocol atMonitor = monitor.protocols("mon").get("mon");
+    say("the monitor received %,d updates and withdrawals for %,d prefixes", atMonitor.received(), atMonitor.imported());
     if (scenario.churn()) {
       churn(m, gens, monitor);
       say("after the churn the generators had received %,d", generatorsReceived(gens));

@@ -11,7 +11,6 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.MpNextHop;
 import dev.sart.bgp.wire.SessionOptions;
 import dev.sart.bgp.wire.Update;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -362,17 +361,6 @@ final class UpdateGroup {
 
   /** A next hop as it is on the wire (RFC 4760 §3), or null. */
   static byte[] bytes(MpNextHop nh) {
-    if (nh == null) {
-      return null;
-    }
-    ByteBuffer b = ByteBuffer.allocate(nh.length());
-    switch (nh) {
-      case MpNextHop.V4 v4 -> b.putInt(v4.address());
-      case MpNextHop.V6 v6 -> b.putLong(v6.high()).putLong(v6.low());
-      case MpNextHop.V6WithLinkLocal v6 ->
-          b.putLong(v6.high()).putLong(v6.low()).putLong(v6.linkLocalHigh()).putLong(v6.linkLocalLow());
-      case MpNextHop.Opaque o -> b.put(o.bytes().toByteArray());
-    }
-    return b.array();
+    return nh == null ? null : nh.toBytes();
   }
 }

@@ -179,7 +179,7 @@ final class AttributeEncoder {
         }
     }
 
-    private static void writeNextHop(MpNextHop nextHop, WireWriter out) {
+    static void writeNextHop(MpNextHop nextHop, WireWriter out) {
         switch (nextHop) {
             case MpNextHop.V4 v -> out.u32(v.address());
             case MpNextHop.V6 v -> {

@@ -10,6 +10,13 @@ public sealed interface MpNextHop {
     /** The encoded length in octets. */
     int length();
 
+    /** The next hop as MP_REACH_NLRI carries it (RFC 4760 §3); for IPv4, also NEXT_HOP's value. */
+    default byte[] toBytes() {
+        WireWriter w = new WireWriter(length());
+        AttributeEncoder.writeNextHop(this, w);
+        return w.toByteArray();
+    }
+
     record V4(int address) implements MpNextHop {
         @Override
         public int length() {

@@ -75,7 +75,10 @@ class UpdateGroupTest {
         Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build()));
     long found = UpdateGroup.nextHopAt(plain);
     assertEquals(0, found >>> 32, "NEXT_HOP is the IPv4 next hop");
+    assertArrayEquals(new byte[] {(byte) 192, 0, 2, 5}, UpdateGroup.bytes(v4));
     assertArrayEquals(UpdateGroup.bytes(v4), at(plain, (int) found, 4));
+    assertArrayEquals(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+        UpdateGroup.bytes(MpNextHop.V6.of("2001:db8::1")));
 
     for (MpNextHop v6 : List.of(MpNextHop.V6.of("2001:db8::1"),
         MpNextHop.V6WithLinkLocal.of("2001:db8::1", "fe80::1"))) {

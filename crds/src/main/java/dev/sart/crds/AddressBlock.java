@@ -13,11 +13,26 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(Sart.GROUP)
 @Version(Sart.VERSION)
 @Plural("addressblocks")
-@AdditionalPrinterColumn(name = "CIDR", jsonPath = ".spec.cidr", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "TYPE", jsonPath = ".spec.type", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "POOLREF", jsonPath = ".spec.poolRef", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "NODEREF", jsonPath = ".spec.nodeRef", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "CIDR",
+    jsonPath = ".spec.cidr",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "TYPE",
+    jsonPath = ".spec.type",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "POOLREF",
+    jsonPath = ".spec.poolRef",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "NODEREF",
+    jsonPath = ".spec.nodeRef",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "AGE",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class AddressBlock extends CustomResource<AddressBlockSpec, AddressBlockStatus> {
   public AddressBlock() {}
 

@@ -5,7 +5,10 @@ import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** {@code cidr} of the block, {@code type}, the pool ({@code poolRef}) and, for pod blocks, the node. */
+/**
+ * {@code cidr} of the block, {@code type}, the pool ({@code poolRef}) and, for pod blocks, the
+ * node.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "isCIDR(self.cidr)",
@@ -15,9 +18,18 @@ import io.fabric8.generator.annotation.ValidationRule;
     value = "!isCIDR(self.cidr) || cidr(self.cidr).masked() == cidr(self.cidr)",
     message = "cidr must be a network address with no host bits set",
     fieldPath = ".cidr")
-@ValidationRule(value = "self.cidr == oldSelf.cidr", message = "cidr is immutable", fieldPath = ".cidr")
-@ValidationRule(value = "self.type == oldSelf.type", message = "type is immutable", fieldPath = ".type")
-@ValidationRule(value = "self.poolRef == oldSelf.poolRef", message = "poolRef is immutable", fieldPath = ".poolRef")
+@ValidationRule(
+    value = "self.cidr == oldSelf.cidr",
+    message = "cidr is immutable",
+    fieldPath = ".cidr")
+@ValidationRule(
+    value = "self.type == oldSelf.type",
+    message = "type is immutable",
+    fieldPath = ".type")
+@ValidationRule(
+    value = "self.poolRef == oldSelf.poolRef",
+    message = "poolRef is immutable",
+    fieldPath = ".poolRef")
 @ValidationRule(
     value = "self.type != 'pod' || has(self.nodeRef)",
     message = "a pod block needs nodeRef",

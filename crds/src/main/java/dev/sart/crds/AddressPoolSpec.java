@@ -9,12 +9,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 /**
  * {@code cidr}: the range; {@code type}: service or pod; {@code allocType}: only {@code bit};
- * {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the pool's own
- * prefix length; a service pool is one block); {@code autoAssign}: the pool used when a Service or Pod
- * names none (at most one per type, checked by the admission webhook).
+ * {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the pool's
+ * own prefix length; a service pool is one block); {@code autoAssign}: the pool used when a Service
+ * or Pod names none (at most one per type, checked by the admission webhook).
  *
- * <p>{@code allowFirstLast} is ours: by default the network and broadcast addresses of an IPv4 service
- * pool are never handed out (sart handed out the network address).
+ * <p>{@code allowFirstLast} is ours: by default the network and broadcast addresses of an IPv4
+ * service pool are never handed out (sart handed out the network address).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -26,19 +26,29 @@ import io.fabric8.generator.annotation.ValidationRule;
     message = "cidr must be a network address with no host bits set",
     fieldPath = ".cidr")
 @ValidationRule(
-    value = "!isCIDR(self.cidr) || !has(self.blockSize) || (self.blockSize >= cidr(self.cidr).prefixLength()"
-        + " && self.blockSize <= (cidr(self.cidr).ip().family() == 4 ? 32 : 128))",
-    message = "blockSize must lie between the prefix length of cidr and the address length (32 or 128)",
+    value =
+        "!isCIDR(self.cidr) || !has(self.blockSize) || (self.blockSize >= cidr(self.cidr).prefixLength()"
+            + " && self.blockSize <= (cidr(self.cidr).ip().family() == 4 ? 32 : 128))",
+    message =
+        "blockSize must lie between the prefix length of cidr and the address length (32 or 128)",
     fieldPath = ".blockSize")
 @ValidationRule(
-    value = "!isCIDR(self.cidr) || self.type != 'service' || !has(self.blockSize)"
-        + " || self.blockSize == cidr(self.cidr).prefixLength()",
+    value =
+        "!isCIDR(self.cidr) || self.type != 'service' || !has(self.blockSize)"
+            + " || self.blockSize == cidr(self.cidr).prefixLength()",
     message = "a service pool is a single block: blockSize must equal the prefix length of cidr",
     fieldPath = ".blockSize")
-@ValidationRule(value = "self.cidr == oldSelf.cidr", message = "cidr is immutable", fieldPath = ".cidr")
-@ValidationRule(value = "self.type == oldSelf.type", message = "type is immutable", fieldPath = ".type")
 @ValidationRule(
-    value = "has(self.blockSize) == has(oldSelf.blockSize) && (!has(self.blockSize) || self.blockSize == oldSelf.blockSize)",
+    value = "self.cidr == oldSelf.cidr",
+    message = "cidr is immutable",
+    fieldPath = ".cidr")
+@ValidationRule(
+    value = "self.type == oldSelf.type",
+    message = "type is immutable",
+    fieldPath = ".type")
+@ValidationRule(
+    value =
+        "has(self.blockSize) == has(oldSelf.blockSize) && (!has(self.blockSize) || self.blockSize == oldSelf.blockSize)",
     message = "blockSize is immutable",
     fieldPath = ".blockSize")
 public record AddressPoolSpec(
@@ -53,7 +63,9 @@ public record AddressPoolSpec(
     this(cidr, type, AllocType.BIT, blockSize, autoAssign, null);
   }
 
-  /** {@code autoAssign} with its default (false); not an is/get name, so Jackson leaves it alone. */
+  /**
+   * {@code autoAssign} with its default (false); not an is/get name, so Jackson leaves it alone.
+   */
   public boolean autoAssignOrFalse() {
     return Boolean.TRUE.equals(autoAssign);
   }

@@ -8,21 +8,49 @@ import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * One BGP session of one node's speaker. Generated names: {@code <template>-<node>-<asn>-<addr>}, or
- * {@code <node>-<asn>-<addr>} for an inline peerConfig; labelled {@code bgppeer.sart.terassyi.net/node}.
+ * One BGP session of one node's speaker. Generated names: {@code <template>-<node>-<asn>-<addr>},
+ * or {@code <node>-<asn>-<addr>} for an inline peerConfig; labelled {@code
+ * bgppeer.sart.terassyi.net/node}.
  */
 @Group(Sart.GROUP)
 @Version(Sart.VERSION)
 @Plural("bgppeers")
-@AdditionalPrinterColumn(name = "ASN", jsonPath = ".spec.asn", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "ADDRESS", jsonPath = ".spec.addr", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "NODEBGP", jsonPath = ".spec.nodeBGPRef", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "CLUSTERBGP", jsonPath = ".spec.clusterBGPRef", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "BACKOFF", jsonPath = ".status.backoff", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "STATUS", jsonPath = ".status.conditions[-1:].status", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-@ValidationRule(value = "self.spec.asn == oldSelf.spec.asn", message = "asn is immutable", fieldPath = ".spec.asn")
-@ValidationRule(value = "self.spec.addr == oldSelf.spec.addr", message = "addr is immutable", fieldPath = ".spec.addr")
+@AdditionalPrinterColumn(
+    name = "ASN",
+    jsonPath = ".spec.asn",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "ADDRESS",
+    jsonPath = ".spec.addr",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "NODEBGP",
+    jsonPath = ".spec.nodeBGPRef",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "CLUSTERBGP",
+    jsonPath = ".spec.clusterBGPRef",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "BACKOFF",
+    jsonPath = ".status.backoff",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "STATUS",
+    jsonPath = ".status.conditions[-1:].status",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "AGE",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
+@ValidationRule(
+    value = "self.spec.asn == oldSelf.spec.asn",
+    message = "asn is immutable",
+    fieldPath = ".spec.asn")
+@ValidationRule(
+    value = "self.spec.addr == oldSelf.spec.addr",
+    message = "addr is immutable",
+    fieldPath = ".spec.addr")
 @ValidationRule(
     value = "self.spec.nodeBGPRef == oldSelf.spec.nodeBGPRef",
     message = "nodeBGPRef is immutable",

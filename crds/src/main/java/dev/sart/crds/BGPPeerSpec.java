@@ -11,9 +11,9 @@ import java.util.List;
 /**
  * The remote {@code asn} and {@code addr}, the node ({@code nodeBGPRef}) whose speaker holds the
  * session, the ClusterBGP that made it (if any), timers in seconds, and the peer {@code groups} a
- * Service can select with {@code bgppeer.sart.terassyi.net/group}. Identity (asn, addr, node) is immutable
- * (a rule on {@link BGPPeer}: this type is also embedded in NodeBGP's peer list, where {@code oldSelf}
- * cannot be correlated).
+ * Service can select with {@code bgppeer.sart.terassyi.net/group}. Identity (asn, addr, node) is
+ * immutable (a rule on {@link BGPPeer}: this type is also embedded in NodeBGP's peer list, where
+ * {@code oldSelf} cannot be correlated).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -26,7 +26,8 @@ import java.util.List;
     message = "holdTime must be 0 or at least 3 (RFC 4271 §4.2)",
     fieldPath = ".holdTime")
 @ValidationRule(
-    value = "!has(self.holdTime) || !has(self.keepaliveTime) || self.holdTime == 0 || self.keepaliveTime < self.holdTime",
+    value =
+        "!has(self.holdTime) || !has(self.keepaliveTime) || self.holdTime == 0 || self.keepaliveTime < self.holdTime",
     message = "keepaliveTime must be shorter than holdTime",
     fieldPath = ".keepaliveTime")
 public record BGPPeerSpec(

@@ -7,7 +7,10 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 
-/** Every field optional: a template, or the inline {@code peerConfig} of a ClusterBGP that overrides one. */
+/**
+ * Every field optional: a template, or the inline {@code peerConfig} of a ClusterBGP that overrides
+ * one.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!has(self.addr) || isIP(self.addr)",

@@ -25,7 +25,8 @@ public record Cidr(InetAddress address, int prefixLength) {
     }
     int slash = text.indexOf('/');
     if (slash < 0) {
-      throw new IllegalArgumentException("'" + text + "' is not a CIDR: the /prefix-length is missing");
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a CIDR: the /prefix-length is missing");
     }
     InetAddress address = parseAddress(text.substring(0, slash));
     int length;
@@ -40,15 +41,19 @@ public record Cidr(InetAddress address, int prefixLength) {
     }
     int bits = address.getAddress().length * 8;
     if (length > bits) {
-      throw new IllegalArgumentException("'" + text + "' is not a CIDR: prefix length above " + bits);
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a CIDR: prefix length above " + bits);
     }
     return new Cidr(address, length);
   }
 
   /** Parses an IPv4 or IPv6 literal (no host names, no zone ids). */
   public static InetAddress parseAddress(String text) {
-    if (text == null || text.isEmpty() || text.indexOf('%') >= 0
-        || !(text.indexOf(':') >= 0 || text.chars().allMatch(c -> c == '.' || Character.isDigit(c)))) {
+    if (text == null
+        || text.isEmpty()
+        || text.indexOf('%') >= 0
+        || !(text.indexOf(':') >= 0
+            || text.chars().allMatch(c -> c == '.' || Character.isDigit(c)))) {
       throw new IllegalArgumentException("'" + text + "' is not an IP address");
     }
     try {
@@ -201,7 +206,9 @@ public record Cidr(InetAddress address, int prefixLength) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Cidr c && prefixLength == c.prefixLength && Arrays.equals(address.getAddress(), c.address.getAddress());
+    return o instanceof Cidr c
+        && prefixLength == c.prefixLength
+        && Arrays.equals(address.getAddress(), c.address.getAddress());
   }
 
   @Override

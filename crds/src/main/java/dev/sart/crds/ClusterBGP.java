@@ -10,7 +10,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(Sart.GROUP)
 @Version(Sart.VERSION)
 @Plural("clusterbgps")
-@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "AGE",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class ClusterBGP extends CustomResource<ClusterBGPSpec, ClusterBGPStatus> {
   public ClusterBGP() {}
 

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code nodeSelector}: the nodes (all of its labels must match; absent = every node);
- * {@code asnSelector}/{@code routerIdSelector}: where each node's ASN and router id come from;
- * {@code speaker}: copied into each NodeBGP; {@code peers}: the BGPPeers each node gets.
+ * {@code nodeSelector}: the nodes (all of its labels must match; absent = every node); {@code
+ * asnSelector}/{@code routerIdSelector}: where each node's ASN and router id come from; {@code
+ * speaker}: copied into each NodeBGP; {@code peers}: the BGPPeers each node gets.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClusterBGPSpec(

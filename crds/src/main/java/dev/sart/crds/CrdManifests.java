@@ -7,13 +7,23 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The generated CRD YAML of the eight kinds, as shipped in this jar (for installing them, and for tests). */
+/**
+ * The generated CRD YAML of the eight kinds, as shipped in this jar (for installing them, and for
+ * tests).
+ */
 public final class CrdManifests {
   private CrdManifests() {}
 
-  public static final List<String> PLURALS = List.of(
-      "addresspools", "addressblocks", "blockrequests", "clusterbgps", "nodebgps", "bgppeers", "bgppeertemplates",
-      "bgpadvertisements");
+  public static final List<String> PLURALS =
+      List.of(
+          "addresspools",
+          "addressblocks",
+          "blockrequests",
+          "clusterbgps",
+          "nodebgps",
+          "bgppeers",
+          "bgppeertemplates",
+          "bgpadvertisements");
 
   /** One YAML document per kind. */
   public static List<String> yaml() {

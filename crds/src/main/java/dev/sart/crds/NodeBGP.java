@@ -10,11 +10,26 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(Sart.GROUP)
 @Version(Sart.VERSION)
 @Plural("nodebgps")
-@AdditionalPrinterColumn(name = "ASN", jsonPath = ".spec.asn", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "ROUTERID", jsonPath = ".spec.routerId", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "BACKOFF", jsonPath = ".status.backoff", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "STATUS", jsonPath = ".status.conditions[-1:].status", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "ASN",
+    jsonPath = ".spec.asn",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "ROUTERID",
+    jsonPath = ".spec.routerId",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "BACKOFF",
+    jsonPath = ".status.backoff",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "STATUS",
+    jsonPath = ".status.conditions[-1:].status",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "AGE",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class NodeBGP extends CustomResource<NodeBGPSpec, NodeBGPStatus> {
   public NodeBGP() {}
 

@@ -6,13 +6,13 @@ import java.util.Map;
 
 /**
  * One peer of a ClusterBGP: a BGPPeerTemplate by name, inline settings ({@code peerConfig}, which
- * override the template's), or both; {@code nodeBGPSelector} limits it to the nodes whose labels all match.
+ * override the template's), or both; {@code nodeBGPSelector} limits it to the nodes whose labels
+ * all match.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && has(self.peerConfig.addr))",
+    value =
+        "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && has(self.peerConfig.addr))",
     message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr")
 public record PeerConfig(
-    String peerTemplateRef,
-    BGPPeerTemplateSpec peerConfig,
-    Map<String, String> nodeBGPSelector) {}
+    String peerTemplateRef, BGPPeerTemplateSpec peerConfig, Map<String, String> nodeBGPSelector) {}

@@ -7,8 +7,8 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /**
- * The node's router id: its InternalIP ({@code internalAddress}, IPv4), the node label
- * {@code sart.terassyi.net/router-id}, or the fixed {@code routerId}.
+ * The node's router id: its InternalIP ({@code internalAddress}, IPv4), the node label {@code
+ * sart.terassyi.net/router-id}, or the fixed {@code routerId}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -19,9 +19,7 @@ import io.fabric8.generator.annotation.ValidationRule;
     value = "self.from != 'routerId' || has(self.routerId)",
     message = "from: routerId needs routerId",
     fieldPath = ".routerId")
-public record RouterIdSelector(
-    @Required From from,
-    @Size(max = 15) String routerId) {
+public record RouterIdSelector(@Required From from, @Size(max = 15) String routerId) {
   public enum From {
     @JsonProperty("internalAddress")
     INTERNAL_ADDRESS,

@@ -11,18 +11,31 @@ public final class Sart {
   // Service annotations
   /** Pool(s) to allocate from, comma-separated; one address per pool. Also on Pod and Namespace. */
   public static final String ADDRESS_POOL_ANNOTATION = "sart.terassyi.net/addresspool";
+
   /** Requested addresses, comma-separated, each matched to a pool by containment. */
   public static final String LOAD_BALANCER_IPS_ANNOTATION = "sart.terassyi.net/loadBalancerIPs";
+
   /** MetalLB's key for the same thing, accepted as an alias. */
   public static final String METALLB_LOAD_BALANCER_IPS_ANNOTATION = "metallb.io/loadBalancerIPs";
-  /** Services with the same value may share an address when their ports do not clash (MetalLB's key). */
+
+  /**
+   * Services with the same value may share an address when their ports do not clash (MetalLB's
+   * key).
+   */
   public static final String ALLOW_SHARED_IP_ANNOTATION = "metallb.io/allow-shared-ip";
+
   /** The same, under sart's group. */
   public static final String SART_ALLOW_SHARED_IP_ANNOTATION = "sart.terassyi.net/allow-shared-ip";
+
   /** Peer groups a Service is announced to, comma-separated. */
   public static final String PEER_GROUP_ANNOTATION = "bgppeer.sart.terassyi.net/group";
-  /** Set by the mutating webhook when a Service stops being a LoadBalancer: the addresses to release. */
+
+  /**
+   * Set by the mutating webhook when a Service stops being a LoadBalancer: the addresses to
+   * release.
+   */
   public static final String RELEASE_ANNOTATION = "service.sart.terassyi.net/release";
+
   /** The {@code spec.loadBalancerClass} this implementation serves. */
   public static final String LOAD_BALANCER_CLASS = "sart.terassyi.net/lb";
 
@@ -31,20 +44,25 @@ public final class Sart {
   public static final String ADDRESS_BLOCK_NODE_LABEL = "addressblock.sart.terassyi.net/node";
   public static final String BGP_PEER_NODE_LABEL = "bgppeer.sart.terassyi.net/node";
   public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
   /** Node labels the ClusterBGP selectors read. */
   public static final String ASN_NODE_LABEL = "sart.terassyi.net/asn";
+
   public static final String ROUTER_ID_NODE_LABEL = "sart.terassyi.net/router-id";
 
   // finalizers
   public static final String ADDRESS_POOL_FINALIZER = "addresspool.sart.terassyi.net/finalizer";
   public static final String ADDRESS_BLOCK_CONTROLLER_FINALIZER =
       "controller.addressblock.sart.terassyi.net/finalizer";
-  public static final String ADDRESS_BLOCK_AGENT_FINALIZER = "agent.addressblock.sart.terassyi.net/finalizer";
+  public static final String ADDRESS_BLOCK_AGENT_FINALIZER =
+      "agent.addressblock.sart.terassyi.net/finalizer";
   public static final String BLOCK_REQUEST_FINALIZER = "blockrequest.sart.terassyi.net/finalizer";
   public static final String CLUSTER_BGP_FINALIZER = "clusterbgp.sart.terassyi.net/finalizer";
   public static final String NODE_BGP_FINALIZER = "nodebgp.sart.terassyi.net/finalizer";
   public static final String BGP_PEER_FINALIZER = "bgppeer.sart.terassyi.net/finalizer";
-  public static final String BGP_ADVERTISEMENT_FINALIZER = "bgpadvertisement.sart.terassyi.net/finalizer";
+  public static final String BGP_ADVERTISEMENT_FINALIZER =
+      "bgpadvertisement.sart.terassyi.net/finalizer";
+
   /** On Services that hold an address of ours (and only those). */
   public static final String SERVICE_FINALIZER = "service.sart.terassyi.net/finalizer";
 }

@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The object-local rules of the CRD schema (the CEL {@code x-kubernetes-validations} and the required
- * fields) in Java: the admission webhook applies them too, so that an API server older than the CEL
- * IP/CIDR library (Kubernetes 1.31) still rejects what the schema would. Each method returns the
- * violations as {@code field: message}; empty means valid.
+ * The object-local rules of the CRD schema (the CEL {@code x-kubernetes-validations} and the
+ * required fields) in Java: the admission webhook applies them too, so that an API server older
+ * than the CEL IP/CIDR library (Kubernetes 1.31) still rejects what the schema would. Each method
+ * returns the violations as {@code field: message}; empty means valid.
  */
 public final class Validation {
   private Validation() {}
@@ -26,11 +26,16 @@ public final class Validation {
     if (cidr != null && spec.blockSize() != null) {
       int size = spec.blockSize();
       if (size < cidr.prefixLength() || size > cidr.addressBits()) {
-        errors.add("spec.blockSize: must lie between the prefix length of cidr (" + cidr.prefixLength()
-            + ") and " + cidr.addressBits());
+        errors.add(
+            "spec.blockSize: must lie between the prefix length of cidr ("
+                + cidr.prefixLength()
+                + ") and "
+                + cidr.addressBits());
       } else if (spec.type() == AddressType.SERVICE && size != cidr.prefixLength()) {
-        errors.add("spec.blockSize: a service pool is a single block: blockSize must equal the prefix length of cidr ("
-            + cidr.prefixLength() + ")");
+        errors.add(
+            "spec.blockSize: a service pool is a single block: blockSize must equal the prefix length of cidr ("
+                + cidr.prefixLength()
+                + ")");
       }
     }
     return errors;
@@ -62,7 +67,9 @@ public final class Validation {
     if (spec.nodeBGPRef() == null || spec.nodeBGPRef().isEmpty()) {
       errors.add("spec.nodeBGPRef: required");
     }
-    if (spec.speaker() == null || spec.speaker().path() == null || spec.speaker().path().isEmpty()) {
+    if (spec.speaker() == null
+        || spec.speaker().path() == null
+        || spec.speaker().path().isEmpty()) {
       errors.add("spec.speaker.path: required");
     }
     return errors;
@@ -115,7 +122,9 @@ public final class Validation {
       }
       routerId("spec.routerIdSelector.routerId", id, errors);
     }
-    if (spec.speaker() == null || spec.speaker().path() == null || spec.speaker().path().isEmpty()) {
+    if (spec.speaker() == null
+        || spec.speaker().path() == null
+        || spec.speaker().path().isEmpty()) {
       errors.add("spec.speaker.path: required");
     }
     if (spec.peers() != null) {
@@ -123,7 +132,8 @@ public final class Validation {
         var peer = spec.peers().get(i);
         var path = "spec.peers[" + i + "]";
         var config = peer.peerConfig();
-        if (peer.peerTemplateRef() == null && (config == null || config.asn() == null || config.addr() == null)) {
+        if (peer.peerTemplateRef() == null
+            && (config == null || config.asn() == null || config.addr() == null)) {
           errors.add(path + ": a peer needs peerTemplateRef, or a peerConfig with asn and addr");
         }
         errors.addAll(bgpPeerTemplate(path + ".peerConfig", config));
@@ -170,7 +180,8 @@ public final class Validation {
     try {
       var cidr = Cidr.parse(text);
       if (!cidr.isMasked()) {
-        errors.add(path + ": must be a network address with no host bits set (" + cidr.masked() + ")");
+        errors.add(
+            path + ": must be a network address with no host bits set (" + cidr.masked() + ")");
         return null;
       }
       return cidr;

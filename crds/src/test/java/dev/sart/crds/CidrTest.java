@@ -19,8 +19,18 @@ class CidrTest {
 
   @Test
   void rejectsWhatIsNotACidr() {
-    for (var bad : new String[] {"10.0.1.0", "10.0.1.0/", "10.0.1.0/33", "10.0.1/24", "host/24", "2001:db8::/129",
-        "10.0.1.0/-1", "::ffff:10.0.0.0/120", "fe80::1%eth0/64"}) {
+    for (var bad :
+        new String[] {
+          "10.0.1.0",
+          "10.0.1.0/",
+          "10.0.1.0/33",
+          "10.0.1/24",
+          "host/24",
+          "2001:db8::/129",
+          "10.0.1.0/-1",
+          "::ffff:10.0.0.0/120",
+          "fe80::1%eth0/64"
+        }) {
       assertThrows(IllegalArgumentException.class, () -> Cidr.parse(bad), bad);
     }
   }

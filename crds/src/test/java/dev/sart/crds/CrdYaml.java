@@ -19,15 +19,16 @@ import java.util.stream.Collectors;
 final class CrdYaml {
   private CrdYaml() {}
 
-  static final List<Class<? extends HasMetadata>> KINDS = List.of(
-      AddressPool.class,
-      AddressBlock.class,
-      BlockRequest.class,
-      ClusterBGP.class,
-      NodeBGP.class,
-      BGPPeer.class,
-      BGPPeerTemplate.class,
-      BGPAdvertisement.class);
+  static final List<Class<? extends HasMetadata>> KINDS =
+      List.of(
+          AddressPool.class,
+          AddressBlock.class,
+          BlockRequest.class,
+          ClusterBGP.class,
+          NodeBGP.class,
+          BGPPeer.class,
+          BGPPeerTemplate.class,
+          BGPAdvertisement.class);
 
   /** The checked-in copies, relative to the module directory (the tests' working directory). */
   static final Path CHECKED_IN = Path.of("manifests");
@@ -55,13 +56,17 @@ final class CrdYaml {
     public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
       var definition = (CustomResourceDefinition) crd;
       var type = BY_KIND.get(definition.getSpec().getNames().getKind());
-      List<String> order = Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
-          .map(AdditionalPrinterColumn::name)
-          .toList();
+      List<String> order =
+          Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
+              .map(AdditionalPrinterColumn::name)
+              .toList();
       for (CustomResourceDefinitionVersion version : definition.getSpec().getVersions()) {
         if (version.getAdditionalPrinterColumns() != null) {
-          version.getAdditionalPrinterColumns()
-              .sort(Comparator.comparingInt((CustomResourceColumnDefinition c) -> order.indexOf(c.getName())));
+          version
+              .getAdditionalPrinterColumns()
+              .sort(
+                  Comparator.comparingInt(
+                      (CustomResourceColumnDefinition c) -> order.indexOf(c.getName())));
         }
       }
       return crd;

@@ -35,7 +35,10 @@ class CrdYamlTest {
         Files.delete(CrdYaml.CHECKED_IN.resolve(old));
       }
       for (var name : produced) {
-        Files.copy(generated.resolve(name), CrdYaml.CHECKED_IN.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+            generated.resolve(name),
+            CrdYaml.CHECKED_IN.resolve(name),
+            StandardCopyOption.REPLACE_EXISTING);
       }
     }
 
@@ -44,7 +47,8 @@ class CrdYamlTest {
     for (var name : produced) {
       if (!checkedIn.contains(name)) {
         drift.add(name + " is not checked in");
-      } else if (!Files.readString(generated.resolve(name)).equals(Files.readString(CrdYaml.CHECKED_IN.resolve(name)))) {
+      } else if (!Files.readString(generated.resolve(name))
+          .equals(Files.readString(CrdYaml.CHECKED_IN.resolve(name)))) {
         drift.add(name + " differs from the generated one");
       }
     }
@@ -54,8 +58,10 @@ class CrdYamlTest {
       }
     }
     if (!drift.isEmpty()) {
-      fail("crds/manifests/ drifted from the Java model: " + drift
-          + "; regenerate with ./mvnw -B -o -pl crds test -Dtest=CrdYamlTest -Dsart.crds.update=true");
+      fail(
+          "crds/manifests/ drifted from the Java model: "
+              + drift
+              + "; regenerate with ./mvnw -B -o -pl crds test -Dtest=CrdYamlTest -Dsart.crds.update=true");
     }
   }
 
@@ -65,7 +71,8 @@ class CrdYamlTest {
     for (var name : names(generated)) {
       var yaml = Files.readString(generated.resolve(name));
       assertTrue(yaml.contains("status: {}"), name + " has the status subresource");
-      var expectedScope = name.startsWith("bgpadvertisements.") ? "scope: \"Namespaced\"" : "scope: \"Cluster\"";
+      var expectedScope =
+          name.startsWith("bgpadvertisements.") ? "scope: \"Namespaced\"" : "scope: \"Cluster\"";
       assertTrue(yaml.contains(expectedScope), name + " " + expectedScope);
     }
   }
@@ -75,7 +82,8 @@ class CrdYamlTest {
       return new TreeSet<>();
     }
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString())
+      return files
+          .map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".yml"))
           .collect(TreeSet::new, TreeSet::add, TreeSet::addAll);
     }

@@ -28,15 +28,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SampleManifestsTest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
-      "AddressPool", AddressPool.class,
-      "AddressBlock", AddressBlock.class,
-      "BlockRequest", BlockRequest.class,
-      "ClusterBGP", ClusterBGP.class,
-      "NodeBGP", NodeBGP.class,
-      "BGPPeer", BGPPeer.class,
-      "BGPPeerTemplate", BGPPeerTemplate.class,
-      "BGPAdvertisement", BGPAdvertisement.class);
+  private static final Map<String, Class<? extends HasMetadata>> KINDS =
+      Map.of(
+          "AddressPool", AddressPool.class,
+          "AddressBlock", AddressBlock.class,
+          "BlockRequest", BlockRequest.class,
+          "ClusterBGP", ClusterBGP.class,
+          "NodeBGP", NodeBGP.class,
+          "BGPPeer", BGPPeer.class,
+          "BGPPeerTemplate", BGPPeerTemplate.class,
+          "BGPAdvertisement", BGPAdvertisement.class);
 
   private static Schema schema;
 
@@ -47,9 +48,16 @@ class SampleManifestsTest {
 
   static Stream<String> samples() {
     return Stream.of(
-        "lb/peer_template.yaml", "lb/cluster_bgp_a.yaml", "lb/cluster_bgp_b.yaml", "lb/cluster_bgp_c.yaml",
-        "lb/bgp_peer.yaml", "lb/lb_address_pool.yaml",
-        "cni/pool.yaml", "cni/peer_template.yaml", "cni/cluster_bgp_spine0.yaml", "cni/cluster_bgp_spine1.yaml",
+        "lb/peer_template.yaml",
+        "lb/cluster_bgp_a.yaml",
+        "lb/cluster_bgp_b.yaml",
+        "lb/cluster_bgp_c.yaml",
+        "lb/bgp_peer.yaml",
+        "lb/lb_address_pool.yaml",
+        "cni/pool.yaml",
+        "cni/peer_template.yaml",
+        "cni/cluster_bgp_spine0.yaml",
+        "cni/cluster_bgp_spine1.yaml",
         "cni/bgp_peer.yaml");
   }
 
@@ -81,7 +89,8 @@ class SampleManifestsTest {
       HasMetadata object = SERIALIZATION.unmarshal(YAML.writeValueAsString(doc), KINDS.get(kind));
       assertEquals(KINDS.get(kind), object.getClass());
       JsonNode back = YAML.readTree(SERIALIZATION.asJson(object));
-      assertEquals(doc.get("spec"), back.get("spec"), sample + " " + kind + ": spec survives a round trip");
+      assertEquals(
+          doc.get("spec"), back.get("spec"), sample + " " + kind + ": spec survives a round trip");
       assertEquals(List.of(), rules(object), sample + " " + kind + " object-local rules");
     }
   }

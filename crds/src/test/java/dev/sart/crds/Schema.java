@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The structural part of what the API server checks against a CRD's openAPIV3Schema: types, required
- * fields, enums, bounds, and fields the schema does not know (which the server would prune, i.e. a
- * sart manifest would silently lose them). CEL rules are not evaluated here; {@link Validation} holds
- * them in Java.
+ * The structural part of what the API server checks against a CRD's openAPIV3Schema: types,
+ * required fields, enums, bounds, and fields the schema does not know (which the server would
+ * prune, i.e. a sart manifest would silently lose them). CEL rules are not evaluated here; {@link
+ * Validation} holds them in Java.
  */
 final class Schema {
   private final Map<String, JSONSchemaProps> byKind = new HashMap<>();
@@ -26,7 +26,9 @@ final class Schema {
     try (var files = Files.list(dir)) {
       for (var file : files.toList()) {
         var crd = Serialization.unmarshal(Files.readString(file), CustomResourceDefinition.class);
-        byKind.put(crd.getSpec().getNames().getKind(), crd.getSpec().getVersions().getFirst().getSchema().getOpenAPIV3Schema());
+        byKind.put(
+            crd.getSpec().getNames().getKind(),
+            crd.getSpec().getVersions().getFirst().getSchema().getOpenAPIV3Schema());
       }
     }
   }
@@ -53,7 +55,8 @@ final class Schema {
     return errors;
   }
 
-  private static void check(String path, JsonNode value, JSONSchemaProps schema, List<String> errors) {
+  private static void check(
+      String path, JsonNode value, JSONSchemaProps schema, List<String> errors) {
     if (schema == null) {
       errors.add(path + ": unknown field");
       return;
@@ -74,10 +77,13 @@ final class Schema {
         for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
           var field = it.next();
           var childPath = path + "." + field.getKey();
-          if (schema.getProperties() != null && schema.getProperties().containsKey(field.getKey())) {
+          if (schema.getProperties() != null
+              && schema.getProperties().containsKey(field.getKey())) {
             check(childPath, field.getValue(), schema.getProperties().get(field.getKey()), errors);
-          } else if (schema.getAdditionalProperties() != null && schema.getAdditionalProperties().getSchema() != null) {
-            check(childPath, field.getValue(), schema.getAdditionalProperties().getSchema(), errors);
+          } else if (schema.getAdditionalProperties() != null
+              && schema.getAdditionalProperties().getSchema() != null) {
+            check(
+                childPath, field.getValue(), schema.getAdditionalProperties().getSchema(), errors);
           } else if (!Boolean.TRUE.equals(schema.getXKubernetesPreserveUnknownFields())) {
             errors.add(childPath + ": unknown field");
           }
@@ -97,7 +103,9 @@ final class Schema {
           errors.add(path + ": must be a string");
           return;
         }
-        if (schema.getEnum() != null && !schema.getEnum().isEmpty() && schema.getEnum().stream().noneMatch(e -> e.asText().equals(value.asText()))) {
+        if (schema.getEnum() != null
+            && !schema.getEnum().isEmpty()
+            && schema.getEnum().stream().noneMatch(e -> e.asText().equals(value.asText()))) {
           errors.add(path + ": must be one of " + schema.getEnum());
         }
         if (schema.getMaxLength() != null && value.asText().length() > schema.getMaxLength()) {

@@ -7,8 +7,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the agent's CNI side until it is stopped: {@code AgentMain --config FILE} (the JSON of
- * {@link AgentConfig#read}). The Kubernetes reconcilers come later; {@code sartd agent} will
- * start the same {@link CniAgent}.
+ * {@link AgentConfig#read}). The Kubernetes reconcilers come later; {@code sartd agent} will start
+ * the same {@link CniAgent}.
  */
 public final class AgentMain {
   private AgentMain() {}
@@ -20,14 +20,17 @@ public final class AgentMain {
     }
     CniAgent agent = CniAgent.start(AgentConfig.read(Path.of(args[1])));
     CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        agent.close();
-      } catch (Exception e) {
-        e.printStackTrace();
-      }
-      stop.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    agent.close();
+                  } catch (Exception e) {
+                    e.printStackTrace();
+                  }
+                  stop.countDown();
+                }));
     System.out.println("ready");
     System.out.flush();
     stop.await();

@@ -37,8 +37,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,10 +60,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CniKubeIpamTest {
   static KubernetesClient client;
   private static final String NODE = "node1";
+
   /** The pools' ranges: block i of a pool is {@code prefix + (offset + 16 * i) + "/28"}. */
-  private static final Map<String, String> PREFIX = Map.of("default-pod-pool", "198.51.100.", "team-pool",
-      "203.0.113.", "pod-pool", "203.0.113.");
-  private static final Map<String, Integer> OFFSET = Map.of("default-pod-pool", 0, "team-pool", 0, "pod-pool", 128);
+  private static final Map<String, String> PREFIX =
+      Map.of(
+          "default-pod-pool", "198.51.100.", "team-pool", "203.0.113.", "pod-pool", "203.0.113.");
+
+  private static final Map<String, Integer> OFFSET =
+      Map.of("default-pod-pool", 0, "team-pool", 0, "pod-pool", 128);
 
   @RegisterExtension final Testbed testbed = new Testbed();
 
@@ -80,15 +84,34 @@ class CniKubeIpamTest {
     node = t.node("node");
     socket = t.dir().resolve("sart.sock");
     runtime = new CniRuntime(socket);
-    client.resource(new AddressPool("default-pod-pool",
-        new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true))).create();
-    client.resource(new AddressPool("team-pool", new AddressPoolSpec("203.0.113.0/25", AddressType.POD, 28, false)))
+    client
+        .resource(
+            new AddressPool(
+                "default-pod-pool",
+                new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true)))
         .create();
-    client.resource(new AddressPool("pod-pool", new AddressPoolSpec("203.0.113.128/25", AddressType.POD, 28, false)))
+    client
+        .resource(
+            new AddressPool(
+                "team-pool", new AddressPoolSpec("203.0.113.0/25", AddressType.POD, 28, false)))
         .create();
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("team-a")
-        .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "team-pool").endMetadata().build()).create();
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build()).create();
+    client
+        .resource(
+            new AddressPool(
+                "pod-pool", new AddressPoolSpec("203.0.113.128/25", AddressType.POD, 28, false)))
+        .create();
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName("team-a")
+                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "team-pool")
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
+        .create();
   }
 
   @AfterEach
@@ -106,9 +129,18 @@ class CniKubeIpamTest {
 
   /** The agent as sartd agent starts it: no blocks in the file, KubeIpam over the API server. */
   private void startAgent(Duration blockWait) throws Exception {
-    AgentConfig config = AgentConfig.of(socket, Path.of("/var/run/netns", node.netns()), "192.0.2.1", "2001:db8::1",
-        List.of(), null);
-    agent = CniAgent.start(config, new KubeIpam(new BlockSource(client, NODE, blockWait), new PoolSelector(client)));
+    AgentConfig config =
+        AgentConfig.of(
+            socket,
+            Path.of("/var/run/netns", node.netns()),
+            "192.0.2.1",
+            "2001:db8::1",
+            List.of(),
+            null);
+    agent =
+        CniAgent.start(
+            config,
+            new KubeIpam(new BlockSource(client, NODE, blockWait), new PoolSelector(client)));
   }
 
   /** A pod in the API server; {@code pool} is its annotation, or null. */
@@ -117,17 +149,27 @@ class CniKubeIpamTest {
     if (pool == null) {
       b.withNewMetadata().withNamespace(namespace).withName(name).endMetadata();
     } else {
-      b.withNewMetadata().withNamespace(namespace).withName(name)
-          .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, pool).endMetadata();
+      b.withNewMetadata()
+          .withNamespace(namespace)
+          .withName(name)
+          .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, pool)
+          .endMetadata();
     }
     client.resource(b.build()).create();
   }
 
   /** The environment a runtime gives the plugin for a pod (kubelet's CNI_ARGS). */
-  private static Map<String, String> podEnv(String command, String id, Node sandbox, String namespace, String name) {
+  private static Map<String, String> podEnv(
+      String command, String id, Node sandbox, String namespace, String name) {
     Map<String, String> env = env(command, id, "/var/run/netns/" + sandbox.netns(), "eth0");
-    env.put("CNI_ARGS", "IgnoreUnknown=1;K8S_POD_NAMESPACE=" + namespace + ";K8S_POD_NAME=" + name
-        + ";K8S_POD_INFRA_CONTAINER_ID=" + id);
+    env.put(
+        "CNI_ARGS",
+        "IgnoreUnknown=1;K8S_POD_NAMESPACE="
+            + namespace
+            + ";K8S_POD_NAME="
+            + name
+            + ";K8S_POD_INFRA_CONTAINER_ID="
+            + id);
     return env;
   }
 
@@ -136,39 +178,56 @@ class CniKubeIpamTest {
   }
 
   private void del(String id, Node sandbox, String namespace, String name) {
-    assertEquals("", exec(podEnv("DEL", id, sandbox, namespace, name), runtime.conf("1.0.0")).ok().stdout());
+    assertEquals(
+        "", exec(podEnv("DEL", id, sandbox, namespace, name), runtime.conf("1.0.0")).ok().stdout());
   }
 
   /** An ADD that has to wait for a block: the test answers the agent's BlockRequest meanwhile. */
-  private JsonNode addAnswering(String id, Node sandbox, String namespace, String name, String pool) {
-    // a thread of its own: the common pool (one thread on two cores) also completes the client's HTTP calls
-    CompletableFuture<CniRuntime.Outcome> f = CompletableFuture.supplyAsync(() -> add(id, sandbox, namespace, name),
-        r -> Thread.ofPlatform().name("runtime").start(r));
+  private JsonNode addAnswering(
+      String id, Node sandbox, String namespace, String name, String pool) {
+    // a thread of its own: the common pool (one thread on two cores) also completes the client's
+    // HTTP calls
+    CompletableFuture<CniRuntime.Outcome> f =
+        CompletableFuture.supplyAsync(
+            () -> add(id, sandbox, namespace, name),
+            r -> Thread.ofPlatform().name("runtime").start(r));
     answer(pool);
     return f.join().ok().json();
   }
 
-  /** sart's controller: waits for {@code <pool>-<node>} and assigns the pool's next /28 to the node. */
+  /**
+   * sart's controller: waits for {@code <pool>-<node>} and assigns the pool's next /28 to the node.
+   */
   private String answer(String pool) {
     return answer(pool, 28);
   }
 
-  /** The same with a smaller block ({@code length} 28..30; block i still starts at offset + 16 * i). */
+  /**
+   * The same with a smaller block ({@code length} 28..30; block i still starts at offset + 16 * i).
+   */
   private String answer(String pool, int length) {
-    await("BlockRequest for " + pool).atMost(Duration.ofSeconds(20))
-        .until(() -> client.resources(BlockRequest.class).withName(pool + "-" + NODE).get() != null);
+    await("BlockRequest for " + pool)
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> client.resources(BlockRequest.class).withName(pool + "-" + NODE).get() != null);
     BlockRequest r = client.resources(BlockRequest.class).withName(pool + "-" + NODE).get();
     assertEquals(pool, r.getSpec().pool());
     assertEquals(NODE, r.getSpec().node());
     int i = given.merge(pool, 1, Integer::sum) - 1;
     String cidr = PREFIX.get(pool) + (OFFSET.get(pool) + 16 * i) + "/" + length;
-    AddressBlock b = new AddressBlock(pool + "-" + i, new AddressBlockSpec(cidr, AddressType.POD, pool, NODE, null));
-    b.getMetadata().setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
+    AddressBlock b =
+        new AddressBlock(
+            pool + "-" + i, new AddressBlockSpec(cidr, AddressType.POD, pool, NODE, null));
+    b.getMetadata()
+        .setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
     client.resource(b).create();
     return cidr;
   }
 
-  /** The one IPv4 address of an ADD result (the pools are IPv4 only), checked as /32 in {@code block}. */
+  /**
+   * The one IPv4 address of an ADD result (the pools are IPv4 only), checked as /32 in {@code
+   * block}.
+   */
   private static String address(JsonNode result, String block) {
     CniRuntime.validateResult("1.0.0", result);
     List<String> addrs = result.path("ips").findValuesAsText("address");
@@ -213,16 +272,23 @@ class CniKubeIpamTest {
     }
   }
 
-  private static Set<String> names(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> items) {
+  private static Set<String> names(
+      List<? extends io.fabric8.kubernetes.api.model.HasMetadata> items) {
     return items.stream().map(x -> x.getMetadata().getName()).collect(Collectors.toSet());
   }
 
   private Set<String> blocks() {
-    return names(client.resources(AddressBlock.class).withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE).list().getItems());
+    return names(
+        client
+            .resources(AddressBlock.class)
+            .withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE)
+            .list()
+            .getItems());
   }
 
   private Set<String> adverts() {
-    return names(client.resources(BGPAdvertisement.class).inNamespace("kube-system").list().getItems());
+    return names(
+        client.resources(BGPAdvertisement.class).inNamespace("kube-system").list().getItems());
   }
 
   @Test
@@ -242,14 +308,16 @@ class CniKubeIpamTest {
     String a2 = address(addAnswering("c2", s2, "team-a", "p2", "pod-pool"), "203.0.113.128/28");
     assertEquals(Set.of(a2), inPod(s2));
     // neither: the auto-assign pod pool
-    String a3 = address(addAnswering("c3", s3, "plain", "p3", "default-pod-pool"), "198.51.100.0/28");
+    String a3 =
+        address(addAnswering("c3", s3, "plain", "p3", "default-pod-pool"), "198.51.100.0/28");
     assertEquals(Set.of(a3), inPod(s3));
     s1.exec("ping", "-c", "1", "-W", "5", a3);
 
     // what a user sees: one block per pool on the node, each announced, no request left over
     assertEquals(Set.of("team-pool-0", "pod-pool-0", "default-pod-pool-0"), blocks());
     assertEquals(blocks(), adverts());
-    await().atMost(Duration.ofSeconds(10))
+    await()
+        .atMost(Duration.ofSeconds(10))
         .until(() -> client.resources(BlockRequest.class).list().getItems().isEmpty());
     assertEquals(Set.of(a1, a2, a3), podRoutesOnNode());
 
@@ -265,14 +333,16 @@ class CniKubeIpamTest {
   @Test
   void without_a_block_yet_the_add_is_tried_again_later_and_the_retry_succeeds() throws Exception {
     startAgent(Duration.ofSeconds(1));
-    // CNI 1.1 STATUS: ready before the node has any block (the runtime would not start a pod otherwise)
+    // CNI 1.1 STATUS: ready before the node has any block (the runtime would not start a pod
+    // otherwise)
     assertEquals("", exec(env("STATUS", null, null, null), runtime.conf("1.1.0")).ok().stdout());
     pod("plain", "p1", null);
     Node s1 = t.node("s1");
 
     JsonNode err = add("c1", s1, "plain", "p1").error(CniException.TRY_AGAIN_LATER);
     assertTrue(err.path("msg").asText().contains("default-pod-pool"), err.toString());
-    BlockRequest r = client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get();
+    BlockRequest r =
+        client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get();
     assertNotNull(r, "the agent asked the controller for a block");
     assertEquals(Set.of(), inPod(s1), "no address in the pod after the failed ADD");
     assertEquals(Set.of(), podRoutesOnNode());
@@ -282,7 +352,8 @@ class CniKubeIpamTest {
     answer("default-pod-pool", 30);
     String a1 = address(add("c1", s1, "plain", "p1").ok().json(), "198.51.100.0/30");
     assertEquals(Set.of(a1), inPod(s1));
-    assertNull(client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get(),
+    assertNull(
+        client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get(),
         "the request is deleted once answered");
     assertEquals(Set.of("default-pod-pool-0"), blocks());
     assertEquals(Set.of("default-pod-pool-0"), adverts());
@@ -309,7 +380,8 @@ class CniKubeIpamTest {
     pod("plain", "p2", null);
     Node s1 = t.node("s1");
     Node s2 = t.node("s2");
-    String a1 = address(addAnswering("c1", s1, "plain", "p1", "default-pod-pool"), "198.51.100.0/28");
+    String a1 =
+        address(addAnswering("c1", s1, "plain", "p1", "default-pod-pool"), "198.51.100.0/28");
     String a2 = address(add("c2", s2, "plain", "p2").ok().json(), "198.51.100.0/28");
     assertEquals(Set.of(a1, a2), podRoutesOnNode());
 
@@ -319,7 +391,8 @@ class CniKubeIpamTest {
     assertEquals(Set.of("default-pod-pool-0"), blocks(), "p2 still uses the block");
     assertEquals(Set.of("default-pod-pool-0"), adverts());
 
-    // the agent restarts: the pod found in the kernel holds its address in the block from the API server
+    // the agent restarts: the pod found in the kernel holds its address in the block from the API
+    // server
     agent.close();
     agent = null;
     startAgent(Duration.ofSeconds(30));
@@ -335,7 +408,8 @@ class CniKubeIpamTest {
     // the next pod needs a block again
     pod("plain", "p3", null);
     Node s3 = t.node("s3");
-    String a3 = address(addAnswering("c3", s3, "plain", "p3", "default-pod-pool"), "198.51.100.16/28");
+    String a3 =
+        address(addAnswering("c3", s3, "plain", "p3", "default-pod-pool"), "198.51.100.16/28");
     assertEquals(Set.of(a3), inPod(s3));
   }
 }

@@ -28,16 +28,41 @@ public record ControllerConfig(
     Duration retryPeriod) {
 
   public static ControllerConfig defaults(String identity) {
-    return new ControllerConfig(Mode.DUAL, Sart.LOAD_BALANCER_CLASS, true, "kube-system", "sart-controller", identity,
-        Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    return new ControllerConfig(
+        Mode.DUAL,
+        Sart.LOAD_BALANCER_CLASS,
+        true,
+        "kube-system",
+        "sart-controller",
+        identity,
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(2));
   }
 
   public ControllerConfig withLease(Duration duration, Duration renew, Duration retry) {
-    return new ControllerConfig(mode, loadBalancerClass, leaderElection, leaseNamespace, leaseName, identity, duration, renew, retry);
+    return new ControllerConfig(
+        mode,
+        loadBalancerClass,
+        leaderElection,
+        leaseNamespace,
+        leaseName,
+        identity,
+        duration,
+        renew,
+        retry);
   }
 
   public ControllerConfig withMode(Mode m) {
-    return new ControllerConfig(m, loadBalancerClass, leaderElection, leaseNamespace, leaseName, identity, leaseDuration,
-        renewDeadline, retryPeriod);
+    return new ControllerConfig(
+        m,
+        loadBalancerClass,
+        leaderElection,
+        leaseNamespace,
+        leaseName,
+        identity,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod);
   }
 }

@@ -7,7 +7,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 
-/** Plain HTTP for the kubelet and Prometheus: {@code /healthz}, {@code /readyz}, {@code /metrics}, {@code /}. */
+/**
+ * Plain HTTP for the kubelet and Prometheus: {@code /healthz}, {@code /readyz}, {@code /metrics},
+ * {@code /}.
+ */
 public final class HealthServer implements AutoCloseable {
   private final HttpServer server;
 
@@ -15,18 +18,30 @@ public final class HealthServer implements AutoCloseable {
     server = HttpServer.create(address, 0);
     server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     server.createContext("/healthz", e -> reply(e, 200, "text/plain", "ok\n"));
-    server.createContext("/readyz", e -> {
-      boolean ready = controller.ready();
-      reply(e, ready ? 200 : 503, "text/plain", ready ? "ok\n" : "not ready\n");
-    });
-    server.createContext("/metrics", e -> reply(e, 200, "text/plain; version=0.0.4; charset=utf-8", controller.metrics().scrape()));
-    server.createContext("/", e -> {
-      if (!"/".equals(e.getRequestURI().getPath())) {
-        reply(e, 404, "text/plain", "not found\n");
-        return;
-      }
-      reply(e, 200, "application/json", "{\"leading\":" + controller.leading() + ",\"ready\":" + controller.ready() + "}\n");
-    });
+    server.createContext(
+        "/readyz",
+        e -> {
+          boolean ready = controller.ready();
+          reply(e, ready ? 200 : 503, "text/plain", ready ? "ok\n" : "not ready\n");
+        });
+    server.createContext(
+        "/metrics",
+        e ->
+            reply(
+                e, 200, "text/plain; version=0.0.4; charset=utf-8", controller.metrics().scrape()));
+    server.createContext(
+        "/",
+        e -> {
+          if (!"/".equals(e.getRequestURI().getPath())) {
+            reply(e, 404, "text/plain", "not found\n");
+            return;
+          }
+          reply(
+              e,
+              200,
+              "application/json",
+              "{\"leading\":" + controller.leading() + ",\"ready\":" + controller.ready() + "}\n");
+        });
   }
 
   public void start() {

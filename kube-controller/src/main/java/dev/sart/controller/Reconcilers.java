@@ -11,7 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One leadership term: the informers and the reconcilers of the mode, started together, closed together. */
+/**
+ * One leadership term: the informers and the reconcilers of the mode, started together, closed
+ * together.
+ */
 final class Reconcilers implements AutoCloseable {
   private final Informers informers;
   private final Events events;
@@ -24,9 +27,16 @@ final class Reconcilers implements AutoCloseable {
     events = new Events(client);
     var bgp = new ClusterBgpReconciler(informers, events, metrics);
     running.add(bgp);
-    services = config.mode().lb() ? new ServiceReconciler(informers, config.loadBalancerClass(), events, metrics) : null;
-    var adverts = config.mode().lb() ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics) : null;
-    // pools also serve service pools (their AddressBlock, deletion guard), so they run in every mode
+    services =
+        config.mode().lb()
+            ? new ServiceReconciler(informers, config.loadBalancerClass(), events, metrics)
+            : null;
+    var adverts =
+        config.mode().lb()
+            ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics)
+            : null;
+    // pools also serve service pools (their AddressBlock, deletion guard), so they run in every
+    // mode
     var pools = new PoolReconciler(informers, events, metrics);
     running.add(pools);
     if (services != null) {
@@ -35,7 +45,10 @@ final class Reconcilers implements AutoCloseable {
     }
   }
 
-  /** Fills the caches, then starts every reconciler (the Service reconciler restores allocations first). */
+  /**
+   * Fills the caches, then starts every reconciler (the Service reconciler restores allocations
+   * first).
+   */
   void start() throws Exception {
     informers.start();
     synced = true;

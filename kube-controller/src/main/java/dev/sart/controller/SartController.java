@@ -42,28 +42,37 @@ public final class SartController implements AutoCloseable {
     if (closed) {
       return;
     }
-    var elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-        .withName(config.leaseName())
-        .withLock(new LeaseLock(config.leaseNamespace(), config.leaseName(), config.identity()))
-        .withLeaseDuration(config.leaseDuration())
-        .withRenewDeadline(config.renewDeadline())
-        .withRetryPeriod(config.retryPeriod())
-        .withReleaseOnCancel(true)
-        .withLeaderCallbacks(new LeaderCallbacks(
-            () -> {
-              try {
-                lead();
-              } catch (Exception e) {
-                LOG.severe("leading failed identity=" + config.identity() + " error=" + e);
-              }
-            },
-            () -> {
-              LOG.info("leadership lost identity=" + config.identity());
-              stopLeading();
-              Thread.ofVirtual().start(this::elect);
-            },
-            leader -> LOG.info("leader identity=" + leader)))
-        .build()).build();
+    var elector =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(config.leaseName())
+                    .withLock(
+                        new LeaseLock(
+                            config.leaseNamespace(), config.leaseName(), config.identity()))
+                    .withLeaseDuration(config.leaseDuration())
+                    .withRenewDeadline(config.renewDeadline())
+                    .withRetryPeriod(config.retryPeriod())
+                    .withReleaseOnCancel(true)
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(
+                            () -> {
+                              try {
+                                lead();
+                              } catch (Exception e) {
+                                LOG.severe(
+                                    "leading failed identity=" + config.identity() + " error=" + e);
+                              }
+                            },
+                            () -> {
+                              LOG.info("leadership lost identity=" + config.identity());
+                              stopLeading();
+                              Thread.ofVirtual().start(this::elect);
+                            },
+                            leader -> LOG.info("leader identity=" + leader)))
+                    .build())
+            .build();
     election = elector.start();
   }
 

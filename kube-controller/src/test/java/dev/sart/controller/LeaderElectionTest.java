@@ -18,7 +18,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Two controller replicas on one Lease: one reconciles; when it goes, the other takes over without duplicates. */
+/**
+ * Two controller replicas on one Lease: one reconciles; when it goes, the other takes over without
+ * duplicates.
+ */
 class LeaderElectionTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -29,8 +32,9 @@ class LeaderElectionTest {
   private SartController b;
 
   private SartController replica(KubernetesClient client, String name) throws Exception {
-    var config = ControllerConfig.defaults(name)
-        .withLease(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300));
+    var config =
+        ControllerConfig.defaults(name)
+            .withLease(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300));
     var controller = new SartController(client, config, new Metrics());
     controller.start();
     return controller;

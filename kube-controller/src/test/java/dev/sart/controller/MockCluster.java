@@ -8,84 +8,149 @@ import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.CrdManifests;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Test helpers: objects as a user would create them, against fabric8's mock API server in CRUD mode. */
+/**
+ * Test helpers: objects as a user would create them, against fabric8's mock API server in CRUD
+ * mode.
+ */
 public final class MockCluster {
   private MockCluster() {}
 
   public static KubernetesMockServer server() {
     // CRUD mode: a real HTTP API with watches, keeping what is created
-    var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    var server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
     server.init();
     try (var client = server.createClient()) {
       for (var yaml : CrdManifests.yaml()) {
-        client.apiextensions().v1().customResourceDefinitions()
-            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class)).create();
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
+            .create();
       }
     }
     return server;
   }
 
-  public static AddressPool pool(KubernetesClient client, String name, String cidr, boolean autoAssign) {
-    return client.resource(new AddressPool(name, new AddressPoolSpec(cidr, AddressType.SERVICE, null, autoAssign))).create();
+  public static AddressPool pool(
+      KubernetesClient client, String name, String cidr, boolean autoAssign) {
+    return client
+        .resource(
+            new AddressPool(name, new AddressPoolSpec(cidr, AddressType.SERVICE, null, autoAssign)))
+        .create();
   }
 
-  public static ServiceBuilder lbService(String namespace, String name, Map<String, String> annotations) {
+  public static ServiceBuilder lbService(
+      String namespace, String name, Map<String, String> annotations) {
     return new ServiceBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name).withAnnotations(annotations).endMetadata()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withAnnotations(annotations)
+        .endMetadata()
         .withNewSpec()
         .withType("LoadBalancer")
         .withExternalTrafficPolicy("Cluster")
         .withSelector(Map.of("app", name))
-        .addNewPort().withName("http").withPort(80).withProtocol("TCP").withTargetPort(new IntOrString(8080)).endPort()
+        .addNewPort()
+        .withName("http")
+        .withPort(80)
+        .withProtocol("TCP")
+        .withTargetPort(new IntOrString(8080))
+        .endPort()
         .endSpec();
   }
 
   public static BGPPeer peer(KubernetesClient client, String node, String addr, String... groups) {
-    var peer = new BGPPeer(node + "-65000-" + addr, new BGPPeerSpec(65000L, addr, null, null, null, node, null,
-        new SpeakerConfig("127.0.0.1:5000", null, null), groups.length == 0 ? null : List.of(groups)));
+    var peer =
+        new BGPPeer(
+            node + "-65000-" + addr,
+            new BGPPeerSpec(
+                65000L,
+                addr,
+                null,
+                null,
+                null,
+                node,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                groups.length == 0 ? null : List.of(groups)));
     peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
     return client.resource(peer).create();
   }
 
   public static BGPPeer peerSpec(String node, String addr) {
-    var peer = new BGPPeer(node + "-65000-" + addr, new BGPPeerSpec(65000L, addr, null, null, null, node, null,
-        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    var peer =
+        new BGPPeer(
+            node + "-65000-" + addr,
+            new BGPPeerSpec(
+                65000L,
+                addr,
+                null,
+                null,
+                null,
+                node,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
     peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
     return peer;
   }
 
-  /** An EndpointSlice as the EndpointSlice controller would write it (the mock runs no controllers). */
-  public static EndpointSlice slice(String namespace, String service, String name, List<Endpoint> endpoints) {
+  /**
+   * An EndpointSlice as the EndpointSlice controller would write it (the mock runs no controllers).
+   */
+  public static EndpointSlice slice(
+      String namespace, String service, String name, List<Endpoint> endpoints) {
     return new EndpointSliceBuilder()
-        .withNewMetadata().withNamespace(namespace).withName(name)
-        .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service)).endMetadata()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service))
+        .endMetadata()
         .withAddressType("IPv4")
         .withEndpoints(endpoints)
-        .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort()
+        .addNewPort()
+        .withName("http")
+        .withPort(8080)
+        .withProtocol("TCP")
+        .endPort()
         .build();
   }
 
   public static Endpoint endpoint(String ip, String node, boolean ready, boolean terminating) {
-    return new EndpointBuilder().withAddresses(ip).withNodeName(node)
-        .withNewConditions().withReady(ready).withServing(ready || terminating).withTerminating(terminating).endConditions()
+    return new EndpointBuilder()
+        .withAddresses(ip)
+        .withNodeName(node)
+        .withNewConditions()
+        .withReady(ready)
+        .withServing(ready || terminating)
+        .withTerminating(terminating)
+        .endConditions()
         .build();
   }
 
@@ -94,7 +159,9 @@ public final class MockCluster {
   }
 
   public static List<String> ingressOf(Service service) {
-    if (service == null || service.getStatus() == null || service.getStatus().getLoadBalancer() == null
+    if (service == null
+        || service.getStatus() == null
+        || service.getStatus().getLoadBalancer() == null
         || service.getStatus().getLoadBalancer().getIngress() == null) {
       return List.of();
     }

@@ -50,20 +50,25 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * kube-controller/manifests/rbac.yaml grants exactly what the controller does: a controller (dual mode,
- * leader election) runs through every reconciler's work against the mock API server, every request it
- * sends is recorded (told apart from the test's own by its User-Agent) and turned into the RBAC
- * attributes an API server would check (verb, group, resource/subresource, namespace); each must be
- * allowed by the ClusterRole or the leader-election Role, and each granted verb must have been used,
- * except the few listed in {@link #NOT_EXERCISED} with the reason.
+ * kube-controller/manifests/rbac.yaml grants exactly what the controller does: a controller (dual
+ * mode, leader election) runs through every reconciler's work against the mock API server, every
+ * request it sends is recorded (told apart from the test's own by its User-Agent) and turned into
+ * the RBAC attributes an API server would check (verb, group, resource/subresource, namespace);
+ * each must be allowed by the ClusterRole or the leader-election Role, and each granted verb must
+ * have been used, except the few listed in {@link #NOT_EXERCISED} with the reason.
  */
 class RbacTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String AGENT = "sart-controller-rbac-test";
-  /** Granted but possibly not sent in this run: a fall-back when the cache lags, or needed by an admission plugin. */
-  private static final Set<String> NOT_EXERCISED = Set.of(
-      "get /nodes",                          // a BlockRequest's node not yet in the cache
-      "update sart.terassyi.net/addresspools/finalizers"); // OwnerReferencesPermissionEnforcement (blockOwnerDeletion)
+
+  /**
+   * Granted but possibly not sent in this run: a fall-back when the cache lags, or needed by an
+   * admission plugin.
+   */
+  private static final Set<String> NOT_EXERCISED =
+      Set.of(
+          "get /nodes", // a BlockRequest's node not yet in the cache
+          "update sart.terassyi.net/addresspools/finalizers"); // OwnerReferencesPermissionEnforcement (blockOwnerDeletion)
 
   private KubernetesMockServer server;
   private KubernetesClient client;
@@ -81,8 +86,10 @@ class RbacTest {
   void setUp() {
     server = MockCluster.server();
     client = server.createClient();
-    controllerClient = new KubernetesClientBuilder()
-        .withConfig(new ConfigBuilder(client.getConfiguration()).withUserAgent(AGENT).build()).build();
+    controllerClient =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder(client.getConfiguration()).withUserAgent(AGENT).build())
+            .build();
   }
 
   @AfterEach
@@ -95,10 +102,16 @@ class RbacTest {
     server.destroy();
   }
 
-  /** {@code /api/v1/namespaces/ns/services/x/status?watch=true} → (watch, "", services/status, ns). */
+  /**
+   * {@code /api/v1/namespaces/ns/services/x/status?watch=true} → (watch, "", services/status, ns).
+   */
   static Access access(String method, String pathAndQuery) {
-    var query = pathAndQuery.contains("?") ? pathAndQuery.substring(pathAndQuery.indexOf('?') + 1) : "";
-    var path = pathAndQuery.contains("?") ? pathAndQuery.substring(0, pathAndQuery.indexOf('?')) : pathAndQuery;
+    var query =
+        pathAndQuery.contains("?") ? pathAndQuery.substring(pathAndQuery.indexOf('?') + 1) : "";
+    var path =
+        pathAndQuery.contains("?")
+            ? pathAndQuery.substring(0, pathAndQuery.indexOf('?'))
+            : pathAndQuery;
     var parts = new ArrayList<>(List.of(path.substring(1).split("/")));
     String group;
     if (parts.getFirst().equals("api")) {
@@ -115,20 +128,25 @@ class RbacTest {
     }
     var resource = parts.getFirst() + (parts.size() > 2 ? "/" + parts.get(2) : "");
     boolean named = parts.size() > 1;
-    var verb = switch (method) {
-      case "GET" -> query.contains("watch=true") ? "watch" : named ? "get" : "list";
-      case "POST" -> "create";
-      case "PUT" -> "update";
-      case "PATCH" -> "patch";
-      case "DELETE" -> named ? "delete" : "deletecollection";
-      default -> throw new IllegalArgumentException(method);
-    };
+    var verb =
+        switch (method) {
+          case "GET" -> query.contains("watch=true") ? "watch" : named ? "get" : "list";
+          case "POST" -> "create";
+          case "PUT" -> "update";
+          case "PATCH" -> "patch";
+          case "DELETE" -> named ? "delete" : "deletecollection";
+          default -> throw new IllegalArgumentException(method);
+        };
     return new Access(verb, group, resource, namespace);
   }
 
   private static boolean allows(List<PolicyRule> rules, Access access) {
-    return rules.stream().anyMatch(r -> r.getApiGroups().contains(access.group()) && r.getResources().contains(access.resource())
-        && r.getVerbs().contains(access.verb()));
+    return rules.stream()
+        .anyMatch(
+            r ->
+                r.getApiGroups().contains(access.group())
+                    && r.getResources().contains(access.resource())
+                    && r.getVerbs().contains(access.verb()));
   }
 
   private static List<HasMetadata> rbac() throws Exception {
@@ -142,76 +160,200 @@ class RbacTest {
   }
 
   private void node(String name, String ip, Map<String, String> labels) {
-    client.resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
-        .withNewStatus().addNewAddress().withType("InternalIP").withAddress(ip).endAddress().endStatus().build()).create();
+    client
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .withNewStatus()
+                .addNewAddress()
+                .withType("InternalIP")
+                .withAddress(ip)
+                .endAddress()
+                .endStatus()
+                .build())
+        .create();
   }
 
-  /** Every reconciler's creates, status writes, finalizer edits and deletes, as users and agents cause them. */
+  /**
+   * Every reconciler's creates, status writes, finalizer edits and deletes, as users and agents
+   * cause them.
+   */
   private void exercise() {
     node("node1", "169.254.1.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
     node("node2", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    client.resource(new BGPPeerTemplate("router0", new BGPPeerTemplateSpec(65000L, "9.9.9.9", null, null, null, null))).create();
-    client.resource(new ClusterBGP("cluster-a", new ClusterBGPSpec(Map.of("bgp", "a"),
-        new AsnSelector(AsnSelector.From.LABEL, null), new RouterIdSelector(RouterIdSelector.From.INTERNAL_ADDRESS, null),
-        new SpeakerConfig("127.0.0.1:5000", null, null), List.of(new PeerConfig("router0", null, Map.of()))))).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BGPPeer.class).list().getItems().size() == 2
-        && client.resources(ClusterBGP.class).withName("cluster-a").get().getStatus() != null);
+    client
+        .resource(
+            new BGPPeerTemplate(
+                "router0", new BGPPeerTemplateSpec(65000L, "9.9.9.9", null, null, null, null)))
+        .create();
+    client
+        .resource(
+            new ClusterBGP(
+                "cluster-a",
+                new ClusterBGPSpec(
+                    Map.of("bgp", "a"),
+                    new AsnSelector(AsnSelector.From.LABEL, null),
+                    new RouterIdSelector(RouterIdSelector.From.INTERNAL_ADDRESS, null),
+                    new SpeakerConfig("127.0.0.1:5000", null, null),
+                    List.of(new PeerConfig("router0", null, Map.of())))))
+        .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.resources(BGPPeer.class).list().getItems().size() == 2
+                    && client.resources(ClusterBGP.class).withName("cluster-a").get().getStatus()
+                        != null);
     // the template changes: generated peers and the NodeBGPs' peer lists are edited
-    client.resources(BGPPeerTemplate.class).withName("router0").edit(t -> {
-      t.setSpec(new BGPPeerTemplateSpec(65000L, "9.9.9.9", null, 90L, 30L, null));
-      return t;
-    });
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BGPPeer.class).list().getItems().stream()
-        .allMatch(p -> Long.valueOf(90).equals(p.getSpec().holdTime())));
+    client
+        .resources(BGPPeerTemplate.class)
+        .withName("router0")
+        .edit(
+            t -> {
+              t.setSpec(new BGPPeerTemplateSpec(65000L, "9.9.9.9", null, 90L, 30L, null));
+              return t;
+            });
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.resources(BGPPeer.class).list().getItems().stream()
+                    .allMatch(p -> Long.valueOf(90).equals(p.getSpec().holdTime())));
 
     // Services: address, Event, pool finalizer and status, service pool block, advertisement
-    client.resource(new AddressPool("lb", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true))).create();
+    client
+        .resource(
+            new AddressPool(
+                "lb", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true)))
+        .create();
     client.resource(lbService("test", "svc", Map.of()).build()).create();
-    client.resource(slice("test", "svc", "svc-1", List.of(endpoint("10.100.0.1", "node1", true, false)))).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> {
-      var advert = client.resources(BGPAdvertisement.class).inNamespace("test").withName("svc-10-0-1-1").get();
-      return advert.getStatus() != null && advert.getStatus().peers().size() == 2
-          && client.resources(AddressPool.class).withName("lb").get().getStatus() != null;
-    });
+    client
+        .resource(
+            slice("test", "svc", "svc-1", List.of(endpoint("10.100.0.1", "node1", true, false))))
+        .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var advert =
+                  client
+                      .resources(BGPAdvertisement.class)
+                      .inNamespace("test")
+                      .withName("svc-10-0-1-1")
+                      .get();
+              return advert.getStatus() != null
+                  && advert.getStatus().peers().size() == 2
+                  && client.resources(AddressPool.class).withName("lb").get().getStatus() != null;
+            });
 
     // pod pool: a node's request gets a block
-    client.resource(new AddressPool("pods", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, false))).create();
+    client
+        .resource(
+            new AddressPool("pods", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, false)))
+        .create();
     client.resource(new BlockRequest("pods-node2", new BlockRequestSpec("pods", "node2"))).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BlockRequest.class).withName("pods-node2").get()
-        .getStatus().block() != null && client.resources(AddressBlock.class).withName("pods-0").get().getStatus() != null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                            .resources(BlockRequest.class)
+                            .withName("pods-node2")
+                            .get()
+                            .getStatus()
+                            .block()
+                        != null
+                    && client.resources(AddressBlock.class).withName("pods-0").get().getStatus()
+                        != null);
 
-    // the Service goes away: advertisement withdrawn, deleted, its finalizer released once the agents are done
+    // the Service goes away: advertisement withdrawn, deleted, its finalizer released once the
+    // agents are done
     client.services().inNamespace("test").withName("svc").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BGPAdvertisement.class).inNamespace("test")
-        .withName("svc-10-0-1-1").get().getStatus().peers().values().stream().allMatch(s -> s.name().equals("Withdraw")));
-    client.resources(BGPAdvertisement.class).inNamespace("test").withName("svc-10-0-1-1").subresource("status")
-        .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                    .resources(BGPAdvertisement.class)
+                    .inNamespace("test")
+                    .withName("svc-10-0-1-1")
+                    .get()
+                    .getStatus()
+                    .peers()
+                    .values()
+                    .stream()
+                    .allMatch(s -> s.name().equals("Withdraw")));
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("test")
+        .withName("svc-10-0-1-1")
+        .subresource("status")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
             "[{\"op\":\"replace\",\"path\":\"/status/peers\",\"value\":{}}]");
-    await().ignoreExceptions().atMost(WAIT).until(() ->
-        client.resources(BGPAdvertisement.class).inNamespace("test").withName("svc-10-0-1-1").get() == null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                        .resources(BGPAdvertisement.class)
+                        .inNamespace("test")
+                        .withName("svc-10-0-1-1")
+                        .get()
+                    == null);
 
-    // node2 leaves the ClusterBGP (NodeBGP and peer deleted), then is deleted itself (its pod block collected)
-    client.nodes().withName("node2").edit(n -> {
-      n.getMetadata().getLabels().put("bgp", "b");
-      return n;
-    });
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(NodeBGP.class).withName("node2").get() == null);
-    client.resources(AddressBlock.class).withName("pods-0").edit(b -> {
-      b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
-      return b;
-    });
+    // node2 leaves the ClusterBGP (NodeBGP and peer deleted), then is deleted itself (its pod block
+    // collected)
+    client
+        .nodes()
+        .withName("node2")
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("bgp", "b");
+              return n;
+            });
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(NodeBGP.class).withName("node2").get() == null);
+    client
+        .resources(AddressBlock.class)
+        .withName("pods-0")
+        .edit(
+            b -> {
+              b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
+              return b;
+            });
     client.nodes().withName("node2").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressBlock.class).withName("pods-0").get() == null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(AddressBlock.class).withName("pods-0").get() == null);
 
     // pools deleted: finalizers released once nothing uses them
     client.resources(AddressPool.class).withName("pods").delete();
     client.resources(AddressPool.class).withName("lb").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).list().getItems().isEmpty());
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(AddressPool.class).list().getItems().isEmpty());
   }
 
   @Test
   void theRolesAllowEveryRequestOfTheControllerAndNothingItDoesNotUse() throws Exception {
-    var config = ControllerConfig.defaults("rbac-test").withLease(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    var config =
+        ControllerConfig.defaults("rbac-test")
+            .withLease(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(1));
     controller = new SartController(controllerClient, config, new Metrics());
     controller.start();
     await().atMost(WAIT).until(controller::leading);
@@ -220,23 +362,35 @@ class RbacTest {
     controller = null;
 
     var objects = rbac();
-    var clusterRules = objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
-        .flatMap(r -> r.getRules().stream()).toList();
+    var clusterRules =
+        objects.stream()
+            .filter(ClusterRole.class::isInstance)
+            .map(ClusterRole.class::cast)
+            .flatMap(r -> r.getRules().stream())
+            .toList();
     var roles = objects.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
     var used = new TreeSet<String>();
     var denied = new TreeSet<String>();
     int seen = 0;
-    for (var request = server.takeRequest(1, TimeUnit.SECONDS); request != null; request = server.takeRequest(1, TimeUnit.SECONDS)) {
+    for (var request = server.takeRequest(1, TimeUnit.SECONDS);
+        request != null;
+        request = server.takeRequest(1, TimeUnit.SECONDS)) {
       if (!AGENT.equals(request.getHeader("User-Agent"))) {
         continue;
       }
       seen++;
       var access = access(request.getMethod(), request.getPath());
       used.add(access.grant());
-      boolean allowed = allows(clusterRules, access) || roles.stream()
-          .anyMatch(r -> r.getMetadata().getNamespace().equals(access.namespace()) && allows(r.getRules(), access));
+      boolean allowed =
+          allows(clusterRules, access)
+              || roles.stream()
+                  .anyMatch(
+                      r ->
+                          r.getMetadata().getNamespace().equals(access.namespace())
+                              && allows(r.getRules(), access));
       if (!allowed) {
-        denied.add(access.grant() + (access.namespace() == null ? "" : " in " + access.namespace()));
+        denied.add(
+            access.grant() + (access.namespace() == null ? "" : " in " + access.namespace()));
       }
     }
     assertTrue(seen > 50, "the controller's requests were recorded: " + seen);
@@ -267,13 +421,24 @@ class RbacTest {
 
   @Test
   void requestPathsMapToRbacAttributes() {
-    assertEquals(new Access("watch", "", "services", null), access("GET", "/api/v1/services?allowWatchBookmarks=true&watch=true"));
-    assertEquals(new Access("patch", "", "services/status", "test"), access("PATCH", "/api/v1/namespaces/test/services/s/status"));
-    assertEquals(new Access("list", "sart.terassyi.net", "addressblocks", null), access("GET", "/apis/sart.terassyi.net/v1alpha2/addressblocks"));
-    assertEquals(new Access("get", "coordination.k8s.io", "leases", "kube-system"),
-        access("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/sart-controller"));
-    assertEquals(new Access("create", "", "events", "test"), access("POST", "/api/v1/namespaces/test/events"));
-    assertEquals(new Access("delete", "sart.terassyi.net", "bgpadvertisements", "test"),
+    assertEquals(
+        new Access("watch", "", "services", null),
+        access("GET", "/api/v1/services?allowWatchBookmarks=true&watch=true"));
+    assertEquals(
+        new Access("patch", "", "services/status", "test"),
+        access("PATCH", "/api/v1/namespaces/test/services/s/status"));
+    assertEquals(
+        new Access("list", "sart.terassyi.net", "addressblocks", null),
+        access("GET", "/apis/sart.terassyi.net/v1alpha2/addressblocks"));
+    assertEquals(
+        new Access("get", "coordination.k8s.io", "leases", "kube-system"),
+        access(
+            "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/sart-controller"));
+    assertEquals(
+        new Access("create", "", "events", "test"),
+        access("POST", "/api/v1/namespaces/test/events"));
+    assertEquals(
+        new Access("delete", "sart.terassyi.net", "bgpadvertisements", "test"),
         access("DELETE", "/apis/sart.terassyi.net/v1alpha2/namespaces/test/bgpadvertisements/a"));
   }
 }

@@ -20,7 +20,9 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code sart bgp ...}: sart's commands, same names and JSON. */
-@Command(name = "bgp", description = "The BGP speaker",
+@Command(
+    name = "bgp",
+    description = "The BGP speaker",
     subcommands = {BgpCommands.Global.class, BgpCommands.Neighbor.class})
 final class BgpCommands {
 
@@ -56,12 +58,16 @@ final class BgpCommands {
 
   static AddressFamily family(String afi, String safi) {
     AddressFamily.Builder b = AddressFamily.newBuilder();
-    b.setAfi(switch (afi.toLowerCase(Locale.ROOT)) {
-      case "ipv4", "4" -> AddressFamily.Afi.AFI_IP4;
-      case "ipv6", "6" -> AddressFamily.Afi.AFI_IP6;
-      default -> throw new IllegalArgumentException("afi must be ipv4 or ipv6: " + afi);
-    });
-    b.setSafi("multicast".equalsIgnoreCase(safi) ? AddressFamily.Safi.SAFI_MULTICAST : AddressFamily.Safi.SAFI_UNICAST);
+    b.setAfi(
+        switch (afi.toLowerCase(Locale.ROOT)) {
+          case "ipv4", "4" -> AddressFamily.Afi.AFI_IP4;
+          case "ipv6", "6" -> AddressFamily.Afi.AFI_IP6;
+          default -> throw new IllegalArgumentException("afi must be ipv4 or ipv6: " + afi);
+        });
+    b.setSafi(
+        "multicast".equalsIgnoreCase(safi)
+            ? AddressFamily.Safi.SAFI_MULTICAST
+            : AddressFamily.Safi.SAFI_UNICAST);
     return b.build();
   }
 
@@ -74,14 +80,26 @@ final class BgpCommands {
     }
     List<List<String>> rows = new ArrayList<>();
     for (Path p : paths) {
-      rows.add(List.of(p.getBest() ? "*" : "", p.getNlri(), String.join(",", p.getNextHopsList()), Views.asPath(p),
-          Views.origin(p.getOrigin()), Integer.toUnsignedString(p.getLocalPref()), Integer.toUnsignedString(p.getMed()),
-          p.getPeerAddr().isEmpty() ? "local" : p.getPeerAddr()));
+      rows.add(
+          List.of(
+              p.getBest() ? "*" : "",
+              p.getNlri(),
+              String.join(",", p.getNextHopsList()),
+              Views.asPath(p),
+              Views.origin(p.getOrigin()),
+              Integer.toUnsignedString(p.getLocalPref()),
+              Integer.toUnsignedString(p.getMed()),
+              p.getPeerAddr().isEmpty() ? "local" : p.getPeerAddr()));
     }
-    Output.table(c.out(), List.of("BEST", "PREFIX", "NEXT HOP", "AS PATH", "ORIGIN", "LOCAL PREF", "MED", "FROM"), rows);
+    Output.table(
+        c.out(),
+        List.of("BEST", "PREFIX", "NEXT HOP", "AS PATH", "ORIGIN", "LOCAL PREF", "MED", "FROM"),
+        rows);
   }
 
-  @Command(name = "global", description = "The speaker itself",
+  @Command(
+      name = "global",
+      description = "The speaker itself",
       subcommands = {Global.Get.class, Global.Set.class, Global.Health.class, Global.Rib.class})
   static final class Global {
 
@@ -101,8 +119,13 @@ final class BgpCommands {
           m.put("multiPath", i.getMultiPath());
           Output.structured(c.out(), c.format(), m);
         } else {
-          c.out().printf("sartd BGP speaker, port %d%n  ASN:        %s%n  Router ID:  %s%n  Multipath:  %s%n",
-              i.getPort(), Integer.toUnsignedString(i.getAsn()), i.getRouterId(), i.getMultiPath());
+          c.out()
+              .printf(
+                  "sartd BGP speaker, port %d%n  ASN:        %s%n  Router ID:  %s%n  Multipath:  %s%n",
+                  i.getPort(),
+                  Integer.toUnsignedString(i.getAsn()),
+                  i.getRouterId(),
+                  i.getMultiPath());
           c.out().flush();
         }
         return 0;
@@ -113,30 +136,36 @@ final class BgpCommands {
     static final class Set implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Option(names = "--asn", description = "local AS") Long asn;
+      @Option(names = "--asn", description = "local AS")
+      Long asn;
 
-      @Option(names = "--router-id", description = "router id (IPv4)") String routerId;
+      @Option(names = "--router-id", description = "router id (IPv4)")
+      String routerId;
 
-      @Option(names = "--multi-path", arity = "1", description = "true or false") Boolean multiPath;
+      @Option(names = "--multi-path", arity = "1", description = "true or false")
+      Boolean multiPath;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
         if (asn == null && routerId == null && multiPath == null) {
-          throw new IllegalArgumentException("give at least one of --asn, --router-id, --multi-path");
+          throw new IllegalArgumentException(
+              "give at least one of --asn, --router-id, --multi-path");
         }
-        c.call(s -> {
-          if (asn != null) {
-            s.setAS(SetASRequest.newBuilder().setAsn(asn.intValue()).build());
-          }
-          if (routerId != null) {
-            s.setRouterId(SetRouterIdRequest.newBuilder().setRouterId(routerId).build());
-          }
-          if (multiPath != null) {
-            s.configureMultiPath(ConfigureMultiPathRequest.newBuilder().setEnable(multiPath).build());
-          }
-          return null;
-        });
+        c.call(
+            s -> {
+              if (asn != null) {
+                s.setAS(SetASRequest.newBuilder().setAsn(asn.intValue()).build());
+              }
+              if (routerId != null) {
+                s.setRouterId(SetRouterIdRequest.newBuilder().setRouterId(routerId).build());
+              }
+              if (multiPath != null) {
+                s.configureMultiPath(
+                    ConfigureMultiPathRequest.newBuilder().setEnable(multiPath).build());
+              }
+              return null;
+            });
         return 0;
       }
     }
@@ -155,13 +184,24 @@ final class BgpCommands {
       }
     }
 
-    @Command(name = "rib", description = "The Loc-RIB", subcommands = {Rib.Get.class, Rib.Add.class, Rib.Del.class})
+    @Command(
+        name = "rib",
+        description = "The Loc-RIB",
+        subcommands = {Rib.Get.class, Rib.Add.class, Rib.Del.class})
     static final class Rib {
-      @Option(names = {"-a", "--afi"}, defaultValue = "ipv4", scope = picocli.CommandLine.ScopeType.INHERIT,
-          description = "ipv4 or ipv6") String afi;
+      @Option(
+          names = {"-a", "--afi"},
+          defaultValue = "ipv4",
+          scope = picocli.CommandLine.ScopeType.INHERIT,
+          description = "ipv4 or ipv6")
+      String afi;
 
-      @Option(names = {"-s", "--safi"}, defaultValue = "unicast", scope = picocli.CommandLine.ScopeType.INHERIT,
-          description = "unicast") String safi;
+      @Option(
+          names = {"-s", "--safi"},
+          defaultValue = "unicast",
+          scope = picocli.CommandLine.ScopeType.INHERIT,
+          description = "unicast")
+      String safi;
 
       @Command(name = "get", description = "Every path of the family, best marked")
       static final class Get implements Callable<Integer> {
@@ -170,9 +210,16 @@ final class BgpCommands {
 
         @Override
         public Integer call() {
-        Ctx c = new Ctx(spec);
-          printPaths(c, c.call(s -> s.getPath(GetPathRequest.newBuilder().setFamily(family(rib.afi, rib.safi)).build()))
-              .getPathsList());
+          Ctx c = new Ctx(spec);
+          printPaths(
+              c,
+              c.call(
+                      s ->
+                          s.getPath(
+                              GetPathRequest.newBuilder()
+                                  .setFamily(family(rib.afi, rib.safi))
+                                  .build()))
+                  .getPathsList());
           return 0;
         }
       }
@@ -182,15 +229,23 @@ final class BgpCommands {
         @Spec CommandSpec spec;
         @ParentCommand Rib rib;
 
-        @Parameters(arity = "1..*", description = "prefixes") List<String> prefixes;
+        @Parameters(arity = "1..*", description = "prefixes")
+        List<String> prefixes;
 
-        @Option(names = {"-t", "--attr"}, description = "origin=igp|egp|incomplete, local_pref=N, med=N, "
-            + "community=A:B, large_community=A:B:C (repeatable)") List<String> attrs = new ArrayList<>();
+        @Option(
+            names = {"-t", "--attr"},
+            description =
+                "origin=igp|egp|incomplete, local_pref=N, med=N, "
+                    + "community=A:B, large_community=A:B:C (repeatable)")
+        List<String> attrs = new ArrayList<>();
 
         @Override
         public Integer call() {
-        Ctx c = new Ctx(spec);
-          AddPathRequest.Builder b = AddPathRequest.newBuilder().setFamily(family(rib.afi, rib.safi)).addAllPrefixes(prefixes);
+          Ctx c = new Ctx(spec);
+          AddPathRequest.Builder b =
+              AddPathRequest.newBuilder()
+                  .setFamily(family(rib.afi, rib.safi))
+                  .addAllPrefixes(prefixes);
           List<Integer> communities = new ArrayList<>();
           List<LargeCommunity> large = new ArrayList<>();
           for (String a : attrs) {
@@ -201,34 +256,59 @@ final class BgpCommands {
             String k = a.substring(0, eq).strip();
             String v = a.substring(eq + 1).strip();
             switch (k) {
-              case "origin" -> b.addAttributes(Any.pack(OriginAttribute.newBuilder().setValue(switch (v) {
-                case "igp", "i", "0" -> 0;
-                case "egp", "e", "1" -> 1;
-                case "incomplete", "?", "2" -> 2;
-                default -> throw new IllegalArgumentException("origin is igp, egp or incomplete: " + v);
-              }).build()));
-              case "local_pref" -> b.addAttributes(Any.pack(LocalPrefAttribute.newBuilder()
-                  .setValue(Integer.parseUnsignedInt(v)).build()));
-              case "med", "multi_exit_disc" -> b.addAttributes(Any.pack(MultiExitDiscAttribute.newBuilder()
-                  .setValue(Integer.parseUnsignedInt(v)).build()));
+              case "origin" ->
+                  b.addAttributes(
+                      Any.pack(
+                          OriginAttribute.newBuilder()
+                              .setValue(
+                                  switch (v) {
+                                    case "igp", "i", "0" -> 0;
+                                    case "egp", "e", "1" -> 1;
+                                    case "incomplete", "?", "2" -> 2;
+                                    default ->
+                                        throw new IllegalArgumentException(
+                                            "origin is igp, egp or incomplete: " + v);
+                                  })
+                              .build()));
+              case "local_pref" ->
+                  b.addAttributes(
+                      Any.pack(
+                          LocalPrefAttribute.newBuilder()
+                              .setValue(Integer.parseUnsignedInt(v))
+                              .build()));
+              case "med", "multi_exit_disc" ->
+                  b.addAttributes(
+                      Any.pack(
+                          MultiExitDiscAttribute.newBuilder()
+                              .setValue(Integer.parseUnsignedInt(v))
+                              .build()));
               case "community" -> {
                 String[] p = v.split(":");
                 communities.add((Integer.parseInt(p[0]) << 16) | Integer.parseInt(p[1]));
               }
               case "large_community" -> {
                 String[] p = v.split(":");
-                large.add(LargeCommunity.newBuilder().setGlobalAdmin(Integer.parseUnsignedInt(p[0]))
-                    .setLocalData1(Integer.parseUnsignedInt(p[1])).setLocalData2(Integer.parseUnsignedInt(p[2])).build());
+                large.add(
+                    LargeCommunity.newBuilder()
+                        .setGlobalAdmin(Integer.parseUnsignedInt(p[0]))
+                        .setLocalData1(Integer.parseUnsignedInt(p[1]))
+                        .setLocalData2(Integer.parseUnsignedInt(p[2]))
+                        .build());
               }
-              default -> throw new IllegalArgumentException("unknown attribute " + k
-                  + " (origin, local_pref, med, community, large_community)");
+              default ->
+                  throw new IllegalArgumentException(
+                      "unknown attribute "
+                          + k
+                          + " (origin, local_pref, med, community, large_community)");
             }
           }
           if (!communities.isEmpty()) {
-            b.addAttributes(Any.pack(CommunitiesAttribute.newBuilder().addAllCommunities(communities).build()));
+            b.addAttributes(
+                Any.pack(CommunitiesAttribute.newBuilder().addAllCommunities(communities).build()));
           }
           if (!large.isEmpty()) {
-            b.addAttributes(Any.pack(LargeCommunitiesAttribute.newBuilder().addAllCommunities(large).build()));
+            b.addAttributes(
+                Any.pack(LargeCommunitiesAttribute.newBuilder().addAllCommunities(large).build()));
           }
           c.call(s -> s.addPath(b.build()));
           return 0;
@@ -240,37 +320,71 @@ final class BgpCommands {
         @Spec CommandSpec spec;
         @ParentCommand Rib rib;
 
-        @Parameters(arity = "1..*", description = "prefixes") List<String> prefixes;
+        @Parameters(arity = "1..*", description = "prefixes")
+        List<String> prefixes;
 
         @Override
         public Integer call() {
-        Ctx c = new Ctx(spec);
-          c.call(s -> s.deletePath(DeletePathRequest.newBuilder().setFamily(family(rib.afi, rib.safi))
-              .addAllPrefixes(prefixes).build()));
+          Ctx c = new Ctx(spec);
+          c.call(
+              s ->
+                  s.deletePath(
+                      DeletePathRequest.newBuilder()
+                          .setFamily(family(rib.afi, rib.safi))
+                          .addAllPrefixes(prefixes)
+                          .build()));
           return 0;
         }
       }
     }
   }
 
-  @Command(name = "neighbor", description = "Peers",
-      subcommands = {Neighbor.Get.class, Neighbor.List_.class, Neighbor.Add.class, Neighbor.Del.class, Neighbor.Rib.class,
-          Neighbor.Refresh.class})
+  @Command(
+      name = "neighbor",
+      description = "Peers",
+      subcommands = {
+        Neighbor.Get.class,
+        Neighbor.List_.class,
+        Neighbor.Add.class,
+        Neighbor.Del.class,
+        Neighbor.Rib.class,
+        Neighbor.Refresh.class
+      })
   static final class Neighbor {
 
     static void printPeers(Ctx c, List<Peer> peers, boolean list) {
       if (c.format() != Output.Format.plain) {
-        Object v = list ? Map.of("peers", peers.stream().map(Views::peer).toList()) : Views.peer(peers.getFirst());
+        Object v =
+            list
+                ? Map.of("peers", peers.stream().map(Views::peer).toList())
+                : Views.peer(peers.getFirst());
         Output.structured(c.out(), c.format(), v);
         return;
       }
       List<List<String>> rows = new ArrayList<>();
       for (Peer p : peers) {
-        rows.add(List.of(p.getAddress(), Integer.toUnsignedString(p.getAsn()), Views.state(p.getState()), Views.uptime(p),
-            p.getRouterId().isEmpty() ? "-" : p.getRouterId(), p.getHoldTime() + "/" + p.getKeepaliveTime(),
-            p.getRecvCounter().getUpdate() + "/" + p.getSendCounter().getUpdate(), p.getName()));
+        rows.add(
+            List.of(
+                p.getAddress(),
+                Integer.toUnsignedString(p.getAsn()),
+                Views.state(p.getState()),
+                Views.uptime(p),
+                p.getRouterId().isEmpty() ? "-" : p.getRouterId(),
+                p.getHoldTime() + "/" + p.getKeepaliveTime(),
+                p.getRecvCounter().getUpdate() + "/" + p.getSendCounter().getUpdate(),
+                p.getName()));
       }
-      Output.table(c.out(), List.of("ADDRESS", "ASN", "STATE", "UPTIME", "ROUTER ID", "HOLD/KA", "UPDATES IN/OUT", "NAME"),
+      Output.table(
+          c.out(),
+          List.of(
+              "ADDRESS",
+              "ASN",
+              "STATE",
+              "UPTIME",
+              "ROUTER ID",
+              "HOLD/KA",
+              "UPDATES IN/OUT",
+              "NAME"),
           rows);
       for (Peer p : peers) {
         if (!p.getLastError().isEmpty()) {
@@ -284,12 +398,17 @@ final class BgpCommands {
     static final class Get implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(description = "peer address") String addr;
+      @Parameters(description = "peer address")
+      String addr;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        printPeers(c, List.of(c.call(s -> s.getNeighbor(GetNeighborRequest.newBuilder().setAddr(addr).build())).getPeer()),
+        printPeers(
+            c,
+            List.of(
+                c.call(s -> s.getNeighbor(GetNeighborRequest.newBuilder().setAddr(addr).build()))
+                    .getPeer()),
             false);
         return 0;
       }
@@ -302,7 +421,10 @@ final class BgpCommands {
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        printPeers(c, c.call(s -> s.listNeighbor(ListNeighborRequest.getDefaultInstance())).getPeersList(), true);
+        printPeers(
+            c,
+            c.call(s -> s.listNeighbor(ListNeighborRequest.getDefaultInstance())).getPeersList(),
+            true);
         return 0;
       }
     }
@@ -311,56 +433,91 @@ final class BgpCommands {
     static final class Add implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(index = "0", description = "peer address") String addr;
+      @Parameters(index = "0", description = "peer address")
+      String addr;
 
-      @Parameters(index = "1", description = "peer AS") long asn;
+      @Parameters(index = "1", description = "peer AS")
+      long asn;
 
-      @Option(names = "--passive", description = "never connect, only accept") boolean passive;
+      @Option(names = "--passive", description = "never connect, only accept")
+      boolean passive;
 
-      @Option(names = "--name", description = "a name (default ASN/address)") String name;
+      @Option(names = "--name", description = "a name (default ASN/address)")
+      String name;
 
-      @Option(names = "--hold-time", description = "seconds (0 or 3..65535)", defaultValue = "90") int holdTime;
+      @Option(names = "--hold-time", description = "seconds (0 or 3..65535)", defaultValue = "90")
+      int holdTime;
 
-      @Option(names = "--keepalive-time", description = "seconds (default: a third of the hold time)") Integer keepalive;
+      @Option(
+          names = "--keepalive-time",
+          description = "seconds (default: a third of the hold time)")
+      Integer keepalive;
 
-      @Option(names = "--connect-retry-time", description = "seconds", defaultValue = "10") int connectRetry;
+      @Option(names = "--connect-retry-time", description = "seconds", defaultValue = "10")
+      int connectRetry;
 
-      @Option(names = "--password", description = "TCP MD5 password") String password;
+      @Option(names = "--password", description = "TCP MD5 password")
+      String password;
 
-      @Option(names = "--multihop", description = "eBGP multihop TTL") Integer multihop;
+      @Option(names = "--multihop", description = "eBGP multihop TTL")
+      Integer multihop;
 
-      @Option(names = "--ttl-security", description = "GTSM (RFC 5082)") boolean ttlSecurity;
+      @Option(names = "--ttl-security", description = "GTSM (RFC 5082)")
+      boolean ttlSecurity;
 
       @Option(names = "--family", description = "ipv4 or ipv6 (repeatable; default: the address's)")
       List<String> families = new ArrayList<>();
 
-      @Option(names = "--import-policy", description = "a policy defined in the speaker, applied to received routes")
+      @Option(
+          names = "--import-policy",
+          description = "a policy defined in the speaker, applied to received routes")
       String importPolicy;
 
-      @Option(names = "--export-policy", description = "a policy defined in the speaker, applied to routes sent")
+      @Option(
+          names = "--export-policy",
+          description = "a policy defined in the speaker, applied to routes sent")
       String exportPolicy;
 
-      @Option(names = "--max-prefix", description = "most prefixes accepted per family; more: Cease/1 (RFC 4486)")
+      @Option(
+          names = "--max-prefix",
+          description = "most prefixes accepted per family; more: Cease/1 (RFC 4486)")
       Long maxPrefix;
 
-      @Option(names = "--max-prefix-restart", description = "seconds until a session closed for max-prefix restarts (default: stays down)")
+      @Option(
+          names = "--max-prefix-restart",
+          description =
+              "seconds until a session closed for max-prefix restarts (default: stays down)")
       Integer maxPrefixRestart;
 
-      @Option(names = "--max-prefix-warning-only", description = "only log when the limit is exceeded")
+      @Option(
+          names = "--max-prefix-warning-only",
+          description = "only log when the limit is exceeded")
       boolean maxPrefixWarningOnly;
 
-      @Option(names = "--soft-reconfiguration-inbound", description = "keep the routes as received (policy changes apply without a route refresh)")
+      @Option(
+          names = "--soft-reconfiguration-inbound",
+          description =
+              "keep the routes as received (policy changes apply without a route refresh)")
       boolean softReconfigurationInbound;
 
-      @Option(names = "--advertise-peer-as", description = "send this eBGP peer routes whose AS_PATH holds its AS "
-          + "(default: not sent, it would drop them as loops; for a peer with allowas-in)")
+      @Option(
+          names = "--advertise-peer-as",
+          description =
+              "send this eBGP peer routes whose AS_PATH holds its AS "
+                  + "(default: not sent, it would drop them as loops; for a peer with allowas-in)")
       boolean advertisePeerAs;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        Peer.Builder p = Peer.newBuilder().setAddress(addr).setAsn((int) asn).setPassiveOpen(passive)
-            .setHoldTime(holdTime).setConnectRetryTime(connectRetry).setTtlSecurity(ttlSecurity);
+        Peer.Builder p =
+            Peer.newBuilder()
+                .setAddress(addr)
+                .setAsn((int) asn)
+                .setPassiveOpen(passive)
+                .setHoldTime(holdTime)
+                .setConnectRetryTime(connectRetry)
+                .setTtlSecurity(ttlSecurity);
         if (name != null) {
           p.setName(name);
         }
@@ -386,12 +543,17 @@ final class BgpCommands {
           if (maxPrefix < 1 || maxPrefix > 0xffff_ffffL) {
             throw new IllegalArgumentException("--max-prefix is 1..4294967295: " + maxPrefix);
           }
-          p.setMaxPrefix(MaxPrefix.newBuilder().setLimit(maxPrefix.intValue()).setWarningOnly(maxPrefixWarningOnly)
-              .setRestartTime(maxPrefixRestart == null ? 0 : maxPrefixRestart));
+          p.setMaxPrefix(
+              MaxPrefix.newBuilder()
+                  .setLimit(maxPrefix.intValue())
+                  .setWarningOnly(maxPrefixWarningOnly)
+                  .setRestartTime(maxPrefixRestart == null ? 0 : maxPrefixRestart));
         } else if (maxPrefixRestart != null || maxPrefixWarningOnly) {
-          throw new IllegalArgumentException("--max-prefix-restart and --max-prefix-warning-only need --max-prefix");
+          throw new IllegalArgumentException(
+              "--max-prefix-restart and --max-prefix-warning-only need --max-prefix");
         }
-        p.setSoftReconfigurationInbound(softReconfigurationInbound).setAdvertisePeerAs(advertisePeerAs);
+        p.setSoftReconfigurationInbound(softReconfigurationInbound)
+            .setAdvertisePeerAs(advertisePeerAs);
         c.call(s -> s.addPeer(AddPeerRequest.newBuilder().setPeer(p).build()));
         return 0;
       }
@@ -401,7 +563,8 @@ final class BgpCommands {
     static final class Del implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(description = "peer address") String addr;
+      @Parameters(description = "peer address")
+      String addr;
 
       @Override
       public Integer call() {
@@ -411,16 +574,22 @@ final class BgpCommands {
       }
     }
 
-    @Command(name = "refresh", description = "Route refresh: ask the peer to send its routes again (--in, RFC 2918) "
-        + "or send it ours again (--out)")
+    @Command(
+        name = "refresh",
+        description =
+            "Route refresh: ask the peer to send its routes again (--in, RFC 2918) "
+                + "or send it ours again (--out)")
     static final class Refresh implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(description = "peer address") String addr;
+      @Parameters(description = "peer address")
+      String addr;
 
-      @Option(names = "--in", description = "ask the peer (default)") boolean in;
+      @Option(names = "--in", description = "ask the peer (default)")
+      boolean in;
 
-      @Option(names = "--out", description = "send ours") boolean out;
+      @Option(names = "--out", description = "send ours")
+      boolean out;
 
       @Override
       public Integer call() {
@@ -428,7 +597,10 @@ final class BgpCommands {
           throw new IllegalArgumentException("give --in or --out, not both");
         }
         Ctx c = new Ctx(spec);
-        c.call(s -> s.refreshNeighbor(RefreshNeighborRequest.newBuilder().setAddr(addr).setSoftIn(!out).build()));
+        c.call(
+            s ->
+                s.refreshNeighbor(
+                    RefreshNeighborRequest.newBuilder().setAddr(addr).setSoftIn(!out).build()));
         return 0;
       }
     }
@@ -437,27 +609,53 @@ final class BgpCommands {
     static final class Rib implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(description = "peer address") String addr;
+      @Parameters(description = "peer address")
+      String addr;
 
-      @Option(names = {"-k", "--kind"}, defaultValue = "in", description = "in or out") String kind;
+      @Option(
+          names = {"-k", "--kind"},
+          defaultValue = "in",
+          description = "in or out")
+      String kind;
 
-      @Option(names = "--pre-policy", description = "with -k in: the routes as received, before the import policy "
-          + "(needs soft reconfiguration inbound)") boolean prePolicy;
+      @Option(
+          names = "--pre-policy",
+          description =
+              "with -k in: the routes as received, before the import policy "
+                  + "(needs soft reconfiguration inbound)")
+      boolean prePolicy;
 
-      @Option(names = {"-a", "--afi"}, defaultValue = "ipv4") String afi;
+      @Option(
+          names = {"-a", "--afi"},
+          defaultValue = "ipv4")
+      String afi;
 
-      @Option(names = {"-s", "--safi"}, defaultValue = "unicast") String safi;
+      @Option(
+          names = {"-s", "--safi"},
+          defaultValue = "unicast")
+      String safi;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        GetNeighborPathRequest.Kind k = switch (kind.toLowerCase(Locale.ROOT)) {
-          case "in" -> GetNeighborPathRequest.Kind.IN;
-          case "out" -> GetNeighborPathRequest.Kind.OUT;
-          default -> throw new IllegalArgumentException("kind is in or out: " + kind);
-        };
-        printPaths(c, c.call(s -> s.getNeighborPath(GetNeighborPathRequest.newBuilder().setKind(k).setAddr(addr)
-            .setFamily(family(afi, safi)).setPrePolicy(prePolicy).build())).getPathsList());
+        GetNeighborPathRequest.Kind k =
+            switch (kind.toLowerCase(Locale.ROOT)) {
+              case "in" -> GetNeighborPathRequest.Kind.IN;
+              case "out" -> GetNeighborPathRequest.Kind.OUT;
+              default -> throw new IllegalArgumentException("kind is in or out: " + kind);
+            };
+        printPaths(
+            c,
+            c.call(
+                    s ->
+                        s.getNeighborPath(
+                            GetNeighborPathRequest.newBuilder()
+                                .setKind(k)
+                                .setAddr(addr)
+                                .setFamily(family(afi, safi))
+                                .setPrePolicy(prePolicy)
+                                .build()))
+                .getPathsList());
         return 0;
       }
     }

@@ -26,8 +26,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code sart fib channel get|list|route}: sart's FIB commands against {@code FibManagerApi} (default localhost:5001). */
-@Command(name = "fib", description = "The FIB daemon (sartd fib; -e defaults to localhost:5001)",
+/**
+ * {@code sart fib channel get|list|route}: sart's FIB commands against {@code FibManagerApi}
+ * (default localhost:5001).
+ */
+@Command(
+    name = "fib",
+    description = "The FIB daemon (sartd fib; -e defaults to localhost:5001)",
     subcommands = {FibCommands.ChannelCmd.class})
 final class FibCommands {
   /** sart's default endpoint of {@code sart fib}. */
@@ -54,7 +59,9 @@ final class FibCommands {
 
     /** -e when given anywhere on the command line, else the FIB's default (not the speaker's). */
     String endpoint() {
-      for (CommandLine.ParseResult pr = spec.root().commandLine().getParseResult(); pr != null; pr = pr.subcommand()) {
+      for (CommandLine.ParseResult pr = spec.root().commandLine().getParseResult();
+          pr != null;
+          pr = pr.subcommand()) {
         if (pr.hasMatchedOption("--endpoint")) {
           return root().endpoint;
         }
@@ -68,10 +75,15 @@ final class FibCommands {
       if (colon < 0) {
         throw new IllegalArgumentException("endpoint must be host:port: " + ep);
       }
-      ManagedChannel ch = NettyChannelBuilder.forAddress(ep.substring(0, colon).replace("[", "").replace("]", ""),
-          Integer.parseInt(ep.substring(colon + 1))).usePlaintext().build();
+      ManagedChannel ch =
+          NettyChannelBuilder.forAddress(
+                  ep.substring(0, colon).replace("[", "").replace("]", ""),
+                  Integer.parseInt(ep.substring(colon + 1)))
+              .usePlaintext()
+              .build();
       try {
-        return f.apply(FibManagerApiGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS));
+        return f.apply(
+            FibManagerApiGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS));
       } finally {
         Sart.close(ch);
       }
@@ -118,14 +130,20 @@ final class FibCommands {
   }
 
   private static String describe(ChProtocol p) {
-    return "kernel".equals(p.getType()) ? "kernel tables " + p.getTablesList().stream().map(Integer::toUnsignedString)
-        .collect(Collectors.joining(", ")) : p.getType() + " " + p.getEndpoint();
+    return "kernel".equals(p.getType())
+        ? "kernel tables "
+            + p.getTablesList().stream()
+                .map(Integer::toUnsignedString)
+                .collect(Collectors.joining(", "))
+        : p.getType() + " " + p.getEndpoint();
   }
 
   static void printChannels(Ctx c, List<Channel> channels, boolean list) {
     if (c.format() != Output.Format.plain) {
-      Object v = list ? Map.of("channels", channels.stream().map(FibCommands::channel).toList())
-          : channel(channels.getFirst());
+      Object v =
+          list
+              ? Map.of("channels", channels.stream().map(FibCommands::channel).toList())
+              : channel(channels.getFirst());
       Output.structured(c.out(), c.format(), v);
       return;
     }
@@ -151,7 +169,9 @@ final class FibCommands {
     };
   }
 
-  @Command(name = "channel", description = "The channels of the FIB daemon",
+  @Command(
+      name = "channel",
+      description = "The channels of the FIB daemon",
       subcommands = {ChannelCmd.Get.class, ChannelCmd.List_.class, ChannelCmd.RouteCmd.class})
   static final class ChannelCmd {
 
@@ -159,12 +179,15 @@ final class FibCommands {
     static final class Get implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(index = "0", description = "channel name") String name;
+      @Parameters(index = "0", description = "channel name")
+      String name;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        Channel ch = c.call(s -> s.getChannel(GetChannelRequest.newBuilder().setName(name).build())).getChannel();
+        Channel ch =
+            c.call(s -> s.getChannel(GetChannelRequest.newBuilder().setName(name).build()))
+                .getChannel();
         printChannels(c, List.of(ch), false);
         return 0;
       }
@@ -177,33 +200,54 @@ final class FibCommands {
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        printChannels(c, c.call(s -> s.listChannel(ListChannelRequest.getDefaultInstance())).getChannelsList(), true);
+        printChannels(
+            c,
+            c.call(s -> s.listChannel(ListChannelRequest.getDefaultInstance())).getChannelsList(),
+            true);
         return 0;
       }
     }
 
-    @Command(name = "route", description = "The routes a channel selected (lowest administrative distance)")
+    @Command(
+        name = "route",
+        description = "The routes a channel selected (lowest administrative distance)")
     static final class RouteCmd implements Callable<Integer> {
       @Spec CommandSpec spec;
 
-      @Parameters(index = "0", description = "channel name") String name;
+      @Parameters(index = "0", description = "channel name")
+      String name;
 
       @Override
       public Integer call() {
         Ctx c = new Ctx(spec);
-        List<Route> routes = c.call(s -> s.getRoutes(GetRoutesRequest.newBuilder().setChannel(name).build())).getRoutesList();
+        List<Route> routes =
+            c.call(s -> s.getRoutes(GetRoutesRequest.newBuilder().setChannel(name).build()))
+                .getRoutesList();
         if (c.format() != Output.Format.plain) {
-          Output.structured(c.out(), c.format(), Map.of("routes", routes.stream().map(FibCommands::route).toList()));
+          Output.structured(
+              c.out(),
+              c.format(),
+              Map.of("routes", routes.stream().map(FibCommands::route).toList()));
           return 0;
         }
         List<List<String>> rows = new ArrayList<>();
         for (Route r : routes) {
-          rows.add(List.of(r.getDestination(), r.getNextHopsList().stream().map(NextHop::getGateway)
-                  .collect(Collectors.joining(",")), protocolName(r.getProtocolValue()),
-              r.getScope().name().toLowerCase(java.util.Locale.ROOT), r.getType().name().toLowerCase(java.util.Locale.ROOT),
-              Integer.toString(r.getAdValue()), Integer.toUnsignedString(r.getPriority())));
+          rows.add(
+              List.of(
+                  r.getDestination(),
+                  r.getNextHopsList().stream()
+                      .map(NextHop::getGateway)
+                      .collect(Collectors.joining(",")),
+                  protocolName(r.getProtocolValue()),
+                  r.getScope().name().toLowerCase(java.util.Locale.ROOT),
+                  r.getType().name().toLowerCase(java.util.Locale.ROOT),
+                  Integer.toString(r.getAdValue()),
+                  Integer.toUnsignedString(r.getPriority())));
         }
-        Output.table(c.out(), List.of("DESTINATION", "NEXT HOPS", "PROTOCOL", "SCOPE", "TYPE", "AD", "PRIORITY"), rows);
+        Output.table(
+            c.out(),
+            List.of("DESTINATION", "NEXT HOPS", "PROTOCOL", "SCOPE", "TYPE", "AD", "PRIORITY"),
+            rows);
         return 0;
       }
     }

@@ -11,17 +11,28 @@ import java.util.List;
 
 /** Printing: JSON and YAML from plain maps (sart's field names), plain text as aligned tables. */
 final class Output {
-  enum Format { plain, json, yaml }
+  enum Format {
+    plain,
+    json,
+    yaml
+  }
 
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
-      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+          new YAMLFactory()
+              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
 
   private Output() {}
 
   static void structured(PrintWriter out, Format f, Object value) {
     try {
-      out.print(f == Format.yaml ? YAML.writeValueAsString(value) : JSON.writeValueAsString(value) + "\n");
+      out.print(
+          f == Format.yaml
+              ? YAML.writeValueAsString(value)
+              : JSON.writeValueAsString(value) + "\n");
       out.flush();
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);

@@ -10,15 +10,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /** {@code sart}: inspect and drive sartd over its gRPC API. */
-@Command(name = "sart", mixinStandardHelpOptions = true, version = "sart dev", scope = ScopeType.INHERIT,
+@Command(
+    name = "sart",
+    mixinStandardHelpOptions = true,
+    version = "sart dev",
+    scope = ScopeType.INHERIT,
     description = "Inspect and drive the sart BGP speaker",
-    subcommands = {BgpCommands.class, FibCommands.class, CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class})
+    subcommands = {
+      BgpCommands.class,
+      FibCommands.class,
+      CommandLine.HelpCommand.class,
+      picocli.AutoComplete.GenerateCompletion.class
+    })
 public final class Sart {
-  @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, defaultValue = "plain",
+  @Option(
+      names = {"-o", "--output"},
+      scope = ScopeType.INHERIT,
+      defaultValue = "plain",
       description = "output format: plain, json, yaml")
   Output.Format output;
 
-  @Option(names = {"-e", "--endpoint"}, scope = ScopeType.INHERIT, defaultValue = "localhost:5000",
+  @Option(
+      names = {"-e", "--endpoint"},
+      scope = ScopeType.INHERIT,
+      defaultValue = "localhost:5000",
       description = "the speaker's API (host:port)")
   String endpoint;
 
@@ -26,10 +41,14 @@ public final class Sart {
   ManagedChannel channel() {
     int colon = endpoint.lastIndexOf(':');
     if (colon < 0) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "endpoint must be host:port: " + endpoint);
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "endpoint must be host:port: " + endpoint);
     }
-    return NettyChannelBuilder.forAddress(endpoint.substring(0, colon).replace("[", "").replace("]", ""),
-        Integer.parseInt(endpoint.substring(colon + 1))).usePlaintext().build();
+    return NettyChannelBuilder.forAddress(
+            endpoint.substring(0, colon).replace("[", "").replace("]", ""),
+            Integer.parseInt(endpoint.substring(colon + 1)))
+        .usePlaintext()
+        .build();
   }
 
   static void close(ManagedChannel ch) {
@@ -42,7 +61,11 @@ public final class Sart {
   }
 
   public static void main(String[] args) {
-    System.exit(run(args, new java.io.PrintWriter(System.out, true), new java.io.PrintWriter(System.err, true)));
+    System.exit(
+        run(
+            args,
+            new java.io.PrintWriter(System.out, true),
+            new java.io.PrintWriter(System.err, true)));
   }
 
   /** Runs the CLI with these streams; returns the exit code (for tests). */
@@ -51,23 +74,40 @@ public final class Sart {
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
-    cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      Sart root = cmd.getCommandSpec().root().userObject() instanceof Sart s ? s : null;
-      boolean fib = cmd.getCommandSpec().qualifiedName().startsWith("sart fib");
-      String where = root == null ? "" : fib ? new FibCommands.Ctx(cmd.getCommandSpec()).endpoint() : root.endpoint;
-      if (e instanceof StatusRuntimeException s) {
-        err.println(switch (s.getStatus().getCode()) {
-          case UNAVAILABLE -> "error: cannot reach the sart API at " + where + " (is `sartd " + (fib ? "fib" : "bgp")
-              + "` running? use -e host:port)";
-          case DEADLINE_EXCEEDED -> "error: the sart API at " + where + " did not answer in time";
-          default -> "error: " + s.getStatus().getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-              + ": " + s.getStatus().getDescription();
+    cl.setExecutionExceptionHandler(
+        (e, cmd, parsed) -> {
+          Sart root = cmd.getCommandSpec().root().userObject() instanceof Sart s ? s : null;
+          boolean fib = cmd.getCommandSpec().qualifiedName().startsWith("sart fib");
+          String where =
+              root == null
+                  ? ""
+                  : fib ? new FibCommands.Ctx(cmd.getCommandSpec()).endpoint() : root.endpoint;
+          if (e instanceof StatusRuntimeException s) {
+            err.println(
+                switch (s.getStatus().getCode()) {
+                  case UNAVAILABLE ->
+                      "error: cannot reach the sart API at "
+                          + where
+                          + " (is `sartd "
+                          + (fib ? "fib" : "bgp")
+                          + "` running? use -e host:port)";
+                  case DEADLINE_EXCEEDED ->
+                      "error: the sart API at " + where + " did not answer in time";
+                  default ->
+                      "error: "
+                          + s.getStatus()
+                              .getCode()
+                              .name()
+                              .toLowerCase(java.util.Locale.ROOT)
+                              .replace('_', ' ')
+                          + ": "
+                          + s.getStatus().getDescription();
+                });
+            return s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE ? 2 : 1;
+          }
+          err.println("error: " + e.getMessage());
+          return 1;
         });
-        return s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE ? 2 : 1;
-      }
-      err.println("error: " + e.getMessage());
-      return 1;
-    });
     return cl.execute(args);
   }
 }

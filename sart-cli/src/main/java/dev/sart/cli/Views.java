@@ -49,7 +49,9 @@ final class Views {
   }
 
   static String time(Timestamp t) {
-    return t.getSeconds() == 0 && t.getNanos() == 0 ? null : Instant.ofEpochSecond(t.getSeconds(), t.getNanos()).toString();
+    return t.getSeconds() == 0 && t.getNanos() == 0
+        ? null
+        : Instant.ofEpochSecond(t.getSeconds(), t.getNanos()).toString();
   }
 
   static Map<String, Object> peer(Peer p) {
@@ -123,10 +125,16 @@ final class Views {
 
   /** "[65001, 65002]" with sets as "{...}" inside. */
   static String asPath(Path p) {
-    return p.getSegmentsList().stream().map(s -> {
-      String elms = s.getElmList().stream().map(Integer::toUnsignedString).collect(Collectors.joining(" "));
-      return s.getType() == AsSegment.Type.AS_SET ? "{" + elms + "}" : elms;
-    }).collect(Collectors.joining(" "));
+    return p.getSegmentsList().stream()
+        .map(
+            s -> {
+              String elms =
+                  s.getElmList().stream()
+                      .map(Integer::toUnsignedString)
+                      .collect(Collectors.joining(" "));
+              return s.getType() == AsSegment.Type.AS_SET ? "{" + elms + "}" : elms;
+            })
+        .collect(Collectors.joining(" "));
   }
 
   static String origin(int code) {
@@ -143,7 +151,8 @@ final class Views {
     }
     Duration d = Duration.between(Instant.ofEpochSecond(p.getUptime().getSeconds()), Instant.now());
     long s = Math.max(0, d.toSeconds());
-    return s >= 86400 ? s / 86400 + "d" + (s % 86400) / 3600 + "h"
+    return s >= 86400
+        ? s / 86400 + "d" + (s % 86400) / 3600 + "h"
         : String.format("%02d:%02d:%02d", s / 3600, (s % 3600) / 60, s % 60);
   }
 }

@@ -29,8 +29,11 @@ class SartCliTest {
   @BeforeEach
   void start() throws Exception {
     speaker = new BgpServer(0);
-    api = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new BgpApiService(speaker)).build().start();
+    api =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(new BgpApiService(speaker))
+            .build()
+            .start();
     endpoint = "127.0.0.1:" + api.getPort();
   }
 
@@ -61,7 +64,19 @@ class SartCliTest {
 
   @Test
   void globalSetThenGetShowsSartsJsonFields() throws Exception {
-    assertEquals(0, sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1", "--multi-path", "true").code());
+    assertEquals(
+        0,
+        sart(
+                "bgp",
+                "global",
+                "set",
+                "--asn",
+                "65001",
+                "--router-id",
+                "192.0.2.1",
+                "--multi-path",
+                "true")
+            .code());
     JsonNode g = json("-o", "json", "bgp", "global", "get");
     assertEquals(65001, g.get("asn").asLong());
     assertEquals("192.0.2.1", g.get("routerId").asText());
@@ -72,7 +87,18 @@ class SartCliTest {
   @Test
   void neighborAddListGetAndDelete() throws Exception {
     sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
-    Run add = sart("bgp", "neighbor", "add", "192.0.2.2", "65002", "--passive", "--hold-time", "30", "--name", "tor1");
+    Run add =
+        sart(
+            "bgp",
+            "neighbor",
+            "add",
+            "192.0.2.2",
+            "65002",
+            "--passive",
+            "--hold-time",
+            "30",
+            "--name",
+            "tor1");
     assertEquals(0, add.code(), add.err());
     JsonNode list = json("-o", "json", "bgp", "neighbor", "list");
     assertEquals(1, list.get("peers").size());
@@ -85,7 +111,9 @@ class SartCliTest {
     assertEquals("ipv4", p.get("families").get(0).get("afi").asText());
     assertTrue(p.get("receiveCounter").has("keepAlive"));
     Run plain = sart("bgp", "neighbor", "list");
-    assertTrue(plain.out().lines().anyMatch(l -> l.startsWith("192.0.2.2") && l.contains("Active")), plain.out());
+    assertTrue(
+        plain.out().lines().anyMatch(l -> l.startsWith("192.0.2.2") && l.contains("Active")),
+        plain.out());
     assertEquals(0, sart("bgp", "neighbor", "del", "192.0.2.2").code());
     assertEquals(0, json("-o", "json", "bgp", "neighbor", "list").get("peers").size());
   }
@@ -94,8 +122,21 @@ class SartCliTest {
   void neighborAddTakesPoliciesAndAPrefixLimit() throws Exception {
     sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
     speaker.policies().define(dev.sart.bgp.policy.Policy.of("from-tor", true));
-    Run add = sart("bgp", "neighbor", "add", "192.0.2.2", "65002", "--passive", "--import-policy", "from-tor",
-        "--max-prefix", "100", "--max-prefix-restart", "60", "--soft-reconfiguration-inbound");
+    Run add =
+        sart(
+            "bgp",
+            "neighbor",
+            "add",
+            "192.0.2.2",
+            "65002",
+            "--passive",
+            "--import-policy",
+            "from-tor",
+            "--max-prefix",
+            "100",
+            "--max-prefix-restart",
+            "60",
+            "--soft-reconfiguration-inbound");
     assertEquals(0, add.code(), add.err());
     JsonNode p = json("-o", "json", "bgp", "neighbor", "get", "192.0.2.2");
     assertEquals("from-tor", p.get("importPolicy").asText());
@@ -116,14 +157,21 @@ class SartCliTest {
   void neighborAddAdvertisePeerAsIsShownOnlyWhenOn() throws Exception {
     sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
     assertEquals(0, sart("bgp", "neighbor", "add", "192.0.2.2", "65002", "--passive").code());
-    Run add = sart("bgp", "neighbor", "add", "192.0.2.3", "65002", "--passive", "--advertise-peer-as");
+    Run add =
+        sart("bgp", "neighbor", "add", "192.0.2.3", "65002", "--passive", "--advertise-peer-as");
     assertEquals(0, add.code(), add.err());
     assertFalse(json("-o", "json", "bgp", "neighbor", "get", "192.0.2.2").has("advertisePeerAs"));
-    assertTrue(json("-o", "json", "bgp", "neighbor", "get", "192.0.2.3").get("advertisePeerAs").asBoolean());
-    assertTrue(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.3")).policy().advertisePeerAs());
-    assertFalse(speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.2")).policy().advertisePeerAs());
+    assertTrue(
+        json("-o", "json", "bgp", "neighbor", "get", "192.0.2.3")
+            .get("advertisePeerAs")
+            .asBoolean());
+    assertTrue(
+        speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.3")).policy().advertisePeerAs());
+    assertFalse(
+        speaker.peer(java.net.InetAddress.ofLiteral("192.0.2.2")).policy().advertisePeerAs());
     Run yaml = sart("-o", "yaml", "bgp", "neighbor", "get", "192.0.2.3");
-    assertTrue(yaml.out().lines().anyMatch(l -> l.strip().equals("advertisePeerAs: true")), yaml.out());
+    assertTrue(
+        yaml.out().lines().anyMatch(l -> l.strip().equals("advertisePeerAs: true")), yaml.out());
   }
 
   @Test
@@ -136,8 +184,20 @@ class SartCliTest {
   @Test
   void ribAddShowsLocalPathsWithAttributesAndDelRemovesThem() throws Exception {
     sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
-    Run add = sart("bgp", "global", "rib", "add", "203.0.113.0/24", "198.51.100.0/25", "-t", "origin=egp", "-t", "med=20",
-        "-t", "local_pref=300");
+    Run add =
+        sart(
+            "bgp",
+            "global",
+            "rib",
+            "add",
+            "203.0.113.0/24",
+            "198.51.100.0/25",
+            "-t",
+            "origin=egp",
+            "-t",
+            "med=20",
+            "-t",
+            "local_pref=300");
     assertEquals(0, add.code(), add.err());
     JsonNode paths = json("-o", "json", "bgp", "global", "rib", "get").get("paths");
     assertEquals(2, paths.size());
@@ -148,9 +208,15 @@ class SartCliTest {
     assertEquals(300, first.get("localPref").asInt());
     assertTrue(first.get("best").asBoolean());
     assertEquals(0, sart("bgp", "global", "rib", "-a", "ipv6", "add", "2001:db8:1::/48").code());
-    assertEquals("2001:db8:1::/48",
-        json("-o", "json", "bgp", "global", "rib", "-a", "ipv6", "get").get("paths").get(0).get("nlri").asText());
-    assertEquals(0, sart("bgp", "global", "rib", "del", "203.0.113.0/24", "198.51.100.0/25").code());
+    assertEquals(
+        "2001:db8:1::/48",
+        json("-o", "json", "bgp", "global", "rib", "-a", "ipv6", "get")
+            .get("paths")
+            .get(0)
+            .get("nlri")
+            .asText());
+    assertEquals(
+        0, sart("bgp", "global", "rib", "del", "203.0.113.0/24", "198.51.100.0/25").code());
     assertEquals(0, json("-o", "json", "bgp", "global", "rib", "get").get("paths").size());
   }
 
@@ -159,7 +225,8 @@ class SartCliTest {
     sart("bgp", "global", "set", "--asn", "65001", "--router-id", "192.0.2.1");
     Run r = sart("bgp", "global", "rib", "add", "203.0.113.300/24");
     assertEquals(1, r.code());
-    assertTrue(r.err().contains("invalid argument") && r.err().contains("203.0.113.300/24"), r.err());
+    assertTrue(
+        r.err().contains("invalid argument") && r.err().contains("203.0.113.300/24"), r.err());
     Run attr = sart("bgp", "global", "rib", "add", "203.0.113.0/24", "-t", "colour=blue");
     assertTrue(attr.err().contains("unknown attribute colour"), attr.err());
   }

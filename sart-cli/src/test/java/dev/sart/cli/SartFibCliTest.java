@@ -50,12 +50,34 @@ class SartFibCliTest {
     nl.links().setUp("v1");
     int v0 = nl.links().get("v0").index();
     nl.addresses().add(Address.of(v0, "192.0.2.100/24"));
-    nl.routes().add(Route.of("198.51.100.0/24").table(100).protocol(Rtnl.RTPROT_STATIC)
-        .nextHops(List.of(NextHop.via("192.0.2.1"), NextHop.via("192.0.2.2"))).build());
-    nl.routes().add(Route.of("203.0.113.0/24").table(100).protocol(Rtnl.RTPROT_STATIC).via("192.0.2.1").build());
-    FibConfig config = new FibConfig("127.0.0.1:0", 186, List.of(new FibConfig.ChannelConfig("k2k", Set.of(Family.INET),
-        List.of(new FibConfig.Endpoint(FibConfig.Protocol.kernel, null, List.of(100), null)),
-        List.of(new FibConfig.Endpoint(FibConfig.Protocol.kernel, null, List.of(200), null)))));
+    nl.routes()
+        .add(
+            Route.of("198.51.100.0/24")
+                .table(100)
+                .protocol(Rtnl.RTPROT_STATIC)
+                .nextHops(List.of(NextHop.via("192.0.2.1"), NextHop.via("192.0.2.2")))
+                .build());
+    nl.routes()
+        .add(
+            Route.of("203.0.113.0/24")
+                .table(100)
+                .protocol(Rtnl.RTPROT_STATIC)
+                .via("192.0.2.1")
+                .build());
+    FibConfig config =
+        new FibConfig(
+            "127.0.0.1:0",
+            186,
+            List.of(
+                new FibConfig.ChannelConfig(
+                    "k2k",
+                    Set.of(Family.INET),
+                    List.of(
+                        new FibConfig.Endpoint(
+                            FibConfig.Protocol.kernel, null, List.of(100), null)),
+                    List.of(
+                        new FibConfig.Endpoint(
+                            FibConfig.Protocol.kernel, null, List.of(200), null)))));
     daemon = FibDaemon.start(config, new SimpleMeterRegistry(), ns, FibDaemon.Options.DEFAULT);
     await().atMost(Duration.ofSeconds(30)).until(daemon::ready);
     endpoint = "127.0.0.1:" + daemon.managerPort();
@@ -99,9 +121,12 @@ class SartFibCliTest {
     assertEquals(100, c.get("subscribers").get(0).get("tables").get(0).asInt());
     assertEquals(200, c.get("publishers").get(0).get("tables").get(0).asInt());
     Run plain = sart("-e", endpoint, "fib", "channel", "get", "k2k");
-    assertEquals("Channel k2k\n  Subscribers:\n    kernel tables 100\n  Publishers:\n    kernel tables 200\n", plain.out());
+    assertEquals(
+        "Channel k2k\n  Subscribers:\n    kernel tables 100\n  Publishers:\n    kernel tables 200\n",
+        plain.out());
     Run yaml = sart("-e", endpoint, "-o", "yaml", "fib", "channel", "get", "k2k");
-    assertEquals("k2k", new ObjectMapper(new YAMLFactory()).readTree(yaml.out()).get("name").asText());
+    assertEquals(
+        "k2k", new ObjectMapper(new YAMLFactory()).readTree(yaml.out()).get("name").asText());
   }
 
   @Test
@@ -110,15 +135,19 @@ class SartFibCliTest {
     assertEquals(2, routes.size());
     JsonNode ecmp = routes.get(0);
     assertEquals("198.51.100.0/24", ecmp.get("destination").asText());
-    assertEquals(List.of("192.0.2.1", "192.0.2.2"), ecmp.get("nextHops").valueStream().map(h -> h.get("gateway").asText())
-        .toList());
+    assertEquals(
+        List.of("192.0.2.1", "192.0.2.2"),
+        ecmp.get("nextHops").valueStream().map(h -> h.get("gateway").asText()).toList());
     assertEquals(1, ecmp.get("ad").asInt(), "a static route's distance");
     assertEquals("ipv4", ecmp.get("version").asText());
     Run plain = sart("-e", endpoint, "fib", "channel", "route", "k2k");
     List<String> lines = plain.out().lines().toList();
-    assertEquals(List.of("DESTINATION", "NEXT", "HOPS", "PROTOCOL", "SCOPE", "TYPE", "AD", "PRIORITY"),
+    assertEquals(
+        List.of("DESTINATION", "NEXT", "HOPS", "PROTOCOL", "SCOPE", "TYPE", "AD", "PRIORITY"),
         List.of(lines.getFirst().split("\\s+")));
-    assertEquals(List.of("198.51.100.0/24", "192.0.2.1,192.0.2.2", "static", "universe", "unicast", "1", "1"),
+    assertEquals(
+        List.of(
+            "198.51.100.0/24", "192.0.2.1,192.0.2.2", "static", "universe", "unicast", "1", "1"),
         List.of(lines.get(1).split("\\s+")));
   }
 
@@ -129,7 +158,8 @@ class SartFibCliTest {
     assertEquals("error: not found: no channel 'nope' (have [k2k])", missing.err().strip());
     Run down = sart("-e", "127.0.0.1:1", "fib", "channel", "list");
     assertEquals(2, down.code());
-    assertEquals("error: cannot reach the sart API at 127.0.0.1:1 (is `sartd fib` running? use -e host:port)",
+    assertEquals(
+        "error: cannot reach the sart API at 127.0.0.1:1 (is `sartd fib` running? use -e host:port)",
         down.err().strip());
   }
 
@@ -151,6 +181,7 @@ class SartFibCliTest {
     assertEquals("192.0.2.1:7", new FibCommands.Ctx(pr.commandSpec()).endpoint());
     cl = new picocli.CommandLine(new Sart());
     cl.parseArgs("bgp", "global", "get");
-    assertEquals("localhost:5000", ((Sart) cl.getCommand()).endpoint, "the speaker's default is unchanged");
+    assertEquals(
+        "localhost:5000", ((Sart) cl.getCommand()).endpoint, "the speaker's default is unchanged");
   }
 }

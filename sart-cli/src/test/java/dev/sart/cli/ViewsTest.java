@@ -7,12 +7,21 @@ import dev.sart.proto.v1.Peer;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** What {@code sart bgp neighbor get} shows of fields that the speaker sets only while a session is up. */
+/**
+ * What {@code sart bgp neighbor get} shows of fields that the speaker sets only while a session is
+ * up.
+ */
 class ViewsTest {
   @Test
   void theUpdateGroupIsShownOnlyForASessionInOne() {
-    Peer grouped = Peer.newBuilder().setAddress("192.0.2.6").setAsn(65002).setState(Peer.State.ESTABLISHED)
-        .setUpdateGroup(3).setUpdateGroupMembers(10).build();
+    Peer grouped =
+        Peer.newBuilder()
+            .setAddress("192.0.2.6")
+            .setAsn(65002)
+            .setState(Peer.State.ESTABLISHED)
+            .setUpdateGroup(3)
+            .setUpdateGroupMembers(10)
+            .build();
     assertEquals(Map.of("id", 3L, "members", 10L), Views.peer(grouped).get("updateGroup"));
 
     Peer alone = grouped.toBuilder().setUpdateGroup(0).setUpdateGroupMembers(0).build();

@@ -17,8 +17,10 @@ record CniError(int code, String msg, String details) {
   static final int DECODE = 6;
   static final int INVALID_NETWORK_CONFIG = 7;
   static final int TRY_AGAIN_LATER = 11;
+
   /** CNI spec 1.1 §"STATUS": the plugin cannot service ADD requests. */
   static final int NOT_AVAILABLE = 50;
+
   /** sart: no answer from the agent within the configured {@code timeout} (sart-cni's code 110). */
   static final int TIMEOUT = 110;
 

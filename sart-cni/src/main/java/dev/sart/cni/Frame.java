@@ -20,12 +20,13 @@ import java.util.Map;
  * response = "SCNI" u8 version(1) u8 exit-code  u32 length, bytes for stdout
  * </pre>
  *
- * The request carries the {@code CNI_*} environment and stdin exactly as the runtime gave them;
- * the response is what the plugin prints and the code it exits with. Nothing is parsed here.
+ * The request carries the {@code CNI_*} environment and stdin exactly as the runtime gave them; the
+ * response is what the plugin prints and the code it exits with. Nothing is parsed here.
  */
 public final class Frame {
   static final byte[] MAGIC = {'S', 'C', 'N', 'I'};
   static final int VERSION = 1;
+
   /** No netconf or result is anywhere near this; a larger length is a broken stream. */
   static final int MAX_BYTES = 16 << 20;
 
@@ -46,7 +47,8 @@ public final class Frame {
       for (Map.Entry<String, String> e : env.entrySet()) {
         byte[] kv = (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8);
         if (kv.length > 0xffff) {
-          throw new IllegalArgumentException("environment variable " + e.getKey() + " is longer than 65535 bytes");
+          throw new IllegalArgumentException(
+              "environment variable " + e.getKey() + " is longer than 65535 bytes");
         }
         out.writeShort(kv.length);
         out.write(kv);

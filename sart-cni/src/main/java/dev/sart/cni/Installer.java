@@ -13,15 +13,15 @@ import java.util.Map;
 
 /**
  * {@code sart-cni cni-installer}: what sart's {@code cni-installer} does in the agent's init
- * container. Copies the plugin from {@code --src-bin-dir} (default /host/opt/cni/bin) to
- * {@code --bin-dir} (/opt/cni/bin), then writes the configuration: {@code $CNI_NETCONF} as
- * {@code 10-netconf.conflist} in {@code --conf-dir} (/etc/cni/net.d), or else the files of
- * {@code --src-conf-dir} (/host/etc/cni/net.d). Other configurations in {@code --conf-dir} are
- * removed first: a runtime uses the first one by name.
+ * container. Copies the plugin from {@code --src-bin-dir} (default /host/opt/cni/bin) to {@code
+ * --bin-dir} (/opt/cni/bin), then writes the configuration: {@code $CNI_NETCONF} as {@code
+ * 10-netconf.conflist} in {@code --conf-dir} (/etc/cni/net.d), or else the files of {@code
+ * --src-conf-dir} (/host/etc/cni/net.d). Other configurations in {@code --conf-dir} are removed
+ * first: a runtime uses the first one by name.
  *
- * <p>The plugin is three files (launcher, jar, AOT cache); they are copied with their
- * modification times, which the AOT cache checks against the jar, and renamed into place so that
- * a runtime never executes a half-written file.
+ * <p>The plugin is three files (launcher, jar, AOT cache); they are copied with their modification
+ * times, which the AOT cache checks against the jar, and renamed into place so that a runtime never
+ * executes a half-written file.
  */
 final class Installer {
   static final List<String> DEFAULT_BINARIES = List.of("sart-cni", "sart-cni.jar", "sart-cni.aot");
@@ -54,8 +54,11 @@ final class Installer {
           case "--src-bin-dir" -> srcBinDir = Path.of(value);
           case "--src-conf-dir" -> srcConfDir = Path.of(value);
           case "--binaries" -> binaries = List.of(value.split(","));
-          default -> throw new IllegalArgumentException("unknown option " + a
-              + " (options: --bin-dir --conf-dir --src-bin-dir --src-conf-dir --binaries)");
+          default ->
+              throw new IllegalArgumentException(
+                  "unknown option "
+                      + a
+                      + " (options: --bin-dir --conf-dir --src-bin-dir --src-conf-dir --binaries)");
         }
       }
       install(binDir, confDir, srcBinDir, srcConfDir, binaries, env.get("CNI_NETCONF"), err);
@@ -66,14 +69,24 @@ final class Installer {
     }
   }
 
-  static void install(Path binDir, Path confDir, Path srcBinDir, Path srcConfDir, List<String> binaries,
-      String netconf, PrintStream log) throws IOException {
+  static void install(
+      Path binDir,
+      Path confDir,
+      Path srcBinDir,
+      Path srcConfDir,
+      List<String> binaries,
+      String netconf,
+      PrintStream log)
+      throws IOException {
     Files.createDirectories(binDir);
     for (String b : binaries) {
       Path src = srcBinDir.resolve(b);
       if (!Files.isRegularFile(src)) {
         if (b.endsWith(".aot")) {
-          log.println("cni-installer: no " + src + ": the plugin will start without its AOT cache (slower)");
+          log.println(
+              "cni-installer: no "
+                  + src
+                  + ": the plugin will start without its AOT cache (slower)");
           continue;
         }
         throw new IOException("no " + src + " to install");
@@ -92,7 +105,8 @@ final class Installer {
         }
       }
       if (sources.isEmpty()) {
-        throw new IOException("CNI_NETCONF is not set and " + srcConfDir + " holds no configuration");
+        throw new IOException(
+            "CNI_NETCONF is not set and " + srcConfDir + " holds no configuration");
       }
     } else {
       try {
@@ -110,7 +124,11 @@ final class Installer {
     if (sources.isEmpty()) {
       Path tmp = confDir.resolve("." + CONFLIST + ".tmp");
       Files.writeString(tmp, netconf);
-      Files.move(tmp, confDir.resolve(CONFLIST), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(
+          tmp,
+          confDir.resolve(CONFLIST),
+          StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
       log.println("cni-installer: wrote " + confDir.resolve(CONFLIST) + " from CNI_NETCONF");
     } else {
       for (Path p : sources) {

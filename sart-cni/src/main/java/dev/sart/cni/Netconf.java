@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The three top-level keys of the network configuration the plugin itself needs: {@code cniVersion}
  * (for its own errors and VERSION), and sart's {@code endpoint} and {@code timeout}. A hand-written
- * scanner over the top level of a JSON object: the plugin loads no JSON library (its start-up is
- * on every pod's path); the agent parses the whole configuration.
+ * scanner over the top level of a JSON object: the plugin loads no JSON library (its start-up is on
+ * every pod's path); the agent parses the whole configuration.
  *
  * @param cniVersion the configuration's cniVersion, or null
  * @param endpoint sart's {@code endpoint}: the agent's UNIX socket, or null
@@ -89,7 +89,8 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
     }
 
     DecodeException error(String what) {
-      return new DecodeException("network configuration is not valid JSON: " + what + " at offset " + pos);
+      return new DecodeException(
+          "network configuration is not valid JSON: " + what + " at offset " + pos);
     }
 
     char peek() throws DecodeException {
@@ -203,8 +204,11 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
             pos++;
           }
           String literal = text.substring(start, pos);
-          if (literal.isEmpty() || !(literal.equals("true") || literal.equals("false") || literal.equals("null")
-              || literal.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))) {
+          if (literal.isEmpty()
+              || !(literal.equals("true")
+                  || literal.equals("false")
+                  || literal.equals("null")
+                  || literal.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))) {
             pos = start;
             throw error("unexpected value");
           }

@@ -15,15 +15,17 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One CNI invocation (CNI spec §"Protocol"): the command and its parameters in {@code CNI_*}
- * environment variables, the network configuration on stdin, the result or error on stdout and
- * the exit code. VERSION is answered here; every other command goes, unparsed, to the agent
- * over its UNIX socket (see {@link Frame}), and its answer is printed as it comes.
+ * environment variables, the network configuration on stdin, the result or error on stdout and the
+ * exit code. VERSION is answered here; every other command goes, unparsed, to the agent over its
+ * UNIX socket (see {@link Frame}), and its answer is printed as it comes.
  */
 public final class Plugin {
   /** CNI spec versions this plugin (with its agent) speaks. */
   public static final String[] SUPPORTED_VERSIONS = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
+
   /** The agent's socket when the configuration names none (sart's default). */
   public static final String DEFAULT_ENDPOINT = "/var/run/sart.sock";
+
   static final double DEFAULT_TIMEOUT_SECONDS = 60;
 
   private final Map<String, String> env;
@@ -43,7 +45,10 @@ public final class Plugin {
     try {
       conf = stdin.length == 0 && command.equals("VERSION") ? Netconf.EMPTY : Netconf.parse(stdin);
     } catch (Netconf.DecodeException e) {
-      return fail(null, new CniError(CniError.DECODE, "failed to decode the network configuration", e.getMessage()));
+      return fail(
+          null,
+          new CniError(
+              CniError.DECODE, "failed to decode the network configuration", e.getMessage()));
     }
     String version = conf.cniVersion();
     switch (command) {
@@ -54,19 +59,28 @@ public final class Plugin {
         return forward(command, conf);
       }
       case "" -> {
-        return fail(version, new CniError(CniError.INVALID_ENVIRONMENT, "CNI_COMMAND is not set", ""));
+        return fail(
+            version, new CniError(CniError.INVALID_ENVIRONMENT, "CNI_COMMAND is not set", ""));
       }
       default -> {
-        return fail(version, new CniError(CniError.INVALID_ENVIRONMENT, "unknown CNI_COMMAND " + command,
-            "sart-cni understands ADD, DEL, CHECK, STATUS, GC and VERSION"));
+        return fail(
+            version,
+            new CniError(
+                CniError.INVALID_ENVIRONMENT,
+                "unknown CNI_COMMAND " + command,
+                "sart-cni understands ADD, DEL, CHECK, STATUS, GC and VERSION"));
       }
     }
   }
 
   /** CNI spec §"VERSION": the versions supported, in the version the configuration asked for. */
   private int version(String requested) throws IOException {
-    String v = requested != null && supported(requested) ? requested : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
-    StringBuilder sb = new StringBuilder("{\"cniVersion\":\"").append(v).append("\",\"supportedVersions\":[");
+    String v =
+        requested != null && supported(requested)
+            ? requested
+            : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
+    StringBuilder sb =
+        new StringBuilder("{\"cniVersion\":\"").append(v).append("\",\"supportedVersions\":[");
     for (int i = 0; i < SUPPORTED_VERSIONS.length; i++) {
       sb.append(i == 0 ? "\"" : ",\"").append(SUPPORTED_VERSIONS[i]).append('"');
     }
@@ -89,7 +103,9 @@ public final class Plugin {
     try {
       socket = endpoint(conf.endpoint());
     } catch (IllegalArgumentException e) {
-      return fail(conf.cniVersion(), new CniError(CniError.INVALID_NETWORK_CONFIG, "invalid endpoint", e.getMessage()));
+      return fail(
+          conf.cniVersion(),
+          new CniError(CniError.INVALID_NETWORK_CONFIG, "invalid endpoint", e.getMessage()));
     }
     double timeout = conf.timeoutSeconds() > 0 ? conf.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
     Map<String, String> cni = new TreeMap<>();
@@ -102,30 +118,40 @@ public final class Plugin {
     try {
       channel = UnixSockets.open();
     } catch (IOException e) {
-      return fail(conf.cniVersion(), new CniError(CniError.IO_FAILURE, "cannot open a UNIX socket", e.toString()));
+      return fail(
+          conf.cniVersion(),
+          new CniError(CniError.IO_FAILURE, "cannot open a UNIX socket", e.toString()));
     }
     // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold
     long deadline = System.nanoTime() + (long) (timeout * 1e9);
-    Thread watchdog = Thread.ofPlatform().daemon().unstarted(() -> {
-      for (long left; (left = deadline - System.nanoTime()) > 0; ) {
-        if (Thread.interrupted()) {
-          return;
-        }
-        LockSupport.parkNanos(left);
-      }
-      try {
-        channel.close();
-      } catch (IOException e) {
-        // the call fails with AsynchronousCloseException all the same
-      }
-    });
+    Thread watchdog =
+        Thread.ofPlatform()
+            .daemon()
+            .unstarted(
+                () -> {
+                  for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                    if (Thread.interrupted()) {
+                      return;
+                    }
+                    LockSupport.parkNanos(left);
+                  }
+                  try {
+                    channel.close();
+                  } catch (IOException e) {
+                    // the call fails with AsynchronousCloseException all the same
+                  }
+                });
     try {
       try {
         channel.connect(UnixDomainSocketAddress.of(socket));
       } catch (IOException e) {
         int code = command.equals("STATUS") ? CniError.NOT_AVAILABLE : CniError.TRY_AGAIN_LATER;
-        return fail(conf.cniVersion(), new CniError(code, "the sart agent is not reachable at " + socket,
-            (Files.exists(socket) ? "" : "no such socket; ") + e.getMessage()));
+        return fail(
+            conf.cniVersion(),
+            new CniError(
+                code,
+                "the sart agent is not reachable at " + socket,
+                (Files.exists(socket) ? "" : "no such socket; ") + e.getMessage()));
       }
       watchdog.start();
       ByteBuffer out = ByteBuffer.wrap(request);
@@ -136,11 +162,17 @@ public final class Plugin {
       // through sun.nio.ch.Net, whose initialisation (IPv6 probes) cost ~1.7 ms here
       response = Frame.decodeResponse(new ByteArrayInputStream(readAll(channel)));
     } catch (AsynchronousCloseException e) {
-      return fail(conf.cniVersion(), new CniError(CniError.TIMEOUT, "the sart agent did not answer in time",
-          command + " took longer than " + timeout + " s (netconf \"timeout\")"));
+      return fail(
+          conf.cniVersion(),
+          new CniError(
+              CniError.TIMEOUT,
+              "the sart agent did not answer in time",
+              command + " took longer than " + timeout + " s (netconf \"timeout\")"));
     } catch (IOException e) {
       int code = command.equals("STATUS") ? CniError.NOT_AVAILABLE : CniError.TRY_AGAIN_LATER;
-      return fail(conf.cniVersion(), new CniError(code, "the connection to the sart agent failed", e.toString()));
+      return fail(
+          conf.cniVersion(),
+          new CniError(code, "the connection to the sart agent failed", e.toString()));
     } finally {
       watchdog.interrupt();
       UnixSockets.close(channel);
@@ -170,16 +202,22 @@ public final class Plugin {
     if (endpoint == null || endpoint.isEmpty()) {
       return Path.of(DEFAULT_ENDPOINT);
     }
-    String path = endpoint.startsWith("unix://") ? endpoint.substring("unix://".length()) : endpoint;
+    String path =
+        endpoint.startsWith("unix://") ? endpoint.substring("unix://".length()) : endpoint;
     if (!path.startsWith("/")) {
-      throw new IllegalArgumentException("\"endpoint\" must be the agent's UNIX socket as an absolute path or"
-          + " unix:///PATH (sart-cni does not speak gRPC over TCP), not " + endpoint);
+      throw new IllegalArgumentException(
+          "\"endpoint\" must be the agent's UNIX socket as an absolute path or"
+              + " unix:///PATH (sart-cni does not speak gRPC over TCP), not "
+              + endpoint);
     }
     return Path.of(path);
   }
 
   private int fail(String cniVersion, CniError error) throws IOException {
-    String v = cniVersion != null && !cniVersion.isEmpty() ? cniVersion : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
+    String v =
+        cniVersion != null && !cniVersion.isEmpty()
+            ? cniVersion
+            : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
     stdout.write(error.toJson(v));
     stdout.flush();
     return 1;

@@ -18,7 +18,8 @@ public final class SartCni {
   }
 
   /** One invocation; returns the exit code after flushing stdout. */
-  static int run(String[] args, Map<String, String> env, InputStream in, PrintStream out, PrintStream err)
+  static int run(
+      String[] args, Map<String, String> env, InputStream in, PrintStream out, PrintStream err)
       throws IOException {
     if (args.length > 0 && args[0].equals("cni-installer")) {
       return Installer.run(Arrays.copyOfRange(args, 1, args.length), env, err);

@@ -16,10 +16,10 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The training run for the plugin's JDK 25 AOT cache (JEP 483/514: {@code -XX:AOTCacheOutput}),
- * run once at build time: every command through the same code a real invocation takes (netconf
- * scan, framing, the UNIX socket, the error paths), against an in-process stand-in that answers
- * each request with a fixed result. Not used at run time.
+ * The training run for the plugin's JDK 25 AOT cache (JEP 483/514: {@code -XX:AOTCacheOutput}), run
+ * once at build time: every command through the same code a real invocation takes (netconf scan,
+ * framing, the UNIX socket, the error paths), against an in-process stand-in that answers each
+ * request with a fixed result. Not used at run time.
  */
 final class Training {
   private Training() {}
@@ -30,17 +30,35 @@ final class Training {
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       server.bind(UnixDomainSocketAddress.of(sock));
       Thread agent = Thread.ofPlatform().daemon().start(() -> serve(server));
-      String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"training\",\"type\":\"sart-cni\",\"endpoint\":\"unix://"
-          + sock + "\",\"timeout\":60,\"prevResult\":{\"ips\":[{\"address\":\"192.0.2.1/32\"}]}}";
+      String conf =
+          "{\"cniVersion\":\"1.1.0\",\"name\":\"training\",\"type\":\"sart-cni\",\"endpoint\":\"unix://"
+              + sock
+              + "\",\"timeout\":60,\"prevResult\":{\"ips\":[{\"address\":\"192.0.2.1/32\"}]}}";
       // the process environment's own map, as main passes it (its key set's classes are cached too)
       Frame.cniVariables(System.getenv());
       for (int round = 0; round < 20; round++) {
-        for (String command : new String[] {"VERSION", "ADD", "CHECK", "DEL", "STATUS", "GC", "BOGUS"}) {
-          run(Map.of("CNI_COMMAND", command, "CNI_CONTAINERID", "c" + round, "CNI_NETNS", "/var/run/netns/x",
-              "CNI_IFNAME", "eth0", "CNI_PATH", "/opt/cni/bin", "PATH", "/usr/bin"), conf);
+        for (String command :
+            new String[] {"VERSION", "ADD", "CHECK", "DEL", "STATUS", "GC", "BOGUS"}) {
+          run(
+              Map.of(
+                  "CNI_COMMAND",
+                  command,
+                  "CNI_CONTAINERID",
+                  "c" + round,
+                  "CNI_NETNS",
+                  "/var/run/netns/x",
+                  "CNI_IFNAME",
+                  "eth0",
+                  "CNI_PATH",
+                  "/opt/cni/bin",
+                  "PATH",
+                  "/usr/bin"),
+              conf);
         }
         // the agent is not there: TryAgainLater
-        run(Map.of("CNI_COMMAND", "ADD"), conf.replace(sock.toString(), dir.resolve("absent.sock").toString()));
+        run(
+            Map.of("CNI_COMMAND", "ADD"),
+            conf.replace(sock.toString(), dir.resolve("absent.sock").toString()));
         run(Map.of("CNI_COMMAND", "ADD"), "{not json");
       }
       agent.interrupt();
@@ -56,13 +74,18 @@ final class Training {
     real.keySet().removeIf(k -> k.startsWith("CNI_"));
     real.putAll(env);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    SartCni.run(new String[0], real, new ByteArrayInputStream(conf.getBytes(StandardCharsets.UTF_8)),
-        new java.io.PrintStream(out), System.err);
+    SartCni.run(
+        new String[0],
+        real,
+        new ByteArrayInputStream(conf.getBytes(StandardCharsets.UTF_8)),
+        new java.io.PrintStream(out),
+        System.err);
   }
 
   private static void serve(ServerSocketChannel server) {
-    byte[] result = "{\"cniVersion\":\"1.1.0\",\"interfaces\":[],\"ips\":[],\"routes\":[]}\n"
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] result =
+        "{\"cniVersion\":\"1.1.0\",\"interfaces\":[],\"ips\":[],\"routes\":[]}\n"
+            .getBytes(StandardCharsets.UTF_8);
     while (true) {
       try (SocketChannel c = server.accept()) {
         // read by the frame's lengths, as the agent does: the plugin does not half-close

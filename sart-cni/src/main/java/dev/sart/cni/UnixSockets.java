@@ -16,17 +16,17 @@ import sun.security.jca.Providers;
  *
  * <p>The JDK's UNIX-domain socket support ({@code sun.nio.ch.UnixDomainSockets}) asks the security
  * providers for a {@code SecureRandom} ("NativePRNGNonBlocking") when its class initialises; it
- * only ever uses it to name server sockets bound to no address, which a client never does. In
- * the plugin's interpreted, short-lived JVM that lookup (building the SUN provider and its
- * NativePRNG, a reflective constructor call) was measured at ~7 ms of CPU per forwarded call,
- * about a quarter of what forwarding costs over VERSION. So the first channel is opened with a
- * provider list, for this thread only and only while the class initialises, that holds one
- * provider answering every {@code SecureRandom} with bytes from {@code /dev/urandom} (the
- * kernel's CSPRNG, the source NativePRNGNonBlocking reads too).
+ * only ever uses it to name server sockets bound to no address, which a client never does. In the
+ * plugin's interpreted, short-lived JVM that lookup (building the SUN provider and its NativePRNG,
+ * a reflective constructor call) was measured at ~7 ms of CPU per forwarded call, about a quarter
+ * of what forwarding costs over VERSION. So the first channel is opened with a provider list, for
+ * this thread only and only while the class initialises, that holds one provider answering every
+ * {@code SecureRandom} with bytes from {@code /dev/urandom} (the kernel's CSPRNG, the source
+ * NativePRNGNonBlocking reads too).
  *
  * <p>That list is JDK-internal API ({@code sun.security.jca}): the launcher and the AOT training
- * run pass {@code --add-exports java.base/sun.security.jca=ALL-UNNAMED}. Without it (the jar run
- * by hand, another JDK) the channel is opened the ordinary way.
+ * run pass {@code --add-exports java.base/sun.security.jca=ALL-UNNAMED}. Without it (the jar run by
+ * hand, another JDK) the channel is opened the ordinary way.
  */
 final class UnixSockets {
   private UnixSockets() {}
@@ -46,10 +46,10 @@ final class UnixSockets {
   }
 
   /**
-   * Closes {@code channel} in non-blocking mode: the blocking-mode close asks
-   * {@code sun.nio.ch.Net} whether to shut the output down first, and that class's initialisation
-   * (IPv6 and socket-option probes) cost ~1.7 ms here, for a socket that is UNIX-domain anyway.
-   * A channel closed already (by the watchdog) is fine.
+   * Closes {@code channel} in non-blocking mode: the blocking-mode close asks {@code
+   * sun.nio.ch.Net} whether to shut the output down first, and that class's initialisation (IPv6
+   * and socket-option probes) cost ~1.7 ms here, for a socket that is UNIX-domain anyway. A channel
+   * closed already (by the watchdog) is fine.
    */
   static void close(SocketChannel channel) {
     try {

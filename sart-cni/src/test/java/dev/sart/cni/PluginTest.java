@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The plugin's own behaviour, in-process: what it answers without the agent, and what it forwards. */
+/**
+ * The plugin's own behaviour, in-process: what it answers without the agent, and what it forwards.
+ */
 class PluginTest {
   @TempDir Path dir;
 
@@ -38,12 +40,19 @@ class PluginTest {
   @Test
   void version_is_answered_without_the_agent_in_the_requested_version() throws Exception {
     for (String v : Plugin.SUPPORTED_VERSIONS) {
-      Outcome o = run(Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"" + v + "\",\"endpoint\":\"/nonexistent\"}");
+      Outcome o =
+          run(
+              Map.of("CNI_COMMAND", "VERSION"),
+              "{\"cniVersion\":\"" + v + "\",\"endpoint\":\"/nonexistent\"}");
       assertEquals(0, o.code);
-      assertEquals("{\"cniVersion\":\"" + v + "\",\"supportedVersions\":[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n",
+      assertEquals(
+          "{\"cniVersion\":\""
+              + v
+              + "\",\"supportedVersions\":[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n",
           o.stdout);
     }
-    assertTrue(run(Map.of("CNI_COMMAND", "VERSION"), "").stdout.startsWith("{\"cniVersion\":\"1.1.0\""));
+    assertTrue(
+        run(Map.of("CNI_COMMAND", "VERSION"), "").stdout.startsWith("{\"cniVersion\":\"1.1.0\""));
   }
 
   @Test
@@ -51,7 +60,9 @@ class PluginTest {
     String conf = "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}";
     Outcome add = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "x"), conf);
     assertEquals(1, add.code);
-    assertTrue(add.stdout.startsWith("{\"cniVersion\":\"1.0.0\",\"code\":11,\"msg\":\"the sart agent is not reachable"),
+    assertTrue(
+        add.stdout.startsWith(
+            "{\"cniVersion\":\"1.0.0\",\"code\":11,\"msg\":\"the sart agent is not reachable"),
         add.stdout);
     Outcome status = run(Map.of("CNI_COMMAND", "STATUS"), conf.replace("1.0.0", "1.1.0"));
     assertTrue(status.stdout.startsWith("{\"cniVersion\":\"1.1.0\",\"code\":50,"), status.stdout);
@@ -59,31 +70,47 @@ class PluginTest {
 
   @Test
   void bad_input_gets_the_spec_error_codes() throws Exception {
-    assertTrue(run(Map.of(), "{}").stdout.contains("\"code\":4,\"msg\":\"CNI_COMMAND is not set\""));
+    assertTrue(
+        run(Map.of(), "{}").stdout.contains("\"code\":4,\"msg\":\"CNI_COMMAND is not set\""));
     assertTrue(run(Map.of("CNI_COMMAND", "FROB"), "{}").stdout.contains("\"code\":4,"));
     Outcome garbage = run(Map.of("CNI_COMMAND", "ADD"), "{\"cniVersion\":\"1.0.0\",");
     assertEquals(1, garbage.code);
     assertTrue(garbage.stdout.contains("\"code\":6,"), garbage.stdout);
-    Outcome tcp = run(Map.of("CNI_COMMAND", "ADD"), "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"http://localhost:6000\"}");
+    Outcome tcp =
+        run(
+            Map.of("CNI_COMMAND", "ADD"),
+            "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"http://localhost:6000\"}");
     assertTrue(tcp.stdout.contains("\"code\":7,"), tcp.stdout);
   }
 
   @Test
-  void other_commands_go_to_the_agent_with_the_cni_environment_and_the_raw_netconf() throws Exception {
+  void other_commands_go_to_the_agent_with_the_cni_environment_and_the_raw_netconf()
+      throws Exception {
     Path sock = dir.resolve("agent.sock");
     AtomicReference<Frame.Request> seen = new AtomicReference<>();
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       server.bind(UnixDomainSocketAddress.of(sock));
-      Thread agent = Thread.ofVirtual().start(() -> {
-        try (SocketChannel c = server.accept()) {
-          seen.set(Frame.decodeRequest(Channels.newInputStream(c))); // by its lengths: the plugin does not half-close
-          c.write(ByteBuffer.wrap(Frame.encodeResponse(7, "result bytes".getBytes(StandardCharsets.UTF_8))));
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      });
-      String conf = "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"unix://" + sock + "\",\"x\":{\"y\":[1,\"}\"]}}";
-      Outcome o = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc", "HOME", "/root"), conf);
+      Thread agent =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try (SocketChannel c = server.accept()) {
+                      seen.set(
+                          Frame.decodeRequest(
+                              Channels.newInputStream(
+                                  c))); // by its lengths: the plugin does not half-close
+                      c.write(
+                          ByteBuffer.wrap(
+                              Frame.encodeResponse(
+                                  7, "result bytes".getBytes(StandardCharsets.UTF_8))));
+                    } catch (Exception e) {
+                      throw new RuntimeException(e);
+                    }
+                  });
+      String conf =
+          "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"unix://" + sock + "\",\"x\":{\"y\":[1,\"}\"]}}";
+      Outcome o =
+          run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc", "HOME", "/root"), conf);
       agent.join();
       assertEquals(7, o.code);
       assertEquals("result bytes", o.stdout);
@@ -98,17 +125,24 @@ class PluginTest {
     Path sock = dir.resolve("mute.sock");
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       server.bind(UnixDomainSocketAddress.of(sock));
-      Thread agent = Thread.ofVirtual().start(() -> {
-        try (SocketChannel c = server.accept()) {
-          Frame.decodeRequest(Channels.newInputStream(c));
-          c.read(ByteBuffer.allocate(1)); // answers nothing; returns when the plugin gives up
-        } catch (Exception e) {
-          // the plugin closed the connection
-        }
-      });
+      Thread agent =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try (SocketChannel c = server.accept()) {
+                      Frame.decodeRequest(Channels.newInputStream(c));
+                      c.read(
+                          ByteBuffer.allocate(
+                              1)); // answers nothing; returns when the plugin gives up
+                    } catch (Exception e) {
+                      // the plugin closed the connection
+                    }
+                  });
       long start = System.nanoTime();
-      Outcome o = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"),
-          "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + sock + "\",\"timeout\":0.3}");
+      Outcome o =
+          run(
+              Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"),
+              "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + sock + "\",\"timeout\":0.3}");
       assertEquals(1, o.code);
       assertTrue(o.stdout.contains("\"code\":110,"), o.stdout);
       assertTrue(System.nanoTime() - start >= 300_000_000L, "gave up before the timeout");
@@ -128,11 +162,25 @@ class PluginTest {
 
   @Test
   void netconf_scanner_reads_only_the_top_level_keys() throws Exception {
-    Netconf c = Netconf.parse(("{\"name\":\"n\",\"plugins\":[{\"endpoint\":\"/inner\"}],\"cniVersion\":\"0.4.0\","
-        + "\"endpoint\":\"/var/run/sart.sock\",\"timeout\":2.5,\"esc\":\"a\\\"\\u00e9\"}").getBytes(StandardCharsets.UTF_8));
+    Netconf c =
+        Netconf.parse(
+            ("{\"name\":\"n\",\"plugins\":[{\"endpoint\":\"/inner\"}],\"cniVersion\":\"0.4.0\","
+                    + "\"endpoint\":\"/var/run/sart.sock\",\"timeout\":2.5,\"esc\":\"a\\\"\\u00e9\"}")
+                .getBytes(StandardCharsets.UTF_8));
     assertEquals(new Netconf("0.4.0", "/var/run/sart.sock", 2.5), c);
-    for (String bad : List.of("", "[]", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{\"timeout\":\"10\"}", "{\"a\":tru}")) {
-      assertThrows(Netconf.DecodeException.class, () -> Netconf.parse(bad.getBytes(StandardCharsets.UTF_8)), bad);
+    for (String bad :
+        List.of(
+            "",
+            "[]",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{\"a\":1} x",
+            "{\"timeout\":\"10\"}",
+            "{\"a\":tru}")) {
+      assertThrows(
+          Netconf.DecodeException.class,
+          () -> Netconf.parse(bad.getBytes(StandardCharsets.UTF_8)),
+          bad);
     }
   }
 
@@ -145,18 +193,31 @@ class PluginTest {
     for (String b : Installer.DEFAULT_BINARIES) {
       Files.writeString(src.resolve(b), "content of " + b);
     }
-    String netconf = "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"plugins\":[{\"type\":\"sart-cni\"}]}";
+    String netconf =
+        "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"plugins\":[{\"type\":\"sart-cni\"}]}";
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    int code = Installer.run(new String[] {"--bin-dir", bin.toString(), "--conf-dir=" + conf, "--src-bin-dir", src.toString()},
-        Map.of("CNI_NETCONF", netconf), new PrintStream(log));
+    int code =
+        Installer.run(
+            new String[] {
+              "--bin-dir", bin.toString(), "--conf-dir=" + conf, "--src-bin-dir", src.toString()
+            },
+            Map.of("CNI_NETCONF", netconf),
+            new PrintStream(log));
     assertEquals(0, code, log.toString());
     for (String b : Installer.DEFAULT_BINARIES) {
       assertEquals("content of " + b, Files.readString(bin.resolve(b)));
-      assertEquals(Files.getLastModifiedTime(src.resolve(b)), Files.getLastModifiedTime(bin.resolve(b)));
+      assertEquals(
+          Files.getLastModifiedTime(src.resolve(b)), Files.getLastModifiedTime(bin.resolve(b)));
     }
     assertEquals(List.of(conf.resolve("10-netconf.conflist")), Files.list(conf).toList());
     assertEquals(netconf, Files.readString(conf.resolve("10-netconf.conflist")));
-    assertEquals(1, Installer.run(new String[] {"--src-bin-dir", dir.resolve("none").toString(), "--bin-dir",
-        bin.toString()}, Map.of(), new PrintStream(new ByteArrayOutputStream())));
+    assertEquals(
+        1,
+        Installer.run(
+            new String[] {
+              "--src-bin-dir", dir.resolve("none").toString(), "--bin-dir", bin.toString()
+            },
+            Map.of(),
+            new PrintStream(new ByteArrayOutputStream())));
   }
 }

@@ -41,19 +41,29 @@ import picocli.CommandLine.Option;
 final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   private static final Logger LOG = Logger.getLogger(BgpCommand.class.getName());
 
-  @Option(names = {"-f", "--file"}, description = "YAML config (sart's keys)")
+  @Option(
+      names = {"-f", "--file"},
+      description = "YAML config (sart's keys)")
   Path file;
 
-  @Option(names = {"-a", "--as"}, description = "local AS (overrides the file)")
+  @Option(
+      names = {"-a", "--as"},
+      description = "local AS (overrides the file)")
   Long asn;
 
-  @Option(names = {"-r", "--router-id"}, description = "router id, an IPv4 address (overrides the file)")
+  @Option(
+      names = {"-r", "--router-id"},
+      description = "router id, an IPv4 address (overrides the file)")
   String routerId;
 
-  @Option(names = "--exporter", description = "BgpExporterApi endpoint told of every peer state change (host:port)")
+  @Option(
+      names = "--exporter",
+      description = "BgpExporterApi endpoint told of every peer state change (host:port)")
   String exporter;
 
-  @Option(names = "--fib", description = "sart's FibApi endpoint (host:port); ignored: sartd fib pulls from --api")
+  @Option(
+      names = "--fib",
+      description = "sart's FibApi endpoint (host:port); ignored: sartd fib pulls from --api")
   String fib;
 
   @Option(names = "--table-id", description = "kernel table for --fib", defaultValue = "254")
@@ -62,19 +72,30 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--api", description = "gRPC API listen address", defaultValue = "127.0.0.1:5000")
   String api;
 
-  @Option(names = "--metrics-address", description = "Prometheus /metrics and /healthz over HTTP (host:port, 'off': none;"
-      + " default ${DEFAULT-VALUE} unless the file sets metrics_address)")
+  @Option(
+      names = "--metrics-address",
+      description =
+          "Prometheus /metrics and /healthz over HTTP (host:port, 'off': none;"
+              + " default ${DEFAULT-VALUE} unless the file sets metrics_address)")
   String metricsAddress;
 
   static final String DEFAULT_METRICS_ADDRESS = "127.0.0.1:7472";
 
-  @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
+  @Option(
+      names = "--port",
+      description = "BGP port to listen on (0: do not listen)",
+      defaultValue = "179")
   int port;
 
-  @Option(names = "--warmup", paramLabel = "ROUTES", description = "before listening, run this many routes through the"
-      + " route path (in cycles over 4,096), on a RIB of its own, so that the first table and the first withdrawal run"
-      + " compiled code"
-      + " (0: no warm-up; at most 131072; default ${DEFAULT-VALUE})", defaultValue = "${sys:sart.bgp.warmup:-131072}")
+  @Option(
+      names = "--warmup",
+      paramLabel = "ROUTES",
+      description =
+          "before listening, run this many routes through the"
+              + " route path (in cycles over 4,096), on a RIB of its own, so that the first table and the first withdrawal run"
+              + " compiled code"
+              + " (0: no warm-up; at most 131072; default ${DEFAULT-VALUE})",
+      defaultValue = "${sys:sart.bgp.warmup:-131072}")
   int warmup;
 
   @Mixin LogOptions log;
@@ -85,14 +106,25 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     BgpConfigFile cfg = file == null ? null : BgpConfigFile.load(file);
     if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
       // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead
-      LOG.warning("event=fib-ignored msg=\"--fib / fib_endpoint is ignored: sartd fib pulls the best paths from this "
-          + "API (a bgp subscriber with endpoint " + api + ")\"");
+      LOG.warning(
+          "event=fib-ignored msg=\"--fib / fib_endpoint is ignored: sartd fib pulls the best paths from this "
+              + "API (a bgp subscriber with endpoint "
+              + api
+              + ")\"");
     }
     if (warmup > 0) {
       try {
         Warmup.Report r = Warmup.run(warmup);
-        LOG.info(() -> "event=warmup-done routes=" + r.routes() + " announced=" + r.announced() + " withdrawn="
-            + r.withdrawn() + " millis=" + r.millis());
+        LOG.info(
+            () ->
+                "event=warmup-done routes="
+                    + r.routes()
+                    + " announced="
+                    + r.announced()
+                    + " withdrawn="
+                    + r.withdrawn()
+                    + " millis="
+                    + r.millis());
       } catch (RuntimeException e) {
         // only speed is lost: the speaker does not depend on it
         LOG.log(java.util.logging.Level.WARNING, "event=warmup-failed", e);
@@ -113,19 +145,26 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         server.setMultipath(true);
       }
       PolicyConfig.policies(cfg).forEach(server.policies()::define);
-      for (BgpConfigFile.Neighbor n : cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
+      for (BgpConfigFile.Neighbor n :
+          cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
         server.addPeer(peerConfig(n), PolicyConfig.peerPolicy(n, server.policies()));
       }
-      for (BgpConfigFile.Paths p : cfg.paths() == null ? List.<BgpConfigFile.Paths>of() : cfg.paths()) {
-        server.addPaths(p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
+      for (BgpConfigFile.Paths p :
+          cfg.paths() == null ? List.<BgpConfigFile.Paths>of() : cfg.paths()) {
+        server.addPaths(
+            p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
       }
     }
     String exp = exporter != null ? exporter : cfg == null ? null : cfg.exporter();
     if (exp != null) {
       exportPeerStates(server, exp);
     }
-    String metricsAt = metricsAddress != null ? metricsAddress
-        : cfg != null && cfg.metricsAddress() != null ? cfg.metricsAddress() : DEFAULT_METRICS_ADDRESS;
+    String metricsAt =
+        metricsAddress != null
+            ? metricsAddress
+            : cfg != null && cfg.metricsAddress() != null
+                ? cfg.metricsAddress()
+                : DEFAULT_METRICS_ADDRESS;
     MetricsServer metrics = null;
     if (!"off".equals(metricsAt)) {
       metrics = new MetricsServer(socketAddress(metricsAt));
@@ -133,25 +172,30 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       metrics.beforeScrape(bgpMetrics::refresh);
     }
     HealthStatusManager health = new HealthStatusManager();
-    Server grpc = NettyServerBuilder.forAddress(socketAddress(api))
-        .addService(new BgpApiService(server))
-        .addService(health.getHealthService())
-        .addService(ProtoReflectionServiceV1.newInstance())
-        .executor(Executors.newVirtualThreadPerTaskExecutor())
-        .build().start();
+    Server grpc =
+        NettyServerBuilder.forAddress(socketAddress(api))
+            .addService(new BgpApiService(server))
+            .addService(health.getHealthService())
+            .addService(ProtoReflectionServiceV1.newInstance())
+            .executor(Executors.newVirtualThreadPerTaskExecutor())
+            .build()
+            .start();
     LOG.info(() -> "event=api-listening address=" + api);
     CountDownLatch stopped = new CountDownLatch(1);
     MetricsServer metricsServer = metrics;
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("event=stopping");
-      health.enterTerminalState();
-      grpc.shutdown();
-      if (metricsServer != null) {
-        metricsServer.close();
-      }
-      server.close();
-      stopped.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("event=stopping");
+                  health.enterTerminalState();
+                  grpc.shutdown();
+                  if (metricsServer != null) {
+                    metricsServer.close();
+                  }
+                  server.close();
+                  stopped.countDown();
+                }));
     grpc.awaitTermination();
     stopped.await(10, TimeUnit.SECONDS);
     return 0;
@@ -164,34 +208,49 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     InetAddress address = InetAddress.ofLiteral(n.address());
     Set<Family> families = new HashSet<>();
     for (String f : n.families() == null ? List.<String>of() : n.families()) {
-      families.add(switch (f.toLowerCase(Locale.ROOT)) {
-        case "ipv4", "ipv4-unicast", "ipv4_unicast" -> Family.IPV4_UNICAST;
-        case "ipv6", "ipv6-unicast", "ipv6_unicast" -> Family.IPV6_UNICAST;
-        default -> throw new IllegalArgumentException("unknown family '" + f + "' (ipv4, ipv6)");
-      });
+      families.add(
+          switch (f.toLowerCase(Locale.ROOT)) {
+            case "ipv4", "ipv4-unicast", "ipv4_unicast" -> Family.IPV4_UNICAST;
+            case "ipv6", "ipv6-unicast", "ipv6_unicast" -> Family.IPV6_UNICAST;
+            default ->
+                throw new IllegalArgumentException("unknown family '" + f + "' (ipv4, ipv6)");
+          });
     }
     if (families.isEmpty()) {
       families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
     }
-    return new PeerConfig(n.name(), address, n.asn(), n.port() == null ? 179 : n.port(),
-        n.localAddress() == null ? null : InetAddress.ofLiteral(n.localAddress()), Boolean.TRUE.equals(n.passive()),
-        n.password(), n.multihopTtl() == null ? 0 : n.multihopTtl(), Boolean.TRUE.equals(n.ttlSecurity()),
+    return new PeerConfig(
+        n.name(),
+        address,
+        n.asn(),
+        n.port() == null ? 179 : n.port(),
+        n.localAddress() == null ? null : InetAddress.ofLiteral(n.localAddress()),
+        Boolean.TRUE.equals(n.passive()),
+        n.password(),
+        n.multihopTtl() == null ? 0 : n.multihopTtl(),
+        Boolean.TRUE.equals(n.ttlSecurity()),
         Duration.ofSeconds(n.holdTime() == null ? 90 : n.holdTime()),
         n.keepaliveTime() == null ? null : Duration.ofSeconds(n.keepaliveTime()),
-        Duration.ofSeconds(n.connectRetryTime() == null ? 10 : n.connectRetryTime()), families);
+        Duration.ofSeconds(n.connectRetryTime() == null ? 10 : n.connectRetryTime()),
+        families);
   }
 
-  /** sart's attribute keys in {@code paths}: origin, local_pref, med (values as strings or numbers). */
+  /**
+   * sart's attribute keys in {@code paths}: origin, local_pref, med (values as strings or numbers).
+   */
   static PathAttributes attributes(Map<String, String> attrs) {
     PathAttributes.Builder b = PathAttributes.builder();
     Origin origin = Origin.IGP;
-    for (Map.Entry<String, String> e : attrs == null ? Map.<String, String>of().entrySet() : attrs.entrySet()) {
+    for (Map.Entry<String, String> e :
+        attrs == null ? Map.<String, String>of().entrySet() : attrs.entrySet()) {
       long v = Long.parseLong(e.getValue().strip());
       switch (e.getKey()) {
         case "origin" -> origin = Origin.values()[(int) v];
         case "local_pref" -> b.add(new LocalPref(v));
         case "med", "multi_exit_disc" -> b.add(new MultiExitDisc(v));
-        default -> throw new IllegalArgumentException("unknown path attribute '" + e.getKey() + "' (origin, local_pref, med)");
+        default ->
+            throw new IllegalArgumentException(
+                "unknown path attribute '" + e.getKey() + "' (origin, local_pref, med)");
       }
     }
     b.add(origin);
@@ -204,16 +263,28 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       throw new IllegalArgumentException("expected host:port, got '" + hostPort + "'");
     }
     String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
-    return new InetSocketAddress(InetAddress.ofLiteral(host), Integer.parseInt(hostPort.substring(colon + 1)));
+    return new InetSocketAddress(
+        InetAddress.ofLiteral(host), Integer.parseInt(hostPort.substring(colon + 1)));
   }
 
-  /** sart's exporter: every state change goes to BgpExporterApi.ExportPeerState (the agent's watcher). */
+  /**
+   * sart's exporter: every state change goes to BgpExporterApi.ExportPeerState (the agent's
+   * watcher).
+   */
   private static void exportPeerStates(BgpServer server, String endpoint) {
-    ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress(socketAddress(endpoint)).usePlaintext().build();
+    ManagedChannel ch =
+        io.grpc.netty.NettyChannelBuilder.forAddress(socketAddress(endpoint))
+            .usePlaintext()
+            .build();
     BgpExporterApiGrpc.BgpExporterApiFutureStub stub = BgpExporterApiGrpc.newFutureStub(ch);
-    server.addListener((peer, from, to) -> stub.exportPeerState(ExportPeerStateRequest.newBuilder()
-        .setAsn((int) peer.config().asn()).setAddr(peer.config().address().getHostAddress())
-        .setName(peer.config().name())
-        .setState(dev.sart.proto.v1.Peer.State.forNumber(to.ordinal() + 1)).build()));
+    server.addListener(
+        (peer, from, to) ->
+            stub.exportPeerState(
+                ExportPeerStateRequest.newBuilder()
+                    .setAsn((int) peer.config().asn())
+                    .setAddr(peer.config().address().getHostAddress())
+                    .setName(peer.config().name())
+                    .setState(dev.sart.proto.v1.Peer.State.forNumber(to.ordinal() + 1))
+                    .build()));
   }
 }

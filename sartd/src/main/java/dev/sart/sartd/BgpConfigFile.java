@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code sartd bgp -f FILE} YAML, with sart's keys ({@code asn}, {@code router_id},
- * {@code multi_path}, {@code neighbors}, {@code paths}, {@code fib_endpoint}, {@code fib_table},
- * {@code exporter}) plus {@code metrics_address}, per-neighbour timers, password, multihop and TTL
- * security, and routing policy: {@code prefix_lists}, {@code policies}, and per neighbour
- * {@code import_policy}, {@code export_policy}, {@code max_prefix*}, {@code soft_reconfiguration_inbound},
+ * The {@code sartd bgp -f FILE} YAML, with sart's keys ({@code asn}, {@code router_id}, {@code
+ * multi_path}, {@code neighbors}, {@code paths}, {@code fib_endpoint}, {@code fib_table}, {@code
+ * exporter}) plus {@code metrics_address}, per-neighbour timers, password, multihop and TTL
+ * security, and routing policy: {@code prefix_lists}, {@code policies}, and per neighbour {@code
+ * import_policy}, {@code export_policy}, {@code max_prefix*}, {@code soft_reconfiguration_inbound},
  * {@code advertise_peer_as}.
  */
 record BgpConfigFile(
@@ -55,9 +55,12 @@ record BgpConfigFile(
       @JsonProperty("advertise_peer_as") Boolean advertisePeerAs) {}
 
   /** A named policy: statements in order, then the default ("accept" or "reject"). */
-  record PolicyDef(String name, @JsonProperty("default") String defaultAction, List<StatementDef> statements) {}
+  record PolicyDef(
+      String name, @JsonProperty("default") String defaultAction, List<StatementDef> statements) {}
 
-  /** {@code match} conditions (all must hold), {@code action} accept/reject, {@code set} changes. */
+  /**
+   * {@code match} conditions (all must hold), {@code action} accept/reject, {@code set} changes.
+   */
   record StatementDef(MatchDef match, String action, SetDef set) {}
 
   /**
@@ -70,7 +73,10 @@ record BgpConfigFile(
       List<String> communities,
       @JsonProperty("large_communities") List<String> largeCommunities) {}
 
-  /** {@code communities} replaces the route's, {@code add_communities} adds to them; the same for large ones. */
+  /**
+   * {@code communities} replaces the route's, {@code add_communities} adds to them; the same for
+   * large ones.
+   */
   record SetDef(
       @JsonProperty("local_pref") Long localPref,
       Long med,
@@ -84,13 +90,19 @@ record BgpConfigFile(
   record Paths(List<String> prefixes, Map<String, String> attributes) {}
 
   static BgpConfigFile load(Path file) {
-    ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
-        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+    ObjectMapper yaml =
+        new ObjectMapper(new YAMLFactory())
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
     try {
       return yaml.readValue(file.toFile(), BgpConfigFile.class);
     } catch (UnrecognizedPropertyException e) {
-      throw new IllegalArgumentException(file + ": unknown key '" + e.getPropertyName() + "' (known: "
-          + e.getKnownPropertyIds() + ")");
+      throw new IllegalArgumentException(
+          file
+              + ": unknown key '"
+              + e.getPropertyName()
+              + "' (known: "
+              + e.getKnownPropertyIds()
+              + ")");
     } catch (IOException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
     }

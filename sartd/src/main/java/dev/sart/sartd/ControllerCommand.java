@@ -22,22 +22,37 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code sartd controller}: the cluster-wide reconcilers, leader-elected, with health and metrics over HTTP. */
-@Command(name = "controller", mixinStandardHelpOptions = true,
-    description = "Run the Kubernetes controller (load-balancer addresses, advertisements, ClusterBGP, pod blocks)")
+/**
+ * {@code sartd controller}: the cluster-wide reconcilers, leader-elected, with health and metrics
+ * over HTTP.
+ */
+@Command(
+    name = "controller",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the Kubernetes controller (load-balancer addresses, advertisements, ClusterBGP, pod blocks)")
 final class ControllerCommand implements java.util.concurrent.Callable<Integer> {
   private static final Logger LOG = Logger.getLogger(ControllerCommand.class.getName());
 
   @Option(names = "--mode", description = "lb, cni or dual", defaultValue = "dual")
   String mode;
 
-  @Option(names = "--lb-class", description = "spec.loadBalancerClass served besides none", defaultValue = Sart.LOAD_BALANCER_CLASS)
+  @Option(
+      names = "--lb-class",
+      description = "spec.loadBalancerClass served besides none",
+      defaultValue = Sart.LOAD_BALANCER_CLASS)
   String lbClass;
 
-  @Option(names = "--leader-election", description = "take a Lease before reconciling", defaultValue = "true", negatable = true)
+  @Option(
+      names = "--leader-election",
+      description = "take a Lease before reconciling",
+      defaultValue = "true",
+      negatable = true)
   boolean leaderElection;
 
-  @Option(names = "--lease-namespace", description = "namespace of the Lease (default: $POD_NAMESPACE or kube-system)")
+  @Option(
+      names = "--lease-namespace",
+      description = "namespace of the Lease (default: $POD_NAMESPACE or kube-system)")
   String leaseNamespace;
 
   @Option(names = "--lease-name", defaultValue = "sart-controller")
@@ -46,13 +61,22 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
   @Option(names = "--identity", description = "name in the Lease (default: $HOSTNAME)")
   String identity;
 
-  @Option(names = "--http", description = "health and metrics listen address", defaultValue = "0.0.0.0:8080")
+  @Option(
+      names = "--http",
+      description = "health and metrics listen address",
+      defaultValue = "0.0.0.0:8080")
   String http;
 
-  @Option(names = "--https", description = "admission webhook listen address; empty: no webhooks", defaultValue = "0.0.0.0:8443")
+  @Option(
+      names = "--https",
+      description = "admission webhook listen address; empty: no webhooks",
+      defaultValue = "0.0.0.0:8443")
   String https;
 
-  @Option(names = "--cert-dir", description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks", defaultValue = "/etc/sartd/cert")
+  @Option(
+      names = "--cert-dir",
+      description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks",
+      defaultValue = "/etc/sartd/cert")
   Path certDir;
 
   @Mixin LogOptions log;
@@ -67,15 +91,31 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       System.err.println("--mode must be lb, cni or dual, not " + mode);
       return 2;
     }
-    var id = identity != null ? identity : System.getenv().getOrDefault("HOSTNAME", "sart-controller");
-    var ns = leaseNamespace != null ? leaseNamespace : System.getenv().getOrDefault("POD_NAMESPACE", "kube-system");
-    var config = new ControllerConfig(m, lbClass, leaderElection, ns, leaseName, id,
-        Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    var id =
+        identity != null ? identity : System.getenv().getOrDefault("HOSTNAME", "sart-controller");
+    var ns =
+        leaseNamespace != null
+            ? leaseNamespace
+            : System.getenv().getOrDefault("POD_NAMESPACE", "kube-system");
+    var config =
+        new ControllerConfig(
+            m,
+            lbClass,
+            leaderElection,
+            ns,
+            leaseName,
+            id,
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(2));
     SSLContext tls = null;
     if (!https.isEmpty()) {
       if (!Files.exists(certDir.resolve("tls.crt")) || !Files.exists(certDir.resolve("tls.key"))) {
-        System.err.println("no webhook certificate in " + certDir + " (tls.crt, tls.key): make one with `sartd certgen`,"
-            + " or pass --https= to run without webhooks");
+        System.err.println(
+            "no webhook certificate in "
+                + certDir
+                + " (tls.crt, tls.key): make one with `sartd certgen`,"
+                + " or pass --https= to run without webhooks");
         return 2;
       }
       tls = Certs.serverContext(certDir);
@@ -83,18 +123,22 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
     var client = new KubernetesClientBuilder().build();
     var controller = new SartController(client, config, new Metrics());
     var health = new HealthServer(address(http), controller);
-    var webhooks = tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
+    var webhooks =
+        tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
     var stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("event=shutdown");
-      controller.close();
-      health.close();
-      if (webhooks != null) {
-        webhooks.close();
-      }
-      client.close();
-      stopped.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("event=shutdown");
+                  controller.close();
+                  health.close();
+                  if (webhooks != null) {
+                    webhooks.close();
+                  }
+                  client.close();
+                  stopped.countDown();
+                }));
     health.start();
     if (webhooks != null) {
       webhooks.start(); // every replica answers admission requests, leader or not

@@ -18,21 +18,31 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code sartd fib}: the FIB daemon. Channels move routes from subscribers (a speaker's best
- * paths, kernel tables) to publishers (kernel tables, a speaker); {@code FibManagerApi} at the
- * endpoint; Prometheus metrics at {@code --metrics}.
+ * {@code sartd fib}: the FIB daemon. Channels move routes from subscribers (a speaker's best paths,
+ * kernel tables) to publishers (kernel tables, a speaker); {@code FibManagerApi} at the endpoint;
+ * Prometheus metrics at {@code --metrics}.
  */
-@Command(name = "fib", mixinStandardHelpOptions = true, description = "Run the FIB daemon (channels between BGP and kernel tables)")
+@Command(
+    name = "fib",
+    mixinStandardHelpOptions = true,
+    description = "Run the FIB daemon (channels between BGP and kernel tables)")
 final class FibCommand implements Callable<Integer> {
   private static final Logger LOG = Logger.getLogger(FibCommand.class.getName());
 
-  @Option(names = {"-f", "--file"}, required = true, description = "YAML config: endpoint, route_protocol, channels")
+  @Option(
+      names = {"-f", "--file"},
+      required = true,
+      description = "YAML config: endpoint, route_protocol, channels")
   Path file;
 
-  @Option(names = {"-e", "--endpoint"}, description = "FibManagerApi listen address (overrides the file; default 127.0.0.1:5001)")
+  @Option(
+      names = {"-e", "--endpoint"},
+      description = "FibManagerApi listen address (overrides the file; default 127.0.0.1:5001)")
   String endpoint;
 
-  @Option(names = "--metrics", description = "serve /metrics (Prometheus) and /healthz on this host:port")
+  @Option(
+      names = "--metrics",
+      description = "serve /metrics (Prometheus) and /healthz on this host:port")
   String metrics;
 
   @Mixin LogOptions log;
@@ -59,33 +69,46 @@ final class FibCommand implements Callable<Integer> {
     FibDaemon daemon = FibDaemon.start(cfg, registry, null, FibDaemon.Options.DEFAULT);
     HttpServer http = metrics == null ? null : serveMetrics(metrics, registry, daemon);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("event=stopping");
-      if (http != null) {
-        http.stop(0);
-      }
-      // the routes stay in the kernel: the next start reconciles them
-      daemon.close();
-      stopped.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("event=stopping");
+                  if (http != null) {
+                    http.stop(0);
+                  }
+                  // the routes stay in the kernel: the next start reconciles them
+                  daemon.close();
+                  stopped.countDown();
+                }));
     stopped.await();
     return 0;
   }
 
-  private static HttpServer serveMetrics(String hostPort, PrometheusMeterRegistry registry, FibDaemon daemon)
-      throws IOException {
+  private static HttpServer serveMetrics(
+      String hostPort, PrometheusMeterRegistry registry, FibDaemon daemon) throws IOException {
     HttpServer http = HttpServer.create(BgpCommand.socketAddress(hostPort), 0);
-    http.createContext("/metrics", ex -> reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+    http.createContext(
+        "/metrics",
+        ex -> reply(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
     http.createContext("/healthz", ex -> reply(ex, 200, "text/plain", "ok\n"));
-    http.createContext("/readyz", ex -> reply(ex, daemon.ready() ? 200 : 503, "text/plain",
-        daemon.ready() ? "ok\n" : "channels not reconciled yet\n"));
+    http.createContext(
+        "/readyz",
+        ex ->
+            reply(
+                ex,
+                daemon.ready() ? 200 : 503,
+                "text/plain",
+                daemon.ready() ? "ok\n" : "channels not reconciled yet\n"));
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     http.start();
     LOG.info(() -> "event=metrics-listening address=" + hostPort);
     return http;
   }
 
-  private static void reply(com.sun.net.httpserver.HttpExchange ex, int code, String type, String body) throws IOException {
+  private static void reply(
+      com.sun.net.httpserver.HttpExchange ex, int code, String type, String body)
+      throws IOException {
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", type);
     ex.sendResponseHeaders(code, b.length);

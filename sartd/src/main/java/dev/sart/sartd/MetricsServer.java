@@ -21,15 +21,16 @@ import java.util.logging.Logger;
 /**
  * The daemon's HTTP endpoint for Prometheus and the kubelet: {@code GET /metrics} (text exposition
  * format), {@code GET /healthz} (the process serves) and {@code GET /readyz} (200 while every
- * readiness check added with {@link #readiness} holds, else 503). Served by the JDK's {@code com.sun.net.httpserver} on virtual threads.
- * Components register their meters in {@link #registry()} and may ask to be refreshed before each
- * scrape (to follow peers that come and go).
+ * readiness check added with {@link #readiness} holds, else 503). Served by the JDK's {@code
+ * com.sun.net.httpserver} on virtual threads. Components register their meters in {@link
+ * #registry()} and may ask to be refreshed before each scrape (to follow peers that come and go).
  */
 final class MetricsServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(MetricsServer.class.getName());
   private static final String TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8";
 
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
   private final List<java.util.function.BooleanSupplier> readiness = new CopyOnWriteArrayList<>();
   private final HttpServer http;
@@ -50,14 +51,29 @@ final class MetricsServer implements AutoCloseable {
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     http.createContext("/metrics", ex -> respond(ex, 200, TEXT_FORMAT, scrape()));
     http.createContext("/healthz", ex -> respond(ex, 200, "text/plain; charset=utf-8", "ok\n"));
-    http.createContext("/readyz", ex -> {
-      boolean ready = readiness.stream().allMatch(java.util.function.BooleanSupplier::getAsBoolean);
-      respond(ex, ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ok\n" : "not ready\n");
-    });
-    http.createContext("/", ex -> respond(ex, 404, "text/plain; charset=utf-8",
-        "not found: try /metrics, /healthz or /readyz\n"));
+    http.createContext(
+        "/readyz",
+        ex -> {
+          boolean ready =
+              readiness.stream().allMatch(java.util.function.BooleanSupplier::getAsBoolean);
+          respond(
+              ex, ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ok\n" : "not ready\n");
+        });
+    http.createContext(
+        "/",
+        ex ->
+            respond(
+                ex,
+                404,
+                "text/plain; charset=utf-8",
+                "not found: try /metrics, /healthz or /readyz\n"));
     http.start();
-    LOG.info(() -> "event=metrics-listening address=" + http.getAddress().getAddress().getHostAddress() + ":" + port());
+    LOG.info(
+        () ->
+            "event=metrics-listening address="
+                + http.getAddress().getAddress().getHostAddress()
+                + ":"
+                + port());
   }
 
   PrometheusMeterRegistry registry() {
@@ -83,7 +99,8 @@ final class MetricsServer implements AutoCloseable {
     return registry.scrape();
   }
 
-  private static void respond(HttpExchange ex, int status, String contentType, String body) throws IOException {
+  private static void respond(HttpExchange ex, int status, String contentType, String body)
+      throws IOException {
     try (ex) {
       if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
         ex.sendResponseHeaders(405, -1);

@@ -3,8 +3,8 @@ package dev.sart.sartd;
 import dev.sart.fib.daemon.FibConfig;
 import dev.sart.fib.netlink.Family;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -19,77 +19,133 @@ import picocli.CommandLine.Option;
  * best paths through the same API ({@code WatchPath}), here on the speaker's loopback endpoint
  * ({@code --api}).
  */
-@Command(name = "node", mixinStandardHelpOptions = true, description = "Run the BGP speaker and the node agent together")
+@Command(
+    name = "node",
+    mixinStandardHelpOptions = true,
+    description = "Run the BGP speaker and the node agent together")
 final class NodeCommand implements java.util.concurrent.Callable<Integer> {
   private static final Logger LOG = Logger.getLogger(NodeCommand.class.getName());
 
-  @Option(names = {"-f", "--file"}, description = "the speaker's YAML config (sart's keys)")
+  @Option(
+      names = {"-f", "--file"},
+      description = "the speaker's YAML config (sart's keys)")
   Path file;
 
-  @Option(names = "--api", description = "the speaker's gRPC API listen address", defaultValue = "127.0.0.1:5000")
+  @Option(
+      names = "--api",
+      description = "the speaker's gRPC API listen address",
+      defaultValue = "127.0.0.1:5000")
   String api;
 
-  @Option(names = "--port", description = "BGP port to listen on (0: do not listen)", defaultValue = "179")
+  @Option(
+      names = "--port",
+      description = "BGP port to listen on (0: do not listen)",
+      defaultValue = "179")
   int port;
 
-  @Option(names = "--kubeconfig", description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+  @Option(
+      names = "--kubeconfig",
+      description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
   Path kubeconfig;
 
-  @Option(names = "--node-name", description = "this node's name (default: $NODE_NAME, then $HOSTNAME)")
+  @Option(
+      names = "--node-name",
+      description = "this node's name (default: $NODE_NAME, then $HOSTNAME)")
   String nodeName;
 
   @Option(names = "--cni-config", description = "start the CNI server with this JSON configuration")
   Path cniConfig;
 
-  @Option(names = "--cni-socket", description = "the CNI server's UNIX socket (overrides the configuration's)")
+  @Option(
+      names = "--cni-socket",
+      description = "the CNI server's UNIX socket (overrides the configuration's)")
   Path cniSocket;
 
-  @Option(names = "--agent-metrics-address", description = "the agent's /metrics, /healthz, /readyz (host:port, 'off')",
+  @Option(
+      names = "--agent-metrics-address",
+      description = "the agent's /metrics, /healthz, /readyz (host:port, 'off')",
       defaultValue = "127.0.0.1:8000")
   String agentMetricsAddress;
 
-  @Option(names = "--fib-config", description = "sartd fib's YAML for the FIB daemon (default: one channel "
-      + "'bgp-to-kernel' from this speaker's --api to kernel table --fib-table)")
+  @Option(
+      names = "--fib-config",
+      description =
+          "sartd fib's YAML for the FIB daemon (default: one channel "
+              + "'bgp-to-kernel' from this speaker's --api to kernel table --fib-table)")
   Path fibConfig;
 
-  @Option(names = "--fib-table", description = "the kernel table of the default FIB channel", defaultValue = "254")
+  @Option(
+      names = "--fib-table",
+      description = "the kernel table of the default FIB channel",
+      defaultValue = "254")
   int fibTable;
 
-  @Option(names = "--fib-endpoint", description = "the FIB's FibManagerApi listen address (default channel)",
+  @Option(
+      names = "--fib-endpoint",
+      description = "the FIB's FibManagerApi listen address (default channel)",
       defaultValue = "127.0.0.1:5001")
   String fibEndpoint;
 
-  @Option(names = "--fib-metrics", description = "serve the FIB's /metrics, /healthz, /readyz on this host:port")
+  @Option(
+      names = "--fib-metrics",
+      description = "serve the FIB's /metrics, /healthz, /readyz on this host:port")
   String fibMetrics;
 
-  @Option(names = "--no-fib", description = "run without the FIB daemon (learned routes stay out of the kernel)")
+  @Option(
+      names = "--no-fib",
+      description = "run without the FIB daemon (learned routes stay out of the kernel)")
   boolean noFib;
 
-  @Option(names = "--resync", description = "seconds between the agent's full passes", defaultValue = "30")
+  @Option(
+      names = "--resync",
+      description = "seconds between the agent's full passes",
+      defaultValue = "30")
   int resync;
 
   @Mixin LogOptions log;
 
   /**
-   * sart's CNI set-up (its {@code sartd-fib-config}): the speaker's best paths of both families into
-   * one kernel table, by default the main table, where the blocks of the other nodes' pods go.
+   * sart's CNI set-up (its {@code sartd-fib-config}): the speaker's best paths of both families
+   * into one kernel table, by default the main table, where the blocks of the other nodes' pods go.
    */
   FibConfig defaultFib() {
-    return new FibConfig(fibEndpoint, FibConfig.DEFAULT_ROUTE_PROTOCOL, List.of(new FibConfig.ChannelConfig(
-        "bgp-to-kernel", EnumSet.of(Family.INET, Family.INET6),
-        List.of(new FibConfig.Endpoint(FibConfig.Protocol.bgp, api, List.of(), FibConfig.Mode.watch)),
-        List.of(new FibConfig.Endpoint(FibConfig.Protocol.kernel, null, List.of(fibTable), null)))));
+    return new FibConfig(
+        fibEndpoint,
+        FibConfig.DEFAULT_ROUTE_PROTOCOL,
+        List.of(
+            new FibConfig.ChannelConfig(
+                "bgp-to-kernel",
+                EnumSet.of(Family.INET, Family.INET6),
+                List.of(
+                    new FibConfig.Endpoint(
+                        FibConfig.Protocol.bgp, api, List.of(), FibConfig.Mode.watch)),
+                List.of(
+                    new FibConfig.Endpoint(
+                        FibConfig.Protocol.kernel, null, List.of(fibTable), null)))));
   }
 
   @Override
   public Integer call() throws Exception {
-    List<String> bgpArgs = new ArrayList<>(List.of("--api", api, "--port", Integer.toString(port), "-l", log.level,
-        "-d", log.format));
+    List<String> bgpArgs =
+        new ArrayList<>(
+            List.of(
+                "--api", api, "--port", Integer.toString(port), "-l", log.level, "-d", log.format));
     if (file != null) {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
-    List<String> agentArgs = new ArrayList<>(List.of("--speaker-endpoint", api, "--resync", Integer.toString(resync),
-        "--metrics-address", agentMetricsAddress, "-l", log.level, "-d", log.format));
+    List<String> agentArgs =
+        new ArrayList<>(
+            List.of(
+                "--speaker-endpoint",
+                api,
+                "--resync",
+                Integer.toString(resync),
+                "--metrics-address",
+                agentMetricsAddress,
+                "-l",
+                log.level,
+                "-d",
+                log.format));
     if (kubeconfig != null) {
       agentArgs.addAll(List.of("--kubeconfig", kubeconfig.toString()));
     }
@@ -106,27 +162,35 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     bgp.parseArgs(bgpArgs.toArray(String[]::new));
     CommandLine agent = new CommandLine(new AgentCommand());
     agent.parseArgs(agentArgs.toArray(String[]::new));
-    Thread speaker = Thread.ofPlatform().name("sartd-bgp").start(() -> {
-      try {
-        ((BgpCommand) bgp.getCommand()).call();
-      } catch (Exception e) {
-        LOG.log(Level.SEVERE, "event=speaker-failed reason=\"" + e.getMessage() + "\"", e);
-        System.exit(1);
-      }
-    });
+    Thread speaker =
+        Thread.ofPlatform()
+            .name("sartd-bgp")
+            .start(
+                () -> {
+                  try {
+                    ((BgpCommand) bgp.getCommand()).call();
+                  } catch (Exception e) {
+                    LOG.log(
+                        Level.SEVERE, "event=speaker-failed reason=\"" + e.getMessage() + "\"", e);
+                    System.exit(1);
+                  }
+                });
     if (!noFib) {
       FibConfig fc = fibConfig != null ? FibConfig.load(fibConfig) : defaultFib();
       FibCommand fibCommand = new FibCommand();
       fibCommand.metrics = fibMetrics;
       // the FIB's subscriber retries until the speaker's API answers
-      Thread.ofPlatform().name("sartd-fib").start(() -> {
-        try {
-          fibCommand.run(fc);
-        } catch (Exception e) {
-          LOG.log(Level.SEVERE, "event=fib-failed reason=\"" + e.getMessage() + "\"", e);
-          System.exit(1);
-        }
-      });
+      Thread.ofPlatform()
+          .name("sartd-fib")
+          .start(
+              () -> {
+                try {
+                  fibCommand.run(fc);
+                } catch (Exception e) {
+                  LOG.log(Level.SEVERE, "event=fib-failed reason=\"" + e.getMessage() + "\"", e);
+                  System.exit(1);
+                }
+              });
     }
     // the agent retries until the speaker's API answers
     int rc = ((AgentCommand) agent.getCommand()).call();

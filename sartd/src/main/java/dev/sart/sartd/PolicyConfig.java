@@ -14,7 +14,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The policy keys of the {@code sartd bgp} YAML → {@link dev.sart.bgp.policy} values; errors name the policy. */
+/**
+ * The policy keys of the {@code sartd bgp} YAML → {@link dev.sart.bgp.policy} values; errors name
+ * the policy.
+ */
 final class PolicyConfig {
   private PolicyConfig() {}
 
@@ -22,16 +25,22 @@ final class PolicyConfig {
   static List<Policy> policies(BgpConfigFile cfg) {
     Map<String, PrefixList> lists = new HashMap<>();
     if (cfg.prefixLists() != null) {
-      cfg.prefixLists().forEach((name, entries) -> {
-        try {
-          lists.put(name, new PrefixList(name, entries.stream().map(PrefixList.Entry::parse).toList()));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("prefix_lists." + name + ": " + e.getMessage(), e);
-        }
-      });
+      cfg.prefixLists()
+          .forEach(
+              (name, entries) -> {
+                try {
+                  lists.put(
+                      name,
+                      new PrefixList(name, entries.stream().map(PrefixList.Entry::parse).toList()));
+                } catch (IllegalArgumentException e) {
+                  throw new IllegalArgumentException(
+                      "prefix_lists." + name + ": " + e.getMessage(), e);
+                }
+              });
     }
     List<Policy> out = new ArrayList<>();
-    for (BgpConfigFile.PolicyDef p : cfg.policies() == null ? List.<BgpConfigFile.PolicyDef>of() : cfg.policies()) {
+    for (BgpConfigFile.PolicyDef p :
+        cfg.policies() == null ? List.<BgpConfigFile.PolicyDef>of() : cfg.policies()) {
       if (p.name() == null || p.name().isBlank()) {
         throw new IllegalArgumentException("policies: a policy needs a 'name'");
       }
@@ -41,15 +50,21 @@ final class PolicyConfig {
         try {
           statements.add(statement(defs.get(i), lists, p.name() + "-" + (i + 1)));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("policy '" + p.name() + "', statement " + (i + 1) + ": " + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "policy '" + p.name() + "', statement " + (i + 1) + ": " + e.getMessage(), e);
         }
       }
-      out.add(new Policy(p.name(), statements, accept(p.defaultAction(), true, "default of policy '" + p.name() + "'")));
+      out.add(
+          new Policy(
+              p.name(),
+              statements,
+              accept(p.defaultAction(), true, "default of policy '" + p.name() + "'")));
     }
     return out;
   }
 
-  private static Statement statement(BgpConfigFile.StatementDef s, Map<String, PrefixList> lists, String inlineName) {
+  private static Statement statement(
+      BgpConfigFile.StatementDef s, Map<String, PrefixList> lists, String inlineName) {
     BgpConfigFile.MatchDef m = s.match();
     PrefixList list = null;
     List<Integer> communities = List.of();
@@ -61,10 +76,12 @@ final class PolicyConfig {
       if (m.prefixList() != null) {
         list = lists.get(m.prefixList());
         if (list == null) {
-          throw new IllegalArgumentException("no prefix list '" + m.prefixList() + "' (prefix_lists: " + lists.keySet() + ")");
+          throw new IllegalArgumentException(
+              "no prefix list '" + m.prefixList() + "' (prefix_lists: " + lists.keySet() + ")");
         }
       } else if (m.prefixes() != null) {
-        list = new PrefixList(inlineName, m.prefixes().stream().map(PrefixList.Entry::parse).toList());
+        list =
+            new PrefixList(inlineName, m.prefixes().stream().map(PrefixList.Entry::parse).toList());
       }
       communities = strings(m.communities()).stream().map(Match::parseCommunity).toList();
       large = strings(m.largeCommunities()).stream().map(Match.LargeCommunity::parse).toList();
@@ -79,26 +96,35 @@ final class PolicyConfig {
         actions.add(new Action.SetMed(set.med()));
       }
       if (set.communities() != null) {
-        actions.add(new Action.SetCommunities(set.communities().stream().map(Match::parseCommunity).toList(), true));
+        actions.add(
+            new Action.SetCommunities(
+                set.communities().stream().map(Match::parseCommunity).toList(), true));
       }
       if (set.addCommunities() != null) {
-        actions.add(new Action.SetCommunities(set.addCommunities().stream().map(Match::parseCommunity).toList(), false));
+        actions.add(
+            new Action.SetCommunities(
+                set.addCommunities().stream().map(Match::parseCommunity).toList(), false));
       }
       if (set.largeCommunities() != null) {
-        actions.add(new Action.SetLargeCommunities(
-            set.largeCommunities().stream().map(Match.LargeCommunity::parse).toList(), true));
+        actions.add(
+            new Action.SetLargeCommunities(
+                set.largeCommunities().stream().map(Match.LargeCommunity::parse).toList(), true));
       }
       if (set.addLargeCommunities() != null) {
-        actions.add(new Action.SetLargeCommunities(
-            set.addLargeCommunities().stream().map(Match.LargeCommunity::parse).toList(), false));
+        actions.add(
+            new Action.SetLargeCommunities(
+                set.addLargeCommunities().stream().map(Match.LargeCommunity::parse).toList(),
+                false));
       }
       if (set.prepend() != null) {
-        actions.add(new Action.PrependAsPath(set.prependAs() == null ? 0 : set.prependAs(), set.prepend()));
+        actions.add(
+            new Action.PrependAsPath(set.prependAs() == null ? 0 : set.prependAs(), set.prepend()));
       } else if (set.prependAs() != null) {
         throw new IllegalArgumentException("'prepend_as' needs 'prepend' (how many times)");
       }
     }
-    return new Statement(new Match(list, communities, large), accept(s.action(), true, "action"), actions);
+    return new Statement(
+        new Match(list, communities, large), accept(s.action(), true, "action"), actions);
   }
 
   private static boolean accept(String action, boolean dflt, String what) {
@@ -108,7 +134,8 @@ final class PolicyConfig {
     return switch (action) {
       case "accept", "permit" -> true;
       case "reject", "deny" -> false;
-      default -> throw new IllegalArgumentException(what + " is 'accept' or 'reject': '" + action + "'");
+      default ->
+          throw new IllegalArgumentException(what + " is 'accept' or 'reject': '" + action + "'");
     };
   }
 
@@ -120,14 +147,26 @@ final class PolicyConfig {
   static PeerPolicy peerPolicy(BgpConfigFile.Neighbor n, PolicyRegistry registry) {
     MaxPrefix max = null;
     if (n.maxPrefix() != null) {
-      max = new MaxPrefix(n.maxPrefix(), Boolean.TRUE.equals(n.maxPrefixWarningOnly()),
-          n.maxPrefixRestart() == null || n.maxPrefixRestart() == 0 ? null : Duration.ofSeconds(n.maxPrefixRestart()));
+      max =
+          new MaxPrefix(
+              n.maxPrefix(),
+              Boolean.TRUE.equals(n.maxPrefixWarningOnly()),
+              n.maxPrefixRestart() == null || n.maxPrefixRestart() == 0
+                  ? null
+                  : Duration.ofSeconds(n.maxPrefixRestart()));
     } else if (n.maxPrefixRestart() != null || n.maxPrefixWarningOnly() != null) {
-      throw new IllegalArgumentException("neighbor " + n.address() + ": max_prefix_restart/max_prefix_warning_only need max_prefix");
+      throw new IllegalArgumentException(
+          "neighbor "
+              + n.address()
+              + ": max_prefix_restart/max_prefix_warning_only need max_prefix");
     }
     try {
-      return new PeerPolicy(registry.get(n.importPolicy()), registry.get(n.exportPolicy()), max,
-          Boolean.TRUE.equals(n.softReconfigurationInbound()), Boolean.TRUE.equals(n.advertisePeerAs()));
+      return new PeerPolicy(
+          registry.get(n.importPolicy()),
+          registry.get(n.exportPolicy()),
+          max,
+          Boolean.TRUE.equals(n.softReconfigurationInbound()),
+          Boolean.TRUE.equals(n.advertisePeerAs()));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("neighbor " + n.address() + ": " + e.getMessage(), e);
     }

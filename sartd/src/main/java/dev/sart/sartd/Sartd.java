@@ -4,10 +4,20 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The daemon's entry: {@code sartd bgp|fib|version}. */
-@Command(name = "sartd", mixinStandardHelpOptions = true, versionProvider = Sartd.Version.class,
+@Command(
+    name = "sartd",
+    mixinStandardHelpOptions = true,
+    versionProvider = Sartd.Version.class,
     description = "sart daemon: BGP speaker, FIB, node agent, controller",
-    subcommands = {BgpCommand.class, FibCommand.class, AgentCommand.class, NodeCommand.class, ControllerCommand.class,
-        CertgenCommand.class, Sartd.VersionCommand.class})
+    subcommands = {
+      BgpCommand.class,
+      FibCommand.class,
+      AgentCommand.class,
+      NodeCommand.class,
+      ControllerCommand.class,
+      CertgenCommand.class,
+      Sartd.VersionCommand.class
+    })
 public final class Sartd {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Sartd()).execute(args));

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The policy keys of the {@code sartd bgp} YAML, as an operator writes them. */
 class PolicyConfigTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final BgpServer server = new BgpServer(0);
 
   @AfterEach
@@ -39,7 +38,8 @@ class PolicyConfigTest {
     return BgpConfigFile.load(f);
   }
 
-  static final String FILE = """
+  static final String FILE =
+      """
       asn: 65001
       router_id: 192.0.2.1
       prefix_lists:
@@ -72,15 +72,28 @@ class PolicyConfigTest {
   void policiesAndNeighbourKeysBecomeTheSpeakersPolicies() throws Exception {
     BgpConfigFile cfg = load(FILE);
     List<Policy> policies = PolicyConfig.policies(cfg);
-    Policy fromTor = Policy.of("from-tor", false,
-        Statement.accept(new Match(PrefixList.of("customers", "permit 203.0.113.0/24 le 28", "deny any"),
-                List.of(Communities.community(65000, 1)), List.of()),
-            new Action.SetLocalPref(200), new Action.SetMed(10),
-            new Action.SetCommunities(List.of(Communities.community(65001, 7)), false), new Action.PrependAsPath(0, 2)),
-        Statement.accept(Match.prefixes(PrefixList.of("from-tor-2", "2001:db8::/32 le 48")),
-            new Action.SetLargeCommunities(List.of(Match.LargeCommunity.parse("65001:1:1")), true)));
-    Policy toTor = Policy.of("to-tor", true,
-        Statement.reject(Match.largeCommunity(Match.LargeCommunity.parse("65000:0:666"))));
+    Policy fromTor =
+        Policy.of(
+            "from-tor",
+            false,
+            Statement.accept(
+                new Match(
+                    PrefixList.of("customers", "permit 203.0.113.0/24 le 28", "deny any"),
+                    List.of(Communities.community(65000, 1)),
+                    List.of()),
+                new Action.SetLocalPref(200),
+                new Action.SetMed(10),
+                new Action.SetCommunities(List.of(Communities.community(65001, 7)), false),
+                new Action.PrependAsPath(0, 2)),
+            Statement.accept(
+                Match.prefixes(PrefixList.of("from-tor-2", "2001:db8::/32 le 48")),
+                new Action.SetLargeCommunities(
+                    List.of(Match.LargeCommunity.parse("65001:1:1")), true)));
+    Policy toTor =
+        Policy.of(
+            "to-tor",
+            true,
+            Statement.reject(Match.largeCommunity(Match.LargeCommunity.parse("65000:0:666"))));
     assertEquals(List.of(fromTor, toTor), policies);
 
     policies.forEach(server.policies()::define);
@@ -116,22 +129,62 @@ class PolicyConfigTest {
 
   @Test
   void mistakesAreNamed() throws Exception {
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.policies(load("""
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    PolicyConfig.policies(
+                        load(
+                            """
         policies: [{name: p, statements: [{match: {prefix_list: nope}}]}]
-        """))).getMessage().contains("policy 'p', statement 1: no prefix list 'nope'"));
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.policies(load("""
+        """)))
+            .getMessage()
+            .contains("policy 'p', statement 1: no prefix list 'nope'"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    PolicyConfig.policies(
+                        load(
+                            """
         prefix_lists: {l: ["10.0.0.0/8 ge 8"]}
-        """))).getMessage().startsWith("prefix_lists.l:"));
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.policies(load("""
+        """)))
+            .getMessage()
+            .startsWith("prefix_lists.l:"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    PolicyConfig.policies(
+                        load(
+                            """
         policies: [{name: p, statements: [{action: drop}]}]
-        """))).getMessage().contains("'accept' or 'reject'"));
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> PolicyConfig.peerPolicy(
-        load("neighbors: [{asn: 65000, address: 192.0.2.2, import_policy: x}]\n").neighbors().getFirst(),
-        server.policies())).getMessage().contains("neighbor 192.0.2.2: no policy 'x'"));
-    assertTrue(assertThrows(IllegalArgumentException.class,
-        () -> load("neighbors: [{asn: 65000, address: 192.0.2.2, advertise_peer_as: often}]\n"))
-        .getMessage().contains("often"));
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> load("policies: [{name: p, colour: red}]\n"))
-        .getMessage().contains("unknown key 'colour'"));
+        """)))
+            .getMessage()
+            .contains("'accept' or 'reject'"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    PolicyConfig.peerPolicy(
+                        load("neighbors: [{asn: 65000, address: 192.0.2.2, import_policy: x}]\n")
+                            .neighbors()
+                            .getFirst(),
+                        server.policies()))
+            .getMessage()
+            .contains("neighbor 192.0.2.2: no policy 'x'"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () ->
+                    load(
+                        "neighbors: [{asn: 65000, address: 192.0.2.2, advertise_peer_as: often}]\n"))
+            .getMessage()
+            .contains("often"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class, () -> load("policies: [{name: p, colour: red}]\n"))
+            .getMessage()
+            .contains("unknown key 'colour'"));
   }
 }

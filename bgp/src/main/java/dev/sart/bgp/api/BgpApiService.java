@@ -50,45 +50,68 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void getBgpInfo(GetBgpInfoRequest request, StreamObserver<GetBgpInfoResponse> out) {
-    reply(out, () -> GetBgpInfoResponse.newBuilder().setInfo(BgpInfo.newBuilder()
-        .setAsn((int) server.localAs())
-        .setRouterId(server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
-        .setPort(server.port())
-        .setMultiPath(server.multipath())).build());
+    reply(
+        out,
+        () ->
+            GetBgpInfoResponse.newBuilder()
+                .setInfo(
+                    BgpInfo.newBuilder()
+                        .setAsn((int) server.localAs())
+                        .setRouterId(
+                            server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
+                        .setPort(server.port())
+                        .setMultiPath(server.multipath()))
+                .build());
   }
 
   @Override
   public void getNeighbor(GetNeighborRequest request, StreamObserver<GetNeighborResponse> out) {
-    reply(out, () -> GetNeighborResponse.newBuilder().setPeer(ProtoMapping.peer(peer(request.getAddr()))).build());
+    reply(
+        out,
+        () ->
+            GetNeighborResponse.newBuilder()
+                .setPeer(ProtoMapping.peer(peer(request.getAddr())))
+                .build());
   }
 
   @Override
   public void listNeighbor(ListNeighborRequest request, StreamObserver<ListNeighborResponse> out) {
-    reply(out, () -> {
-      ListNeighborResponse.Builder b = ListNeighborResponse.newBuilder();
-      server.peers().stream().sorted((x, y) -> ProtoMapping.address(x.config().address())
-          .compareTo(ProtoMapping.address(y.config().address())))
-          .forEach(p -> b.addPeers(ProtoMapping.peer(p)));
-      return b.build();
-    });
+    reply(
+        out,
+        () -> {
+          ListNeighborResponse.Builder b = ListNeighborResponse.newBuilder();
+          server.peers().stream()
+              .sorted(
+                  (x, y) ->
+                      ProtoMapping.address(x.config().address())
+                          .compareTo(ProtoMapping.address(y.config().address())))
+              .forEach(p -> b.addPeers(ProtoMapping.peer(p)));
+          return b.build();
+        });
   }
 
   @Override
   public void getPath(GetPathRequest request, StreamObserver<GetPathResponse> out) {
     Family f = familyOrIpv4(request.getFamily());
-    replyAsync(out, server.rib().query(v -> {
-      GetPathResponse.Builder b = GetPathResponse.newBuilder();
-      for (Rib.RouteView r : v.routes(f)) {
-        for (dev.sart.bgp.rib.Path p : r.paths()) {
-          b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p)));
-        }
-      }
-      return b.build();
-    }));
+    replyAsync(
+        out,
+        server
+            .rib()
+            .query(
+                v -> {
+                  GetPathResponse.Builder b = GetPathResponse.newBuilder();
+                  for (Rib.RouteView r : v.routes(f)) {
+                    for (dev.sart.bgp.rib.Path p : r.paths()) {
+                      b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p)));
+                    }
+                  }
+                  return b.build();
+                }));
   }
 
   @Override
-  public void getPathByPrefix(GetPathByPrefixRequest request, StreamObserver<GetPathByPrefixResponse> out) {
+  public void getPathByPrefix(
+      GetPathByPrefixRequest request, StreamObserver<GetPathByPrefixResponse> out) {
     Prefix prefix;
     try {
       prefix = Prefix.parse(request.getPrefix());
@@ -96,18 +119,26 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
       out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
       return;
     }
-    replyAsync(out, server.rib().query(v -> {
-      GetPathByPrefixResponse.Builder b = GetPathByPrefixResponse.newBuilder();
-      Rib.RouteView r = v.route(prefix);
-      if (r != null) {
-        r.paths().forEach(p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
-      }
-      return b.build();
-    }));
+    replyAsync(
+        out,
+        server
+            .rib()
+            .query(
+                v -> {
+                  GetPathByPrefixResponse.Builder b = GetPathByPrefixResponse.newBuilder();
+                  Rib.RouteView r = v.route(prefix);
+                  if (r != null) {
+                    r.paths()
+                        .forEach(
+                            p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
+                  }
+                  return b.build();
+                }));
   }
 
   @Override
-  public void getNeighborPath(GetNeighborPathRequest request, StreamObserver<GetNeighborPathResponse> out) {
+  public void getNeighborPath(
+      GetNeighborPathRequest request, StreamObserver<GetNeighborPathResponse> out) {
     Peer peer;
     try {
       peer = peer(request.getAddr());
@@ -119,72 +150,122 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     CompletableFuture<GetNeighborPathResponse> result;
     if (request.getKind() == GetNeighborPathRequest.Kind.OUT) {
       // the Adj-RIB-Out is what the Loc-RIB exports to the peer (nothing else keeps it per route)
-      result = peer.ribPeer().thenCompose(rp -> rp == null
-          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
-          : server.rib().query(v -> {
-            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
-            v.advertisedTo(rp, f).forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue()).setBest(true)));
-            return b.build();
-          }));
+      result =
+          peer.ribPeer()
+              .thenCompose(
+                  rp ->
+                      rp == null
+                          ? CompletableFuture.completedFuture(
+                              GetNeighborPathResponse.getDefaultInstance())
+                          : server
+                              .rib()
+                              .query(
+                                  v -> {
+                                    GetNeighborPathResponse.Builder b =
+                                        GetNeighborPathResponse.newBuilder();
+                                    v.advertisedTo(rp, f)
+                                        .forEach(
+                                            e ->
+                                                b.addPaths(
+                                                    ProtoMapping.attrs(e.getKey(), e.getValue())
+                                                        .setBest(true)));
+                                    return b.build();
+                                  }));
     } else if (request.getPrePolicy()) {
-      result = peer.ribPeer().thenCompose(rp -> rp == null
-          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
-          : server.rib().query(v -> {
-            var received = v.receivedPrePolicy(rp, f);
-            if (received == null) {
-              throw new IllegalStateException("peer " + request.getAddr()
-                  + " keeps no routes as received (enable soft_reconfiguration_inbound)");
-            }
-            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
-            received.forEach(e -> b.addPaths(ProtoMapping.attrs(e.getKey(), e.getValue())
-                .setPeerAsn((int) rp.asn()).setPeerAddr(ProtoMapping.address(rp.address()))));
-            return b.build();
-          }));
+      result =
+          peer.ribPeer()
+              .thenCompose(
+                  rp ->
+                      rp == null
+                          ? CompletableFuture.completedFuture(
+                              GetNeighborPathResponse.getDefaultInstance())
+                          : server
+                              .rib()
+                              .query(
+                                  v -> {
+                                    var received = v.receivedPrePolicy(rp, f);
+                                    if (received == null) {
+                                      throw new IllegalStateException(
+                                          "peer "
+                                              + request.getAddr()
+                                              + " keeps no routes as received (enable soft_reconfiguration_inbound)");
+                                    }
+                                    GetNeighborPathResponse.Builder b =
+                                        GetNeighborPathResponse.newBuilder();
+                                    received.forEach(
+                                        e ->
+                                            b.addPaths(
+                                                ProtoMapping.attrs(e.getKey(), e.getValue())
+                                                    .setPeerAsn((int) rp.asn())
+                                                    .setPeerAddr(
+                                                        ProtoMapping.address(rp.address()))));
+                                    return b.build();
+                                  }));
     } else {
-      result = peer.ribPeer().thenCompose(rp -> rp == null
-          ? CompletableFuture.completedFuture(GetNeighborPathResponse.getDefaultInstance())
-          : server.rib().query(v -> {
-            GetNeighborPathResponse.Builder b = GetNeighborPathResponse.newBuilder();
-            for (Rib.RouteView r : v.receivedFrom(rp, f)) {
-              r.paths().forEach(p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
-            }
-            return b.build();
-          }));
+      result =
+          peer.ribPeer()
+              .thenCompose(
+                  rp ->
+                      rp == null
+                          ? CompletableFuture.completedFuture(
+                              GetNeighborPathResponse.getDefaultInstance())
+                          : server
+                              .rib()
+                              .query(
+                                  v -> {
+                                    GetNeighborPathResponse.Builder b =
+                                        GetNeighborPathResponse.newBuilder();
+                                    for (Rib.RouteView r : v.receivedFrom(rp, f)) {
+                                      r.paths()
+                                          .forEach(
+                                              p ->
+                                                  b.addPaths(
+                                                      ProtoMapping.path(
+                                                          r.prefix(), p, r.isSelected(p))));
+                                    }
+                                    return b.build();
+                                  }));
     }
     replyAsync(out, result);
   }
 
   @Override
   public void setAS(SetASRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      if (request.getAsn() == 0) {
-        throw new IllegalArgumentException("AS 0 is reserved (RFC 7607)");
-      }
-      if (!server.peers().isEmpty() && server.localAs() != Integer.toUnsignedLong(request.getAsn())) {
-        throw new IllegalStateException("delete the peers before changing the local AS");
-      }
-      server.setLocalAs(Integer.toUnsignedLong(request.getAsn()));
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          if (request.getAsn() == 0) {
+            throw new IllegalArgumentException("AS 0 is reserved (RFC 7607)");
+          }
+          if (!server.peers().isEmpty()
+              && server.localAs() != Integer.toUnsignedLong(request.getAsn())) {
+            throw new IllegalStateException("delete the peers before changing the local AS");
+          }
+          server.setLocalAs(Integer.toUnsignedLong(request.getAsn()));
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void setRouterId(SetRouterIdRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      InetAddress a = InetAddress.ofLiteral(request.getRouterId());
-      if (a.getAddress().length != 4) {
-        throw new IllegalArgumentException("a router id is an IPv4 address: " + request.getRouterId());
-      }
-      int id = Ip.parseV4(request.getRouterId());
-      if (id == 0) {
-        throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
-      }
-      if (!server.peers().isEmpty() && server.routerId() != id) {
-        throw new IllegalStateException("delete the peers before changing the router id");
-      }
-      server.setRouterId(id);
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          InetAddress a = InetAddress.ofLiteral(request.getRouterId());
+          if (a.getAddress().length != 4) {
+            throw new IllegalArgumentException(
+                "a router id is an IPv4 address: " + request.getRouterId());
+          }
+          int id = Ip.parseV4(request.getRouterId());
+          if (id == 0) {
+            throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
+          }
+          if (!server.peers().isEmpty() && server.routerId() != id) {
+            throw new IllegalStateException("delete the peers before changing the router id");
+          }
+          server.setRouterId(id);
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
@@ -193,43 +274,68 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     for (Peer p : List.copyOf(server.peers())) {
       stops.add(server.deletePeer(p.config().address()));
     }
-    replyAsync(out, CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new)).thenApply(v -> {
-      server.rib().clearLocal();
-      server.setMultipath(false);
-      server.setLocalAs(0);
-      server.setRouterId(0);
-      return Empty.getDefaultInstance();
-    }));
+    replyAsync(
+        out,
+        CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
+            .thenApply(
+                v -> {
+                  server.rib().clearLocal();
+                  server.setMultipath(false);
+                  server.setLocalAs(0);
+                  server.setRouterId(0);
+                  return Empty.getDefaultInstance();
+                }));
   }
 
   @Override
   public void addPeer(AddPeerRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      dev.sart.proto.v1.Peer p = request.getPeer();
-      InetAddress address = address(p.getAddress());
-      Set<Family> families = new HashSet<>();
-      for (AddressFamily f : p.getFamiliesList()) {
-        Family fam = ProtoMapping.family(f);
-        if (fam != null) {
-          families.add(fam);
-        }
-      }
-      if (families.isEmpty()) {
-        families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
-      }
-      PeerConfig c = new PeerConfig(p.getName(), address, Integer.toUnsignedLong(p.getAsn()),
-          p.getPort() == 0 ? 179 : p.getPort(), p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
-          p.getPassiveOpen(), p.getPassword().isEmpty() ? null : p.getPassword(), p.getMultihopTtl(), p.getTtlSecurity(),
-          Duration.ofSeconds(p.getHoldTime() == 0 ? 90 : p.getHoldTime()),
-          p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
-          Duration.ofSeconds(p.getConnectRetryTime() == 0 ? 10 : p.getConnectRetryTime()), families);
-      if (server.peer(address) != null) {
-        throw Status.ALREADY_EXISTS.withDescription("peer " + p.getAddress() + " exists").asRuntimeException();
-      }
-      server.addPeer(c, PolicyMapping.peerPolicy(server.policies(), p.getImportPolicy(), p.getExportPolicy(),
-          p.getMaxPrefix(), p.getSoftReconfigurationInbound(), p.getAdvertisePeerAs()));
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          dev.sart.proto.v1.Peer p = request.getPeer();
+          InetAddress address = address(p.getAddress());
+          Set<Family> families = new HashSet<>();
+          for (AddressFamily f : p.getFamiliesList()) {
+            Family fam = ProtoMapping.family(f);
+            if (fam != null) {
+              families.add(fam);
+            }
+          }
+          if (families.isEmpty()) {
+            families.add(
+                address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
+          }
+          PeerConfig c =
+              new PeerConfig(
+                  p.getName(),
+                  address,
+                  Integer.toUnsignedLong(p.getAsn()),
+                  p.getPort() == 0 ? 179 : p.getPort(),
+                  p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
+                  p.getPassiveOpen(),
+                  p.getPassword().isEmpty() ? null : p.getPassword(),
+                  p.getMultihopTtl(),
+                  p.getTtlSecurity(),
+                  Duration.ofSeconds(p.getHoldTime() == 0 ? 90 : p.getHoldTime()),
+                  p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
+                  Duration.ofSeconds(p.getConnectRetryTime() == 0 ? 10 : p.getConnectRetryTime()),
+                  families);
+          if (server.peer(address) != null) {
+            throw Status.ALREADY_EXISTS
+                .withDescription("peer " + p.getAddress() + " exists")
+                .asRuntimeException();
+          }
+          server.addPeer(
+              c,
+              PolicyMapping.peerPolicy(
+                  server.policies(),
+                  p.getImportPolicy(),
+                  p.getExportPolicy(),
+                  p.getMaxPrefix(),
+                  p.getSoftReconfigurationInbound(),
+                  p.getAdvertisePeerAs()));
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
@@ -241,32 +347,39 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
       out.onError(e);
       return;
     }
-    replyAsync(out, server.deletePeer(peer.config().address()).thenApply(v -> Empty.getDefaultInstance()));
+    replyAsync(
+        out, server.deletePeer(peer.config().address()).thenApply(v -> Empty.getDefaultInstance()));
   }
 
   @Override
   public void addPath(AddPathRequest request, StreamObserver<AddPathResponse> out) {
-    reply(out, () -> {
-      List<Prefix> prefixes = prefixes(request.getPrefixesList());
-      server.addPaths(prefixes, attributes(request.getAttributesList()));
-      return AddPathResponse.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          List<Prefix> prefixes = prefixes(request.getPrefixesList());
+          server.addPaths(prefixes, attributes(request.getAttributesList()));
+          return AddPathResponse.getDefaultInstance();
+        });
   }
 
   @Override
   public void deletePath(DeletePathRequest request, StreamObserver<DeletePathResponse> out) {
-    reply(out, () -> {
-      server.deletePaths(prefixes(request.getPrefixesList()));
-      return DeletePathResponse.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          server.deletePaths(prefixes(request.getPrefixesList()));
+          return DeletePathResponse.getDefaultInstance();
+        });
   }
 
   @Override
   public void configureMultiPath(ConfigureMultiPathRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      server.setMultipath(request.getEnable());
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          server.setMultipath(request.getEnable());
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
@@ -281,52 +394,74 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void refreshNeighbor(RefreshNeighborRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      Peer p = peer(request.getAddr());
-      if (request.getSoftIn()) {
-        p.requestRouteRefresh();
-      } else {
-        p.resendAdjRibOut();
-      }
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          Peer p = peer(request.getAddr());
+          if (request.getSoftIn()) {
+            p.requestRouteRefresh();
+          } else {
+            p.resendAdjRibOut();
+          }
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void setPolicy(SetPolicyRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      server.policies().define(PolicyMapping.policy(request.getPolicy()));
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          server.policies().define(PolicyMapping.policy(request.getPolicy()));
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void deletePolicy(DeletePolicyRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      if (!server.policies().delete(request.getName())) {
-        throw Status.NOT_FOUND.withDescription("no policy '" + request.getName() + "'").asRuntimeException();
-      }
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          if (!server.policies().delete(request.getName())) {
+            throw Status.NOT_FOUND
+                .withDescription("no policy '" + request.getName() + "'")
+                .asRuntimeException();
+          }
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void listPolicy(ListPolicyRequest request, StreamObserver<ListPolicyResponse> out) {
-    reply(out, () -> ListPolicyResponse.newBuilder()
-        .addAllPolicies(server.policies().all().stream().map(PolicyMapping::policy).toList()).build());
+    reply(
+        out,
+        () ->
+            ListPolicyResponse.newBuilder()
+                .addAllPolicies(
+                    server.policies().all().stream().map(PolicyMapping::policy).toList())
+                .build());
   }
 
   @Override
   public void setNeighborPolicy(SetNeighborPolicyRequest request, StreamObserver<Empty> out) {
-    reply(out, () -> {
-      Peer p = peer(request.getAddr());
-      p.setPolicy(PolicyMapping.peerPolicy(server.policies(), request.getImportPolicy(), request.getExportPolicy(),
-          request.getMaxPrefix(), request.getSoftReconfigurationInbound(), request.getAdvertisePeerAs()));
-      return Empty.getDefaultInstance();
-    });
+    reply(
+        out,
+        () -> {
+          Peer p = peer(request.getAddr());
+          p.setPolicy(
+              PolicyMapping.peerPolicy(
+                  server.policies(),
+                  request.getImportPolicy(),
+                  request.getExportPolicy(),
+                  request.getMaxPrefix(),
+                  request.getSoftReconfigurationInbound(),
+                  request.getAdvertisePeerAs()));
+          return Empty.getDefaultInstance();
+        });
   }
 
-  // --- helpers ------------------------------------------------------------------------------------
+  // --- helpers
+  // ------------------------------------------------------------------------------------
 
   private Peer peer(String addr) {
     Peer p = server.peer(address(addr));
@@ -369,28 +504,40 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         if (any.is(OriginAttribute.class)) {
           int v = any.unpack(OriginAttribute.class).getValue();
           if (v > 2) {
-            throw new IllegalArgumentException("ORIGIN must be 0 (IGP), 1 (EGP) or 2 (INCOMPLETE): " + v);
+            throw new IllegalArgumentException(
+                "ORIGIN must be 0 (IGP), 1 (EGP) or 2 (INCOMPLETE): " + v);
           }
           b.add(Origin.values()[v]);
           origin = true;
         } else if (any.is(LocalPrefAttribute.class)) {
-          b.add(new LocalPref(Integer.toUnsignedLong(any.unpack(LocalPrefAttribute.class).getValue())));
+          b.add(
+              new LocalPref(
+                  Integer.toUnsignedLong(any.unpack(LocalPrefAttribute.class).getValue())));
         } else if (any.is(MultiExitDiscAttribute.class)) {
-          b.add(new MultiExitDisc(Integer.toUnsignedLong(any.unpack(MultiExitDiscAttribute.class).getValue())));
+          b.add(
+              new MultiExitDisc(
+                  Integer.toUnsignedLong(any.unpack(MultiExitDiscAttribute.class).getValue())));
         } else if (any.is(AsPathAttribute.class)) {
           AsPath.Builder path = AsPath.builder();
           for (AsSegment s : any.unpack(AsPathAttribute.class).getSegmentsList()) {
             long[] asns = s.getElmList().stream().mapToLong(Integer::toUnsignedLong).toArray();
-            path.segment(s.getType() == AsSegment.Type.AS_SET ? Iana.AsPathSegmentType.AS_SET
-                : Iana.AsPathSegmentType.AS_SEQUENCE, asns);
+            path.segment(
+                s.getType() == AsSegment.Type.AS_SET
+                    ? Iana.AsPathSegmentType.AS_SET
+                    : Iana.AsPathSegmentType.AS_SEQUENCE,
+                asns);
           }
           b.add(path.build());
         } else if (any.is(CommunitiesAttribute.class)) {
-          b.add(Communities.of(any.unpack(CommunitiesAttribute.class).getCommunitiesList().stream()
-              .mapToInt(Integer::intValue).toArray()));
+          b.add(
+              Communities.of(
+                  any.unpack(CommunitiesAttribute.class).getCommunitiesList().stream()
+                      .mapToInt(Integer::intValue)
+                      .toArray()));
         } else if (any.is(LargeCommunitiesAttribute.class)) {
           List<Long> parts = new ArrayList<>();
-          for (LargeCommunity c : any.unpack(LargeCommunitiesAttribute.class).getCommunitiesList()) {
+          for (LargeCommunity c :
+              any.unpack(LargeCommunitiesAttribute.class).getCommunitiesList()) {
             parts.add(Integer.toUnsignedLong(c.getGlobalAdmin()));
             parts.add(Integer.toUnsignedLong(c.getLocalData1()));
             parts.add(Integer.toUnsignedLong(c.getLocalData2()));
@@ -424,13 +571,16 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
   }
 
   private static <T> void replyAsync(StreamObserver<T> out, CompletableFuture<T> f) {
-    f.whenComplete((v, e) -> {
-      if (e != null) {
-        out.onError(Errors.toStatus(e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e));
-      } else {
-        out.onNext(v);
-        out.onCompleted();
-      }
-    });
+    f.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            out.onError(
+                Errors.toStatus(
+                    e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e));
+          } else {
+            out.onNext(v);
+            out.onCompleted();
+          }
+        });
   }
 }

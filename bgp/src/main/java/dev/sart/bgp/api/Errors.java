@@ -10,9 +10,15 @@ final class Errors {
   static StatusRuntimeException toStatus(Throwable e) {
     return switch (e) {
       case StatusRuntimeException s -> s;
-      case IllegalArgumentException i -> Status.INVALID_ARGUMENT.withDescription(i.getMessage()).asRuntimeException();
-      case IllegalStateException i -> Status.FAILED_PRECONDITION.withDescription(i.getMessage()).asRuntimeException();
-      default -> Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).withCause(e).asRuntimeException();
+      case IllegalArgumentException i ->
+          Status.INVALID_ARGUMENT.withDescription(i.getMessage()).asRuntimeException();
+      case IllegalStateException i ->
+          Status.FAILED_PRECONDITION.withDescription(i.getMessage()).asRuntimeException();
+      default ->
+          Status.INTERNAL
+              .withDescription(String.valueOf(e.getMessage()))
+              .withCause(e)
+              .asRuntimeException();
     };
   }
 }

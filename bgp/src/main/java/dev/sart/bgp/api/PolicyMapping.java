@@ -26,18 +26,25 @@ final class PolicyMapping {
       try {
         statements.add(statement(p.getStatements(i), p.getName() + "-" + (i + 1)));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("policy '" + p.getName() + "', statement " + (i + 1) + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "policy '" + p.getName() + "', statement " + (i + 1) + ": " + e.getMessage(), e);
       }
     }
     return new Policy(p.getName(), statements, !p.getDefaultReject());
   }
 
   private static Statement statement(PolicyStatement s, String listName) {
-    PrefixList list = s.getPrefixListCount() == 0 ? null : new PrefixList(
-        s.getPrefixListName().isEmpty() ? listName : s.getPrefixListName(),
-        s.getPrefixListList().stream().map(PrefixList.Entry::parse).toList());
-    Match match = new Match(list, s.getCommunitiesList().stream().map(Match::parseCommunity).toList(),
-        s.getLargeCommunitiesList().stream().map(Match.LargeCommunity::parse).toList());
+    PrefixList list =
+        s.getPrefixListCount() == 0
+            ? null
+            : new PrefixList(
+                s.getPrefixListName().isEmpty() ? listName : s.getPrefixListName(),
+                s.getPrefixListList().stream().map(PrefixList.Entry::parse).toList());
+    Match match =
+        new Match(
+            list,
+            s.getCommunitiesList().stream().map(Match::parseCommunity).toList(),
+            s.getLargeCommunitiesList().stream().map(Match.LargeCommunity::parse).toList());
     List<Action> actions = new ArrayList<>();
     if (s.hasSetLocalPref()) {
       actions.add(new Action.SetLocalPref(Integer.toUnsignedLong(s.getSetLocalPref())));
@@ -46,16 +53,20 @@ final class PolicyMapping {
       actions.add(new Action.SetMed(Integer.toUnsignedLong(s.getSetMed())));
     }
     if (s.getAddCommunitiesCount() > 0 || s.getReplaceCommunities()) {
-      actions.add(new Action.SetCommunities(s.getAddCommunitiesList().stream().map(Match::parseCommunity).toList(),
-          s.getReplaceCommunities()));
+      actions.add(
+          new Action.SetCommunities(
+              s.getAddCommunitiesList().stream().map(Match::parseCommunity).toList(),
+              s.getReplaceCommunities()));
     }
     if (s.getAddLargeCommunitiesCount() > 0 || s.getReplaceLargeCommunities()) {
-      actions.add(new Action.SetLargeCommunities(
-          s.getAddLargeCommunitiesList().stream().map(Match.LargeCommunity::parse).toList(),
-          s.getReplaceLargeCommunities()));
+      actions.add(
+          new Action.SetLargeCommunities(
+              s.getAddLargeCommunitiesList().stream().map(Match.LargeCommunity::parse).toList(),
+              s.getReplaceLargeCommunities()));
     }
     if (s.getPrependCount() > 0) {
-      actions.add(new Action.PrependAsPath(Integer.toUnsignedLong(s.getPrependAsn()), s.getPrependCount()));
+      actions.add(
+          new Action.PrependAsPath(Integer.toUnsignedLong(s.getPrependAsn()), s.getPrependCount()));
     }
     if (s.getReject() && !actions.isEmpty()) {
       throw new IllegalArgumentException("a rejecting statement has no actions");
@@ -64,8 +75,10 @@ final class PolicyMapping {
   }
 
   static dev.sart.proto.v1.Policy policy(Policy p) {
-    dev.sart.proto.v1.Policy.Builder b = dev.sart.proto.v1.Policy.newBuilder().setName(p.name())
-        .setDefaultReject(!p.defaultAccept());
+    dev.sart.proto.v1.Policy.Builder b =
+        dev.sart.proto.v1.Policy.newBuilder()
+            .setName(p.name())
+            .setDefaultReject(!p.defaultAccept());
     for (Statement s : p.statements()) {
       PolicyStatement.Builder sb = PolicyStatement.newBuilder().setReject(!s.accept());
       Match m = s.match();
@@ -87,7 +100,8 @@ final class PolicyMapping {
             sb.setReplaceLargeCommunities(c.replace());
             c.communities().forEach(v -> sb.addAddLargeCommunities(v.toString()));
           }
-          case Action.PrependAsPath pp -> sb.setPrependCount(pp.times()).setPrependAsn((int) pp.asn());
+          case Action.PrependAsPath pp ->
+              sb.setPrependCount(pp.times()).setPrependAsn((int) pp.asn());
         }
       }
       b.addStatements(sb);
@@ -104,24 +118,38 @@ final class PolicyMapping {
     if (m.getLimit() == 0) {
       return null;
     }
-    return new MaxPrefix(Integer.toUnsignedLong(m.getLimit()), m.getWarningOnly(),
-        m.getRestartTime() == 0 ? null : Duration.ofSeconds(Integer.toUnsignedLong(m.getRestartTime())));
+    return new MaxPrefix(
+        Integer.toUnsignedLong(m.getLimit()),
+        m.getWarningOnly(),
+        m.getRestartTime() == 0
+            ? null
+            : Duration.ofSeconds(Integer.toUnsignedLong(m.getRestartTime())));
   }
 
   static dev.sart.proto.v1.MaxPrefix maxPrefix(MaxPrefix m) {
     dev.sart.proto.v1.MaxPrefix.Builder b = dev.sart.proto.v1.MaxPrefix.newBuilder();
     if (m != null) {
-      b.setLimit((int) m.limit()).setWarningOnly(m.warningOnly())
+      b.setLimit((int) m.limit())
+          .setWarningOnly(m.warningOnly())
           .setRestartTime(m.restart() == null ? 0 : (int) m.restart().toSeconds());
     }
     return b.build();
   }
 
   /** A peer's policies from names the registry knows (an unknown name is an error). */
-  static PeerPolicy peerPolicy(PolicyRegistry registry, String importPolicy, String exportPolicy,
-      dev.sart.proto.v1.MaxPrefix maxPrefix, boolean softReconfigurationInbound, boolean advertisePeerAs) {
-    return new PeerPolicy(registry.get(importPolicy), registry.get(exportPolicy), maxPrefix(maxPrefix),
-        softReconfigurationInbound, advertisePeerAs);
+  static PeerPolicy peerPolicy(
+      PolicyRegistry registry,
+      String importPolicy,
+      String exportPolicy,
+      dev.sart.proto.v1.MaxPrefix maxPrefix,
+      boolean softReconfigurationInbound,
+      boolean advertisePeerAs) {
+    return new PeerPolicy(
+        registry.get(importPolicy),
+        registry.get(exportPolicy),
+        maxPrefix(maxPrefix),
+        softReconfigurationInbound,
+        advertisePeerAs);
   }
 
   /** The name a peer's configuration shows: empty for accept-all. */

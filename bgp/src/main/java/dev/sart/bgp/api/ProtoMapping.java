@@ -24,7 +24,10 @@ final class ProtoMapping {
   static AddressFamily family(Family f) {
     return AddressFamily.newBuilder()
         .setAfi(f.afi() == Iana.Afi.IPV6 ? AddressFamily.Afi.AFI_IP6 : AddressFamily.Afi.AFI_IP4)
-        .setSafi(f.safi() == Iana.Safi.MULTICAST ? AddressFamily.Safi.SAFI_MULTICAST : AddressFamily.Safi.SAFI_UNICAST)
+        .setSafi(
+            f.safi() == Iana.Safi.MULTICAST
+                ? AddressFamily.Safi.SAFI_MULTICAST
+                : AddressFamily.Safi.SAFI_UNICAST)
         .build();
   }
 
@@ -50,25 +53,28 @@ final class ProtoMapping {
 
   static dev.sart.proto.v1.Peer peer(Peer p) {
     PeerStatus s = p.status();
-    dev.sart.proto.v1.Peer.Builder b = dev.sart.proto.v1.Peer.newBuilder()
-        .setName(p.config().name())
-        .setAsn((int) p.config().asn())
-        .setAddress(address(p.config().address()))
-        .setRouterId(s.peerRouterId() == 0 ? "" : Ip.formatV4(s.peerRouterId()))
-        .setHoldTime((int) s.holdTime().toSeconds())
-        .setKeepaliveTime((int) s.keepaliveTime().toSeconds())
-        .setState(state(s.state()))
-        .setPassiveOpen(p.config().passive())
-        .setSendCounter(counter(s.sent()))
-        .setRecvCounter(counter(s.received()))
-        .setImportPolicy(PolicyMapping.name(p.policy().importPolicy()))
-        .setExportPolicy(PolicyMapping.name(p.policy().exportPolicy()))
-        .setMaxPrefix(PolicyMapping.maxPrefix(p.policy().maxPrefix()))
-        .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound())
-        .setAdvertisePeerAs(p.policy().advertisePeerAs())
-        .setUpdateGroup(p.updateGroup())
-        .setUpdateGroupMembers(p.updateGroupMembers());
-    s.families().stream().sorted((x, y) -> Integer.compare(x.afi(), y.afi())).forEach(f -> b.addFamilies(family(f)));
+    dev.sart.proto.v1.Peer.Builder b =
+        dev.sart.proto.v1.Peer.newBuilder()
+            .setName(p.config().name())
+            .setAsn((int) p.config().asn())
+            .setAddress(address(p.config().address()))
+            .setRouterId(s.peerRouterId() == 0 ? "" : Ip.formatV4(s.peerRouterId()))
+            .setHoldTime((int) s.holdTime().toSeconds())
+            .setKeepaliveTime((int) s.keepaliveTime().toSeconds())
+            .setState(state(s.state()))
+            .setPassiveOpen(p.config().passive())
+            .setSendCounter(counter(s.sent()))
+            .setRecvCounter(counter(s.received()))
+            .setImportPolicy(PolicyMapping.name(p.policy().importPolicy()))
+            .setExportPolicy(PolicyMapping.name(p.policy().exportPolicy()))
+            .setMaxPrefix(PolicyMapping.maxPrefix(p.policy().maxPrefix()))
+            .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound())
+            .setAdvertisePeerAs(p.policy().advertisePeerAs())
+            .setUpdateGroup(p.updateGroup())
+            .setUpdateGroupMembers(p.updateGroupMembers());
+    s.families().stream()
+        .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
+        .forEach(f -> b.addFamilies(family(f)));
     if (s.establishedSince() != null) {
       b.setUptime(timestamp(s.establishedSince()));
     }
@@ -77,8 +83,13 @@ final class ProtoMapping {
 
   private static MessageCounter counter(long[] c) {
     // RFC 4271 §4.1 message types: 1 OPEN, 2 UPDATE, 3 NOTIFICATION, 4 KEEPALIVE, 5 ROUTE-REFRESH
-    return MessageCounter.newBuilder().setOpen((int) c[1]).setUpdate((int) c[2]).setNotification((int) c[3])
-        .setKeepalive((int) c[4]).setRouteRefresh((int) c[5]).build();
+    return MessageCounter.newBuilder()
+        .setOpen((int) c[1])
+        .setUpdate((int) c[2])
+        .setNotification((int) c[3])
+        .setKeepalive((int) c[4])
+        .setRouteRefresh((int) c[5])
+        .build();
   }
 
   static Timestamp timestamp(Instant i) {
@@ -86,9 +97,10 @@ final class ProtoMapping {
   }
 
   static dev.sart.proto.v1.Path path(Prefix prefix, Path p, boolean best) {
-    dev.sart.proto.v1.Path.Builder b = attrs(prefix, p.attrs())
-        .setBest(best)
-        .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
+    dev.sart.proto.v1.Path.Builder b =
+        attrs(prefix, p.attrs())
+            .setBest(best)
+            .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
     if (!p.isLocal()) {
       b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));
     }
@@ -96,19 +108,24 @@ final class ProtoMapping {
   }
 
   static dev.sart.proto.v1.Path.Builder attrs(Prefix prefix, Attrs a) {
-    dev.sart.proto.v1.Path.Builder b = dev.sart.proto.v1.Path.newBuilder()
-        .setNlri(prefix.toString())
-        .setFamily(family(prefix.family()))
-        .setOrigin(a.origin())
-        .setLocalPref((int) Math.max(0, a.localPref()))
-        .setMed((int) Math.max(0, a.med()));
+    dev.sart.proto.v1.Path.Builder b =
+        dev.sart.proto.v1.Path.newBuilder()
+            .setNlri(prefix.toString())
+            .setFamily(family(prefix.family()))
+            .setOrigin(a.origin())
+            .setLocalPref((int) Math.max(0, a.localPref()))
+            .setMed((int) Math.max(0, a.med()));
     String nh = nextHop(a.nextHop());
     if (nh != null) {
       b.addNextHops(nh);
     }
     for (AsPath.Segment seg : a.asPath().segments()) {
-      AsSegment.Builder s = AsSegment.newBuilder().setType(seg.type() == Iana.AsPathSegmentType.AS_SET
-          ? AsSegment.Type.AS_SET : AsSegment.Type.AS_SEQUENCE);
+      AsSegment.Builder s =
+          AsSegment.newBuilder()
+              .setType(
+                  seg.type() == Iana.AsPathSegmentType.AS_SET
+                      ? AsSegment.Type.AS_SET
+                      : AsSegment.Type.AS_SEQUENCE);
       seg.asns().forEach(as -> s.addElm(as.intValue()));
       b.addSegments(s);
     }

@@ -14,14 +14,46 @@ public sealed interface Event {
   int number();
 
   // §8.1.2 administrative events
-  record ManualStart() implements Event { public int number() { return 1; } }
-  record ManualStop() implements Event { public int number() { return 2; } }
-  record AutomaticStart() implements Event { public int number() { return 3; } }
-  record ManualStartWithPassiveTcpEstablishment() implements Event { public int number() { return 4; } }
-  record AutomaticStartWithPassiveTcpEstablishment() implements Event { public int number() { return 5; } }
-  record AutomaticStartWithDampPeerOscillations() implements Event { public int number() { return 6; } }
+  record ManualStart() implements Event {
+    public int number() {
+      return 1;
+    }
+  }
+
+  record ManualStop() implements Event {
+    public int number() {
+      return 2;
+    }
+  }
+
+  record AutomaticStart() implements Event {
+    public int number() {
+      return 3;
+    }
+  }
+
+  record ManualStartWithPassiveTcpEstablishment() implements Event {
+    public int number() {
+      return 4;
+    }
+  }
+
+  record AutomaticStartWithPassiveTcpEstablishment() implements Event {
+    public int number() {
+      return 5;
+    }
+  }
+
+  record AutomaticStartWithDampPeerOscillations() implements Event {
+    public int number() {
+      return 6;
+    }
+  }
+
   record AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment() implements Event {
-    public int number() { return 7; }
+    public int number() {
+      return 7;
+    }
   }
 
   /**
@@ -29,70 +61,182 @@ public sealed interface Event {
    *
    * @param ceaseSubcode the Cease subcode of the NOTIFICATION sent (RFC 4486 §4)
    * @param data the NOTIFICATION's data (for subcode 1: AFI, SAFI and the prefix upper bound)
-   * @param automaticRestart whether the session restarts by itself; false keeps it in Idle until a start event
-   * @param restartAfter when restarting by itself, after this long instead of the IdleHoldTime (null: the IdleHoldTime)
+   * @param automaticRestart whether the session restarts by itself; false keeps it in Idle until a
+   *     start event
+   * @param restartAfter when restarting by itself, after this long instead of the IdleHoldTime
+   *     (null: the IdleHoldTime)
    */
-  record AutomaticStop(int ceaseSubcode, ByteBuffer data, boolean automaticRestart, Duration restartAfter)
+  record AutomaticStop(
+      int ceaseSubcode, ByteBuffer data, boolean automaticRestart, Duration restartAfter)
       implements Event {
     public AutomaticStop {
       data = data.asReadOnlyBuffer();
     }
 
-    /** Cease with this subcode and no data; the session restarts after the IdleHoldTime as after an error. */
+    /**
+     * Cease with this subcode and no data; the session restarts after the IdleHoldTime as after an
+     * error.
+     */
     public AutomaticStop(int ceaseSubcode) {
       this(ceaseSubcode, ByteBuffer.allocate(0), true, null);
     }
 
-    public int number() { return 8; }
+    public int number() {
+      return 8;
+    }
   }
 
   // §8.1.3 timer events
-  record ConnectRetryTimerExpires() implements Event { public int number() { return 9; } }
-  record HoldTimerExpires() implements Event { public int number() { return 10; } }
-  record KeepaliveTimerExpires() implements Event { public int number() { return 11; } }
-  record DelayOpenTimerExpires() implements Event { public int number() { return 12; } }
-  record IdleHoldTimerExpires() implements Event { public int number() { return 13; } }
+  record ConnectRetryTimerExpires() implements Event {
+    public int number() {
+      return 9;
+    }
+  }
+
+  record HoldTimerExpires() implements Event {
+    public int number() {
+      return 10;
+    }
+  }
+
+  record KeepaliveTimerExpires() implements Event {
+    public int number() {
+      return 11;
+    }
+  }
+
+  record DelayOpenTimerExpires() implements Event {
+    public int number() {
+      return 12;
+    }
+  }
+
+  record IdleHoldTimerExpires() implements Event {
+    public int number() {
+      return 13;
+    }
+  }
 
   // §8.1.4 TCP connection-based events
-  record TcpConnectionValid() implements Event { public int number() { return 14; } }
-  record TcpCrInvalid() implements Event { public int number() { return 15; } }
-  record TcpCrAcked() implements Event { public int number() { return 16; } }
-  record TcpConnectionConfirmed() implements Event { public int number() { return 17; } }
-  record TcpConnectionFails() implements Event { public int number() { return 18; } }
+  record TcpConnectionValid() implements Event {
+    public int number() {
+      return 14;
+    }
+  }
+
+  record TcpCrInvalid() implements Event {
+    public int number() {
+      return 15;
+    }
+  }
+
+  record TcpCrAcked() implements Event {
+    public int number() {
+      return 16;
+    }
+  }
+
+  record TcpConnectionConfirmed() implements Event {
+    public int number() {
+      return 17;
+    }
+  }
+
+  record TcpConnectionFails() implements Event {
+    public int number() {
+      return 18;
+    }
+  }
 
   // §8.1.5 BGP message-based events
 
-  /** Event 19 (or 20 while the DelayOpenTimer runs): a valid OPEN, already negotiated against ours. */
-  record BgpOpen(Negotiated negotiated) implements Event { public int number() { return 19; } }
+  /**
+   * Event 19 (or 20 while the DelayOpenTimer runs): a valid OPEN, already negotiated against ours.
+   */
+  record BgpOpen(Negotiated negotiated) implements Event {
+    public int number() {
+      return 19;
+    }
+  }
 
   /** Event 21: a bad message header; the NOTIFICATION to send (RFC 4271 §6.1). */
   record BgpHeaderErr(int code, int subcode, ByteBuffer data) implements Event {
-    public BgpHeaderErr { data = data.asReadOnlyBuffer(); }
-    public int number() { return 21; }
+    public BgpHeaderErr {
+      data = data.asReadOnlyBuffer();
+    }
+
+    public int number() {
+      return 21;
+    }
   }
 
   /** Event 22: a bad OPEN; the NOTIFICATION to send (RFC 4271 §6.2, RFC 5492). */
   record BgpOpenMsgErr(int code, int subcode, ByteBuffer data) implements Event {
-    public BgpOpenMsgErr { data = data.asReadOnlyBuffer(); }
-    public int number() { return 22; }
+    public BgpOpenMsgErr {
+      data = data.asReadOnlyBuffer();
+    }
+
+    public int number() {
+      return 22;
+    }
   }
 
   /** Event 23: connection collision detection (§6.8) chose to close this connection. */
-  record OpenCollisionDump() implements Event { public int number() { return 23; } }
-  record NotifMsgVerErr() implements Event { public int number() { return 24; } }
-  record NotifMsg() implements Event { public int number() { return 25; } }
-  record KeepAliveMsg() implements Event { public int number() { return 26; } }
-  record UpdateMsg() implements Event { public int number() { return 27; } }
+  record OpenCollisionDump() implements Event {
+    public int number() {
+      return 23;
+    }
+  }
 
-  /** Event 28: an UPDATE error that resets the session (RFC 7606 leaves few); the NOTIFICATION to send. */
+  record NotifMsgVerErr() implements Event {
+    public int number() {
+      return 24;
+    }
+  }
+
+  record NotifMsg() implements Event {
+    public int number() {
+      return 25;
+    }
+  }
+
+  record KeepAliveMsg() implements Event {
+    public int number() {
+      return 26;
+    }
+  }
+
+  record UpdateMsg() implements Event {
+    public int number() {
+      return 27;
+    }
+  }
+
+  /**
+   * Event 28: an UPDATE error that resets the session (RFC 7606 leaves few); the NOTIFICATION to
+   * send.
+   */
   record UpdateMsgErr(int code, int subcode, ByteBuffer data) implements Event {
-    public UpdateMsgErr { data = data.asReadOnlyBuffer(); }
-    public int number() { return 28; }
+    public UpdateMsgErr {
+      data = data.asReadOnlyBuffer();
+    }
+
+    public int number() {
+      return 28;
+    }
   }
 
   /** RFC 9687 §3: the peer has not read from us for SendHoldTime. */
-  record SendHoldTimerExpires() implements Event { public int number() { return 29; } }
+  record SendHoldTimerExpires() implements Event {
+    public int number() {
+      return 29;
+    }
+  }
 
   /** Ours: the session stayed Established long enough to forget its oscillation history. */
-  record StableTimerExpires() implements Event { public int number() { return 100; } }
+  record StableTimerExpires() implements Event {
+    public int number() {
+      return 100;
+    }
+  }
 }

@@ -20,10 +20,10 @@ import java.util.List;
  * No I/O, no clock, no threads: the peer layer performs the actions, owns the timers and feeds
  * their expiry back as events.
  *
- * <p>Where we depart from the letter of §8.2.2 the method says so and why. The main ones: a
- * passive peer never initiates a connection (operators' meaning of "passive"); a NOTIFICATION is
- * never answered with a NOTIFICATION; FSM errors carry the RFC 6608 subcodes; Idle restarts the
- * session by itself after the IdleHoldTimer (whose value doubles with DampPeerOscillations).
+ * <p>Where we depart from the letter of §8.2.2 the method says so and why. The main ones: a passive
+ * peer never initiates a connection (operators' meaning of "passive"); a NOTIFICATION is never
+ * answered with a NOTIFICATION; FSM errors carry the RFC 6608 subcodes; Idle restarts the session
+ * by itself after the IdleHoldTimer (whose value doubles with DampPeerOscillations).
  */
 public final class Fsm {
   // NOTIFICATION error codes the FSM itself sends (RFC 4271 §4.5, RFC 9687 §5)
@@ -72,7 +72,8 @@ public final class Fsm {
     };
   }
 
-  // --- Idle ---------------------------------------------------------------------------------------
+  // --- Idle
+  // ---------------------------------------------------------------------------------------
 
   private static void idle(Step s, Event e) {
     switch (e) {
@@ -80,10 +81,12 @@ public final class Fsm {
       case Event.AutomaticStart a -> s.start(s.config.passive());
       case Event.ManualStartWithPassiveTcpEstablishment m -> s.start(true);
       case Event.AutomaticStartWithPassiveTcpEstablishment a -> s.start(true);
-      // Events 6, 7 and 13 are how the system restarts a damped peer (§8.2.2 leaves the method open):
+      // Events 6, 7 and 13 are how the system restarts a damped peer (§8.2.2 leaves the method
+      // open):
       // the restart waits for the IdleHoldTimer, whose expiry starts the session.
       case Event.AutomaticStartWithDampPeerOscillations a -> s.scheduleRestart();
-      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a -> s.scheduleRestart();
+      case Event.AutomaticStartWithDampPeerOscillationsAndPassiveTcpEstablishment a ->
+          s.scheduleRestart();
       case Event.IdleHoldTimerExpires t -> {
         if (s.session.automaticRestart()) {
           s.start(s.config.passive());
@@ -99,11 +102,12 @@ public final class Fsm {
       case Event.TcpCrAcked t -> s.act(new DropTcp());
       case Event.TcpConnectionConfirmed t -> s.act(new DropTcp());
       // Events 8-12, 15, 18-29 and ours: no change.
-      default -> { }
+      default -> {}
     }
   }
 
-  // --- Connect ------------------------------------------------------------------------------------
+  // --- Connect
+  // ------------------------------------------------------------------------------------
 
   private static void connect(Step s, Event e) {
     switch (e) {
@@ -115,8 +119,8 @@ public final class Fsm {
         s.act(new ConnectTcp());
       }
       case Event.DelayOpenTimerExpires t -> s.sendOpen();
-      case Event.TcpConnectionValid t -> { }
-      case Event.TcpCrInvalid t -> { }
+      case Event.TcpConnectionValid t -> {}
+      case Event.TcpCrInvalid t -> {}
       case Event.TcpCrAcked t -> s.connectionUp();
       case Event.TcpConnectionConfirmed t -> s.connectionUp();
       case Event.TcpConnectionFails t -> {
@@ -128,9 +132,14 @@ public final class Fsm {
           s.toIdle(null, Counter.KEEP, false);
         }
       }
-      case Event.BgpOpen o when s.session.delayOpenTimerRunning() -> s.openWhileDelayed(o.negotiated());
-      case Event.BgpHeaderErr h -> s.toIdle(s.config.sendNotificationWithoutOpen() ? notice(h) : null, Counter.INCREMENT, true);
-      case Event.BgpOpenMsgErr o -> s.toIdle(s.config.sendNotificationWithoutOpen() ? notice(o) : null, Counter.INCREMENT, true);
+      case Event.BgpOpen o when s.session.delayOpenTimerRunning() ->
+          s.openWhileDelayed(o.negotiated());
+      case Event.BgpHeaderErr h ->
+          s.toIdle(
+              s.config.sendNotificationWithoutOpen() ? notice(h) : null, Counter.INCREMENT, true);
+      case Event.BgpOpenMsgErr o ->
+          s.toIdle(
+              s.config.sendNotificationWithoutOpen() ? notice(o) : null, Counter.INCREMENT, true);
       case Event.NotifMsgVerErr n -> {
         boolean delayed = s.session.delayOpenTimerRunning();
         s.toIdle(null, delayed ? Counter.KEEP : Counter.INCREMENT, !delayed);
@@ -140,15 +149,19 @@ public final class Fsm {
     }
   }
 
-  // --- Active -------------------------------------------------------------------------------------
+  // --- Active
+  // -------------------------------------------------------------------------------------
 
   private static void active(Step s, Event e) {
     switch (e) {
-      case Event.ManualStop m -> s.manualStop(
-          s.session.delayOpenTimerRunning() && s.config.sendNotificationWithoutOpen()
-              ? SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN) : null);
+      case Event.ManualStop m ->
+          s.manualStop(
+              s.session.delayOpenTimerRunning() && s.config.sendNotificationWithoutOpen()
+                  ? SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN)
+                  : null);
       case Event.ConnectRetryTimerExpires t -> {
-        // A passive peer keeps waiting: it never initiates (departure from §8.2.2, see class comment).
+        // A passive peer keeps waiting: it never initiates (departure from §8.2.2, see class
+        // comment).
         if (!s.config.passive()) {
           s.act(new StartTimer(Timer.CONNECT_RETRY, s.config.connectRetryTime()));
           s.act(new ConnectTcp());
@@ -156,14 +169,19 @@ public final class Fsm {
         }
       }
       case Event.DelayOpenTimerExpires t -> s.sendOpen();
-      case Event.TcpConnectionValid t -> { }
-      case Event.TcpCrInvalid t -> { }
+      case Event.TcpConnectionValid t -> {}
+      case Event.TcpCrInvalid t -> {}
       case Event.TcpCrAcked t -> s.connectionUp();
       case Event.TcpConnectionConfirmed t -> s.connectionUp();
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, true);
-      case Event.BgpOpen o when s.session.delayOpenTimerRunning() -> s.openWhileDelayed(o.negotiated());
-      case Event.BgpHeaderErr h -> s.toIdle(s.config.sendNotificationWithoutOpen() ? notice(h) : null, Counter.INCREMENT, true);
-      case Event.BgpOpenMsgErr o -> s.toIdle(s.config.sendNotificationWithoutOpen() ? notice(o) : null, Counter.INCREMENT, true);
+      case Event.BgpOpen o when s.session.delayOpenTimerRunning() ->
+          s.openWhileDelayed(o.negotiated());
+      case Event.BgpHeaderErr h ->
+          s.toIdle(
+              s.config.sendNotificationWithoutOpen() ? notice(h) : null, Counter.INCREMENT, true);
+      case Event.BgpOpenMsgErr o ->
+          s.toIdle(
+              s.config.sendNotificationWithoutOpen() ? notice(o) : null, Counter.INCREMENT, true);
       case Event.NotifMsgVerErr n -> {
         boolean delayed = s.session.delayOpenTimerRunning();
         s.toIdle(null, delayed ? Counter.KEEP : Counter.INCREMENT, !delayed);
@@ -173,18 +191,21 @@ public final class Fsm {
     }
   }
 
-  // --- OpenSent -----------------------------------------------------------------------------------
+  // --- OpenSent
+  // -----------------------------------------------------------------------------------
 
   private static void openSent(Step s, Event e) {
     switch (e) {
-      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m ->
+          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.automaticStop(a);
-      case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
+      case Event.HoldTimerExpires t ->
+          s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       // A second connection is tracked by the peer layer for collision detection (§6.8).
-      case Event.TcpConnectionValid t -> { }
-      case Event.TcpCrAcked t -> { }
-      case Event.TcpConnectionConfirmed t -> { }
-      case Event.TcpCrInvalid t -> { }
+      case Event.TcpConnectionValid t -> {}
+      case Event.TcpCrAcked t -> {}
+      case Event.TcpConnectionConfirmed t -> {}
+      case Event.TcpCrInvalid t -> {}
       case Event.TcpConnectionFails t -> {
         s.act(new DropTcp());
         s.act(new StopTimer(Timer.HOLD));
@@ -201,7 +222,10 @@ public final class Fsm {
       case Event.BgpHeaderErr h -> s.toIdle(notice(h), Counter.INCREMENT, true);
       case Event.BgpOpenMsgErr o -> s.toIdle(notice(o), Counter.INCREMENT, true);
       case Event.OpenCollisionDump c ->
-          s.toIdle(SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION), Counter.INCREMENT, true);
+          s.toIdle(
+              SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION),
+              Counter.INCREMENT,
+              true);
       case Event.NotifMsgVerErr n -> s.toIdle(null, Counter.KEEP, false);
       // §8.2.2 lists event 25 among "any other event" (answered with an FSM error); a NOTIFICATION
       // is never answered with one (§6.4: the connection closes right after it), so we only close.
@@ -214,21 +238,24 @@ public final class Fsm {
     }
   }
 
-  // --- OpenConfirm --------------------------------------------------------------------------------
+  // --- OpenConfirm
+  // --------------------------------------------------------------------------------
 
   private static void openConfirm(Step s, Event e) {
     switch (e) {
-      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m ->
+          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.automaticStop(a);
-      case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
+      case Event.HoldTimerExpires t ->
+          s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       case Event.KeepaliveTimerExpires t -> {
         s.act(new SendKeepalive());
         s.act(new StartTimer(Timer.KEEPALIVE, s.session.negotiated().keepaliveTime()));
       }
-      case Event.TcpConnectionValid t -> { }
-      case Event.TcpCrAcked t -> { }
-      case Event.TcpConnectionConfirmed t -> { }
-      case Event.TcpCrInvalid t -> { }
+      case Event.TcpConnectionValid t -> {}
+      case Event.TcpCrAcked t -> {}
+      case Event.TcpConnectionConfirmed t -> {}
+      case Event.TcpCrInvalid t -> {}
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, true);
       case Event.NotifMsg n -> s.toIdle(null, Counter.INCREMENT, true);
       case Event.NotifMsgVerErr n -> s.toIdle(null, Counter.KEEP, false);
@@ -238,7 +265,10 @@ public final class Fsm {
       case Event.BgpHeaderErr h -> s.toIdle(notice(h), Counter.INCREMENT, true);
       case Event.BgpOpenMsgErr o -> s.toIdle(notice(o), Counter.INCREMENT, true);
       case Event.OpenCollisionDump c ->
-          s.toIdle(SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION), Counter.INCREMENT, true);
+          s.toIdle(
+              SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION),
+              Counter.INCREMENT,
+              true);
       case Event.KeepAliveMsg k -> {
         Negotiated n = s.session.negotiated();
         if (!n.holdTime().isZero()) {
@@ -258,26 +288,32 @@ public final class Fsm {
     }
   }
 
-  // --- Established --------------------------------------------------------------------------------
+  // --- Established
+  // --------------------------------------------------------------------------------
 
   private static void established(Step s, Event e) {
     Negotiated n = s.session.negotiated();
     switch (e) {
-      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m ->
+          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
       case Event.AutomaticStop a -> s.automaticStop(a);
-      case Event.HoldTimerExpires t -> s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
+      case Event.HoldTimerExpires t ->
+          s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
       case Event.KeepaliveTimerExpires t -> {
         s.act(new SendKeepalive());
         if (!n.holdTime().isZero()) {
           s.act(new StartTimer(Timer.KEEPALIVE, n.keepaliveTime()));
         }
       }
-      case Event.TcpConnectionValid t -> { }
-      case Event.TcpCrAcked t -> { }
-      case Event.TcpConnectionConfirmed t -> { }
-      case Event.TcpCrInvalid t -> { }
+      case Event.TcpConnectionValid t -> {}
+      case Event.TcpCrAcked t -> {}
+      case Event.TcpConnectionConfirmed t -> {}
+      case Event.TcpCrInvalid t -> {}
       case Event.OpenCollisionDump c ->
-          s.toIdle(SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION), Counter.INCREMENT, true);
+          s.toIdle(
+              SendNotification.of(CEASE, CEASE_CONNECTION_COLLISION_RESOLUTION),
+              Counter.INCREMENT,
+              true);
       // §8.2.2: these three increment the counter but do not damp.
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, false);
       case Event.NotifMsgVerErr v -> s.toIdle(null, Counter.INCREMENT, false);
@@ -293,8 +329,10 @@ public final class Fsm {
       case Event.BgpOpen o -> s.fsmError(FSM_UNEXPECTED_IN_ESTABLISHED);
       case Event.BgpOpenMsgErr o -> s.fsmError(FSM_UNEXPECTED_IN_ESTABLISHED);
       // RFC 9687 §4: the peer stopped reading; try to say why, then close.
-      case Event.SendHoldTimerExpires t -> s.toIdle(SendNotification.of(SEND_HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
-      case Event.StableTimerExpires t -> s.session = s.session.withIdleHoldTime(s.config.idleHoldTime());
+      case Event.SendHoldTimerExpires t ->
+          s.toIdle(SendNotification.of(SEND_HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
+      case Event.StableTimerExpires t ->
+          s.session = s.session.withIdleHoldTime(s.config.idleHoldTime());
       // Events 9, 12-13 (timers that cannot run here)
       default -> s.fsmError(FSM_UNSPECIFIED);
     }
@@ -312,7 +350,11 @@ public final class Fsm {
     return new SendNotification(e.code(), e.subcode(), e.data());
   }
 
-  private enum Counter { KEEP, INCREMENT, RESET }
+  private enum Counter {
+    KEEP,
+    INCREMENT,
+    RESET
+  }
 
   /** The transition being built. */
   private static final class Step {
@@ -453,30 +495,46 @@ public final class Fsm {
       toIdle(notification, counter, damp, null);
     }
 
-    /** {@code wait}: the IdleHoldTimer of this restart only, instead of the session's IdleHoldTime (null: that). */
-    void toIdle(SendNotification notification, Counter counter, boolean damp, Duration waitOverride) {
+    /**
+     * {@code wait}: the IdleHoldTimer of this restart only, instead of the session's IdleHoldTime
+     * (null: that).
+     */
+    void toIdle(
+        SendNotification notification, Counter counter, boolean damp, Duration waitOverride) {
       if (notification != null) {
         act(notification);
       }
       boolean leavingEstablished = session.state() == State.ESTABLISHED;
-      for (Timer t : List.of(Timer.CONNECT_RETRY, Timer.DELAY_OPEN, Timer.HOLD, Timer.KEEPALIVE, Timer.SEND_HOLD,
-          Timer.STABLE)) {
+      for (Timer t :
+          List.of(
+              Timer.CONNECT_RETRY,
+              Timer.DELAY_OPEN,
+              Timer.HOLD,
+              Timer.KEEPALIVE,
+              Timer.SEND_HOLD,
+              Timer.STABLE)) {
         act(new StopTimer(t));
       }
       act(new ReleaseResources(leavingEstablished));
       act(new DropTcp());
-      int c = switch (counter) {
-        case KEEP -> session.connectRetryCounter();
-        case INCREMENT -> session.connectRetryCounter() + 1;
-        case RESET -> 0;
-      };
+      int c =
+          switch (counter) {
+            case KEEP -> session.connectRetryCounter();
+            case INCREMENT -> session.connectRetryCounter() + 1;
+            case RESET -> 0;
+          };
       Duration wait = session.idleHoldTime();
       Duration next = wait;
       if (damp && config.dampPeerOscillations()) {
         Duration doubled = wait.multipliedBy(2);
         next = doubled.compareTo(config.maxIdleHoldTime()) > 0 ? config.maxIdleHoldTime() : doubled;
       }
-      session = session.withCounter(c).withDelayOpenTimerRunning(false).withNegotiated(null).withIdleHoldTime(next);
+      session =
+          session
+              .withCounter(c)
+              .withDelayOpenTimerRunning(false)
+              .withNegotiated(null)
+              .withIdleHoldTime(next);
       if (session.automaticRestart()) {
         act(new StartTimer(Timer.IDLE_HOLD, waitOverride != null ? waitOverride : wait));
       }

@@ -5,8 +5,10 @@ import java.time.Duration;
 /**
  * The session attributes of RFC 4271 §8 that are configuration, not state.
  *
- * @param connectRetryTime ConnectRetryTime (§8, §10: "120 seconds" suggested; data centres use less)
- * @param largeHoldTime the HoldTimer value while waiting for the peer's OPEN (§8.2.2 suggests 4 minutes)
+ * @param connectRetryTime ConnectRetryTime (§8, §10: "120 seconds" suggested; data centres use
+ *     less)
+ * @param largeHoldTime the HoldTimer value while waiting for the peer's OPEN (§8.2.2 suggests 4
+ *     minutes)
  * @param delayOpenTime DelayOpenTime; zero turns the optional DelayOpen attribute off
  * @param idleHoldTime IdleHoldTime: how long Idle waits before restarting the session by itself
  * @param maxIdleHoldTime the ceiling of the exponential back-off of {@code idleHoldTime}
@@ -30,8 +32,17 @@ public record FsmConfig(
 
   /** Defaults for a data-centre peer: quick retries, damping on, active. */
   public static FsmConfig defaults() {
-    return new FsmConfig(Duration.ofSeconds(10), Duration.ofMinutes(4), Duration.ZERO, Duration.ofSeconds(5),
-        Duration.ofMinutes(2), true, Duration.ofMinutes(5), false, false, Duration.ZERO);
+    return new FsmConfig(
+        Duration.ofSeconds(10),
+        Duration.ofMinutes(4),
+        Duration.ZERO,
+        Duration.ofSeconds(5),
+        Duration.ofMinutes(2),
+        true,
+        Duration.ofMinutes(5),
+        false,
+        false,
+        Duration.ZERO);
   }
 
   public boolean delayOpen() {
@@ -39,36 +50,93 @@ public record FsmConfig(
   }
 
   public FsmConfig withPassive(boolean p) {
-    return new FsmConfig(connectRetryTime, largeHoldTime, delayOpenTime, idleHoldTime, maxIdleHoldTime,
-        dampPeerOscillations, stableTime, p, sendNotificationWithoutOpen, sendHoldTime);
+    return new FsmConfig(
+        connectRetryTime,
+        largeHoldTime,
+        delayOpenTime,
+        idleHoldTime,
+        maxIdleHoldTime,
+        dampPeerOscillations,
+        stableTime,
+        p,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
   }
 
   public FsmConfig withDelayOpenTime(Duration d) {
-    return new FsmConfig(connectRetryTime, largeHoldTime, d, idleHoldTime, maxIdleHoldTime,
-        dampPeerOscillations, stableTime, passive, sendNotificationWithoutOpen, sendHoldTime);
+    return new FsmConfig(
+        connectRetryTime,
+        largeHoldTime,
+        d,
+        idleHoldTime,
+        maxIdleHoldTime,
+        dampPeerOscillations,
+        stableTime,
+        passive,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
   }
 
   public FsmConfig withDampPeerOscillations(boolean d) {
-    return new FsmConfig(connectRetryTime, largeHoldTime, delayOpenTime, idleHoldTime, maxIdleHoldTime,
-        d, stableTime, passive, sendNotificationWithoutOpen, sendHoldTime);
+    return new FsmConfig(
+        connectRetryTime,
+        largeHoldTime,
+        delayOpenTime,
+        idleHoldTime,
+        maxIdleHoldTime,
+        d,
+        stableTime,
+        passive,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
   }
 
   public FsmConfig withSendNotificationWithoutOpen(boolean s) {
-    return new FsmConfig(connectRetryTime, largeHoldTime, delayOpenTime, idleHoldTime, maxIdleHoldTime,
-        dampPeerOscillations, stableTime, passive, s, sendHoldTime);
+    return new FsmConfig(
+        connectRetryTime,
+        largeHoldTime,
+        delayOpenTime,
+        idleHoldTime,
+        maxIdleHoldTime,
+        dampPeerOscillations,
+        stableTime,
+        passive,
+        s,
+        sendHoldTime);
   }
 
   public FsmConfig withConnectRetryTime(Duration d) {
-    return new FsmConfig(d, largeHoldTime, delayOpenTime, idleHoldTime, maxIdleHoldTime,
-        dampPeerOscillations, stableTime, passive, sendNotificationWithoutOpen, sendHoldTime);
+    return new FsmConfig(
+        d,
+        largeHoldTime,
+        delayOpenTime,
+        idleHoldTime,
+        maxIdleHoldTime,
+        dampPeerOscillations,
+        stableTime,
+        passive,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
   }
 
   public FsmConfig withIdleHoldTime(Duration initial, Duration max) {
-    return new FsmConfig(connectRetryTime, largeHoldTime, delayOpenTime, initial, max,
-        dampPeerOscillations, stableTime, passive, sendNotificationWithoutOpen, sendHoldTime);
+    return new FsmConfig(
+        connectRetryTime,
+        largeHoldTime,
+        delayOpenTime,
+        initial,
+        max,
+        dampPeerOscillations,
+        stableTime,
+        passive,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
   }
 
-  /** RFC 9687 §4: "8 minutes or 2 times the negotiated HoldTime, whichever is greater", unless configured. */
+  /**
+   * RFC 9687 §4: "8 minutes or 2 times the negotiated HoldTime, whichever is greater", unless
+   * configured.
+   */
   Duration sendHoldTimeFor(Duration negotiatedHoldTime) {
     if (!sendHoldTime.isZero()) {
       return sendHoldTime;

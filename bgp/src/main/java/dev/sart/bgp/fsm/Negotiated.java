@@ -13,7 +13,8 @@ import java.time.Duration;
 public record Negotiated(Duration holdTime, Duration keepaliveTime, boolean internal) {
   public Negotiated {
     if (holdTime.isNegative() || (!holdTime.isZero() && holdTime.toSeconds() < 3)) {
-      throw new IllegalArgumentException("hold time must be 0 or at least 3 s (RFC 4271 §4.2): " + holdTime);
+      throw new IllegalArgumentException(
+          "hold time must be 0 or at least 3 s (RFC 4271 §4.2): " + holdTime);
     }
   }
 }

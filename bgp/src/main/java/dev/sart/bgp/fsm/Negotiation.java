@@ -17,8 +17,15 @@ import java.util.Set;
  * @param enhancedRouteRefresh both sides support enhanced route refresh (RFC 7313)
  * @param received the peer's OPEN as received
  */
-public record Negotiation(Negotiated fsm, SessionOptions options, Set<Family> families, long peerAs, int peerId,
-    boolean routeRefresh, boolean enhancedRouteRefresh, Open received) {
+public record Negotiation(
+    Negotiated fsm,
+    SessionOptions options,
+    Set<Family> families,
+    long peerAs,
+    int peerId,
+    boolean routeRefresh,
+    boolean enhancedRouteRefresh,
+    Open received) {
 
   public Negotiation {
     families = Set.copyOf(families);

@@ -3,17 +3,24 @@ package dev.sart.bgp.fsm;
 import java.time.Duration;
 
 /**
- * The state of one BGP connection's FSM (RFC 4271 §8): immutable; {@link Fsm#step} returns the next.
+ * The state of one BGP connection's FSM (RFC 4271 §8): immutable; {@link Fsm#step} returns the
+ * next.
  *
  * @param state the FSM state
  * @param connectRetryCounter ConnectRetryCounter
  * @param delayOpenTimerRunning whether the DelayOpenTimer runs (an OPEN then counts as event 20)
  * @param idleHoldTime the IdleHoldTime the next automatic restart waits (grows with damping)
- * @param automaticRestart whether the session restarts by itself after an error (false after ManualStop)
+ * @param automaticRestart whether the session restarts by itself after an error (false after
+ *     ManualStop)
  * @param negotiated the OPEN negotiation once an OPEN was accepted, else null
  */
-public record Session(State state, int connectRetryCounter, boolean delayOpenTimerRunning, Duration idleHoldTime,
-    boolean automaticRestart, Negotiated negotiated) {
+public record Session(
+    State state,
+    int connectRetryCounter,
+    boolean delayOpenTimerRunning,
+    Duration idleHoldTime,
+    boolean automaticRestart,
+    Negotiated negotiated) {
 
   /** A new FSM: Idle, not started. */
   public static Session initial(FsmConfig config) {
@@ -21,7 +28,8 @@ public record Session(State state, int connectRetryCounter, boolean delayOpenTim
   }
 
   Session with(State s) {
-    return new Session(s, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, negotiated);
+    return new Session(
+        s, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, negotiated);
   }
 
   Session withCounter(int c) {
@@ -33,18 +41,23 @@ public record Session(State state, int connectRetryCounter, boolean delayOpenTim
   }
 
   Session withIdleHoldTime(Duration d) {
-    return new Session(state, connectRetryCounter, delayOpenTimerRunning, d, automaticRestart, negotiated);
+    return new Session(
+        state, connectRetryCounter, delayOpenTimerRunning, d, automaticRestart, negotiated);
   }
 
   Session withAutomaticRestart(boolean a) {
-    return new Session(state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, a, negotiated);
+    return new Session(
+        state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, a, negotiated);
   }
 
   Session withNegotiated(Negotiated n) {
-    return new Session(state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, n);
+    return new Session(
+        state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, n);
   }
 
-  /** Whether an incoming TCP connection for this peer may be handed to this FSM (Idle refuses all). */
+  /**
+   * Whether an incoming TCP connection for this peer may be handed to this FSM (Idle refuses all).
+   */
   public boolean acceptsConnection() {
     return state == State.CONNECT || state == State.ACTIVE;
   }

@@ -15,7 +15,10 @@ public enum Timer {
   DELAY_OPEN,
   /** RFC 4271 §8 (optional): IdleHoldTimer → {@link Event.IdleHoldTimerExpires}. */
   IDLE_HOLD,
-  /** RFC 9687: SendHoldTimer → {@link Event.SendHoldTimerExpires}; restarted by the I/O layer whenever bytes leave. */
+  /**
+   * RFC 9687: SendHoldTimer → {@link Event.SendHoldTimerExpires}; restarted by the I/O layer
+   * whenever bytes leave.
+   */
   SEND_HOLD,
   /**
    * Ours: a session that stays Established this long forgets its oscillation history, so the

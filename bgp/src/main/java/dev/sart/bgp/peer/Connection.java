@@ -64,8 +64,10 @@ final class Connection {
   // read back-pressure: reading is paused while the RIB is behind (see pauseReading)
   private boolean readPaused;
   private long pausedSinceNanos;
+
   /** Time reading was paused since the hold timer was last started. */
   private long pausedNanos;
+
   private ScheduledFuture<?> pauseCap;
   private final EnumMap<Timer, ScheduledFuture<?>> timers = new EnumMap<>(Timer.class);
 
@@ -85,7 +87,16 @@ final class Connection {
     State after = session.state();
     if (this == peer.primary) {
       if (before != after) {
-        LOG.info(() -> "peer=" + peer.name() + " state=" + after + " from=" + before + " event=" + e.getClass().getSimpleName());
+        LOG.info(
+            () ->
+                "peer="
+                    + peer.name()
+                    + " state="
+                    + after
+                    + " from="
+                    + before
+                    + " event="
+                    + e.getClass().getSimpleName());
         if (before == State.ESTABLISHED) {
           peer.flaps++;
           peer.establishedSince = null;
@@ -101,7 +112,7 @@ final class Connection {
     switch (a) {
       case Action.ConnectTcp c -> connect();
       case Action.DropTcp d -> drop();
-      case Action.InitializeResources i -> { }
+      case Action.InitializeResources i -> {}
       case Action.ReleaseResources r -> release();
       case Action.SendOpen s -> {
         sentOpen = peer.localOpen();
@@ -117,7 +128,13 @@ final class Connection {
       case Action.SendNotification n -> {
         Notification notification = new Notification(n.code(), n.subcode(), octets(n.data()));
         peer.lastError = "sent " + ErrorNames.describe(n.code(), n.subcode());
-        LOG.info(() -> "peer=" + peer.name() + " event=notification-sent error=\"" + ErrorNames.describe(n.code(), n.subcode()) + "\"");
+        LOG.info(
+            () ->
+                "peer="
+                    + peer.name()
+                    + " event=notification-sent error=\""
+                    + ErrorNames.describe(n.code(), n.subcode())
+                    + "\"");
         if (channel != null) {
           send(notification);
           channel.flush();
@@ -142,29 +159,42 @@ final class Connection {
   }
 
   private void connect() {
-    io.netty.channel.ChannelFuture f = peer.speaker.connect(peer, new io.netty.channel.ChannelInitializer<>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        // the pipeline is set when the connection succeeds
-      }
-    });
+    io.netty.channel.ChannelFuture f =
+        peer.speaker.connect(
+            peer,
+            new io.netty.channel.ChannelInitializer<>() {
+              @Override
+              protected void initChannel(Channel ch) {
+                // the pipeline is set when the connection succeeds
+              }
+            });
     Channel ch = f.channel();
     channel = ch;
     outgoing = true;
-    f.addListener((ChannelFutureListener) future -> peer.loop.execute(() -> {
-      if (channel != ch) {
-        future.channel().close();
-        return;
-      }
-      if (future.isSuccess()) {
-        attach(ch, true);
-        handle(new Event.TcpCrAcked());
-      } else {
-        channel = null;
-        LOG.fine(() -> "peer=" + peer.name() + " event=connect-failed cause=\"" + future.cause().getMessage() + "\"");
-        handle(new Event.TcpConnectionFails());
-      }
-    }));
+    f.addListener(
+        (ChannelFutureListener)
+            future ->
+                peer.loop.execute(
+                    () -> {
+                      if (channel != ch) {
+                        future.channel().close();
+                        return;
+                      }
+                      if (future.isSuccess()) {
+                        attach(ch, true);
+                        handle(new Event.TcpCrAcked());
+                      } else {
+                        channel = null;
+                        LOG.fine(
+                            () ->
+                                "peer="
+                                    + peer.name()
+                                    + " event=connect-failed cause=\""
+                                    + future.cause().getMessage()
+                                    + "\"");
+                        handle(new Event.TcpConnectionFails());
+                      }
+                    }));
   }
 
   private void drop() {
@@ -183,7 +213,8 @@ final class Connection {
   private void release() {
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
-      peer.leaveGroup(peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
+      peer.leaveGroup(
+          peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
       peer.speaker.rib().peerDown(peer.ribPeer);
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
@@ -203,12 +234,16 @@ final class Connection {
       pausedSinceNanos = System.nanoTime();
     }
     ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
-    self[0] = peer.loop.schedule(() -> {
-      if (timers.get(timer) == self[0]) {
-        timers.remove(timer);
-        timerExpired(timer, d);
-      }
-    }, Math.max(1, d.toMillis()), TimeUnit.MILLISECONDS);
+    self[0] =
+        peer.loop.schedule(
+            () -> {
+              if (timers.get(timer) == self[0]) {
+                timers.remove(timer);
+                timerExpired(timer, d);
+              }
+            },
+            Math.max(1, d.toMillis()),
+            TimeUnit.MILLISECONDS);
     timers.put(timer, self[0]);
   }
 
@@ -276,11 +311,14 @@ final class Connection {
       NotificationException e = m.error();
       peer.lastError = "received malformed message: " + e.getMessage();
       ByteBuffer data = ByteBuffer.wrap(e.data().toByteArray());
-      handle(switch (e.code()) {
-        case Iana.ErrorCode.OPEN_MESSAGE -> new Event.BgpOpenMsgErr(e.code(), e.subcode(), data);
-        case Iana.ErrorCode.UPDATE_MESSAGE -> new Event.UpdateMsgErr(e.code(), e.subcode(), data);
-        default -> new Event.BgpHeaderErr(e.code(), e.subcode(), data);
-      });
+      handle(
+          switch (e.code()) {
+            case Iana.ErrorCode.OPEN_MESSAGE ->
+                new Event.BgpOpenMsgErr(e.code(), e.subcode(), data);
+            case Iana.ErrorCode.UPDATE_MESSAGE ->
+                new Event.UpdateMsgErr(e.code(), e.subcode(), data);
+            default -> new Event.BgpHeaderErr(e.code(), e.subcode(), data);
+          });
       return;
     }
     Message message = (Message) msg;
@@ -291,9 +329,18 @@ final class Connection {
       case Keepalive k -> handle(new Event.KeepAliveMsg());
       case Notification n -> {
         peer.lastError = "received " + ErrorNames.describe(n.code(), n.subcode());
-        LOG.info(() -> "peer=" + peer.name() + " event=notification-received error=\"" + ErrorNames.describe(n.code(), n.subcode()) + "\"");
-        handle(n.code() == Iana.ErrorCode.OPEN_MESSAGE && n.subcode() == Iana.ErrorSubcode.UNSUPPORTED_VERSION_NUMBER
-            ? new Event.NotifMsgVerErr() : new Event.NotifMsg());
+        LOG.info(
+            () ->
+                "peer="
+                    + peer.name()
+                    + " event=notification-received error=\""
+                    + ErrorNames.describe(n.code(), n.subcode())
+                    + "\"");
+        handle(
+            n.code() == Iana.ErrorCode.OPEN_MESSAGE
+                    && n.subcode() == Iana.ErrorSubcode.UNSUPPORTED_VERSION_NUMBER
+                ? new Event.NotifMsgVerErr()
+                : new Event.NotifMsg());
       }
       case RouteRefresh r -> onRouteRefresh(r);
     }
@@ -303,9 +350,12 @@ final class Connection {
     Open ours = sentOpen != null ? sentOpen : peer.localOpen();
     Negotiation n;
     try {
-      n = OpenCheck.check(ours, o, peer.config.asn(), peer.speaker.localAs(), peer.config.keepaliveTime());
+      n =
+          OpenCheck.check(
+              ours, o, peer.config.asn(), peer.speaker.localAs(), peer.config.keepaliveTime());
     } catch (NotificationException e) {
-      handle(new Event.BgpOpenMsgErr(e.code(), e.subcode(), ByteBuffer.wrap(e.data().toByteArray())));
+      handle(
+          new Event.BgpOpenMsgErr(e.code(), e.subcode(), ByteBuffer.wrap(e.data().toByteArray())));
       return;
     }
     // RFC 4271 §6.8: connection collision detection
@@ -329,7 +379,14 @@ final class Connection {
       if (loser != null) {
         Connection l = loser;
         String event = replaced ? "connection-replaced" : "collision";
-        LOG.info(() -> "peer=" + peer.name() + " event=" + event + " closing=" + (l.outgoing ? "outgoing" : "incoming"));
+        LOG.info(
+            () ->
+                "peer="
+                    + peer.name()
+                    + " event="
+                    + event
+                    + " closing="
+                    + (l.outgoing ? "outgoing" : "incoming"));
         l.handle(new Event.OpenCollisionDump());
         l.cancelTimers();
         if (l == this) {
@@ -343,7 +400,15 @@ final class Connection {
             State was = peer.state;
             State now = other.session.state();
             if (was != now) {
-              LOG.info(() -> "peer=" + peer.name() + " state=" + now + " from=" + was + " event=connection-kept");
+              LOG.info(
+                  () ->
+                      "peer="
+                          + peer.name()
+                          + " state="
+                          + now
+                          + " from="
+                          + was
+                          + " event=connection-kept");
               peer.state = now;
               peer.speaker.stateChanged(peer, was, now);
             }
@@ -365,7 +430,8 @@ final class Connection {
     UpdateErrorVerdict v = UpdateErrorVerdict.of(u);
     if (v.reset() != null) {
       Notification n = v.reset();
-      handle(new Event.UpdateMsgErr(n.code(), n.subcode(), ByteBuffer.wrap(n.data().toByteArray())));
+      handle(
+          new Event.UpdateMsgErr(n.code(), n.subcode(), ByteBuffer.wrap(n.data().toByteArray())));
       return;
     }
     pendingUpdate = u;
@@ -378,11 +444,13 @@ final class Connection {
    * RFC 2918 §4: a request is answered with the Adj-RIB-Out of its family; with enhanced route
    * refresh (RFC 7313 §4) between a BoRR, sent before any of the routes, and an EoRR after them
    * (see {@link #drain}). A request for a family not negotiated is ignored (RFC 2918 §4). The
-   * peer's BoRR marks its routes of the family stale, its EoRR removes those it did not send
-   * again (RFC 7313 §4); other subtypes are ignored (RFC 7313 §5).
+   * peer's BoRR marks its routes of the family stale, its EoRR removes those it did not send again
+   * (RFC 7313 §4); other subtypes are ignored (RFC 7313 §5).
    */
   private void onRouteRefresh(RouteRefresh r) {
-    if (session.state() != State.ESTABLISHED || peer.ribPeer == null || this != peer.primary
+    if (session.state() != State.ESTABLISHED
+        || peer.ribPeer == null
+        || this != peer.primary
         || !peer.ribPeer.families().contains(r.family())) {
       return;
     }
@@ -423,16 +491,16 @@ final class Connection {
    * peer) until the RIB's queue is below the low-water mark. Without it the queue grew without
    * bound, and with it the heap.
    *
-   * <p>Our hold timer (RFC 4271 §4.4, §6.5) is about the peer: it expires when no KEEPALIVE,
-   * UPDATE or NOTIFICATION has been <em>received</em> for the hold time. While we do not read,
-   * the peer's messages wait in our socket buffer and their absence says nothing about the peer,
-   * so the time paused does not count: on expiry, the timer runs again for as long as reading
-   * was paused within its period ({@code timerExpired}). The peer's side is the mirror image:
-   * RFC 9687's send hold timer closes a session when the peer cannot send for its SendHoldTime
-   * (at least 8 minutes or twice the hold time, §4), and RFC 4271 §4.4 wants our KEEPALIVEs to
-   * keep flowing, which they do (only reading stops). So that the peer never waits long, one
-   * pause lasts at most {@link Peer#MAX_READ_PAUSE}: then reading resumes until the next UPDATE finds
-   * the RIB still behind, and the peer's data trickles rather than stopping.
+   * <p>Our hold timer (RFC 4271 §4.4, §6.5) is about the peer: it expires when no KEEPALIVE, UPDATE
+   * or NOTIFICATION has been <em>received</em> for the hold time. While we do not read, the peer's
+   * messages wait in our socket buffer and their absence says nothing about the peer, so the time
+   * paused does not count: on expiry, the timer runs again for as long as reading was paused within
+   * its period ({@code timerExpired}). The peer's side is the mirror image: RFC 9687's send hold
+   * timer closes a session when the peer cannot send for its SendHoldTime (at least 8 minutes or
+   * twice the hold time, §4), and RFC 4271 §4.4 wants our KEEPALIVEs to keep flowing, which they do
+   * (only reading stops). So that the peer never waits long, one pause lasts at most {@link
+   * Peer#MAX_READ_PAUSE}: then reading resumes until the next UPDATE finds the RIB still behind,
+   * and the peer's data trickles rather than stopping.
    */
   private void pauseReading() {
     Channel ch = channel;
@@ -442,9 +510,16 @@ final class Connection {
     readPaused = true;
     pausedSinceNanos = System.nanoTime();
     ch.config().setAutoRead(false);
-    pauseCap = peer.loop.schedule(() -> resumeReading(ch), Peer.MAX_READ_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+    pauseCap =
+        peer.loop.schedule(
+            () -> resumeReading(ch), Peer.MAX_READ_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
     peer.speaker.rib().whenBelowLowWater(() -> peer.loop.execute(() -> resumeReading(ch)));
-    LOG.fine(() -> "peer=" + peer.name() + " event=read-paused rib-queued=" + peer.speaker.rib().queuedPrefixes());
+    LOG.fine(
+        () ->
+            "peer="
+                + peer.name()
+                + " event=read-paused rib-queued="
+                + peer.speaker.rib().queuedPrefixes());
   }
 
   private void resumeReading(Channel ch) {
@@ -490,8 +565,17 @@ final class Connection {
       v6 = new MpNextHop.V6(g[0], g[1]);
     }
     Set<Family> families = n.families();
-    peer.ribPeer = new RibPeer(++peer.ribPeerIds, peer.config.address(), n.peerAs(), n.peerId(), n.fsm().internal(), v4, v6, families,
-        new AdjRibOut(peer::drainLater, peer.prefixCounters));
+    peer.ribPeer =
+        new RibPeer(
+            ++peer.ribPeerIds,
+            peer.config.address(),
+            n.peerAs(),
+            n.peerId(),
+            n.fsm().internal(),
+            v4,
+            v6,
+            families,
+            new AdjRibOut(peer::drainLater, peer.prefixCounters));
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
@@ -554,7 +638,9 @@ final class Connection {
 
     @Override
     public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
-      LOG.fine(() -> "peer=" + peer.name() + " event=channel-error cause=\"" + cause.getMessage() + "\"");
+      LOG.fine(
+          () ->
+              "peer=" + peer.name() + " event=channel-error cause=\"" + cause.getMessage() + "\"");
       ctx.close();
     }
 

@@ -37,9 +37,16 @@ import java.util.logging.Logger;
 public final class Peer {
   private static final Logger LOG = Logger.getLogger(Peer.class.getName());
   static final int DRAIN_CHUNK = 2048;
-  /** Chunks per drain task: then the task queues itself again, so timers and reads run in between. */
+
+  /**
+   * Chunks per drain task: then the task queues itself again, so timers and reads run in between.
+   */
   private static final int DRAIN_ROUNDS = 4;
-  /** The longest a connection stops reading for the RIB before it reads again (see {@code pauseReading}). */
+
+  /**
+   * The longest a connection stops reading for the RIB before it reads again (see {@code
+   * pauseReading}).
+   */
   static final Duration MAX_READ_PAUSE = Duration.ofSeconds(5);
 
   /** What a peer needs from the speaker that owns it. */
@@ -51,7 +58,8 @@ public final class Peer {
     Rib rib();
 
     /** Opens an outgoing connection for this peer (with its TTL, MD5 and local address). */
-    io.netty.channel.ChannelFuture connect(Peer peer, io.netty.channel.ChannelInitializer<Channel> initializer);
+    io.netty.channel.ChannelFuture connect(
+        Peer peer, io.netty.channel.ChannelInitializer<Channel> initializer);
 
     void stateChanged(Peer peer, State from, State to);
 
@@ -71,9 +79,16 @@ public final class Peer {
   /** What a session had still to send of its group's UPDATEs when it left the group. */
   private record Tail(Membership was, List<UpdateGroup.Packet> packets) {}
 
-  /** UPDATEs of a group sent per round of a drain (as many as {@link #DRAIN_CHUNK} prefixes make, about). */
+  /**
+   * UPDATEs of a group sent per round of a drain (as many as {@link #DRAIN_CHUNK} prefixes make,
+   * about).
+   */
   private static final int GROUP_PACKETS_PER_ROUND = 8;
-  /** How soon a member waiting for a full group queue looks again (and whether a slow member must leave). */
+
+  /**
+   * How soon a member waiting for a full group queue looks again (and whether a slow member must
+   * leave).
+   */
   private static final long BLOCKED_RETRY_MILLIS = 100;
 
   final PeerConfig config;
@@ -88,7 +103,8 @@ public final class Peer {
   // written on the loop, read by the API: no snapshot object is built per message
   volatile State state = State.IDLE;
   volatile Negotiation negotiated;
-  final java.util.concurrent.atomic.AtomicLongArray sent = new java.util.concurrent.atomic.AtomicLongArray(6);
+  final java.util.concurrent.atomic.AtomicLongArray sent =
+      new java.util.concurrent.atomic.AtomicLongArray(6);
   final java.util.concurrent.atomic.AtomicLongArray received =
       new java.util.concurrent.atomic.AtomicLongArray(6);
   volatile long flaps;
@@ -100,7 +116,8 @@ public final class Peer {
   private volatile Membership membership;
   private volatile Tail tail;
   private int tailAt; // on the loop
-  private final java.util.concurrent.atomic.AtomicBoolean joinQueued = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
@@ -108,8 +125,11 @@ public final class Peer {
     this.speaker = speaker;
     this.loop = loop;
     this.ribPeerIds = ribPeerId;
-    this.fsmConfig = FsmConfig.defaults().withConnectRetryTime(config.connectRetryTime()).withPassive(config.passive())
-        .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofMinutes(2));
+    this.fsmConfig =
+        FsmConfig.defaults()
+            .withConnectRetryTime(config.connectRetryTime())
+            .withPassive(config.passive())
+            .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofMinutes(2));
     this.primary = new Connection(this, Session.initial(fsmConfig), false);
   }
 
@@ -125,11 +145,21 @@ public final class Peer {
   /** A snapshot for the API and metrics (any thread). */
   public PeerStatus status() {
     Negotiation n = negotiated;
-    return new PeerStatus(state, establishedSince, n == null ? 0 : n.peerId(),
+    return new PeerStatus(
+        state,
+        establishedSince,
+        n == null ? 0 : n.peerId(),
         n == null ? config.holdTime() : n.fsm().holdTime(),
-        n == null ? (config.keepaliveTime() != null ? config.keepaliveTime() : config.holdTime().dividedBy(3))
+        n == null
+            ? (config.keepaliveTime() != null
+                ? config.keepaliveTime()
+                : config.holdTime().dividedBy(3))
             : n.fsm().keepaliveTime(),
-        n == null ? config.families() : n.families(), copy(sent), copy(received), flaps, lastError);
+        n == null ? config.families() : n.families(),
+        copy(sent),
+        copy(received),
+        flaps,
+        lastError);
   }
 
   /** Prefixes received from, accepted from and advertised to this peer (any thread). */
@@ -145,7 +175,10 @@ public final class Peer {
     return c;
   }
 
-  /** The number of the update group the session sends from; 0: none, it sends from its own Adj-RIB-Out (any thread). */
+  /**
+   * The number of the update group the session sends from; 0: none, it sends from its own
+   * Adj-RIB-Out (any thread).
+   */
   public int updateGroup() {
     Membership m = membership;
     return m == null ? 0 : m.group().id();
@@ -174,66 +207,97 @@ public final class Peer {
       old = policy;
       policy = p;
     }
-    loop.execute(() -> {
-      if (ribPeer == null) {
-        return;
-      }
-      leaveGroup(ribPeer, "export policy changed"); // the RIB changes it after the group is left
-      speaker.rib().setPolicy(ribPeer, p);
-      boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
-      if ((!kept && !old.importPolicy().equals(p.importPolicy()))
-          || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
-        requestRouteRefresh();
-      }
-    });
+    loop.execute(
+        () -> {
+          if (ribPeer == null) {
+            return;
+          }
+          leaveGroup(
+              ribPeer, "export policy changed"); // the RIB changes it after the group is left
+          speaker.rib().setPolicy(ribPeer, p);
+          boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
+          if ((!kept && !old.importPolicy().equals(p.importPolicy()))
+              || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
+            requestRouteRefresh();
+          }
+        });
   }
 
   /**
-   * The RIB counted more accepted prefixes than the limit (on a RIB shard's thread): RFC 4486 §4 Cease /
-   * Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The session
-   * stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
+   * The RIB counted more accepted prefixes than the limit (on a RIB shard's thread): RFC 4486 §4
+   * Cease / Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The
+   * session stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
    */
   void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
-    loop.execute(() -> {
-      if (ribPeer != rp) {
-        return; // that session is gone already
-      }
-      ByteBuffer data = ByteBuffer.allocate(7).putShort((short) family.afi()).put((byte) family.safi())
-          .putInt((int) limit.limit()).flip();
-      LOG.info(() -> "peer=" + name() + " event=max-prefix family=" + family + " accepted=" + accepted
-          + " limit=" + limit.limit() + " restart=" + (limit.restart() == null ? "never" : limit.restart()));
-      primary.handle(new Event.AutomaticStop(Iana.ErrorSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, data,
-          limit.restart() != null, limit.restart()));
-    });
+    loop.execute(
+        () -> {
+          if (ribPeer != rp) {
+            return; // that session is gone already
+          }
+          ByteBuffer data =
+              ByteBuffer.allocate(7)
+                  .putShort((short) family.afi())
+                  .put((byte) family.safi())
+                  .putInt((int) limit.limit())
+                  .flip();
+          LOG.info(
+              () ->
+                  "peer="
+                      + name()
+                      + " event=max-prefix family="
+                      + family
+                      + " accepted="
+                      + accepted
+                      + " limit="
+                      + limit.limit()
+                      + " restart="
+                      + (limit.restart() == null ? "never" : limit.restart()));
+          primary.handle(
+              new Event.AutomaticStop(
+                  Iana.ErrorSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED,
+                  data,
+                  limit.restart() != null,
+                  limit.restart()));
+        });
   }
 
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
   public void start() {
-    loop.execute(() -> primary.handle(config.passive() ? new Event.ManualStartWithPassiveTcpEstablishment()
-        : new Event.ManualStart()));
+    loop.execute(
+        () ->
+            primary.handle(
+                config.passive()
+                    ? new Event.ManualStartWithPassiveTcpEstablishment()
+                    : new Event.ManualStart()));
   }
 
   /** ManualStop: Cease to the peer, routes withdrawn; completes when the connection is closed. */
   public CompletableFuture<Void> stop() {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    loop.execute(() -> {
-      List<Channel> channels = new ArrayList<>();
-      for (Connection c : new Connection[] {primary, secondary}) {
-        if (c != null) {
-          if (c.channel != null) {
-            channels.add(c.channel);
+    loop.execute(
+        () -> {
+          List<Channel> channels = new ArrayList<>();
+          for (Connection c : new Connection[] {primary, secondary}) {
+            if (c != null) {
+              if (c.channel != null) {
+                channels.add(c.channel);
+              }
+              c.handle(new Event.ManualStop());
+              c.cancelTimers();
+            }
           }
-          c.handle(new Event.ManualStop());
-          c.cancelTimers();
-        }
-      }
-      secondary = null;
-      CompletableFuture.allOf(channels.stream().map(ch -> {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        ch.closeFuture().addListener(x -> f.complete(null));
-        return f;
-      }).toArray(CompletableFuture[]::new)).whenComplete((v, e) -> done.complete(null));
-    });
+          secondary = null;
+          CompletableFuture.allOf(
+                  channels.stream()
+                      .map(
+                          ch -> {
+                            CompletableFuture<Void> f = new CompletableFuture<>();
+                            ch.closeFuture().addListener(x -> f.complete(null));
+                            return f;
+                          })
+                      .toArray(CompletableFuture[]::new))
+              .whenComplete((v, e) -> done.complete(null));
+        });
     return done;
   }
 
@@ -246,55 +310,70 @@ public final class Peer {
 
   /** Asks the peer to send its routes again (RFC 2918), for every negotiated family. */
   public void requestRouteRefresh() {
-    loop.execute(() -> {
-      Connection c = primary;
-      if (c.session.state() == State.ESTABLISHED && c.negotiation != null && c.negotiation.routeRefresh()) {
-        for (Family f : c.negotiation.families()) {
-          c.send(RouteRefresh.request(f));
-        }
-        c.channel.flush();
-      }
-    });
+    loop.execute(
+        () -> {
+          Connection c = primary;
+          if (c.session.state() == State.ESTABLISHED
+              && c.negotiation != null
+              && c.negotiation.routeRefresh()) {
+            for (Family f : c.negotiation.families()) {
+              c.send(RouteRefresh.request(f));
+            }
+            c.channel.flush();
+          }
+        });
   }
 
   /** Sends the peer everything again (soft reset out). */
   public void resendAdjRibOut() {
-    loop.execute(() -> {
-      if (ribPeer != null) {
-        leaveGroup(ribPeer, "soft reset out");
-        speaker.rib().resend(ribPeer);
-      }
-    });
+    loop.execute(
+        () -> {
+          if (ribPeer != null) {
+            leaveGroup(ribPeer, "soft reset out");
+            speaker.rib().resend(ribPeer);
+          }
+        });
   }
 
   /** An accepted TCP connection from this peer's address (called on any thread). */
   public void accept(Channel ch) {
-    loop.execute(() -> {
-      if (primary.session.acceptsConnection()) {
-        if (primary.channel != null) {
-          primary.channel.close(); // our own connect attempt loses to the established TCP connection
-        }
-        primary.attach(ch, false);
-        primary.handle(new Event.TcpConnectionConfirmed());
-      } else if (secondary == null
-          && (primary.session.state() == State.OPEN_SENT || primary.session.state() == State.OPEN_CONFIRM)) {
-        // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays
-        Session s = new Session(State.ACTIVE, 0, false, fsmConfig.idleHoldTime(), true, null);
-        secondary = new Connection(this, s, false);
-        secondary.attach(ch, false);
-        secondary.handle(new Event.TcpConnectionConfirmed());
-      } else {
-        LOG.fine(() -> "peer=" + name() + " event=connection-refused state=" + primary.session.state());
-        ch.close();
-      }
-    });
+    loop.execute(
+        () -> {
+          if (primary.session.acceptsConnection()) {
+            if (primary.channel != null) {
+              primary.channel
+                  .close(); // our own connect attempt loses to the established TCP connection
+            }
+            primary.attach(ch, false);
+            primary.handle(new Event.TcpConnectionConfirmed());
+          } else if (secondary == null
+              && (primary.session.state() == State.OPEN_SENT
+                  || primary.session.state() == State.OPEN_CONFIRM)) {
+            // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays
+            Session s = new Session(State.ACTIVE, 0, false, fsmConfig.idleHoldTime(), true, null);
+            secondary = new Connection(this, s, false);
+            secondary.attach(ch, false);
+            secondary.handle(new Event.TcpConnectionConfirmed());
+          } else {
+            LOG.fine(
+                () ->
+                    "peer="
+                        + name()
+                        + " event=connection-refused state="
+                        + primary.session.state());
+            ch.close();
+          }
+        });
   }
 
   String name() {
     return config.address().getHostAddress();
   }
 
-  /** The OPEN we send: our AS (AS_TRANS when it needs 4 octets), hold time, identifier and capabilities. */
+  /**
+   * The OPEN we send: our AS (AS_TRANS when it needs 4 octets), hold time, identifier and
+   * capabilities.
+   */
   Open localOpen() {
     List<Capability> caps = new ArrayList<>();
     for (Family f : config.families()) {
@@ -308,10 +387,14 @@ public final class Peer {
     // requests would never be answered.
     caps.add(new Capability.GracefulRestart(0, 0, List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
-    return Open.of(speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
+    return Open.of(
+        speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
 
-  /** Drains the Adj-RIB-Out into UPDATEs while the channel takes them (back-pressure: stop when not writable). */
+  /**
+   * Drains the Adj-RIB-Out into UPDATEs while the channel takes them (back-pressure: stop when not
+   * writable).
+   */
   void drain() {
     Connection c = primary;
     RibPeer rp = ribPeer;
@@ -369,10 +452,13 @@ public final class Peer {
     if (blocked) {
       if (!retryScheduled) {
         retryScheduled = true;
-        loop.schedule(() -> {
-          retryScheduled = false;
-          drain();
-        }, BLOCKED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        loop.schedule(
+            () -> {
+              retryScheduled = false;
+              drain();
+            },
+            BLOCKED_RETRY_MILLIS,
+            TimeUnit.MILLISECONDS);
       }
     } else if (more && c.channel.isWritable()) {
       drainLater();
@@ -381,7 +467,10 @@ public final class Peer {
     }
   }
 
-  /** Sends one UPDATE of an update group, with this session's next hop, and counts what it advertises. */
+  /**
+   * Sends one UPDATE of an update group, with this session's next hop, and counts what it
+   * advertises.
+   */
   private void sendGroupPacket(Connection c, Membership m, UpdateGroup.Packet p) {
     c.sendUpdate(m.group().bytesFor(p, m.nextHopV4(), m.nextHopV6()));
     if (p.advertisedV4() != 0) {
@@ -399,23 +488,36 @@ public final class Peer {
    */
   private void joinGroup(RibPeer rp, Connection c) {
     UpdateGroups groups = speaker.updateGroups();
-    if (groups == null || tail != null || !rp.out().isIdle() || !joinQueued.compareAndSet(false, true)) {
+    if (groups == null
+        || tail != null
+        || !rp.out().isIdle()
+        || !joinQueued.compareAndSet(false, true)) {
       return;
     }
     UpdateGroup.Key key = UpdateGroup.Key.of(rp, c.codec.options(), policy);
-    speaker.rib().regroup(r -> {
-      try {
-        Membership m = membership;
-        // the session may have gone (its leave is queued after this) or had a change since
-        if (r.isUp(rp) && (m == null || m.rp() != rp) && rp.out().isIdle() && key.equals(
-            UpdateGroup.Key.of(rp, key.options(), policy))) {
-          joinAt(r, groups, key, rp);
-          LOG.info(() -> "peer=" + name() + " event=update-group-joined members=" + membership.group().size());
-        }
-      } finally {
-        joinQueued.set(false);
-      }
-    });
+    speaker
+        .rib()
+        .regroup(
+            r -> {
+              try {
+                Membership m = membership;
+                // the session may have gone (its leave is queued after this) or had a change since
+                if (r.isUp(rp)
+                    && (m == null || m.rp() != rp)
+                    && rp.out().isIdle()
+                    && key.equals(UpdateGroup.Key.of(rp, key.options(), policy))) {
+                  joinAt(r, groups, key, rp);
+                  LOG.info(
+                      () ->
+                          "peer="
+                              + name()
+                              + " event=update-group-joined members="
+                              + membership.group().size());
+                }
+              } finally {
+                joinQueued.set(false);
+              }
+            });
   }
 
   /** Puts the session {@code rp} into the group of {@code key} (with every RIB shard stopped). */
@@ -427,9 +529,9 @@ public final class Peer {
 
   /**
    * Takes the session {@code rp} out of its update group (if it is in one) before it is to get
-   * something the others must not, or before it goes: queued on the RIB like every change, so
-   * what the RIB does after this call sees it out. What the group had queued for it is sent
-   * before anything from its own Adj-RIB-Out.
+   * something the others must not, or before it goes: queued on the RIB like every change, so what
+   * the RIB does after this call sees it out. What the group had queued for it is sent before
+   * anything from its own Adj-RIB-Out.
    */
   void leaveGroup(RibPeer rp, String why) {
     leaveGroup(rp, why, true);
@@ -444,19 +546,29 @@ public final class Peer {
     if (groups == null || rp == null) {
       return;
     }
-    speaker.rib().regroup(r -> {
-      Membership m = membership;
-      if (m == null || m.rp() != rp) {
-        return;
-      }
-      List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r, takeTail);
-      membership = null;
-      if (!left.isEmpty()) {
-        tail = new Tail(m, left);
-      }
-      LOG.info(() -> "peer=" + name() + " event=update-group-left reason=\"" + why + "\" queued=" + left.size());
-      drainLater();
-    });
+    speaker
+        .rib()
+        .regroup(
+            r -> {
+              Membership m = membership;
+              if (m == null || m.rp() != rp) {
+                return;
+              }
+              List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r, takeTail);
+              membership = null;
+              if (!left.isEmpty()) {
+                tail = new Tail(m, left);
+              }
+              LOG.info(
+                  () ->
+                      "peer="
+                          + name()
+                          + " event=update-group-left reason=\""
+                          + why
+                          + "\" queued="
+                          + left.size());
+              drainLater();
+            });
   }
 
   /**
@@ -469,5 +581,4 @@ public final class Peer {
   void drainLater() {
     loop.schedule(this::drain, 0, TimeUnit.NANOSECONDS);
   }
-
 }

@@ -23,9 +23,20 @@ import java.util.Set;
  * @param connectRetryTime ConnectRetryTime
  * @param families the families we offer
  */
-public record PeerConfig(String name, InetAddress address, long asn, int port, InetAddress localAddress,
-    boolean passive, String password, int multihopTtl, boolean ttlSecurity, Duration holdTime, Duration keepaliveTime,
-    Duration connectRetryTime, Set<Family> families) {
+public record PeerConfig(
+    String name,
+    InetAddress address,
+    long asn,
+    int port,
+    InetAddress localAddress,
+    boolean passive,
+    String password,
+    int multihopTtl,
+    boolean ttlSecurity,
+    Duration holdTime,
+    Duration keepaliveTime,
+    Duration connectRetryTime,
+    Set<Family> families) {
 
   public PeerConfig {
     Objects.requireNonNull(address, "address");
@@ -52,9 +63,25 @@ public record PeerConfig(String name, InetAddress address, long asn, int port, I
     }
   }
 
-  /** A directly connected peer with defaults: hold 90 s, connect retry 10 s, the family of its address. */
+  /**
+   * A directly connected peer with defaults: hold 90 s, connect retry 10 s, the family of its
+   * address.
+   */
   public static PeerConfig of(InetAddress address, long asn) {
-    return new PeerConfig(null, address, asn, 179, null, false, null, 0, false, Duration.ofSeconds(90), null,
-        Duration.ofSeconds(10), Set.of(address instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
+    return new PeerConfig(
+        null,
+        address,
+        asn,
+        179,
+        null,
+        false,
+        null,
+        0,
+        false,
+        Duration.ofSeconds(90),
+        null,
+        Duration.ofSeconds(10),
+        Set.of(
+            address instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
   }
 }

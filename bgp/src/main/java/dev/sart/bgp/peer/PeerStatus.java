@@ -20,6 +20,14 @@ import java.util.Set;
  * @param flaps how often the session left Established
  * @param lastError the last NOTIFICATION sent or received, or null
  */
-public record PeerStatus(State state, Instant establishedSince, int peerRouterId, Duration holdTime,
-    Duration keepaliveTime, Set<Family> families, long[] sent, long[] received, long flaps,
+public record PeerStatus(
+    State state,
+    Instant establishedSince,
+    int peerRouterId,
+    Duration holdTime,
+    Duration keepaliveTime,
+    Set<Family> families,
+    long[] sent,
+    long[] received,
+    long flaps,
     String lastError) {}

@@ -17,11 +17,15 @@ import dev.sart.bgp.wire.Update;
 import java.util.ArrayList;
 import java.util.Arrays;
 
-/** Hands what an UPDATE says to the RIB: the IPv4 fields and the MP_REACH/MP_UNREACH ones (RFC 4760). */
+/**
+ * Hands what an UPDATE says to the RIB: the IPv4 fields and the MP_REACH/MP_UNREACH ones (RFC
+ * 4760).
+ */
 final class ReceivedUpdate {
   private ReceivedUpdate() {}
 
-  static void apply(Update u, boolean treatAsWithdraw, RibPeer from, SessionOptions options, Rib rib) {
+  static void apply(
+      Update u, boolean treatAsWithdraw, RibPeer from, SessionOptions options, Rib rib) {
     Prefixes withdrawn = new Prefixes();
     if (from.families().contains(Family.IPV4_UNICAST)) {
       withdrawn.add(u.withdrawn());
@@ -32,7 +36,14 @@ final class ReceivedUpdate {
     }
     if (!u.nlri().isEmpty() && from.families().contains(Family.IPV4_UNICAST)) {
       NextHop nh = u.attributes().orNull(NextHop.class);
-      announce(u.nlri(), nh == null ? null : new MpNextHop.V4(nh.address()), u, treatAsWithdraw, from, rib, withdrawn);
+      announce(
+          u.nlri(),
+          nh == null ? null : new MpNextHop.V4(nh.address()),
+          u,
+          treatAsWithdraw,
+          from,
+          rib,
+          withdrawn);
     }
     MpReachNlri reach = u.mpReach();
     if (reach != null && from.families().contains(reach.family())) {
@@ -43,7 +54,13 @@ final class ReceivedUpdate {
     }
   }
 
-  private static void announce(Nlri nlri, MpNextHop nextHop, Update u, boolean treatAsWithdraw, RibPeer from, Rib rib,
+  private static void announce(
+      Nlri nlri,
+      MpNextHop nextHop,
+      Update u,
+      boolean treatAsWithdraw,
+      RibPeer from,
+      Rib rib,
       Prefixes withdrawn) {
     if (treatAsWithdraw || nextHop == null) {
       withdrawn.add(nlri); // RFC 7606 §2 treat-as-withdraw
@@ -51,7 +68,13 @@ final class ReceivedUpdate {
     }
     Prefixes announced = new Prefixes();
     announced.add(nlri);
-    rib.update(from, new ArrayList<>(0), null, announced.prefixes, announced.ids(), Attrs.of(u.attributes(), nextHop));
+    rib.update(
+        from,
+        new ArrayList<>(0),
+        null,
+        announced.prefixes,
+        announced.ids(),
+        Attrs.of(u.attributes(), nextHop));
   }
 
   /**
@@ -61,6 +84,7 @@ final class ReceivedUpdate {
    */
   private static final class Prefixes {
     final ArrayList<Prefix> prefixes = new ArrayList<>(0);
+
     /** null unless an NLRI had ADD-PATH identifiers (RFC 7911); 0 for the prefixes without. */
     int[] pathIds;
 
@@ -78,7 +102,7 @@ final class ReceivedUpdate {
             add(Prefix.v6(v6.high(i), v6.low(i), v6.length(i)), v6.hasPathIds() ? v6.pathId(i) : 0);
           }
         }
-        default -> { }
+        default -> {}
       }
     }
 

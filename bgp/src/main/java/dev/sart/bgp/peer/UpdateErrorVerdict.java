@@ -5,8 +5,8 @@ import dev.sart.bgp.wire.Update;
 import dev.sart.bgp.wire.UpdateError;
 
 /**
- * What RFC 7606 says to do with a decoded UPDATE: reset the session (with this NOTIFICATION),
- * treat its routes as withdrawn, or use it (discarded attributes are already gone).
+ * What RFC 7606 says to do with a decoded UPDATE: reset the session (with this NOTIFICATION), treat
+ * its routes as withdrawn, or use it (discarded attributes are already gone).
  */
 record UpdateErrorVerdict(Notification reset, boolean treatAsWithdraw) {
 

@@ -29,12 +29,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * has pending are changes the joiner has already had or gets again, which does no harm (an UPDATE
  * replaces the route, a withdrawal of a route the peer does not have is ignored, RFC 4271 §9). A
  * member leaves before it must get something the others must not (a route refresh, a new export
- * policy), when its session ends, or when it falls too far behind: it sends what it has not sent
- * of the queue (its <em>tail</em>), and what the group has recorded but not encoded yet goes to its
+ * policy), when its session ends, or when it falls too far behind: it sends what it has not sent of
+ * the queue (its <em>tail</em>), and what the group has recorded but not encoded yet goes to its
  * own Adj-RIB-Out, where it coalesces and is sent after the tail (a session that has ended takes
- * nothing along).
- * Joining and leaving happen with every RIB shard stopped ({@link dev.sart.bgp.rib.Rib#regroup}),
- * so no change is recorded in between.
+ * nothing along). Joining and leaving happen with every RIB shard stopped ({@link
+ * dev.sart.bgp.rib.Rib#regroup}), so no change is recorded in between.
  *
  * <p>Flow control: the group drains its Adj-RIB-Out (a chunk of up to {@link Peer#DRAIN_CHUNK}
  * prefixes at a time) only while fewer than {@link #MAX_PACKETS} UPDATEs are queued; while it is
@@ -42,27 +41,42 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * keeps the queue full for {@link #EVICT_AFTER_NANOS} while another waits is made to leave, so one
  * slow peer holds the others up for at most that long.
  *
- * <p>Split horizon: a group does not leave a route out for the member it came from. Without
- * {@code advertise_peer_as} an external member's own routes carry its AS and go to no member of
- * its AS anyway (RFC 4271 §9.1.2); with it, a member gets its routes back and drops them as a
- * loop, as with FRR's update groups. iBGP-learned routes go to no internal peer (§9.1.1).
+ * <p>Split horizon: a group does not leave a route out for the member it came from. Without {@code
+ * advertise_peer_as} an external member's own routes carry its AS and go to no member of its AS
+ * anyway (RFC 4271 §9.1.2); with it, a member gets its routes back and drops them as a loop, as
+ * with FRR's update groups. iBGP-learned routes go to no internal peer (§9.1.1).
  */
 final class UpdateGroup {
   /** UPDATEs queued before the group stops draining (about 2 MiB at 4,096 octets each). */
   static final int MAX_PACKETS = 512;
+
   /** How long one member may keep the queue full before it is made to leave. */
   static final long EVICT_AFTER_NANOS = 2_000_000_000L;
 
   /**
-   * What the members share, so that one encoding is right for all of them: the export (our side
-   * of the AS boundary, their AS, the families, the export policy) and the encoding (the session's
+   * What the members share, so that one encoding is right for all of them: the export (our side of
+   * the AS boundary, their AS, the families, the export policy) and the encoding (the session's
    * options, and the shape of the next hop written into it).
    */
-  record Key(boolean internal, long asn, Set<Family> families, SessionOptions options, Policy exportPolicy,
-      boolean advertisePeerAs, int nextHopV4Length, int nextHopV6Length) {
+  record Key(
+      boolean internal,
+      long asn,
+      Set<Family> families,
+      SessionOptions options,
+      Policy exportPolicy,
+      boolean advertisePeerAs,
+      int nextHopV4Length,
+      int nextHopV6Length) {
     static Key of(RibPeer rp, SessionOptions options, PeerPolicy policy) {
-      return new Key(rp.internal(), rp.asn(), rp.families(), options, policy.exportPolicy(), policy.advertisePeerAs(),
-          length(rp.nextHopSelfV4()), length(rp.nextHopSelfV6()));
+      return new Key(
+          rp.internal(),
+          rp.asn(),
+          rp.families(),
+          options,
+          policy.exportPolicy(),
+          policy.advertisePeerAs(),
+          length(rp.nextHopSelfV4()),
+          length(rp.nextHopSelfV6()));
     }
 
     private static int length(MpNextHop nh) {
@@ -72,9 +86,9 @@ final class UpdateGroup {
 
   /**
    * One encoded UPDATE. {@code nextHopAt} is the offset of its next hop (NEXT_HOP's value, or the
-   * next hop of MP_REACH_NLRI), -1 when it has none; {@code v6}: it is the IPv6 next hop.
-   * {@code advertisedV4} and {@code V6} are how many prefixes more the members have once they sent
-   * it (for their counters).
+   * next hop of MP_REACH_NLRI), -1 when it has none; {@code v6}: it is the IPv6 next hop. {@code
+   * advertisedV4} and {@code V6} are how many prefixes more the members have once they sent it (for
+   * their counters).
    */
   record Packet(byte[] bytes, int nextHopAt, boolean v6, int advertisedV4, int advertisedV6) {}
 
@@ -87,6 +101,7 @@ final class UpdateGroup {
   private static final class Member {
     final RibPeer rp;
     final Peer peer;
+
     /** The index of the next packet it sends. */
     long cursor;
 
@@ -111,17 +126,32 @@ final class UpdateGroup {
   // that a member's next packets are found at its cursor, not by walking the queue from its head
   private final ArrayList<Packet> packets = new ArrayList<>();
   private int head;
+
   /** The number of the first packet still queued. */
   private long first;
+
   /** Since when the queue has been full with a member at its end waiting (-1: it is not). */
   private long fullSince = -1;
 
-  /** A group whose proxy exports as {@code representative} would (its next hop is written over for the others). */
+  /**
+   * A group whose proxy exports as {@code representative} would (its next hop is written over for
+   * the others).
+   */
   UpdateGroup(Key key, int proxyId, RibPeer representative) {
     this.key = key;
-    this.proxy = new RibPeer(proxyId, null, key.asn(), 0, key.internal(), representative.nextHopSelfV4(),
-        representative.nextHopSelfV6(), key.families(), new AdjRibOut(this::wakeAll, proxyCounters));
-    this.proxyPolicy = new PeerPolicy(Policy.ACCEPT_ALL, key.exportPolicy(), null, false, key.advertisePeerAs());
+    this.proxy =
+        new RibPeer(
+            proxyId,
+            null,
+            key.asn(),
+            0,
+            key.internal(),
+            representative.nextHopSelfV4(),
+            representative.nextHopSelfV6(),
+            key.families(),
+            new AdjRibOut(this::wakeAll, proxyCounters));
+    this.proxyPolicy =
+        new PeerPolicy(Policy.ACCEPT_ALL, key.exportPolicy(), null, false, key.advertisePeerAs());
     this.codec = new BgpCodec(key.options());
     this.families = List.copyOf(key.families());
     this.proxyV4 = bytes(representative.nextHopSelfV4());
@@ -149,7 +179,9 @@ final class UpdateGroup {
     return members.isEmpty();
   }
 
-  /** Adds a member, which starts at the end of the queue (at a RIB barrier, see the class comment). */
+  /**
+   * Adds a member, which starts at the end of the queue (at a RIB barrier, see the class comment).
+   */
   synchronized void add(RibPeer rp, Peer peer) {
     members.add(new Member(rp, peer, end()));
   }
@@ -179,8 +211,8 @@ final class UpdateGroup {
 
   /**
    * Up to {@code max} UPDATEs for member {@code rp} to send next (on its loop): from the queue, or
-   * drained and encoded from the group's Adj-RIB-Out when it is at the end of the queue.
-   * {@code blocked}: the queue is full and another member is behind.
+   * drained and encoded from the group's Adj-RIB-Out when it is at the end of the queue. {@code
+   * blocked}: the queue is full and another member is behind.
    */
   synchronized Taken take(RibPeer rp, int max) {
     Member m = member(rp);
@@ -230,9 +262,14 @@ final class UpdateGroup {
     }
     byte[] proxyNh = p.v6() ? proxyV6 : proxyV4;
     byte[] own = p.v6() ? ownV6 : ownV4;
-    if (own == null || proxyNh == null || own.length != proxyNh.length || Arrays.equals(own, proxyNh)
-        || !Arrays.equals(p.bytes(), p.nextHopAt(), p.nextHopAt() + proxyNh.length, proxyNh, 0, proxyNh.length)) {
-      // the same next hop, or not ours (an iBGP route keeps the next hop it came with, RFC 4271 §5.1.3)
+    if (own == null
+        || proxyNh == null
+        || own.length != proxyNh.length
+        || Arrays.equals(own, proxyNh)
+        || !Arrays.equals(
+            p.bytes(), p.nextHopAt(), p.nextHopAt() + proxyNh.length, proxyNh, 0, proxyNh.length)) {
+      // the same next hop, or not ours (an iBGP route keeps the next hop it came with, RFC 4271
+      // §5.1.3)
       return p.bytes();
     }
     byte[] copy = p.bytes().clone();
@@ -258,7 +295,8 @@ final class UpdateGroup {
       byte[] bytes = codec.encode(updates.get(k));
       long at = nextHopAt(bytes);
       boolean last = k == updates.size() - 1;
-      packets.add(new Packet(bytes, (int) at, at >= 0 && at >>> 32 != 0, last ? dv4 : 0, last ? dv6 : 0));
+      packets.add(
+          new Packet(bytes, (int) at, at >= 0 && at >>> 32 != 0, last ? dv4 : 0, last ? dv6 : 0));
     }
     return true;
   }
@@ -292,7 +330,10 @@ final class UpdateGroup {
     return packets.get(head + (int) (n - first));
   }
 
-  /** The queue is full and {@code waiting} is at its end: the member furthest behind leaves if that has lasted. */
+  /**
+   * The queue is full and {@code waiting} is at its end: the member furthest behind leaves if that
+   * has lasted.
+   */
   private void evictIfStuck(Member waiting) {
     long now = System.nanoTime();
     if (fullSince < 0) {
@@ -311,7 +352,8 @@ final class UpdateGroup {
     if (slowest != null && slowest.cursor == first) {
       fullSince = -1;
       Member s = slowest;
-      s.peer.loop.execute(() -> s.peer.leaveGroup(s.rp, "behind the group by " + MAX_PACKETS + " UPDATEs"));
+      s.peer.loop.execute(
+          () -> s.peer.leaveGroup(s.rp, "behind the group by " + MAX_PACKETS + " UPDATEs"));
     }
   }
 
@@ -331,8 +373,8 @@ final class UpdateGroup {
   }
 
   /**
-   * Where the next hop is in an encoded UPDATE (RFC 4271 §4.3): the value of NEXT_HOP (type 3),
-   * or the next hop field of MP_REACH_NLRI (type 14, RFC 4760 §3: AFI, SAFI, its length, the next
+   * Where the next hop is in an encoded UPDATE (RFC 4271 §4.3): the value of NEXT_HOP (type 3), or
+   * the next hop field of MP_REACH_NLRI (type 14, RFC 4760 §3: AFI, SAFI, its length, the next
    * hop); -1 when there is none. Bit 32 is set when it is MP_REACH_NLRI's of AFI 2 (IPv6).
    */
   static long nextHopAt(byte[] m) {

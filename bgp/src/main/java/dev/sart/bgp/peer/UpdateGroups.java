@@ -14,11 +14,13 @@ import java.util.Map;
  */
 public final class UpdateGroups {
   private final Map<UpdateGroup.Key, UpdateGroup> groups = new HashMap<>();
+
   /** The proxies' RIB ids: negative, so they meet no peer's. */
   private int lastId;
 
   /** Puts {@code rp} (of {@code peer}) into the group of {@code key}, made if it is the first. */
-  synchronized UpdateGroup join(UpdateGroup.Key key, RibPeer rp, Peer peer, Rib.Regrouping regrouping) {
+  synchronized UpdateGroup join(
+      UpdateGroup.Key key, RibPeer rp, Peer peer, Rib.Regrouping regrouping) {
     UpdateGroup g = groups.computeIfAbsent(key, k -> new UpdateGroup(k, --lastId, rp));
     g.add(rp, peer);
     regrouping.join(rp, g.proxy(), g.proxyPolicy());
@@ -29,7 +31,8 @@ public final class UpdateGroups {
    * Takes {@code rp} out of {@code g}; returns what it has still to send of the group's UPDATEs
    * (nothing when its session has ended: {@code tail} false).
    */
-  synchronized List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
+  synchronized List<UpdateGroup.Packet> leave(
+      UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
     List<UpdateGroup.Packet> left = g.remove(rp, tail, regrouping);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a drained Adj-RIB-Out batch into as few UPDATEs as fit the session's maximum message
- * size: withdrawals together, announcements grouped by attribute set (RFC 4271 §4.3, §9.2).
+ * Turns a drained Adj-RIB-Out batch into as few UPDATEs as fit the session's maximum message size:
+ * withdrawals together, announcements grouped by attribute set (RFC 4271 §4.3, §9.2).
  */
 final class UpdatePacker {
   private UpdatePacker() {}
@@ -27,7 +27,8 @@ final class UpdatePacker {
   static List<Update> pack(AdjRibOut.Batch batch, BgpCodec codec, List<Family> negotiatedFamilies) {
     int max = codec.options().maxMessageLength();
     List<Update> out = new ArrayList<>();
-    List<Prefix> w4 = new ArrayList<>(batch.withdraw().size()); // sized for the usual case, all IPv4
+    List<Prefix> w4 =
+        new ArrayList<>(batch.withdraw().size()); // sized for the usual case, all IPv4
     List<Prefix> w6 = new ArrayList<>();
     for (Prefix p : batch.withdraw()) {
       (p.isIpv4() ? w4 : w6).add(p);
@@ -38,8 +39,11 @@ final class UpdatePacker {
     }
     // MP_UNREACH_NLRI: 4 attribute header (extended length) + 3 AFI/SAFI
     for (List<Prefix> chunk : chunks(w6, max - 23 - 7)) {
-      out.add(new Update(Ipv4Prefixes.EMPTY, PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6(chunk))),
-          Ipv4Prefixes.EMPTY));
+      out.add(
+          new Update(
+              Ipv4Prefixes.EMPTY,
+              PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6(chunk))),
+              Ipv4Prefixes.EMPTY));
     }
     for (Map.Entry<Attrs, List<Prefix>> e : batch.announce().entrySet()) {
       Attrs a = e.getKey();
@@ -52,13 +56,22 @@ final class UpdatePacker {
         }
       } else {
         Family f = prefixes.getFirst().family();
-        PathAttributes empty = a.attributes().with(new MpReachNlri(f, a.nextHop(), f.equals(Family.IPV4_UNICAST)
-            ? Ipv4Prefixes.EMPTY : Ipv6Prefixes.EMPTY));
+        PathAttributes empty =
+            a.attributes()
+                .with(
+                    new MpReachNlri(
+                        f,
+                        a.nextHop(),
+                        f.equals(Family.IPV4_UNICAST) ? Ipv4Prefixes.EMPTY : Ipv6Prefixes.EMPTY));
         // +1: the attribute may need the extended length once prefixes are in
-        int base = codec.encode(new Update(Ipv4Prefixes.EMPTY, empty, Ipv4Prefixes.EMPTY)).length + 1;
+        int base =
+            codec.encode(new Update(Ipv4Prefixes.EMPTY, empty, Ipv4Prefixes.EMPTY)).length + 1;
         for (List<Prefix> chunk : chunks(prefixes, max - base)) {
-          PathAttributes attrs = a.attributes().with(new MpReachNlri(f, a.nextHop(),
-              f.equals(Family.IPV4_UNICAST) ? v4(chunk) : v6(chunk)));
+          PathAttributes attrs =
+              a.attributes()
+                  .with(
+                      new MpReachNlri(
+                          f, a.nextHop(), f.equals(Family.IPV4_UNICAST) ? v4(chunk) : v6(chunk)));
           out.add(new Update(Ipv4Prefixes.EMPTY, attrs, Ipv4Prefixes.EMPTY));
         }
       }

@@ -23,18 +23,17 @@ import dev.sart.bgp.wire.PathAttributes;
 import dev.sart.bgp.wire.SessionOptions;
 import dev.sart.bgp.wire.Update;
 import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the speaker's route path in this process, on a RIB of its own, before any peer connects:
- * UPDATEs are encoded and decoded as on the wire, go through the RIB (best path between two
- * peers), and an Adj-RIB-Out is drained into UPDATEs again; then part of the routes is withdrawn
- * and announced again, and everything withdrawn; the cycle is repeated over a small table until
- * the asked number of routes has gone through. Nothing leaves the process and nothing stays: the
- * RIB, its thread and its routes are dropped at the end.
+ * UPDATEs are encoded and decoded as on the wire, go through the RIB (best path between two peers),
+ * and an Adj-RIB-Out is drained into UPDATEs again; then part of the routes is withdrawn and
+ * announced again, and everything withdrawn; the cycle is repeated over a small table until the
+ * asked number of routes has gone through. Nothing leaves the process and nothing stays: the RIB,
+ * its thread and its routes are dropped at the end.
  *
  * <p>Why: the JIT compiles what it has seen. Without this, a cold sartd compiles the route path
  * while the first table arrives (in bgperf b the compiler threads took about as much CPU as the
@@ -51,13 +50,21 @@ public final class Warmup {
   private static final long PEER_AS_A = 64497;
   private static final long PEER_AS_B = 64498;
   private static final long OUT_AS = 64499;
+
   /** 198.18.0.0/15 holds 131,072 addresses. */
   public static final int MAX_ROUTES = 1 << 17;
-  /** Prefixes per UPDATE: 500 IPv4 /32s take 2,500 octets, 200 IPv6 /128s 3,400 (of 4,096, RFC 4271 §4). */
+
+  /**
+   * Prefixes per UPDATE: 500 IPv4 /32s take 2,500 octets, 200 IPv6 /128s 3,400 (of 4,096, RFC 4271
+   * §4).
+   */
   private static final int PER_UPDATE = 500;
+
   private static final int PER_UPDATE_V6 = 200;
+
   /** Prefixes queued in the RIB before the warm-up waits for it (as read back-pressure would). */
   private static final int RIB_BATCH = 20_000;
+
   /**
    * Routes per cycle: more routes mean more cycles over a table of this size. Against 16,384, in
    * bgperf b and d (two runs each): sartd's idle RSS 9 MB lower, start-up CPU a little lower, the
@@ -73,8 +80,10 @@ public final class Warmup {
 
   private final BgpCodec codec = new BgpCodec(SessionOptions.FOUR_OCTET_AS);
   private final Rib rib;
+
   /** Routes per cycle. */
   private final int table;
+
   private RibPeer a;
   private RibPeer b;
   private RibPeer out;
@@ -86,12 +95,39 @@ public final class Warmup {
     this.rib = rib;
     this.table = table;
     Set<Family> families = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
-    a = new RibPeer(1, InetAddress.getByName("192.0.2.1"), PEER_AS_A, 0xc0000201, false, v4("192.0.2.254"), v6(0xfe),
-        families, new AdjRibOut(() -> { }));
-    b = new RibPeer(2, InetAddress.getByName("192.0.2.2"), PEER_AS_B, 0xc0000202, false, v4("192.0.2.254"), v6(0xfe),
-        families, new AdjRibOut(() -> { }));
-    out = new RibPeer(3, InetAddress.getByName("192.0.2.3"), OUT_AS, 0xc0000203, false, v4("192.0.2.254"), v6(0xfe),
-        families, new AdjRibOut(() -> { }));
+    a =
+        new RibPeer(
+            1,
+            InetAddress.getByName("192.0.2.1"),
+            PEER_AS_A,
+            0xc0000201,
+            false,
+            v4("192.0.2.254"),
+            v6(0xfe),
+            families,
+            new AdjRibOut(() -> {}));
+    b =
+        new RibPeer(
+            2,
+            InetAddress.getByName("192.0.2.2"),
+            PEER_AS_B,
+            0xc0000202,
+            false,
+            v4("192.0.2.254"),
+            v6(0xfe),
+            families,
+            new AdjRibOut(() -> {}));
+    out =
+        new RibPeer(
+            3,
+            InetAddress.getByName("192.0.2.3"),
+            OUT_AS,
+            0xc0000203,
+            false,
+            v4("192.0.2.254"),
+            v6(0xfe),
+            families,
+            new AdjRibOut(() -> {}));
   }
 
   /**
@@ -119,7 +155,8 @@ public final class Warmup {
       // what the warm-up allocated is garbage now: collected here, so the speaker starts with an
       // old generation as empty as without a warm-up (the pages it touched stay resident)
       System.gc();
-      return new Report(done, w.announced, w.withdrawn, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      return new Report(
+          done, w.announced, w.withdrawn, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     } catch (java.net.UnknownHostException e) {
       throw new IllegalStateException(e);
     }
@@ -165,13 +202,24 @@ public final class Warmup {
       PathAttributes attrs = attributes(peer.asn(), group, variant);
       if (isV6(group)) {
         for (int j = i; j < end; j += PER_UPDATE_V6) {
-          receive(peer, new Update(Ipv4Prefixes.EMPTY,
-              attrs.with(new MpReachNlri(Family.IPV6_UNICAST, new MpNextHop.V6(0x20010db800000000L, peer.id()),
-                  v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))), Ipv4Prefixes.EMPTY));
+          receive(
+              peer,
+              new Update(
+                  Ipv4Prefixes.EMPTY,
+                  attrs.with(
+                      new MpReachNlri(
+                          Family.IPV6_UNICAST,
+                          new MpNextHop.V6(0x20010db800000000L, peer.id()),
+                          v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))),
+                  Ipv4Prefixes.EMPTY));
         }
       } else {
-        receive(peer, new Update(Ipv4Prefixes.EMPTY, attrs.with(new NextHop(0xc0000200 | peer.id())),
-            v4Routes(i, end)));
+        receive(
+            peer,
+            new Update(
+                Ipv4Prefixes.EMPTY,
+                attrs.with(new NextHop(0xc0000200 | peer.id())),
+                v4Routes(i, end)));
       }
     }
   }
@@ -181,9 +229,14 @@ public final class Warmup {
       int end = Math.min(to, i + PER_UPDATE);
       if (isV6(i / PER_UPDATE)) {
         for (int j = i; j < end; j += PER_UPDATE_V6) {
-          receive(peer, new Update(Ipv4Prefixes.EMPTY,
-              PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))),
-              Ipv4Prefixes.EMPTY));
+          receive(
+              peer,
+              new Update(
+                  Ipv4Prefixes.EMPTY,
+                  PathAttributes.of(
+                      new MpUnreachNlri(
+                          Family.IPV6_UNICAST, v6Routes(j, Math.min(end, j + PER_UPDATE_V6)))),
+                  Ipv4Prefixes.EMPTY));
         }
       } else {
         receive(peer, new Update(v4Routes(i, end), PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
@@ -197,13 +250,21 @@ public final class Warmup {
    * groups (a wins), each with a community naming the peer.
    */
   private static PathAttributes attributes(long peerAs, int group, int variant) {
-    AsPath path = variant == 0 ? AsPath.sequence(peerAs, 64510 + group % 2)
-        : group % 2 == 0 ? AsPath.sequence(peerAs) : AsPath.sequence(peerAs, 64510, 64511);
-    return PathAttributes.of(Origin.IGP, path, new MultiExitDisc(variant == 0 ? 100 : 50),
+    AsPath path =
+        variant == 0
+            ? AsPath.sequence(peerAs, 64510 + group % 2)
+            : group % 2 == 0 ? AsPath.sequence(peerAs) : AsPath.sequence(peerAs, 64510, 64511);
+    return PathAttributes.of(
+        Origin.IGP,
+        path,
+        new MultiExitDisc(variant == 0 ? 100 : 50),
         Communities.of(Communities.community((int) peerAs, group % 4)));
   }
 
-  /** As {@link Connection}: encoded, decoded as the frame decoder does, checked (RFC 7606), handed to the RIB. */
+  /**
+   * As {@link Connection}: encoded, decoded as the frame decoder does, checked (RFC 7606), handed
+   * to the RIB.
+   */
   private void receive(RibPeer from, Update u) {
     byte[] wire = codec.encode(u);
     Message m;
@@ -252,8 +313,16 @@ public final class Warmup {
 
   /** A new session of the same peer (each cycle brings the peers up again). */
   private RibPeer peer(RibPeer p) {
-    return new RibPeer(p.id() + 3, p.address(), p.asn(), p.routerId(), p.internal(), p.nextHopSelfV4(),
-        p.nextHopSelfV6(), p.families(), new AdjRibOut(() -> { }));
+    return new RibPeer(
+        p.id() + 3,
+        p.address(),
+        p.asn(),
+        p.routerId(),
+        p.internal(),
+        p.nextHopSelfV4(),
+        p.nextHopSelfV6(),
+        p.families(),
+        new AdjRibOut(() -> {}));
   }
 
   /** Every eighth UPDATE carries IPv6 routes. */

@@ -42,8 +42,8 @@ public sealed interface Action {
   }
 
   /**
-   * RFC 1997 communities: added to those the route carries, or replacing them all
-   * ({@code replace} with an empty list removes the attribute).
+   * RFC 1997 communities: added to those the route carries, or replacing them all ({@code replace}
+   * with an empty list removes the attribute).
    */
   record SetCommunities(List<Integer> communities, boolean replace) implements Action {
     public SetCommunities {
@@ -71,7 +71,8 @@ public sealed interface Action {
   }
 
   /** RFC 8092 large communities, added or replacing (empty with {@code replace}: removed). */
-  record SetLargeCommunities(List<Match.LargeCommunity> communities, boolean replace) implements Action {
+  record SetLargeCommunities(List<Match.LargeCommunity> communities, boolean replace)
+      implements Action {
     public SetLargeCommunities {
       communities = List.copyOf(communities);
       if (!replace && communities.isEmpty()) {
@@ -85,7 +86,9 @@ public sealed interface Action {
       LargeCommunities old = a.orNull(LargeCommunities.class);
       if (!replace && old != null) {
         for (int i = 0; i < old.size(); i++) {
-          all.add(new Match.LargeCommunity(old.globalAdministrator(i), old.localData1(i), old.localData2(i)));
+          all.add(
+              new Match.LargeCommunity(
+                  old.globalAdministrator(i), old.localData1(i), old.localData2(i)));
         }
       }
       all.addAll(communities);

@@ -7,13 +7,17 @@ import dev.sart.bgp.wire.PathAttributes;
 import java.util.List;
 
 /**
- * The conditions of a statement; all that are given must hold (an empty match holds for every route).
+ * The conditions of a statement; all that are given must hold (an empty match holds for every
+ * route).
  *
  * @param prefixList the route's prefix must be permitted by this list, or null for any prefix
- * @param communities the route must carry at least one of these RFC 1997 communities; empty: no condition
- * @param largeCommunities the route must carry at least one of these RFC 8092 communities; empty: no condition
+ * @param communities the route must carry at least one of these RFC 1997 communities; empty: no
+ *     condition
+ * @param largeCommunities the route must carry at least one of these RFC 8092 communities; empty:
+ *     no condition
  */
-public record Match(PrefixList prefixList, List<Integer> communities, List<LargeCommunity> largeCommunities) {
+public record Match(
+    PrefixList prefixList, List<Integer> communities, List<LargeCommunity> largeCommunities) {
 
   /** Every route. */
   public static final Match ANY = new Match(null, List.of(), List.of());
@@ -74,13 +78,15 @@ public record Match(PrefixList prefixList, List<Integer> communities, List<Large
       try {
         return new LargeCommunity(Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2]));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("a large community is A:B:C with decimal numbers: '" + text + "'");
+        throw new IllegalArgumentException(
+            "a large community is A:B:C with decimal numbers: '" + text + "'");
       }
     }
 
     boolean in(LargeCommunities c) {
       for (int i = 0; i < c.size(); i++) {
-        if (c.globalAdministrator(i) == globalAdministrator && c.localData1(i) == localData1
+        if (c.globalAdministrator(i) == globalAdministrator
+            && c.localData1(i) == localData1
             && c.localData2(i) == localData2) {
           return true;
         }

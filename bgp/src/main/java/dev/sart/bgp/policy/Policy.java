@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * An import or export policy: statements tried in order, the first whose match holds decides;
- * when none does, the default (accept or reject) applies, without changes.
+ * An import or export policy: statements tried in order, the first whose match holds decides; when
+ * none does, the default (accept or reject) applies, without changes.
  *
  * <p>Evaluation is split in two so that the RIB can share results: {@link #decide} picks the
  * statement for one prefix (it depends on the prefix), {@link Statement#apply} computes the new
- * attributes (it depends only on the attributes), so all the prefixes of one UPDATE that end
- * at the same statement get one attribute set.
+ * attributes (it depends only on the attributes), so all the prefixes of one UPDATE that end at the
+ * same statement get one attribute set.
  *
  * @param name the name the neighbours' configuration refers to
  * @param statements the rules in order
@@ -39,7 +39,8 @@ public record Policy(String name, List<Statement> statements, boolean defaultAcc
   }
 
   /** The statement that decides this route (a shared instance for the default). */
-  public Statement decide(Family family, long high, long low, int length, PathAttributes attributes) {
+  public Statement decide(
+      Family family, long high, long low, int length, PathAttributes attributes) {
     for (Statement s : statements) {
       if (s.match().matches(family, high, low, length, attributes)) {
         return s;
@@ -49,8 +50,8 @@ public record Policy(String name, List<Statement> statements, boolean defaultAcc
   }
 
   /** The route's attributes after the policy, or null when it is rejected. */
-  public PathAttributes evaluate(Family family, long high, long low, int length, PathAttributes attributes,
-      long localAs) {
+  public PathAttributes evaluate(
+      Family family, long high, long low, int length, PathAttributes attributes, long localAs) {
     return decide(family, high, low, length, attributes).apply(attributes, localAs);
   }
 }

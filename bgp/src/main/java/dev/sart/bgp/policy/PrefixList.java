@@ -7,9 +7,10 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * An ordered list of prefix ranges with permit/deny, matched as FRR's and Cisco's {@code ip prefix-list}:
- * the first entry that matches decides; a prefix no entry matches is denied (the implicit deny at
- * the end of every list). An IPv4 entry never matches an IPv6 prefix, and the other way round.
+ * An ordered list of prefix ranges with permit/deny, matched as FRR's and Cisco's {@code ip
+ * prefix-list}: the first entry that matches decides; a prefix no entry matches is denied (the
+ * implicit deny at the end of every list). An IPv4 entry never matches an IPv6 prefix, and the
+ * other way round.
  *
  * @param name the name the configuration refers to it by
  * @param entries the entries in the order they are tried
@@ -37,9 +38,9 @@ public record PrefixList(String name, List<Entry> entries) {
   }
 
   /**
-   * One line: the prefix {@code address/length} and the range of prefix lengths it covers.
-   * Without {@code ge}/{@code le} only the prefix itself matches; with them, every more specific
-   * prefix inside it whose length is in {@code [ge or length, le or the family's maximum]}.
+   * One line: the prefix {@code address/length} and the range of prefix lengths it covers. Without
+   * {@code ge}/{@code le} only the prefix itself matches; with them, every more specific prefix
+   * inside it whose length is in {@code [ge or length, le or the family's maximum]}.
    *
    * @param permit permit or deny
    * @param family IPv4 or IPv6 unicast
@@ -49,20 +50,28 @@ public record PrefixList(String name, List<Entry> entries) {
    * @param ge the smallest length that matches, 0 when not given
    * @param le the largest length that matches, 0 when not given
    */
-  public record Entry(boolean permit, Family family, long high, long low, int length, int ge, int le) {
+  public record Entry(
+      boolean permit, Family family, long high, long low, int length, int ge, int le) {
 
     public Entry {
       int max = max(family);
       if (length < 0 || length > max) {
-        throw new IllegalArgumentException("prefix length " + length + " out of range for " + family);
+        throw new IllegalArgumentException(
+            "prefix length " + length + " out of range for " + family);
       }
       // the rule FRR and IOS enforce: length < ge <= le <= maximum, length <= le
       if (ge != 0 && (ge <= length || ge > max)) {
-        throw new IllegalArgumentException("ge " + ge + " must be greater than the prefix length " + length
-            + " and at most " + max);
+        throw new IllegalArgumentException(
+            "ge "
+                + ge
+                + " must be greater than the prefix length "
+                + length
+                + " and at most "
+                + max);
       }
       if (le != 0 && (le < length || le > max)) {
-        throw new IllegalArgumentException("le " + le + " must be between the prefix length " + length + " and " + max);
+        throw new IllegalArgumentException(
+            "le " + le + " must be between the prefix length " + length + " and " + max);
       }
       if (ge != 0 && le != 0 && ge > le) {
         throw new IllegalArgumentException("ge " + ge + " is greater than le " + le);
@@ -72,9 +81,9 @@ public record PrefixList(String name, List<Entry> entries) {
     }
 
     /**
-     * Parses {@code [permit|deny] PREFIX [ge N] [le N]}, where PREFIX is {@code a.b.c.d/len},
-     * an IPv6 prefix, or {@code any} / {@code any6} (every IPv4 / IPv6 prefix). Without a
-     * leading action the entry permits.
+     * Parses {@code [permit|deny] PREFIX [ge N] [le N]}, where PREFIX is {@code a.b.c.d/len}, an
+     * IPv6 prefix, or {@code any} / {@code any6} (every IPv4 / IPv6 prefix). Without a leading
+     * action the entry permits.
      */
     public static Entry parse(String text) {
       String[] t = text.strip().toLowerCase(Locale.ROOT).split("\\s+");
@@ -129,7 +138,8 @@ public record PrefixList(String name, List<Entry> entries) {
           }
         }
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException("bad prefix list entry '" + text + "': " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "bad prefix list entry '" + text + "': " + e.getMessage(), e);
       }
       return new Entry(permit, family, high, low, length, ge, le);
     }
@@ -157,7 +167,8 @@ public record PrefixList(String name, List<Entry> entries) {
       if (f.equals(Family.IPV6_UNICAST)) {
         return 128;
       }
-      throw new IllegalArgumentException("prefix lists hold IPv4 or IPv6 unicast prefixes, not " + f);
+      throw new IllegalArgumentException(
+          "prefix lists hold IPv4 or IPv6 unicast prefixes, not " + f);
     }
 
     /** The network mask of {@code length} over the high (or low) 64-bit half of the address. */
@@ -173,8 +184,14 @@ public record PrefixList(String name, List<Entry> entries) {
 
     @Override
     public String toString() {
-      String p = family.equals(Family.IPV4_UNICAST) ? Ip.formatV4((int) high) : Ip.formatV6(high, low);
-      return (permit ? "permit " : "deny ") + p + "/" + length + (ge != 0 ? " ge " + ge : "") + (le != 0 ? " le " + le : "");
+      String p =
+          family.equals(Family.IPV4_UNICAST) ? Ip.formatV4((int) high) : Ip.formatV6(high, low);
+      return (permit ? "permit " : "deny ")
+          + p
+          + "/"
+          + length
+          + (ge != 0 ? " ge " + ge : "")
+          + (le != 0 ? " le " + le : "");
     }
   }
 }

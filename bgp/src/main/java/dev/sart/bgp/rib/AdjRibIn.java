@@ -13,10 +13,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What one RIB shard keeps per Established peer besides its paths in the Loc-RIB: its policies,
- * its Adj-RIB-In as received (RFC 4271 §3.2, only with soft reconfiguration inbound) for the
- * shard's prefixes, and its share of the number of prefixes accepted per family for the
- * max-prefix limit (the {@link Limit}, which all shards share). Owned by the shard's thread.
+ * What one RIB shard keeps per Established peer besides its paths in the Loc-RIB: its policies, its
+ * Adj-RIB-In as received (RFC 4271 §3.2, only with soft reconfiguration inbound) for the shard's
+ * prefixes, and its share of the number of prefixes accepted per family for the max-prefix limit
+ * (the {@link Limit}, which all shards share). Owned by the shard's thread.
  */
 final class AdjRibIn {
   record Key(Prefix prefix, int pathId) {}
@@ -36,7 +36,9 @@ final class AdjRibIn {
     }
 
     long accepted(Family f) {
-      return f.equals(Family.IPV4_UNICAST) ? accepted.sum(0) : f.equals(Family.IPV6_UNICAST) ? accepted.sum(1) : 0;
+      return f.equals(Family.IPV4_UNICAST)
+          ? accepted.sum(0)
+          : f.equals(Family.IPV6_UNICAST) ? accepted.sum(1) : 0;
     }
 
     /** Marks the limit of {@code f} as reported; false when it already was (by any shard). */
@@ -54,10 +56,13 @@ final class AdjRibIn {
   PeerPolicy policy;
   final Limit limit;
   private final int shard;
+
   /** Pre-policy paths as received; null unless soft reconfiguration inbound is on. */
   Map<Key, Attrs> received;
+
   /** RFC 7313 §4: per family, the paths marked stale by the peer's BoRR and not sent again yet. */
   Map<Family, Set<Key>> stale;
+
   // one-entry memos: the prefixes of one UPDATE (and most of a table walk) share their attributes
   private Statement importStatement;
   private Attrs importIn;
@@ -65,19 +70,23 @@ final class AdjRibIn {
   private Statement exportStatement;
   private Attrs exportIn;
   private Attrs exportOut;
+
   /**
    * What a path's attributes become towards this peer: the RFC 4271 export rules ({@link Export})
-   * depend on the prefix only through its family, and otherwise on the attributes, whether the
-   * path is ours and whether its source is internal, so one computation serves every prefix with
-   * the same interned attributes (8 slots per attribute set: family × local × internal source).
-   * When the export policy does not look at prefixes (no prefix list), its result is kept too;
-   * otherwise the policy runs per prefix on the cached rules' result. Cleared when the policy
-   * changes, and when it holds {@link #EXPORT_CACHE_MAX} attribute sets (so it stays bounded).
+   * depend on the prefix only through its family, and otherwise on the attributes, whether the path
+   * is ours and whether its source is internal, so one computation serves every prefix with the
+   * same interned attributes (8 slots per attribute set: family × local × internal source). When
+   * the export policy does not look at prefixes (no prefix list), its result is kept too; otherwise
+   * the policy runs per prefix on the cached rules' result. Cleared when the policy changes, and
+   * when it holds {@link #EXPORT_CACHE_MAX} attribute sets (so it stays bounded).
    */
   private final IdentityHashMap<Attrs, Object[]> exportCache = new IdentityHashMap<>();
+
   private boolean exportPolicyPerPrefix;
+
   /** The entry of {@link #exportCache} used last, and its key. */
   private Attrs lastAttrs;
+
   private Object[] lastEntry;
   private static final Object NOT_EXPORTED = new Object();
   static final int EXPORT_CACHE_MAX = 1 << 16;
@@ -91,18 +100,22 @@ final class AdjRibIn {
   }
 
   private static boolean perPrefix(Policy p) {
-    return p.statements().stream().anyMatch(s -> s.match() != null && s.match().prefixList() != null);
+    return p.statements().stream()
+        .anyMatch(s -> s.match() != null && s.match().prefixList() != null);
   }
 
   /**
-   * The attributes to send {@code best} to {@code to} with (export rules, then the export
-   * policy), or null when it is not sent there; {@code to} is the peer this state belongs to.
+   * The attributes to send {@code best} to {@code to} with (export rules, then the export policy),
+   * or null when it is not sent there; {@code to} is the peer this state belongs to.
    */
   Attrs export(Prefix p, Path best, RibPeer to, long localAs) {
     if (best.source() == to) {
       return null;
     }
-    int family = p.family().equals(Family.IPV4_UNICAST) ? 0 : p.family().equals(Family.IPV6_UNICAST) ? 1 : -1;
+    int family =
+        p.family().equals(Family.IPV4_UNICAST)
+            ? 0
+            : p.family().equals(Family.IPV6_UNICAST) ? 1 : -1;
     if (family < 0) {
       Attrs a = Export.toPeer(p, best, to, localAs, policy.advertisePeerAs());
       return a == null ? null : exportPath(p, a, to.internal(), localAs);
@@ -142,7 +155,9 @@ final class AdjRibIn {
     exportPolicyPerPrefix = perPrefix(policy.exportPolicy());
   }
 
-  /** The path's attributes after the import policy (interned), or null when the policy rejects it. */
+  /**
+   * The path's attributes after the import policy (interned), or null when the policy rejects it.
+   */
   Attrs importPath(Prefix p, Attrs in, long localAs) {
     Policy ip = policy.importPolicy();
     if (ip == Policy.ACCEPT_ALL) {

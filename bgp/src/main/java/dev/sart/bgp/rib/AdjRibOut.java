@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * UPDATEs when its channel is writable.
  *
  * <p>What the peer holds is not stored here: it is what the Loc-RIB's selection exports to the
- * peer, which the RIB computes again when it needs it. The RIB hands every change over with what
- * it handed over before for the prefix (its <em>base</em>); a pending change keeps the base of the
+ * peer, which the RIB computes again when it needs it. The RIB hands every change over with what it
+ * handed over before for the prefix (its <em>base</em>); a pending change keeps the base of the
  * first change since the last drain, so the drain still sends nothing twice (latest equal to the
  * base: nothing to send; a withdrawal of a prefix the peer never got: nothing either) and counts
  * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
@@ -24,27 +24,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The changes go into a {@link PrefixMap} (arrays, no node per entry) under a lock; a drain
  * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
- * many drains as it takes. Each
- * change is visited once: an earlier version kept a {@code ConcurrentHashMap} and began a new
- * iterator at every drain, which re-walked the bins emptied by the drains before it (quadratic
- * in the table size). A change that arrives for a prefix still in the taken map is sent after
- * it, so the latest still wins.
+ * many drains as it takes. Each change is visited once: an earlier version kept a {@code
+ * ConcurrentHashMap} and began a new iterator at every drain, which re-walked the bins emptied by
+ * the drains before it (quadratic in the table size). A change that arrives for a prefix still in
+ * the taken map is sent after it, so the latest still wins.
  */
 public final class AdjRibOut {
   /** The latest of a pending change when it is a withdrawal. */
   private static final Object WITHDRAW = new Object();
 
-  /** The latest of a pending change that is sent even when it equals the base (a route refresh, RFC 2918 §4). */
+  /**
+   * The latest of a pending change that is sent even when it equals the base (a route refresh, RFC
+   * 2918 §4).
+   */
   private record Forced(Attrs attrs) {}
 
   private final Object lock = new Object();
   // guarded by lock: the changes recorded since the last take: per prefix its latest (Attrs,
   // Forced or WITHDRAW) and its base (what the peer has once the changes taken before are sent)
   private PrefixMap pending = new PrefixMap();
-  /** Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by lock). */
+
+  /**
+   * Families whose EoRR (RFC 7313 §4) is due once what was queued before has been sent (guarded by
+   * lock).
+   */
   private final Set<Family> endOfRefreshDue = new HashSet<>();
+
   /** Changes recorded and not yet taken by a drain: read without the lock. */
   private volatile boolean pendingNonEmpty;
+
   private final AtomicBoolean wakeupScheduled = new AtomicBoolean();
   private final Runnable wakeup;
   private final PrefixCounters counters;
@@ -54,15 +62,20 @@ public final class AdjRibOut {
   private int walkAt;
   private int advertisedCount;
   private volatile boolean endOfRibSent;
+
   /** A taken map is being walked (set under the lock by {@link #take}): read by {@link #isIdle}. */
   private volatile boolean walking;
 
-  /** @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain) */
+  /**
+   * @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain)
+   */
   public AdjRibOut(Runnable wakeup) {
     this(wakeup, new PrefixCounters());
   }
 
-  /** @param counters where the number of advertised prefixes is kept */
+  /**
+   * @param counters where the number of advertised prefixes is kept
+   */
   public AdjRibOut(Runnable wakeup, PrefixCounters counters) {
     this.wakeup = wakeup;
     this.counters = counters;
@@ -72,7 +85,8 @@ public final class AdjRibOut {
     return counters;
   }
 
-  // --- RIB shards ---------------------------------------------------------------------------------
+  // --- RIB shards
+  // ---------------------------------------------------------------------------------
 
   /**
    * The peer is to have {@code attrs} for {@code p}; {@code base} is what the RIB handed over for
@@ -95,15 +109,18 @@ public final class AdjRibOut {
     signal();
   }
 
-  /** The peer is no longer to have {@code p}; {@code base} is what the RIB handed over before (not null). */
+  /**
+   * The peer is no longer to have {@code p}; {@code base} is what the RIB handed over before (not
+   * null).
+   */
   void withdraw(Prefix p, Attrs base) {
     record(p, base, null, false);
   }
 
   /**
-   * Records {@code n} changes at once, under one lock and with one wake-up: per index, the peer
-   * is to have {@code attrs[k]} for {@code prefixes[k]} (null: withdrawn), and {@code bases[k]}
-   * is what it was handed before (as {@link #advertise} and {@link #withdraw}).
+   * Records {@code n} changes at once, under one lock and with one wake-up: per index, the peer is
+   * to have {@code attrs[k]} for {@code prefixes[k]} (null: withdrawn), and {@code bases[k]} is
+   * what it was handed before (as {@link #advertise} and {@link #withdraw}).
    */
   void recordAll(Prefix[] prefixes, Attrs[] bases, Attrs[] attrs, int n) {
     synchronized (lock) {
@@ -150,7 +167,9 @@ public final class AdjRibOut {
     return true;
   }
 
-  /** The whole table has been queued once: End-of-RIB follows when it has been sent (RFC 4724 §2). */
+  /**
+   * The whole table has been queued once: End-of-RIB follows when it has been sent (RFC 4724 §2).
+   */
   void initialTableQueued() {
     initialTableQueued = true;
     signal();
@@ -160,13 +179,15 @@ public final class AdjRibOut {
     // a plain read first: while a wake-up is pending (nearly always during a table transfer) the
     // RIB's threads then only read the flag's cache line instead of taking it exclusive for a CAS
     // that the peer's event loop contends for (JFR: 11 % of the samples of bgperf a were here; the
-    // measured effect, 4 runs against 2, was within the runs' noise: elapsed 5.3-6.5 s against 5.7-6.6 s)
+    // measured effect, 4 runs against 2, was within the runs' noise: elapsed 5.3-6.5 s against
+    // 5.7-6.6 s)
     if (!wakeupScheduled.get() && wakeupScheduled.compareAndSet(false, true)) {
       wakeup.run();
     }
   }
 
-  // --- peer event loop ----------------------------------------------------------------------------
+  // --- peer event loop
+  // ----------------------------------------------------------------------------
 
   /** What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due. */
   public record Batch(Map<Attrs, List<Prefix>> announce, List<Prefix> withdraw, boolean endOfRib) {
@@ -235,7 +256,9 @@ public final class AdjRibOut {
     return new Batch(announce, withdraw, eor);
   }
 
-  /** Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole. */
+  /**
+   * Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole.
+   */
   private boolean take() {
     PrefixMap m;
     synchronized (lock) {
@@ -258,7 +281,9 @@ public final class AdjRibOut {
     return true;
   }
 
-  /** Moves the walk to the next occupied slot; false when the taken map is done (or there is none). */
+  /**
+   * Moves the walk to the next occupied slot; false when the taken map is done (or there is none).
+   */
   private boolean walkHasNext() {
     PrefixMap w = walk;
     if (w == null) {

@@ -17,10 +17,10 @@ import dev.sart.bgp.wire.PathAttributes;
 import java.util.Objects;
 
 /**
- * The attributes of a path, interned: every path with the same attributes and next hop shares
- * one instance (routes from one UPDATE, and usually from one peer, have the same). Holds the
- * wire attributes without NEXT_HOP / MP_REACH / MP_UNREACH and the next hop on its own, plus the
- * values the decision process reads, computed once.
+ * The attributes of a path, interned: every path with the same attributes and next hop shares one
+ * instance (routes from one UPDATE, and usually from one peer, have the same). Holds the wire
+ * attributes without NEXT_HOP / MP_REACH / MP_UNREACH and the next hop on its own, plus the values
+ * the decision process reads, computed once.
  */
 public final class Attrs {
   private static final Interner<Attrs> INTERNER = Interner.newWeakInterner();
@@ -63,17 +63,22 @@ public final class Attrs {
    * MP_UNREACH_NLRI are taken out of {@code attributes}; {@code nextHop} is the path's next hop.
    */
   public static Attrs of(PathAttributes attributes, MpNextHop nextHop) {
-    PathAttributes stripped = attributes
-        .without(Iana.AttributeType.NEXT_HOP)
-        .without(Iana.AttributeType.MP_REACH_NLRI)
-        .without(Iana.AttributeType.MP_UNREACH_NLRI);
+    PathAttributes stripped =
+        attributes
+            .without(Iana.AttributeType.NEXT_HOP)
+            .without(Iana.AttributeType.MP_REACH_NLRI)
+            .without(Iana.AttributeType.MP_UNREACH_NLRI);
     return INTERNER.intern(new Attrs(stripped, nextHop));
   }
 
-  /** The next hop of an UPDATE for {@code family}: NEXT_HOP for IPv4 (or RFC 8950 MP_REACH), else MP_REACH's. */
+  /**
+   * The next hop of an UPDATE for {@code family}: NEXT_HOP for IPv4 (or RFC 8950 MP_REACH), else
+   * MP_REACH's.
+   */
   public static MpNextHop nextHopOf(PathAttributes attributes, boolean ipv4Nlri) {
     MpReachNlri reach = attributes.orNull(MpReachNlri.class);
-    if (!ipv4Nlri || (reach != null && reach.family().equals(dev.sart.bgp.wire.Family.IPV4_UNICAST))) {
+    if (!ipv4Nlri
+        || (reach != null && reach.family().equals(dev.sart.bgp.wire.Family.IPV4_UNICAST))) {
       return reach == null ? null : reach.nextHop();
     }
     NextHop nh = attributes.orNull(NextHop.class);
@@ -125,7 +130,10 @@ public final class Attrs {
   @Override
   public boolean equals(Object o) {
     return this == o
-        || (o instanceof Attrs a && hash == a.hash && attributes.equals(a.attributes) && Objects.equals(nextHop, a.nextHop));
+        || (o instanceof Attrs a
+            && hash == a.hash
+            && attributes.equals(a.attributes)
+            && Objects.equals(nextHop, a.nextHop));
   }
 
   @Override

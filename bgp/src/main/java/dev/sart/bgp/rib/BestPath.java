@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.function.ToLongFunction;
 
 /**
- * The decision process of RFC 4271 §9.1.2.2, written as the RFC writes it: a sequence of steps
- * each removing candidates, so MED (comparable only between paths from the same neighbouring
- * AS) stays correct. The steps after eBGP-over-iBGP only break ties; with multipath the paths
- * left before them form the ECMP set.
+ * The decision process of RFC 4271 §9.1.2.2, written as the RFC writes it: a sequence of steps each
+ * removing candidates, so MED (comparable only between paths from the same neighbouring AS) stays
+ * correct. The steps after eBGP-over-iBGP only break ties; with multipath the paths left before
+ * them form the ECMP set.
  */
 public final class BestPath {
 
@@ -21,7 +21,9 @@ public final class BestPath {
     public static final Options DEFAULT = new Options(false, false, false);
   }
 
-  /** The outcome: the best path first, then the other paths of the ECMP set, and why the best won. */
+  /**
+   * The outcome: the best path first, then the other paths of the ECMP set, and why the best won.
+   */
   public record Selection(List<Path> selected, BestPathReason reason) {
     public static final Selection NONE = new Selection(List.of(), BestPathReason.ONLY_PATH);
 
@@ -85,9 +87,9 @@ public final class BestPath {
   /**
    * The decision between exactly two paths without multipath, as {@link #select} decides it but
    * with no list and no allocation (the usual case of a prefix learned from two peers): the
-   * winner's index (0 for {@code a}, 1 for {@code b}) in bit 0, the reason's ordinal above it.
-   * With two candidates every elimination step is a comparison of the pair; where all steps tie,
-   * the lower neighbour address wins, and {@code a} on equal addresses, as the stable sort does.
+   * winner's index (0 for {@code a}, 1 for {@code b}) in bit 0, the reason's ordinal above it. With
+   * two candidates every elimination step is a comparison of the pair; where all steps tie, the
+   * lower neighbour address wins, and {@code a} on equal addresses, as the stable sort does.
    */
   static int selectTwo(Path a, Path b, Options options) {
     Attrs x = a.attrs();
@@ -114,7 +116,9 @@ public final class BestPath {
         return two(c, BestPathReason.MED);
       }
     }
-    c = Boolean.compare(!b.isLocal() && !b.source().internal(), !a.isLocal() && !a.source().internal());
+    c =
+        Boolean.compare(
+            !b.isLocal() && !b.source().internal(), !a.isLocal() && !a.source().internal());
     if (c != 0) {
       return two(c, BestPathReason.EBGP_OVER_IBGP);
     }
@@ -135,10 +139,13 @@ public final class BestPath {
   }
 
   private static long routerId(Path p) {
-    return Integer.toUnsignedLong(p.attrs().originatorId != 0 ? p.attrs().originatorId : p.source().routerId());
+    return Integer.toUnsignedLong(
+        p.attrs().originatorId != 0 ? p.attrs().originatorId : p.source().routerId());
   }
 
-  /** Paths equal through step (e): same neighbouring AS unless relaxed (lengths are equal already). */
+  /**
+   * Paths equal through step (e): same neighbouring AS unless relaxed (lengths are equal already).
+   */
   private static List<Path> multipathSet(List<Path> c, boolean relax) {
     if (relax) {
       return c;
@@ -153,7 +160,10 @@ public final class BestPath {
     return same.size() == c.size() ? c : List.of();
   }
 
-  /** (f) lowest router id (ORIGINATOR_ID when reflected, RFC 4456 §9), (g) shortest CLUSTER_LIST, lowest peer address. */
+  /**
+   * (f) lowest router id (ORIGINATOR_ID when reflected, RFC 4456 §9), (g) shortest CLUSTER_LIST,
+   * lowest peer address.
+   */
   private static BestPathReason tieBreak(List<Path> c) {
     if (keepMin(c, BestPath::routerId)) {
       return BestPathReason.ROUTER_ID;
@@ -172,7 +182,9 @@ public final class BestPath {
     }
     byte[] a = x.source().address().getAddress();
     byte[] b = y.source().address().getAddress();
-    return a.length != b.length ? Integer.compare(a.length, b.length) : java.util.Arrays.compareUnsigned(a, b);
+    return a.length != b.length
+        ? Integer.compare(a.length, b.length)
+        : java.util.Arrays.compareUnsigned(a, b);
   }
 
   private static boolean medStep(List<Path> c, boolean always) {

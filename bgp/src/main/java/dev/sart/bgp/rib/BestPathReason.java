@@ -1,6 +1,8 @@
 package dev.sart.bgp.rib;
 
-/** Why the best path won: the step of the decision process that set it apart (RFC 4271 §9.1.2.2). */
+/**
+ * Why the best path won: the step of the decision process that set it apart (RFC 4271 §9.1.2.2).
+ */
 public enum BestPathReason {
   ONLY_PATH,
   LOCAL_PREF,

@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * The paths to one prefix (Adj-RIBs-In of all peers, merged) and the current selection (Loc-RIB).
- * One per prefix, so it is kept compact: the usual single path is held inline and an array only
- * for more, the selection as its best path (or the ECMP list) plus the reason's ordinal; the
- * {@link BestPath.Selection} and path lists are built when asked for.
+ * One per prefix, so it is kept compact: the usual single path is held inline and an array only for
+ * more, the selection as its best path (or the ECMP list) plus the reason's ordinal; the {@link
+ * BestPath.Selection} and path lists are built when asked for.
  *
  * <p>The prefix itself is packed into the destination: an IPv4 one as its address and length
  * ({@link V4}, 24 bytes in all with compact object headers, where a {@link Prefix} object alone
@@ -20,8 +20,10 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
 
   /** null (no path), a {@link Path}, or a {@code Path[]} of two or more. */
   private Object paths;
+
   /** null (nothing selected), the best {@link Path}, or an ECMP {@code List<Path>}, best first. */
   private Object selected;
+
   private byte reason; // a BestPathReason's ordinal
 
   static Destination of(Prefix p) {
@@ -204,12 +206,17 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     return a.length - n;
   }
 
-  // --- the selection ------------------------------------------------------------------------------
+  // --- the selection
+  // ------------------------------------------------------------------------------
 
   /** The best path, or null. */
   Path best() {
     Object s = selected;
-    return s == null ? null : s instanceof Path p ? p : ((List<?>) s).isEmpty() ? null : (Path) ((List<?>) s).getFirst();
+    return s == null
+        ? null
+        : s instanceof Path p
+            ? p
+            : ((List<?>) s).isEmpty() ? null : (Path) ((List<?>) s).getFirst();
   }
 
   boolean hasSelection() {
@@ -231,17 +238,24 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
   }
 
   BestPath.Selection selection() {
-    return selected == null ? BestPath.Selection.NONE : new BestPath.Selection(selectedPaths(), reason());
+    return selected == null
+        ? BestPath.Selection.NONE
+        : new BestPath.Selection(selectedPaths(), reason());
   }
 
-  /** Keeps {@code s}; returns whether the selected paths changed (the reason alone does not count). */
+  /**
+   * Keeps {@code s}; returns whether the selected paths changed (the reason alone does not count).
+   */
   boolean select(BestPath.Selection s) {
     List<Path> l = s.selected();
     Object now = l.isEmpty() ? null : l.size() == 1 ? l.getFirst() : List.copyOf(l);
     return select(now, s.reason());
   }
 
-  /** One best path (no ECMP set), selected for {@code r} ({@code ONLY_PATH} when it is the only one). */
+  /**
+   * One best path (no ECMP set), selected for {@code r} ({@code ONLY_PATH} when it is the only
+   * one).
+   */
   boolean selectBest(Path p, BestPathReason r) {
     return select(p, r);
   }

@@ -11,10 +11,10 @@ import java.util.NoSuchElementException;
  * Owned by its shard's thread; the table must not be changed while {@link #values} is walked.
  *
  * <p>Beside each slot the low 32 bits of its destination's {@link #hash} (its tag): a probe
- * compares the tag and reads the destination only when the tags agree, and growing the table
- * places each destination by its tag. Without them every slot a probe passed was a destination
- * read from wherever it lies in the heap (a cache miss each, at a million prefixes): a flight
- * recording of bgperf b had those reads as the RIB thread's largest cost. 4 bytes per slot.
+ * compares the tag and reads the destination only when the tags agree, and growing the table places
+ * each destination by its tag. Without them every slot a probe passed was a destination read from
+ * wherever it lies in the heap (a cache miss each, at a million prefixes): a flight recording of
+ * bgperf b had those reads as the RIB thread's largest cost. 4 bytes per slot.
  */
 final class DestinationTable {
   private static final int MIN_CAPACITY = 16;
@@ -22,10 +22,11 @@ final class DestinationTable {
   private Destination[] slots = new Destination[MIN_CAPACITY];
   private int[] tags = new int[MIN_CAPACITY];
   private int size;
+
   /**
-   * The slot of the destination {@link #get} or {@link #getOrCreate} found last: a withdrawal
-   * looks its prefix up and then removes the emptied destination, and {@link #remove} starts
-   * there instead of probing the table again (checked, so a stale value only costs the probe).
+   * The slot of the destination {@link #get} or {@link #getOrCreate} found last: a withdrawal looks
+   * its prefix up and then removes the emptied destination, and {@link #remove} starts there
+   * instead of probing the table again (checked, so a stale value only costs the probe).
    */
   private int last;
 
@@ -101,7 +102,8 @@ final class DestinationTable {
     int[] t = tags;
     int mask = s.length - 1;
     int tag = tag(p);
-    int i = last < s.length && s[last] != null && t[last] == tag && s[last].is(p) ? last : tag & mask;
+    int i =
+        last < s.length && s[last] != null && t[last] == tag && s[last].is(p) ? last : tag & mask;
     for (; ; i = (i + 1) & mask) {
       Destination d = s[i];
       if (d == null) {
@@ -159,7 +161,10 @@ final class DestinationTable {
     return (int) hash(p.high(), p.low(), p.length(), p.family().afi());
   }
 
-  /** The slot hash of a prefix given as its parts (a destination packs them, see {@link Destination}). */
+  /**
+   * The slot hash of a prefix given as its parts (a destination packs them, see {@link
+   * Destination}).
+   */
   static long hash(long high, long low, int length, int afi) {
     long h = high * 0x9E3779B97F4A7C15L + low * 0xC2B2AE3D27D4EB4FL + length + ((long) afi << 8);
     h ^= h >>> 32;
@@ -169,31 +174,32 @@ final class DestinationTable {
 
   /** Every destination, in no particular order. */
   Iterable<Destination> values() {
-    return () -> new Iterator<>() {
-      private final Destination[] s = slots;
-      private int i = advance(0);
+    return () ->
+        new Iterator<>() {
+          private final Destination[] s = slots;
+          private int i = advance(0);
 
-      private int advance(int from) {
-        while (from < s.length && s[from] == null) {
-          from++;
-        }
-        return from;
-      }
+          private int advance(int from) {
+            while (from < s.length && s[from] == null) {
+              from++;
+            }
+            return from;
+          }
 
-      @Override
-      public boolean hasNext() {
-        return i < s.length;
-      }
+          @Override
+          public boolean hasNext() {
+            return i < s.length;
+          }
 
-      @Override
-      public Destination next() {
-        if (i >= s.length) {
-          throw new NoSuchElementException();
-        }
-        Destination d = s[i];
-        i = advance(i + 1);
-        return d;
-      }
-    };
+          @Override
+          public Destination next() {
+            if (i >= s.length) {
+              throw new NoSuchElementException();
+            }
+            Destination d = s[i];
+            i = advance(i + 1);
+            return d;
+          }
+        };
   }
 }

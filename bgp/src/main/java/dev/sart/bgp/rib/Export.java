@@ -28,11 +28,13 @@ final class Export {
     if (!to.internal() && !advertisePeerAs && a.asPath().contains(to.asn())) {
       return null;
     }
-    // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no confederations here)
+    // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no
+    // confederations here)
     if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
       return null;
     }
-    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection yet)
+    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection
+    // yet)
     if (to.internal() && !path.isLocal() && path.source().internal()) {
       return null;
     }
@@ -56,10 +58,12 @@ final class Export {
       // §5.1.2: prepend our AS; §5.1.3: next hop self; §5.1.5: no LOCAL_PREF; §5.1.4: a MED
       // learned from another AS is not passed on; RFC 4456: ORIGINATOR_ID/CLUSTER_LIST stay inside
       AsPath path0 = a.asPath();
-      attrs = attrs.with(path0.prepend(localAs))
-          .without(Iana.AttributeType.LOCAL_PREF)
-          .without(Iana.AttributeType.ORIGINATOR_ID)
-          .without(Iana.AttributeType.CLUSTER_LIST);
+      attrs =
+          attrs
+              .with(path0.prepend(localAs))
+              .without(Iana.AttributeType.LOCAL_PREF)
+              .without(Iana.AttributeType.ORIGINATOR_ID)
+              .without(Iana.AttributeType.CLUSTER_LIST);
       if (!path.isLocal()) {
         attrs = attrs.without(Iana.AttributeType.MULTI_EXIT_DISC);
       }

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Read back-pressure for the RIB (issue 5): counts the prefixes (announced or withdrawn) of UPDATEs
- * handed to the RIB's shards and not processed yet. Above the high-water mark the peers stop reading
- * from their sockets, so TCP pushes back on the senders; once the count is at or below the
+ * handed to the RIB's shards and not processed yet. Above the high-water mark the peers stop
+ * reading from their sockets, so TCP pushes back on the senders; once the count is at or below the
  * low-water mark, the waiting peers are told to read again. Lock-free: peers' event loops add, the
  * shards subtract.
  */
@@ -37,7 +37,10 @@ final class IngestBacklog {
     return queued.get() > highWater;
   }
 
-  /** Runs {@code r} (on a RIB shard's thread, or at once on the caller's) when at or below the low-water mark. */
+  /**
+   * Runs {@code r} (on a RIB shard's thread, or at once on the caller's) when at or below the
+   * low-water mark.
+   */
   void whenBelowLowWater(Runnable r) {
     belowLowWater.add(r);
     if (queued.get() <= lowWater) {
@@ -47,7 +50,8 @@ final class IngestBacklog {
 
   void setMarks(long high, long low) {
     if (low < 0 || low >= high) {
-      throw new IllegalArgumentException("back-pressure marks: need 0 <= low < high, got low " + low + " high " + high);
+      throw new IllegalArgumentException(
+          "back-pressure marks: need 0 <= low < high, got low " + low + " high " + high);
     }
     highWater = high;
     lowWater = low;

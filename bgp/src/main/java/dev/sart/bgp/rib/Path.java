@@ -7,7 +7,8 @@ package dev.sart.bgp.rib;
  * @param source the peer it was learned from ({@link RibPeer#LOCAL} for our own)
  * @param pathId the ADD-PATH identifier it came with (RFC 7911), 0 without ADD-PATH
  * @param attrs the interned attributes
- * @param receivedAt when it was stored, in seconds since the epoch, unsigned (wall clock, for display)
+ * @param receivedAt when it was stored, in seconds since the epoch, unsigned (wall clock, for
+ *     display)
  */
 public record Path(RibPeer source, int pathId, Attrs attrs, int receivedAt) {
 

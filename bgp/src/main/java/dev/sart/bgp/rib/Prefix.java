@@ -4,8 +4,8 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
 
 /**
- * A unicast prefix of either family as primitives: IPv4 in the low 32 bits of {@code high},
- * IPv6 as two 64-bit halves. Host bits are zero.
+ * A unicast prefix of either family as primitives: IPv4 in the low 32 bits of {@code high}, IPv6 as
+ * two 64-bit halves. Host bits are zero.
  */
 public record Prefix(Family family, long high, long low, int length) implements Comparable<Prefix> {
 
@@ -62,8 +62,12 @@ public record Prefix(Family family, long high, long low, int length) implements 
   // profiles of the Adj-RIB-Out's pending maps, which compare prefixes)
   @Override
   public boolean equals(Object o) {
-    return this == o || (o instanceof Prefix p && high == p.high && low == p.low && length == p.length
-        && family.equals(p.family));
+    return this == o
+        || (o instanceof Prefix p
+            && high == p.high
+            && low == p.low
+            && length == p.length
+            && family.equals(p.family));
   }
 
   @Override

@@ -10,17 +10,19 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Each count has one writer per slot: received and accepted are kept per RIB shard (each shard
  * writes its own slot, and a reader adds the slots up), advertised by the peer's event loop.
- * Writers use plain increments published with release semantics (no atomic read-modify-write on
- * the route path); readers may be on any thread.
+ * Writers use plain increments published with release semantics (no atomic read-modify-write on the
+ * route path); readers may be on any thread.
  */
 public final class PrefixCounters {
   /** The families counted apart; every other one is counted as {@link #OTHER}. */
   private static final int IPV4 = 0;
+
   private static final int IPV6 = 1;
   private static final int OTHER = 2;
 
   /** Received in the shard's slots 0-2, accepted in 3-5. */
   private final ShardCounts perShard = new ShardCounts();
+
   private final AtomicLongArray advertised = new AtomicLongArray(3);
 
   private static int index(Family f) {
@@ -69,7 +71,10 @@ public final class PrefixCounters {
 
   // --- the peer's event loop --------------------------------------------------------------------
 
-  /** {@code delta} more prefixes of {@code f} advertised (also for a member of an update group, by its peer). */
+  /**
+   * {@code delta} more prefixes of {@code f} advertised (also for a member of an update group, by
+   * its peer).
+   */
   public void advertised(Family f, long delta) {
     add(advertised, f, delta);
   }

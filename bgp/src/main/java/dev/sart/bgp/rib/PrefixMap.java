@@ -2,19 +2,20 @@ package dev.sart.bgp.rib;
 
 /**
  * A map from {@link Prefix} to a value and a base {@link Attrs} in four arrays (open addressing,
- * linear probing, no node per entry: 16 bytes per entry and its slack against about 40 and a
- * holder object for a {@code HashMap}; the fourth holds each key's hash tag, as in
- * {@link DestinationTable}). For the pending changes of an Adj-RIB-Out, which hold one
- * entry per changed prefix and per peer while a peer cannot keep up. Not thread-safe; walked by
- * slot index ({@link #capacity}, {@link #keyAt}, {@link #valueAt}, {@link #baseAt}) while it is
- * not changed.
+ * linear probing, no node per entry: 16 bytes per entry and its slack against about 40 and a holder
+ * object for a {@code HashMap}; the fourth holds each key's hash tag, as in {@link
+ * DestinationTable}). For the pending changes of an Adj-RIB-Out, which hold one entry per changed
+ * prefix and per peer while a peer cannot keep up. Not thread-safe; walked by slot index ({@link
+ * #capacity}, {@link #keyAt}, {@link #valueAt}, {@link #baseAt}) while it is not changed.
  */
 final class PrefixMap {
   private static final int MIN_CAPACITY = 16;
 
   private Prefix[] keys;
+
   /** Each key's {@link DestinationTable#tag}: probes compare it before they read a key. */
   private int[] tags;
+
   private Object[] values;
   private Attrs[] bases;
   private int size;

@@ -30,29 +30,39 @@ import java.util.logging.Logger;
  */
 public final class Rib implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Rib.class.getName());
+
   /** The most shards a RIB can have (per-shard counter slots are sized for it). */
   public static final int MAX_SHARDS = 8;
 
   private final RibShard[] shards;
+
   /** Read by the shards on every change of a selection. */
   final List<RibListener> listeners = new CopyOnWriteArrayList<>();
+
   /**
    * Held while a task is put on every shard's queue, so all shards see such tasks in one order
    * (barriers of two cross-shard tasks can never wait on each other).
    */
   private final Object broadcast = new Object();
+
   private volatile boolean closed;
-  /** Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks at. */
+
+  /**
+   * Prefixes in UPDATE tasks not yet run: what read back-pressure ({@link #overHighWater}) looks
+   * at.
+   */
   private final IngestBacklog ingest = new IngestBacklog();
 
   public Rib() {
-    this(Integer.getInteger("sart.bgp.rib.shards", defaultShards(Runtime.getRuntime().availableProcessors())));
+    this(
+        Integer.getInteger(
+            "sart.bgp.rib.shards", defaultShards(Runtime.getRuntime().availableProcessors())));
   }
 
   /**
    * One shard up to 3 CPUs, then one per two CPUs (at most {@link #MAX_SHARDS}): the speaker's I/O
-   * threads, the JIT and the collector need CPUs too. On this project's 2-CPU machine, bgperf a
-   * and b with sartd unpinned ran no faster with 2 shards than with 1 and used ~10 % more CPU
+   * threads, the JIT and the collector need CPUs too. On this project's 2-CPU machine, bgperf a and
+   * b with sartd unpinned ran no faster with 2 shards than with 1 and used ~10 % more CPU
    * (bgp/README.md, "RIB shards"); more CPUs were not available to measure.
    */
   static int defaultShards(int cpus) {
@@ -74,11 +84,13 @@ public final class Rib implements AutoCloseable {
 
   /** The shard that owns {@code p}: a hash of its own, independent of the tables' slot hash. */
   static int shardOf(Prefix p, int shards) {
-    long h = (p.high() ^ Long.rotateLeft(p.low(), 29) ^ ((long) p.length() << 56)) * 0xBF58476D1CE4E5B9L;
+    long h =
+        (p.high() ^ Long.rotateLeft(p.low(), 29) ^ ((long) p.length() << 56)) * 0xBF58476D1CE4E5B9L;
     return (int) (((h >>> 32) * shards) >>> 32);
   }
 
-  // --- how tasks reach the shards ------------------------------------------------------------------
+  // --- how tasks reach the shards
+  // ------------------------------------------------------------------
 
   /** Puts {@code task.apply(shard)} on every shard's queue. */
   private void everyShard(IntFunction<Runnable> task) {
@@ -95,27 +107,30 @@ public final class Rib implements AutoCloseable {
    * and then all go on. The barrier orders memory both ways.
    */
   private void acrossShards(Runnable once) {
-    Runnable guarded = () -> {
-      try {
-        once.run();
-      } catch (RuntimeException e) {
-        LOG.log(Level.SEVERE, "RIB task failed", e);
-      }
-    };
+    Runnable guarded =
+        () -> {
+          try {
+            once.run();
+          } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "RIB task failed", e);
+          }
+        };
     if (shards.length == 1) {
       shards[0].submit(guarded);
       return;
     }
     CyclicBarrier barrier = new CyclicBarrier(shards.length, guarded);
-    everyShard(i -> () -> {
-      try {
-        barrier.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt(); // closing
-      } catch (BrokenBarrierException e) {
-        // another shard was interrupted (closing)
-      }
-    });
+    everyShard(
+        i ->
+            () -> {
+              try {
+                barrier.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // closing
+              } catch (BrokenBarrierException e) {
+                // another shard was interrupted (closing)
+              }
+            });
   }
 
   /** Listeners are called on the shards' threads, concurrently for prefixes of different shards. */
@@ -133,17 +148,18 @@ public final class Rib implements AutoCloseable {
    * between.
    */
   public void subscribe(RibListener initial, Runnable endOfInitial, RibListener l) {
-    acrossShards(() -> {
-      for (RibShard s : shards) {
-        for (Destination d : s.table.values()) {
-          if (d.hasSelection()) {
-            initial.selectionChanged(d.prefix(), d.selection());
+    acrossShards(
+        () -> {
+          for (RibShard s : shards) {
+            for (Destination d : s.table.values()) {
+              if (d.hasSelection()) {
+                initial.selectionChanged(d.prefix(), d.selection());
+              }
+            }
           }
-        }
-      }
-      endOfInitial.run();
-      listeners.add(l);
-    });
+          endOfInitial.run();
+          listeners.add(l);
+        });
   }
 
   /** Tasks waiting for the RIB's threads. */
@@ -169,14 +185,17 @@ public final class Rib implements AutoCloseable {
   }
 
   /**
-   * Runs {@code r} (on a RIB thread, or at once on the caller's) as soon as the prefixes queued
-   * are at or below the low-water mark; {@code r} must be short (hand it to an event loop).
+   * Runs {@code r} (on a RIB thread, or at once on the caller's) as soon as the prefixes queued are
+   * at or below the low-water mark; {@code r} must be short (hand it to an event loop).
    */
   public void whenBelowLowWater(Runnable r) {
     ingest.whenBelowLowWater(r);
   }
 
-  /** The marks of {@link #overHighWater} and {@link #whenBelowLowWater}, in prefixes (low &lt; high). */
+  /**
+   * The marks of {@link #overHighWater} and {@link #whenBelowLowWater}, in prefixes (low &lt;
+   * high).
+   */
   public void setBackPressure(long high, long low) {
     ingest.setMarks(high, low);
   }
@@ -187,13 +206,14 @@ public final class Rib implements AutoCloseable {
     if (closed) {
       return result;
     }
-    acrossShards(() -> {
-      try {
-        result.complete(f.apply(new View()));
-      } catch (RuntimeException e) {
-        result.completeExceptionally(e);
-      }
-    });
+    acrossShards(
+        () -> {
+          try {
+            result.complete(f.apply(new View()));
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
     return result;
   }
 
@@ -219,26 +239,31 @@ public final class Rib implements AutoCloseable {
   public void peerUp(RibPeer peer, PeerPolicy policy, MaxPrefixHandler handler) {
     AdjRibIn.Limit limit = new AdjRibIn.Limit(handler);
     AtomicInteger left = new AtomicInteger(shards.length);
-    everyShard(i -> () -> {
-      shards[i].peerUp(peer, policy, limit);
-      if (left.decrementAndGet() == 0) {
-        peer.out().initialTableQueued();
-      }
-    });
+    everyShard(
+        i ->
+            () -> {
+              shards[i].peerUp(peer, policy, limit);
+              if (left.decrementAndGet() == 0) {
+                peer.out().initialTableQueued();
+              }
+            });
   }
 
   /**
-   * Runs {@code change} with every shard stopped (see {@link #acrossShards}), handing it the
-   * means to move peers into and out of update groups: a group is a pseudo-peer (its <em>proxy</em>,
-   * with an Adj-RIB-Out of its own) whose changes the shards record once for all its members. The
-   * caller keeps the members' own Adj-RIB-Outs and the group's consistent (see the speaker's
-   * {@code UpdateGroup}).
+   * Runs {@code change} with every shard stopped (see {@link #acrossShards}), handing it the means
+   * to move peers into and out of update groups: a group is a pseudo-peer (its <em>proxy</em>, with
+   * an Adj-RIB-Out of its own) whose changes the shards record once for all its members. The caller
+   * keeps the members' own Adj-RIB-Outs and the group's consistent (see the speaker's {@code
+   * UpdateGroup}).
    */
   public void regroup(java.util.function.Consumer<Regrouping> change) {
     acrossShards(() -> change.accept(new Regrouping()));
   }
 
-  /** Moves peers between their own Adj-RIB-Outs and their update group's (only inside {@link #regroup}). */
+  /**
+   * Moves peers between their own Adj-RIB-Outs and their update group's (only inside {@link
+   * #regroup}).
+   */
   public final class Regrouping {
     private Regrouping() {}
 
@@ -247,14 +272,19 @@ public final class Rib implements AutoCloseable {
       return shards[0].adjRibsIn.containsKey(peer);
     }
 
-    /** {@code member}'s changes go to {@code proxy}'s Adj-RIB-Out from now on (its own must be empty). */
+    /**
+     * {@code member}'s changes go to {@code proxy}'s Adj-RIB-Out from now on (its own must be
+     * empty).
+     */
     public void join(RibPeer member, RibPeer proxy, PeerPolicy policy) {
       for (RibShard s : shards) {
         s.joinGroup(member, proxy, policy);
       }
     }
 
-    /** {@code member}'s changes go to its own Adj-RIB-Out again; {@code last}: the group is gone. */
+    /**
+     * {@code member}'s changes go to its own Adj-RIB-Out again; {@code last}: the group is gone.
+     */
     public void leave(RibPeer member, RibPeer proxy, boolean last) {
       for (RibShard s : shards) {
         s.leaveGroup(member, proxy, last);
@@ -268,19 +298,22 @@ public final class Rib implements AutoCloseable {
      * group. Only while nobody drains the group's Adj-RIB-Out.
      */
     public void handOver(RibPeer proxy, RibPeer member) {
-      proxy.out().forEachPending((p, base) -> {
-        RibShard s = shards[shardOf(p, shards.length)];
-        Destination d = s.table.get(p);
-        Path best = d == null ? null : d.best();
-        Attrs now = best == null ? null : s.exportTo(p, best, member);
-        if (now == null) {
-          if (base != null) {
-            member.out().withdraw(p, base);
-          }
-        } else {
-          member.out().advertise(p, base, now);
-        }
-      });
+      proxy
+          .out()
+          .forEachPending(
+              (p, base) -> {
+                RibShard s = shards[shardOf(p, shards.length)];
+                Destination d = s.table.get(p);
+                Path best = d == null ? null : d.best();
+                Attrs now = best == null ? null : s.exportTo(p, best, member);
+                if (now == null) {
+                  if (base != null) {
+                    member.out().withdraw(p, base);
+                  }
+                } else {
+                  member.out().advertise(p, base, now);
+                }
+              });
     }
   }
 
@@ -291,42 +324,45 @@ public final class Rib implements AutoCloseable {
 
   /**
    * Sends the peer the routes of {@code family} (null: all) again, even those it has had already
-   * (RFC 2918 §4); with {@code endOfRefresh}, an EoRR follows them (RFC 7313 §4: the BoRR was
-   * sent before this was asked) once every shard has queued its part.
+   * (RFC 2918 §4); with {@code endOfRefresh}, an EoRR follows them (RFC 7313 §4: the BoRR was sent
+   * before this was asked) once every shard has queued its part.
    */
   public void resend(RibPeer peer, Family family, boolean endOfRefresh) {
     AtomicInteger left = new AtomicInteger(shards.length);
     AtomicBoolean up = new AtomicBoolean(true);
-    everyShard(i -> () -> {
-      if (!shards[i].resend(peer, family)) {
-        up.set(false);
-      }
-      if (left.decrementAndGet() == 0 && endOfRefresh && family != null && up.get()) {
-        peer.out().endOfRefreshQueued(family);
-      }
-    });
+    everyShard(
+        i ->
+            () -> {
+              if (!shards[i].resend(peer, family)) {
+                up.set(false);
+              }
+              if (left.decrementAndGet() == 0 && endOfRefresh && family != null && up.get()) {
+                peer.out().endOfRefreshQueued(family);
+              }
+            });
   }
 
   /**
-   * Changes a peer's policies while it is up. A changed export policy is applied to the whole
-   * table at once (what no longer passes is withdrawn). A changed import policy is applied to the
-   * routes as received when they are kept (soft reconfiguration inbound); otherwise the caller asks
-   * the peer to send them again (ROUTE-REFRESH, RFC 2918), and they pass the new policy as they come.
-   * A changed max-prefix limit may be reported again. Runs with every shard stopped (it is rare).
+   * Changes a peer's policies while it is up. A changed export policy is applied to the whole table
+   * at once (what no longer passes is withdrawn). A changed import policy is applied to the routes
+   * as received when they are kept (soft reconfiguration inbound); otherwise the caller asks the
+   * peer to send them again (ROUTE-REFRESH, RFC 2918), and they pass the new policy as they come. A
+   * changed max-prefix limit may be reported again. Runs with every shard stopped (it is rare).
    */
   public void setPolicy(RibPeer peer, PeerPolicy policy) {
-    acrossShards(() -> {
-      AdjRibIn st = shards[0].adjRibsIn.get(peer);
-      if (st == null) {
-        return;
-      }
-      if (!Objects.equals(st.policy.maxPrefix(), policy.maxPrefix())) {
-        st.limit.reset();
-      }
-      for (RibShard s : shards) {
-        s.setPolicy(peer, policy);
-      }
-    });
+    acrossShards(
+        () -> {
+          AdjRibIn st = shards[0].adjRibsIn.get(peer);
+          if (st == null) {
+            return;
+          }
+          if (!Objects.equals(st.policy.maxPrefix(), policy.maxPrefix())) {
+            st.limit.reset();
+          }
+          for (RibShard s : shards) {
+            s.setPolicy(peer, policy);
+          }
+        });
   }
 
   /**
@@ -341,12 +377,21 @@ public final class Rib implements AutoCloseable {
   public void endOfRefresh(RibPeer peer, Family family) {
     AtomicInteger left = new AtomicInteger(shards.length);
     AtomicInteger removed = new AtomicInteger();
-    everyShard(i -> () -> {
-      removed.addAndGet(shards[i].endOfRefresh(peer, family));
-      if (left.decrementAndGet() == 0 && removed.get() > 0) {
-        LOG.fine(() -> "peer=" + peer + " event=stale-routes-removed family=" + family + " count=" + removed.get());
-      }
-    });
+    everyShard(
+        i ->
+            () -> {
+              removed.addAndGet(shards[i].endOfRefresh(peer, family));
+              if (left.decrementAndGet() == 0 && removed.get() > 0) {
+                LOG.fine(
+                    () ->
+                        "peer="
+                            + peer
+                            + " event=stale-routes-removed family="
+                            + family
+                            + " count="
+                            + removed.get());
+              }
+            });
   }
 
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
@@ -355,10 +400,10 @@ public final class Rib implements AutoCloseable {
   }
 
   /**
-   * What one UPDATE said: {@code withdrawn} are gone, {@code announced} reachable with
-   * {@code attrs} (which may be null when nothing is announced). Paths whose AS_PATH holds our
-   * own AS are loops and count as withdrawn (RFC 4271 §9.1.2). Split by shard; each part keeps
-   * the UPDATE's order.
+   * What one UPDATE said: {@code withdrawn} are gone, {@code announced} reachable with {@code
+   * attrs} (which may be null when nothing is announced). Paths whose AS_PATH holds our own AS are
+   * loops and count as withdrawn (RFC 4271 §9.1.2). Split by shard; each part keeps the UPDATE's
+   * order.
    *
    * <p>The speaker's callers pass {@code ArrayList}s, empty ones included, never {@code List.of()}:
    * the JIT compiles the shard's loop over these lists for the one class it has seen, and the first
@@ -366,8 +411,13 @@ public final class Rib implements AutoCloseable {
    * it. One class throughout: withdraw 10 % 0.38 s against 0.50 s, four runs each
    * (testbed/perf/README.md, "Churn").
    */
-  public void update(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
-      int[] announcedPathIds, Attrs attrs) {
+  public void update(
+      RibPeer from,
+      List<Prefix> withdrawn,
+      int[] withdrawnPathIds,
+      List<Prefix> announced,
+      int[] announcedPathIds,
+      Attrs attrs) {
     if (closed) {
       return;
     }
@@ -388,22 +438,35 @@ public final class Rib implements AutoCloseable {
     for (int s = 0; s < parts.length; s++) {
       Part part = parts[s];
       if (part != null) {
-        submitPart(shards[s], from, part.withdrawn.prefixes, part.withdrawn.ids(withdrawnPathIds != null),
-            part.announced.prefixes, part.announced.ids(announcedPathIds != null), attrs);
+        submitPart(
+            shards[s],
+            from,
+            part.withdrawn.prefixes,
+            part.withdrawn.ids(withdrawnPathIds != null),
+            part.announced.prefixes,
+            part.announced.ids(announcedPathIds != null),
+            attrs);
       }
     }
   }
 
-  private void submitPart(RibShard shard, RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds,
-      List<Prefix> announced, int[] announcedPathIds, Attrs attrs) {
+  private void submitPart(
+      RibShard shard,
+      RibPeer from,
+      List<Prefix> withdrawn,
+      int[] withdrawnPathIds,
+      List<Prefix> announced,
+      int[] announcedPathIds,
+      Attrs attrs) {
     long n = (long) withdrawn.size() + announced.size();
-    shard.submit(() -> {
-      try {
-        shard.apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
-      } finally {
-        ingest.processed(n);
-      }
-    });
+    shard.submit(
+        () -> {
+          try {
+            shard.apply(from, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+          } finally {
+            ingest.processed(n);
+          }
+        });
   }
 
   private Part part(Part[] parts, Prefix p) {
@@ -467,7 +530,10 @@ public final class Rib implements AutoCloseable {
     for (RibShard s : shards) {
       tables.add(s.table.values());
     }
-    return () -> tables.stream().flatMap(t -> java.util.stream.StreamSupport.stream(t.spliterator(), false)).iterator();
+    return () ->
+        tables.stream()
+            .flatMap(t -> java.util.stream.StreamSupport.stream(t.spliterator(), false))
+            .iterator();
   }
 
   /** Read access for queries; valid only inside {@link #query}, while every shard waits. */
@@ -549,11 +615,12 @@ public final class Rib implements AutoCloseable {
         if (st == null || st.received == null) {
           return null;
         }
-        st.received.forEach((k, a) -> {
-          if (k.prefix().family().equals(family)) {
-            out.add(Map.entry(k.prefix(), a));
-          }
-        });
+        st.received.forEach(
+            (k, a) -> {
+              if (k.prefix().family().equals(family)) {
+                out.add(Map.entry(k.prefix(), a));
+              }
+            });
       }
       out.sort(Map.Entry.comparingByKey());
       return out;
@@ -575,7 +642,8 @@ public final class Rib implements AutoCloseable {
   }
 
   /** A prefix with its paths, which of them are selected, and why the best won. */
-  public record RouteView(Prefix prefix, List<Path> paths, List<Path> selected, BestPathReason reason) {
+  public record RouteView(
+      Prefix prefix, List<Path> paths, List<Path> selected, BestPathReason reason) {
     public boolean isSelected(Path p) {
       return selected.contains(p);
     }

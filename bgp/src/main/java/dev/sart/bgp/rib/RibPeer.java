@@ -15,13 +15,23 @@ import java.util.Set;
  * @param routerId the peer's BGP Identifier
  * @param internal iBGP (same AS as ours)
  * @param nextHopSelfV4 our address to put in NEXT_HOP towards this peer (IPv4), or null
- * @param nextHopSelfV6 our IPv6 next hop towards this peer (global, with link-local when known), or null
+ * @param nextHopSelfV6 our IPv6 next hop towards this peer (global, with link-local when known), or
+ *     null
  * @param families the families negotiated
  * @param out the peer's Adj-RIB-Out, or null for {@link #LOCAL}
  * @param counters the peer's prefix counts, which the RIB keeps up to date (shared by its sessions)
  */
-public record RibPeer(int id, InetAddress address, long asn, int routerId, boolean internal, MpNextHop nextHopSelfV4,
-    MpNextHop nextHopSelfV6, Set<Family> families, AdjRibOut out, PrefixCounters counters) {
+public record RibPeer(
+    int id,
+    InetAddress address,
+    long asn,
+    int routerId,
+    boolean internal,
+    MpNextHop nextHopSelfV4,
+    MpNextHop nextHopSelfV6,
+    Set<Family> families,
+    AdjRibOut out,
+    PrefixCounters counters) {
 
   /** The pseudo-peer of locally originated paths. */
   public static final RibPeer LOCAL = new RibPeer(0, null, 0, 0, true, null, null, Set.of(), null);
@@ -31,9 +41,26 @@ public record RibPeer(int id, InetAddress address, long asn, int routerId, boole
   }
 
   /** A peer whose prefix counts nobody reads (tests, {@link #LOCAL}). */
-  public RibPeer(int id, InetAddress address, long asn, int routerId, boolean internal, MpNextHop nextHopSelfV4,
-      MpNextHop nextHopSelfV6, Set<Family> families, AdjRibOut out) {
-    this(id, address, asn, routerId, internal, nextHopSelfV4, nextHopSelfV6, families, out,
+  public RibPeer(
+      int id,
+      InetAddress address,
+      long asn,
+      int routerId,
+      boolean internal,
+      MpNextHop nextHopSelfV4,
+      MpNextHop nextHopSelfV6,
+      Set<Family> families,
+      AdjRibOut out) {
+    this(
+        id,
+        address,
+        asn,
+        routerId,
+        internal,
+        nextHopSelfV4,
+        nextHopSelfV6,
+        families,
+        out,
         out == null ? new PrefixCounters() : out.counters());
   }
 
@@ -49,6 +76,8 @@ public record RibPeer(int id, InetAddress address, long asn, int routerId, boole
 
   @Override
   public String toString() {
-    return this == LOCAL ? "local" : "peer " + id + " " + (address == null ? "" : address.getHostAddress());
+    return this == LOCAL
+        ? "local"
+        : "peer " + id + " " + (address == null ? "" : address.getHostAddress());
   }
 }

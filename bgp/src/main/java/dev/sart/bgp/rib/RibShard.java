@@ -31,8 +31,10 @@ final class RibShard {
   private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
   private final Thread worker;
   private volatile boolean closed;
-  // owned by the worker (or read by a cross-shard task while every shard waits, see Rib.acrossShards)
+  // owned by the worker (or read by a cross-shard task while every shard waits, see
+  // Rib.acrossShards)
   final DestinationTable table = new DestinationTable();
+
   /**
    * Per Established peer, in the order they came up: the peer, its state and the Adj-RIB-Out
    * changes of the running task, handed over when the task ends or the outbox is full: one lock and
@@ -40,27 +42,37 @@ final class RibShard {
    * wake-up were a third of the RIB thread's samples).
    */
   private final List<Outbox> outboxes = new ArrayList<>();
+
   final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
+
   /**
    * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
    * rejected them): counted as received, not accepted.
    */
   private final Map<RibPeer, Set<Rejected>> rejected = new HashMap<>();
+
   long localAs;
+
   /**
    * Withdrawals are looked up {@value} at a time ahead of their processing ({@link
-   * DestinationTable#touch}): the Loc-RIB lookup of a withdrawn prefix was half of the RIB
-   * thread's samples in bgperf d's withdrawals, waiting on cache misses one after another.
+   * DestinationTable#touch}): the Loc-RIB lookup of a withdrawn prefix was half of the RIB thread's
+   * samples in bgperf d's withdrawals, waiting on cache misses one after another.
    */
   private static final int TOUCH_AHEAD = 64;
+
   /** What {@link DestinationTable#touch} returned, summed (written so that its loads are kept). */
   private int touched;
+
   private BestPath.Options options = BestPath.Options.DEFAULT;
 
   RibShard(Rib rib, int index, int count) {
     this.rib = rib;
     this.index = index;
-    worker = Thread.ofPlatform().name(count == 1 ? "bgp-rib" : "bgp-rib-" + index).daemon().start(this::run);
+    worker =
+        Thread.ofPlatform()
+            .name(count == 1 ? "bgp-rib" : "bgp-rib-" + index)
+            .daemon()
+            .start(this::run);
   }
 
   private void run() {
@@ -103,7 +115,10 @@ final class RibShard {
       this.out = peer.out();
     }
 
-    /** The peer is to have {@code a} for {@code p} (null: withdrawn); it was handed {@code base} before. */
+    /**
+     * The peer is to have {@code a} for {@code p} (null: withdrawn); it was handed {@code base}
+     * before.
+     */
     void add(Prefix p, Attrs base, Attrs a) {
       if (size == prefixes.length) {
         if (size == MAX) {
@@ -146,7 +161,8 @@ final class RibShard {
     worker.interrupt();
   }
 
-  // --- tasks, run on the shard's thread -----------------------------------------------------------
+  // --- tasks, run on the shard's thread
+  // -----------------------------------------------------------
 
   void setLocalAs(long asn) {
     localAs = asn;
@@ -157,8 +173,8 @@ final class RibShard {
   /**
    * {@code member} now gets its changes through the update group {@code proxy} (see {@link
    * Rib#regroup}): its own outbox goes (it is empty: outboxes are handed over at the end of every
-   * task), and the group's is made if this is its first member. Nothing is computed: a group
-   * holds what the Loc-RIB exports to it, as a peer does.
+   * task), and the group's is made if this is its first member. Nothing is computed: a group holds
+   * what the Loc-RIB exports to it, as a peer does.
    */
   void joinGroup(RibPeer member, RibPeer proxy, PeerPolicy policy) {
     outboxes.removeIf(o -> o.peer == member);
@@ -188,7 +204,10 @@ final class RibShard {
     }
   }
 
-  /** Queues this shard's part of the table for a peer that came up (all handed over when it returns). */
+  /**
+   * Queues this shard's part of the table for a peer that came up (all handed over when it
+   * returns).
+   */
   void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
     AdjRibIn st = new AdjRibIn(policy, limit, index);
     Outbox box = new Outbox(peer, st);
@@ -207,7 +226,10 @@ final class RibShard {
     box.flush(); // before the caller may queue End-of-RIB
   }
 
-  /** Queues this shard's routes of {@code family} (null: all) again (RFC 2918 §4); false: the peer is not up. */
+  /**
+   * Queues this shard's routes of {@code family} (null: all) again (RFC 2918 §4); false: the peer
+   * is not up.
+   */
   boolean resend(RibPeer peer, Family family) {
     AdjRibIn st = adjRibsIn.get(peer);
     if (st == null) {
@@ -245,10 +267,13 @@ final class RibShard {
     } else if (!kept) {
       st.received = new HashMap<>(); // filled as routes arrive (after a route refresh)
     }
-    if (kept && policy.softReconfigurationInbound() && !old.importPolicy().equals(policy.importPolicy())) {
+    if (kept
+        && policy.softReconfigurationInbound()
+        && !old.importPolicy().equals(policy.importPolicy())) {
       reimport(peer, st);
     }
-    if (!old.exportPolicy().equals(policy.exportPolicy()) || old.advertisePeerAs() != policy.advertisePeerAs()) {
+    if (!old.exportPolicy().equals(policy.exportPolicy())
+        || old.advertisePeerAs() != policy.advertisePeerAs()) {
       reexport(peer, new AdjRibIn(old, st.limit, index));
     }
     if (!Objects.equals(old.maxPrefix(), policy.maxPrefix())) {
@@ -265,7 +290,9 @@ final class RibShard {
     Set<AdjRibIn.Key> marked = new HashSet<>();
     if (st.received != null) {
       // as received: also the routes the import policy rejects
-      st.received.keySet().stream().filter(k -> k.prefix().family().equals(family)).forEach(marked::add);
+      st.received.keySet().stream()
+          .filter(k -> k.prefix().family().equals(family))
+          .forEach(marked::add);
     } else {
       for (Destination d : table.values()) {
         if (d.family().equals(family)) {
@@ -288,7 +315,10 @@ final class RibShard {
     st.stale.put(family, marked);
   }
 
-  /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed; returns how many. */
+  /**
+   * RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed;
+   * returns how many.
+   */
   int endOfRefresh(RibPeer peer, Family family) {
     AdjRibIn st = adjRibsIn.get(peer);
     Set<AdjRibIn.Key> left = st == null || st.stale == null ? null : st.stale.remove(family);
@@ -336,8 +366,14 @@ final class RibShard {
    */
   private void reexport(RibPeer peer, AdjRibIn before) {
     // a member of an update group leaves it before its policy changes (Peer.setPolicy)
-    Outbox box = outboxes.stream().filter(o -> o.peer == peer).findFirst()
-        .orElseThrow(() -> new IllegalStateException(peer + " is in an update group: it must leave it first"));
+    Outbox box =
+        outboxes.stream()
+            .filter(o -> o.peer == peer)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        peer + " is in an update group: it must leave it first"));
     AdjRibIn st = box.st;
     for (Destination d : table.values()) {
       Path best = d.best();
@@ -351,14 +387,20 @@ final class RibShard {
     }
   }
 
-  /** Hands a change to the peer's Adj-RIB-Out (through its outbox): {@code was} is what it was handed before. */
+  /**
+   * Hands a change to the peer's Adj-RIB-Out (through its outbox): {@code was} is what it was
+   * handed before.
+   */
   private static void change(Outbox box, Prefix p, Attrs was, Attrs a) {
     if (a == null ? was != null : !a.equals(was)) {
       box.add(p, was, a);
     }
   }
 
-  /** RFC 4271 §9.1.3 export rules, then the peer's export policy (cached per peer, see {@link AdjRibIn#export}). */
+  /**
+   * RFC 4271 §9.1.3 export rules, then the peer's export policy (cached per peer, see {@link
+   * AdjRibIn#export}).
+   */
   Attrs exportTo(Prefix p, Path best, RibPeer peer) {
     AdjRibIn st = adjRibsIn.get(peer);
     return st == null ? Export.toPeer(p, best, peer, localAs) : st.export(p, best, peer, localAs);
@@ -378,11 +420,29 @@ final class RibShard {
       long n = st.limit.accepted(f);
       if (n > m.limit() && st.limit.trip(f)) {
         if (m.warningOnly()) {
-          LOG.warning(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
-              + " limit=" + m.limit() + " action=warning-only");
+          LOG.warning(
+              () ->
+                  "peer="
+                      + peer
+                      + " event=max-prefix-exceeded family="
+                      + f
+                      + " accepted="
+                      + n
+                      + " limit="
+                      + m.limit()
+                      + " action=warning-only");
         } else {
-          LOG.info(() -> "peer=" + peer + " event=max-prefix-exceeded family=" + f + " accepted=" + n
-              + " limit=" + m.limit() + " action=cease");
+          LOG.info(
+              () ->
+                  "peer="
+                      + peer
+                      + " event=max-prefix-exceeded family="
+                      + f
+                      + " accepted="
+                      + n
+                      + " limit="
+                      + m.limit()
+                      + " action=cease");
           if (st.limit.handler != null) {
             st.limit.handler.exceeded(peer, f, n, m);
           }
@@ -391,7 +451,9 @@ final class RibShard {
     }
   }
 
-  /** A session left Established: its paths in this shard go (RFC 4271 §8.2.2 "deletes all routes"). */
+  /**
+   * A session left Established: its paths in this shard go (RFC 4271 §8.2.2 "deletes all routes").
+   */
   void peerDown(RibPeer peer) {
     outboxes.removeIf(o -> o.peer == peer);
     adjRibsIn.remove(peer);
@@ -416,8 +478,13 @@ final class RibShard {
    * reachable with {@code attrs} (which may be null when nothing is announced). Paths whose AS_PATH
    * holds our own AS are loops and count as withdrawn (RFC 4271 §9.1.2).
    */
-  void apply(RibPeer from, List<Prefix> withdrawn, int[] withdrawnPathIds, List<Prefix> announced,
-      int[] announcedPathIds, Attrs attrs) {
+  void apply(
+      RibPeer from,
+      List<Prefix> withdrawn,
+      int[] withdrawnPathIds,
+      List<Prefix> announced,
+      int[] announcedPathIds,
+      Attrs attrs) {
     AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
     int touchedTo = 0;
     for (int i = 0; i < withdrawn.size(); i++) {

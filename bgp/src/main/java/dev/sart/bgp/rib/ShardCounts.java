@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Up to {@link #SLOTS} counts kept by the RIB shards, each shard in its own slots (a cache line's
- * stride apart, so two shards rarely write the same line): a shard adds with a plain increment published
- * with release semantics, a reader on any thread adds the shards' values up. No atomic
+ * stride apart, so two shards rarely write the same line): a shard adds with a plain increment
+ * published with release semantics, a reader on any thread adds the shards' values up. No atomic
  * read-modify-write on the route path, and no lock.
  */
 final class ShardCounts {

@@ -2,8 +2,8 @@ package dev.sart.bgp.server;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
-import dev.sart.bgp.peer.UpdateGroups;
 import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.peer.UpdateGroups;
 import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.BestPath;
 import dev.sart.bgp.rib.Prefix;
@@ -43,8 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
- * The BGP speaker: listens on the BGP port, owns the peers and the RIB. Peers run on the
- * event loops of one epoll group; management calls (the API) may come from any thread.
+ * The BGP speaker: listens on the BGP port, owns the peers and the RIB. Peers run on the event
+ * loops of one epoll group; management calls (the API) may come from any thread.
  */
 public final class BgpServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(BgpServer.class.getName());
@@ -57,23 +57,29 @@ public final class BgpServer implements AutoCloseable {
   private final int port;
   private final EventLoopGroup group;
   private final Rib rib = new Rib();
+
   /**
-   * Peers that export alike share one Adj-RIB-Out and one encoding ({@code UpdateGroup});
-   * {@code -Dsart.bgp.updateGroups=false} gives every peer its own (for measurements).
+   * Peers that export alike share one Adj-RIB-Out and one encoding ({@code UpdateGroup}); {@code
+   * -Dsart.bgp.updateGroups=false} gives every peer its own (for measurements).
    */
   private final UpdateGroups updateGroups =
-      Boolean.parseBoolean(System.getProperty("sart.bgp.updateGroups", "true")) ? new UpdateGroups() : null;
+      Boolean.parseBoolean(System.getProperty("sart.bgp.updateGroups", "true"))
+          ? new UpdateGroups()
+          : null;
+
   private final Map<InetAddress, Peer> peers = new ConcurrentHashMap<>();
   private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger ribPeerIds = new AtomicInteger();
+
   /**
    * One read (up to 64 KiB) per session per turn of its event loop, not Netty's 16: several
    * sessions share a loop (one, when sartd has one CPU), and a peer sending its full table must not
    * hold up the others' OPENs and KEEPALIVEs. With 16, a session's turn decoded up to 1 MiB of
-   * UPDATEs, and a second generator's OPEN waited ~1 s in bgperf (b) (tcpdump against sartd's
-   * log); with one read, both sessions come up as soon as BIRD's do (testbed/perf/README.md).
+   * UPDATEs, and a second generator's OPEN waited ~1 s in bgperf (b) (tcpdump against sartd's log);
+   * with one read, both sessions come up as soon as BIRD's do (testbed/perf/README.md).
    */
-  private static final RecvByteBufAllocator READS = new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
+  private static final RecvByteBufAllocator READS =
+      new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
 
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
@@ -88,11 +94,14 @@ public final class BgpServer implements AutoCloseable {
    */
   public BgpServer(int port, int threads, ThreadFactory threadFactory) {
     this.port = port;
-    this.group = new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
+    this.group =
+        new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
   }
 
   public BgpServer(int port) {
-    this(port, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())),
+    this(
+        port,
+        Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())),
         Thread.ofPlatform().name("bgp-io-", 0).daemon().factory());
   }
 
@@ -102,35 +111,52 @@ public final class BgpServer implements AutoCloseable {
       return;
     }
     Speaker speaker = new Speaker();
-    ServerBootstrap b = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
-        .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        // nothing is read before the peer has put its decoder into the pipeline (Peer.attach)
-        .childOption(ChannelOption.AUTO_READ, false)
-        .childOption(ChannelOption.RCVBUF_ALLOCATOR, READS)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-        .childHandler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            InetAddress remote = normalize(((InetSocketAddress) ch.remoteAddress()).getAddress());
-            Peer peer = peers.get(remote);
-            if (peer == null) {
-              LOG.fine(() -> "event=connection-refused from=" + remote.getHostAddress() + " reason=unknown-peer");
-              ch.close();
-              return;
-            }
-            speaker.applyTtl(peer.config(), ch);
-            peer.accept(ch);
-          }
-        });
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(group)
+            .channel(EpollServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // nothing is read before the peer has put its decoder into the pipeline (Peer.attach)
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, READS)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    InetAddress remote =
+                        normalize(((InetSocketAddress) ch.remoteAddress()).getAddress());
+                    Peer peer = peers.get(remote);
+                    if (peer == null) {
+                      LOG.fine(
+                          () ->
+                              "event=connection-refused from="
+                                  + remote.getHostAddress()
+                                  + " reason=unknown-peer");
+                      ch.close();
+                      return;
+                    }
+                    speaker.applyTtl(peer.config(), ch);
+                    peer.accept(ch);
+                  }
+                });
     CompletableFuture<Channel> bound = new CompletableFuture<>();
-    group.next().execute(() -> b.bind(new InetSocketAddress(port)).addListener((ChannelFuture f) -> {
-      if (f.isSuccess()) {
-        bound.complete(f.channel());
-      } else {
-        bound.completeExceptionally(f.cause());
-      }
-    }));
+    group
+        .next()
+        .execute(
+            () ->
+                b.bind(new InetSocketAddress(port))
+                    .addListener(
+                        (ChannelFuture f) -> {
+                          if (f.isSuccess()) {
+                            bound.complete(f.channel());
+                          } else {
+                            bound.completeExceptionally(f.cause());
+                          }
+                        }));
     listener = bound.join();
     // RFC 5082 §3: with GTSM everything we send leaves with TTL 255, the SYN-ACK to a peer that
     // connects to us included; the kernel sends that from the listening socket, before the
@@ -241,7 +267,8 @@ public final class BgpServer implements AutoCloseable {
   public CompletableFuture<Void> deletePeer(InetAddress address) {
     Peer peer = peers.remove(normalize(address));
     if (peer == null) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException("no peer " + address.getHostAddress()));
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("no peer " + address.getHostAddress()));
     }
     updateMd5Keys();
     return peer.stop();
@@ -253,14 +280,20 @@ public final class BgpServer implements AutoCloseable {
     for (Prefix p : prefixes) {
       byFamily.computeIfAbsent(p.isIpv4(), k -> new java.util.ArrayList<>()).add(p);
     }
-    byFamily.forEach((v4, ps) -> rib.originate(ps, Attrs.of(attributes, v4 ? new MpNextHop.V4(0) : new MpNextHop.V6(0, 0))));
+    byFamily.forEach(
+        (v4, ps) ->
+            rib.originate(
+                ps, Attrs.of(attributes, v4 ? new MpNextHop.V4(0) : new MpNextHop.V6(0, 0))));
   }
 
   public void deletePaths(List<Prefix> prefixes) {
     rib.withdrawLocal(prefixes);
   }
 
-  /** RFC 2385: the listener accepts only correctly signed SYNs from peers with a password (and GTSM, below). */
+  /**
+   * RFC 2385: the listener accepts only correctly signed SYNs from peers with a password (and GTSM,
+   * below).
+   */
   private void updateMd5Keys() {
     Channel l = listener;
     if (l == null) {
@@ -276,7 +309,10 @@ public final class BgpServer implements AutoCloseable {
     l.config().setOption(EpollChannelOption.TCP_MD5SIG, keys);
   }
 
-  /** RFC 5082 §3: the listener drops a GTSM peer's segments (its SYN too) that crossed too many hops. */
+  /**
+   * RFC 5082 §3: the listener drops a GTSM peer's segments (its SYN too) that crossed too many
+   * hops.
+   */
   private void updateGtsmFilter(Channel l) {
     Map<InetAddress, Integer> minTtl = new HashMap<>();
     for (Peer p : peers.values()) {
@@ -284,8 +320,8 @@ public final class BgpServer implements AutoCloseable {
         minTtl.put(normalize(p.config().address()), 256 - Math.max(1, p.config().multihopTtl()));
       }
     }
-    dev.sart.bgp.peer.Sockets.attachFilter(((io.netty.channel.unix.UnixChannel) l).fd().intValue(),
-        GtsmFilter.program(minTtl));
+    dev.sart.bgp.peer.Sockets.attachFilter(
+        ((io.netty.channel.unix.UnixChannel) l).fd().intValue(), GtsmFilter.program(minTtl));
   }
 
   static InetAddress normalize(InetAddress a) {
@@ -316,8 +352,11 @@ public final class BgpServer implements AutoCloseable {
 
   @Override
   public void close() {
-    CompletableFuture.allOf(peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
-        .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
+    CompletableFuture.allOf(
+            peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
+        .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
+        .exceptionally(e -> null)
+        .join();
     if (listener != null) {
       listener.close().syncUninterruptibly();
     }
@@ -351,29 +390,41 @@ public final class BgpServer implements AutoCloseable {
     public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
       PeerConfig c = peer.config();
       // on the peer's own event loop; nothing is read before the peer attached its pipeline
-      Bootstrap b = new Bootstrap().group(peer.loop()).channel(EpollSocketChannel.class)
-          .option(ChannelOption.TCP_NODELAY, true)
-          .option(ChannelOption.AUTO_READ, false)
-          .option(ChannelOption.RCVBUF_ALLOCATOR, READS)
-          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1000, c.connectRetryTime().toMillis()))
-          .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-          .handler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              applyTtl(c, ch);
-              ch.pipeline().addLast(initializer);
-            }
-          });
+      Bootstrap b =
+          new Bootstrap()
+              .group(peer.loop())
+              .channel(EpollSocketChannel.class)
+              .option(ChannelOption.TCP_NODELAY, true)
+              .option(ChannelOption.AUTO_READ, false)
+              .option(ChannelOption.RCVBUF_ALLOCATOR, READS)
+              .option(
+                  ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                  (int) Math.max(1000, c.connectRetryTime().toMillis()))
+              .option(
+                  ChannelOption.WRITE_BUFFER_WATER_MARK,
+                  new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+              .handler(
+                  new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                      applyTtl(c, ch);
+                      ch.pipeline().addLast(initializer);
+                    }
+                  });
       if (c.password() != null) {
-        b.option(EpollChannelOption.TCP_MD5SIG, Map.of(c.address(), c.password().getBytes(StandardCharsets.US_ASCII)));
+        b.option(
+            EpollChannelOption.TCP_MD5SIG,
+            Map.of(c.address(), c.password().getBytes(StandardCharsets.US_ASCII)));
       }
       InetSocketAddress remote = new InetSocketAddress(c.address(), c.port());
-      return c.localAddress() == null ? b.connect(remote) : b.connect(remote, new InetSocketAddress(c.localAddress(), 0));
+      return c.localAddress() == null
+          ? b.connect(remote)
+          : b.connect(remote, new InetSocketAddress(c.localAddress(), 0));
     }
 
     /**
-     * TTL of what we send: 1 towards a directly connected eBGP peer, the multihop TTL when set,
-     * 255 with GTSM (RFC 5082 §3), which also drops segments that crossed more hops than allowed.
+     * TTL of what we send: 1 towards a directly connected eBGP peer, the multihop TTL when set, 255
+     * with GTSM (RFC 5082 §3), which also drops segments that crossed more hops than allowed.
      */
     void applyTtl(PeerConfig c, Channel ch) {
       int fd = ((io.netty.channel.unix.UnixChannel) ch).fd().intValue();

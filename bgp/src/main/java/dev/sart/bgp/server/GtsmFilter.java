@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * RFC 5082 §3 on the listening socket: a classic BPF socket filter that drops segments from a
- * GTSM peer whose TTL (hop limit) is below the peer's minimum, and accepts everything else.
+ * RFC 5082 §3 on the listening socket: a classic BPF socket filter that drops segments from a GTSM
+ * peer whose TTL (hop limit) is below the peer's minimum, and accepts everything else.
  *
- * <p>IP_MINTTL on an accepted connection comes too late: the SYN and the peer's first segments
- * (its OPEN) have been accepted by then. The listener's filter sees every segment, including the
- * SYN, and accepted connections inherit it. The filter reads the IP header at {@code SKF_NET_OFF}
- * (the socket sees IPv4 and IPv6 packets: the listener is a dual-stack {@code [::]}).
+ * <p>IP_MINTTL on an accepted connection comes too late: the SYN and the peer's first segments (its
+ * OPEN) have been accepted by then. The listener's filter sees every segment, including the SYN,
+ * and accepted connections inherit it. The filter reads the IP header at {@code SKF_NET_OFF} (the
+ * socket sees IPv4 and IPv6 packets: the listener is a dual-stack {@code [::]}).
  */
 final class GtsmFilter {
   private static final int NET = -0x100000; // SKF_NET_OFF
@@ -41,28 +41,29 @@ final class GtsmFilter {
   static ByteBuffer program(Map<InetAddress, Integer> minTtl) {
     List<Insn> v4 = new ArrayList<>();
     List<Insn> v6 = new ArrayList<>();
-    minTtl.forEach((address, min) -> {
-      byte[] a = address.getAddress();
-      ByteBuffer b = ByteBuffer.wrap(a);
-      if (address instanceof Inet4Address) {
-        v4.add(new Insn(JEQ_K, 0, 4, b.getInt()));
-        v4.add(new Insn(LD_B_ABS, 0, 0, NET + 8)); // IPv4 TTL
-      } else {
-        for (int w = 0; w < 4; w++) {
-          v6.add(new Insn(LD_W_ABS, 0, 0, NET + 8 + 4 * w)); // IPv6 source address
-          v6.add(new Insn(JEQ_K, 0, 12 - 2 * w - 2, b.getInt()));
-        }
-        v6.add(new Insn(LD_B_ABS, 0, 0, NET + 7)); // IPv6 hop limit
-      }
-      List<Insn> to = address instanceof Inet4Address ? v4 : v6;
-      to.add(new Insn(JGE_K, 0, 1, min));
-      to.add(new Insn(RET_K, 0, 0, ACCEPT));
-      to.add(new Insn(RET_K, 0, 0, DROP));
-      if (address instanceof Inet4Address) {
-        // the source address is what A holds again for the next peer
-        to.add(new Insn(LD_W_ABS, 0, 0, NET + 12));
-      }
-    });
+    minTtl.forEach(
+        (address, min) -> {
+          byte[] a = address.getAddress();
+          ByteBuffer b = ByteBuffer.wrap(a);
+          if (address instanceof Inet4Address) {
+            v4.add(new Insn(JEQ_K, 0, 4, b.getInt()));
+            v4.add(new Insn(LD_B_ABS, 0, 0, NET + 8)); // IPv4 TTL
+          } else {
+            for (int w = 0; w < 4; w++) {
+              v6.add(new Insn(LD_W_ABS, 0, 0, NET + 8 + 4 * w)); // IPv6 source address
+              v6.add(new Insn(JEQ_K, 0, 12 - 2 * w - 2, b.getInt()));
+            }
+            v6.add(new Insn(LD_B_ABS, 0, 0, NET + 7)); // IPv6 hop limit
+          }
+          List<Insn> to = address instanceof Inet4Address ? v4 : v6;
+          to.add(new Insn(JGE_K, 0, 1, min));
+          to.add(new Insn(RET_K, 0, 0, ACCEPT));
+          to.add(new Insn(RET_K, 0, 0, DROP));
+          if (address instanceof Inet4Address) {
+            // the source address is what A holds again for the next peer
+            to.add(new Insn(LD_W_ABS, 0, 0, NET + 12));
+          }
+        });
     List<Insn> p = new ArrayList<>();
     p.add(new Insn(LD_B_ABS, 0, 0, NET)); // version and IHL
     p.add(new Insn(RSH_K, 0, 0, 4));

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The policies of a speaker by name, as the API and the configuration file define them. Peers
- * hold the policy objects themselves; redefining a policy hands the new one to every peer that
- * uses it (which applies it at once, see {@link Peer#setPolicy}).
+ * The policies of a speaker by name, as the API and the configuration file define them. Peers hold
+ * the policy objects themselves; redefining a policy hands the new one to every peer that uses it
+ * (which applies it at once, see {@link Peer#setPolicy}).
  */
 public final class PolicyRegistry {
   private final BgpServer server;
@@ -46,20 +46,25 @@ public final class PolicyRegistry {
     for (Peer peer : server.peers()) {
       PeerPolicy pp = peer.policy();
       if (pp.importPolicy().name().equals(name) || pp.exportPolicy().name().equals(name)) {
-        throw new IllegalStateException("policy '" + name + "' is used by peer " + peer.config().name());
+        throw new IllegalStateException(
+            "policy '" + name + "' is used by peer " + peer.config().name());
       }
     }
     return byName.remove(name) != null;
   }
 
-  /** The policy of this name; an empty name is {@link Policy#ACCEPT_ALL}; an unknown one is an error. */
+  /**
+   * The policy of this name; an empty name is {@link Policy#ACCEPT_ALL}; an unknown one is an
+   * error.
+   */
   public synchronized Policy get(String name) {
     if (name == null || name.isEmpty()) {
       return Policy.ACCEPT_ALL;
     }
     Policy p = byName.get(name);
     if (p == null) {
-      throw new IllegalArgumentException("no policy '" + name + "' (defined: " + byName.keySet() + ")");
+      throw new IllegalArgumentException(
+          "no policy '" + name + "' (defined: " + byName.keySet() + ")");
     }
     return p;
   }

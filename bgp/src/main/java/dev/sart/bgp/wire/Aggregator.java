@@ -7,17 +7,17 @@ package dev.sart.bgp.wire;
  */
 public record Aggregator(long as, int address) implements PathAttribute {
 
-    public Aggregator {
-        Attributes.checkU32(as);
-    }
+  public Aggregator {
+    Attributes.checkU32(as);
+  }
 
-    @Override
-    public int typeCode() {
-        return Iana.AttributeType.AGGREGATOR;
-    }
+  @Override
+  public int typeCode() {
+    return Iana.AttributeType.AGGREGATOR;
+  }
 
-    @Override
-    public String toString() {
-        return "Aggregator[" + as + " " + Ip.formatV4(address) + "]";
-    }
+  @Override
+  public String toString() {
+    return "Aggregator[" + as + " " + Ip.formatV4(address) + "]";
+  }
 }

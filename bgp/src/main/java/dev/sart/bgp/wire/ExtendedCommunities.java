@@ -8,57 +8,59 @@ import java.util.Arrays;
  */
 public final class ExtendedCommunities implements PathAttribute {
 
-    private final long[] values;
+  private final long[] values;
 
-    ExtendedCommunities(long[] values) {
-        this.values = values;
-    }
+  ExtendedCommunities(long[] values) {
+    this.values = values;
+  }
 
-    public static ExtendedCommunities of(long... values) {
-        if (values.length == 0) {
-            throw new IllegalArgumentException("RFC 7606 §7.14: EXTENDED_COMMUNITIES must not be empty");
-        }
-        return new ExtendedCommunities(values.clone());
+  public static ExtendedCommunities of(long... values) {
+    if (values.length == 0) {
+      throw new IllegalArgumentException("RFC 7606 §7.14: EXTENDED_COMMUNITIES must not be empty");
     }
+    return new ExtendedCommunities(values.clone());
+  }
 
-    /** RFC 4360 §4: a two-octet-AS-specific route target {@code as:value} (type 0x00, sub-type 0x02). */
-    public static long routeTarget(int as, long value) {
-        return 0x0002L << 48 | (long) (as & 0xffff) << 32 | (value & 0xffff_ffffL);
-    }
+  /**
+   * RFC 4360 §4: a two-octet-AS-specific route target {@code as:value} (type 0x00, sub-type 0x02).
+   */
+  public static long routeTarget(int as, long value) {
+    return 0x0002L << 48 | (long) (as & 0xffff) << 32 | (value & 0xffff_ffffL);
+  }
 
-    public int size() {
-        return values.length;
-    }
+  public int size() {
+    return values.length;
+  }
 
-    public long get(int index) {
-        return values[index];
-    }
+  public long get(int index) {
+    return values[index];
+  }
 
-    long[] values() {
-        return values;
-    }
+  long[] values() {
+    return values;
+  }
 
-    @Override
-    public int typeCode() {
-        return Iana.AttributeType.EXTENDED_COMMUNITIES;
-    }
+  @Override
+  public int typeCode() {
+    return Iana.AttributeType.EXTENDED_COMMUNITIES;
+  }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ExtendedCommunities other && Arrays.equals(values, other.values);
-    }
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ExtendedCommunities other && Arrays.equals(values, other.values);
+  }
 
-    @Override
-    public int hashCode() {
-        return Arrays.hashCode(values);
-    }
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(values);
+  }
 
-    @Override
-    public String toString() {
-        StringBuilder s = new StringBuilder("ExtendedCommunities[");
-        for (int i = 0; i < values.length; i++) {
-            s.append(i > 0 ? " " : "").append(String.format("%016x", values[i]));
-        }
-        return s.append(']').toString();
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder("ExtendedCommunities[");
+    for (int i = 0; i < values.length; i++) {
+      s.append(i > 0 ? " " : "").append(String.format("%016x", values[i]));
     }
+    return s.append(']').toString();
+  }
 }

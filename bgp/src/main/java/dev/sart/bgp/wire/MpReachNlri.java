@@ -19,13 +19,13 @@ package dev.sart.bgp.wire;
  * +---------------------------------------------------------+
  * </pre>
  *
- * The NLRI are {@link Ipv4Prefixes} or {@link Ipv6Prefixes} for unicast and multicast, else
- * {@link OpaqueNlri}.
+ * The NLRI are {@link Ipv4Prefixes} or {@link Ipv6Prefixes} for unicast and multicast, else {@link
+ * OpaqueNlri}.
  */
 public record MpReachNlri(Family family, MpNextHop nextHop, Nlri nlri) implements PathAttribute {
 
-    @Override
-    public int typeCode() {
-        return Iana.AttributeType.MP_REACH_NLRI;
-    }
+  @Override
+  public int typeCode() {
+    return Iana.AttributeType.MP_REACH_NLRI;
+  }
 }

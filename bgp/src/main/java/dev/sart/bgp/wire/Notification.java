@@ -21,75 +21,81 @@ import java.util.Optional;
  */
 public record Notification(int code, int subcode, Octets data) implements Message {
 
-    /** RFC 9003 §2: a Shutdown Communication holds at most 255 octets of UTF-8. */
-    public static final int MAX_SHUTDOWN_COMMUNICATION = 255;
+  /** RFC 9003 §2: a Shutdown Communication holds at most 255 octets of UTF-8. */
+  public static final int MAX_SHUTDOWN_COMMUNICATION = 255;
 
-    public Notification {
-        if (code < 0 || code > 0xff || subcode < 0 || subcode > 0xff) {
-            throw new IllegalArgumentException("code/subcode out of range: " + code + "/" + subcode);
-        }
+  public Notification {
+    if (code < 0 || code > 0xff || subcode < 0 || subcode > 0xff) {
+      throw new IllegalArgumentException("code/subcode out of range: " + code + "/" + subcode);
     }
+  }
 
-    public Notification(int code, int subcode) {
-        this(code, subcode, Octets.EMPTY);
-    }
+  public Notification(int code, int subcode) {
+    this(code, subcode, Octets.EMPTY);
+  }
 
-    /** RFC 8203/9003: Cease / Administrative Shutdown with a message for the operator of the peer. */
-    public static Notification administrativeShutdown(String text) {
-        return new Notification(Iana.ErrorCode.CEASE, Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN, shutdownData(text));
-    }
+  /** RFC 8203/9003: Cease / Administrative Shutdown with a message for the operator of the peer. */
+  public static Notification administrativeShutdown(String text) {
+    return new Notification(
+        Iana.ErrorCode.CEASE, Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN, shutdownData(text));
+  }
 
-    /** RFC 8203/9003: Cease / Administrative Reset with a message for the operator of the peer. */
-    public static Notification administrativeReset(String text) {
-        return new Notification(Iana.ErrorCode.CEASE, Iana.ErrorSubcode.ADMINISTRATIVE_RESET, shutdownData(text));
-    }
+  /** RFC 8203/9003: Cease / Administrative Reset with a message for the operator of the peer. */
+  public static Notification administrativeReset(String text) {
+    return new Notification(
+        Iana.ErrorCode.CEASE, Iana.ErrorSubcode.ADMINISTRATIVE_RESET, shutdownData(text));
+  }
 
-    /**
-     * RFC 9003 §2: the Shutdown Communication of a Cease / Administrative Shutdown or Reset,
-     * if the data is a well-formed one (a length octet, then that many octets of UTF-8).
-     */
-    public Optional<String> shutdownCommunication() {
-        if (code != Iana.ErrorCode.CEASE
-                || (subcode != Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN
-                        && subcode != Iana.ErrorSubcode.ADMINISTRATIVE_RESET)
-                || data.isEmpty()) {
-            return Optional.empty();
-        }
-        byte[] bytes = data.toByteArray();
-        int length = bytes[0] & 0xff;
-        if (length + 1 > bytes.length) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes, 1, length)).toString());
-        } catch (CharacterCodingException e) {
-            return Optional.empty();
-        }
+  /**
+   * RFC 9003 §2: the Shutdown Communication of a Cease / Administrative Shutdown or Reset, if the
+   * data is a well-formed one (a length octet, then that many octets of UTF-8).
+   */
+  public Optional<String> shutdownCommunication() {
+    if (code != Iana.ErrorCode.CEASE
+        || (subcode != Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN
+            && subcode != Iana.ErrorSubcode.ADMINISTRATIVE_RESET)
+        || data.isEmpty()) {
+      return Optional.empty();
     }
+    byte[] bytes = data.toByteArray();
+    int length = bytes[0] & 0xff;
+    if (length + 1 > bytes.length) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes, 1, length))
+              .toString());
+    } catch (CharacterCodingException e) {
+      return Optional.empty();
+    }
+  }
 
-    /** RFC 9003 §2: UTF-8, cut at a character boundary so that it fits 255 octets. */
-    private static Octets shutdownData(String text) {
-        ByteBuffer out = ByteBuffer.allocate(1 + MAX_SHUTDOWN_COMMUNICATION);
-        out.position(1);
-        StandardCharsets.UTF_8.newEncoder()
-                .onMalformedInput(CodingErrorAction.REPLACE)
-                .onUnmappableCharacter(CodingErrorAction.REPLACE)
-                .encode(CharBuffer.wrap(text), out, true);
-        int length = out.position() - 1;
-        out.put(0, (byte) length);
-        return Octets.copyOf(out.array(), 0, length + 1);
-    }
+  /** RFC 9003 §2: UTF-8, cut at a character boundary so that it fits 255 octets. */
+  private static Octets shutdownData(String text) {
+    ByteBuffer out = ByteBuffer.allocate(1 + MAX_SHUTDOWN_COMMUNICATION);
+    out.position(1);
+    StandardCharsets.UTF_8
+        .newEncoder()
+        .onMalformedInput(CodingErrorAction.REPLACE)
+        .onUnmappableCharacter(CodingErrorAction.REPLACE)
+        .encode(CharBuffer.wrap(text), out, true);
+    int length = out.position() - 1;
+    out.put(0, (byte) length);
+    return Octets.copyOf(out.array(), 0, length + 1);
+  }
 
-    @Override
-    public int type() {
-        return Iana.MessageType.NOTIFICATION;
-    }
+  @Override
+  public int type() {
+    return Iana.MessageType.NOTIFICATION;
+  }
 
-    @Override
-    public String toString() {
-        return "Notification[" + ErrorNames.describe(code, subcode) + ", data=" + data + "]";
-    }
+  @Override
+  public String toString() {
+    return "Notification[" + ErrorNames.describe(code, subcode) + ", data=" + data + "]";
+  }
 }

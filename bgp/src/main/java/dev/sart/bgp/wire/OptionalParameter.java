@@ -9,21 +9,21 @@ import java.util.List;
  */
 public sealed interface OptionalParameter {
 
-    int type();
+  int type();
 
-    /**
-     * One Capabilities parameter. Speakers differ in whether they put every capability in one
-     * parameter (BIRD) or each in its own (FRR, GoBGP); the grouping is kept so that an OPEN
-     * re-encodes to the same bytes.
-     */
-    record Capabilities(List<Capability> capabilities) implements OptionalParameter {
-        public Capabilities {
-            capabilities = List.copyOf(capabilities);
-        }
-
-        @Override
-        public int type() {
-            return Iana.OptionalParameter.CAPABILITIES;
-        }
+  /**
+   * One Capabilities parameter. Speakers differ in whether they put every capability in one
+   * parameter (BIRD) or each in its own (FRR, GoBGP); the grouping is kept so that an OPEN
+   * re-encodes to the same bytes.
+   */
+  record Capabilities(List<Capability> capabilities) implements OptionalParameter {
+    public Capabilities {
+      capabilities = List.copyOf(capabilities);
     }
+
+    @Override
+    public int type() {
+      return Iana.OptionalParameter.CAPABILITIES;
+    }
+  }
 }

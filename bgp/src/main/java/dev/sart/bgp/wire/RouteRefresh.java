@@ -15,26 +15,26 @@ package dev.sart.bgp.wire;
  */
 public record RouteRefresh(Family family, int subtype) implements Message {
 
-    public RouteRefresh {
-        if (subtype < 0 || subtype > 0xff) {
-            throw new IllegalArgumentException("subtype out of range: " + subtype);
-        }
+  public RouteRefresh {
+    if (subtype < 0 || subtype > 0xff) {
+      throw new IllegalArgumentException("subtype out of range: " + subtype);
     }
+  }
 
-    public static RouteRefresh request(Family family) {
-        return new RouteRefresh(family, Iana.RouteRefreshSubtype.NORMAL);
-    }
+  public static RouteRefresh request(Family family) {
+    return new RouteRefresh(family, Iana.RouteRefreshSubtype.NORMAL);
+  }
 
-    public static RouteRefresh beginning(Family family) {
-        return new RouteRefresh(family, Iana.RouteRefreshSubtype.BEGINNING_OF_ROUTE_REFRESH);
-    }
+  public static RouteRefresh beginning(Family family) {
+    return new RouteRefresh(family, Iana.RouteRefreshSubtype.BEGINNING_OF_ROUTE_REFRESH);
+  }
 
-    public static RouteRefresh end(Family family) {
-        return new RouteRefresh(family, Iana.RouteRefreshSubtype.END_OF_ROUTE_REFRESH);
-    }
+  public static RouteRefresh end(Family family) {
+    return new RouteRefresh(family, Iana.RouteRefreshSubtype.END_OF_ROUTE_REFRESH);
+  }
 
-    @Override
-    public int type() {
-        return Iana.MessageType.ROUTE_REFRESH;
-    }
+  @Override
+  public int type() {
+    return Iana.MessageType.ROUTE_REFRESH;
+  }
 }

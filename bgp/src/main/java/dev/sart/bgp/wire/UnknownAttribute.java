@@ -6,26 +6,26 @@ package dev.sart.bgp.wire;
  */
 public record UnknownAttribute(int typeCode, int flags, Octets value) implements PathAttribute {
 
-    public UnknownAttribute {
-        if (typeCode < 0 || typeCode > 0xff || flags < 0 || flags > 0xff) {
-            throw new IllegalArgumentException("type code/flags out of range");
-        }
+  public UnknownAttribute {
+    if (typeCode < 0 || typeCode > 0xff || flags < 0 || flags > 0xff) {
+      throw new IllegalArgumentException("type code/flags out of range");
     }
+  }
 
-    public boolean transitive() {
-        return (flags & Iana.AttributeFlag.TRANSITIVE) != 0;
-    }
+  public boolean transitive() {
+    return (flags & Iana.AttributeFlag.TRANSITIVE) != 0;
+  }
 
-    /**
-     * RFC 4271 §5: when an unrecognized optional transitive attribute is passed on, its Partial
-     * bit is set.
-     */
-    public UnknownAttribute withPartial() {
-        return new UnknownAttribute(typeCode, flags | Iana.AttributeFlag.PARTIAL, value);
-    }
+  /**
+   * RFC 4271 §5: when an unrecognized optional transitive attribute is passed on, its Partial bit
+   * is set.
+   */
+  public UnknownAttribute withPartial() {
+    return new UnknownAttribute(typeCode, flags | Iana.AttributeFlag.PARTIAL, value);
+  }
 
-    @Override
-    public int defaultFlags() {
-        return flags;
-    }
+  @Override
+  public int defaultFlags() {
+    return flags;
+  }
 }

@@ -30,7 +30,8 @@ class BgpApiServiceTest {
   void start() throws Exception {
     speaker = new BgpServer(0);
     String name = InProcessServerBuilder.generateName();
-    server = InProcessServerBuilder.forName(name).addService(new BgpApiService(speaker)).build().start();
+    server =
+        InProcessServerBuilder.forName(name).addService(new BgpApiService(speaker)).build().start();
     channel = InProcessChannelBuilder.forName(name).build();
     api = BgpApiGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
     api.setAS(SetASRequest.newBuilder().setAsn(65001).build());
@@ -55,13 +56,16 @@ class BgpApiServiceTest {
   @Test
   void watchPathSendsTheTableThenEveryChange() {
     api.addPath(add("203.0.113.0/24"));
-    Iterator<PathEvent> events = BgpApiGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .watchPath(WatchPathRequest.getDefaultInstance());
+    Iterator<PathEvent> events =
+        BgpApiGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .watchPath(WatchPathRequest.getDefaultInstance());
     PathEvent first = events.next();
     assertTrue(first.getInitial());
     assertEquals("203.0.113.0/24", first.getPrefix());
     assertTrue(events.next().getEndOfInitial());
-    api.addPath(add("198.51.100.0/24", Any.pack(MultiExitDiscAttribute.newBuilder().setValue(5).build())));
+    api.addPath(
+        add("198.51.100.0/24", Any.pack(MultiExitDiscAttribute.newBuilder().setValue(5).build())));
     PathEvent added = events.next();
     assertEquals("198.51.100.0/24", added.getPrefix());
     assertEquals(5, added.getSelected(0).getMed());
@@ -74,10 +78,18 @@ class BgpApiServiceTest {
 
   @Test
   void watchPeerStateReportsTransitions() {
-    Iterator<PeerStateEvent> events = BgpApiGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .watchPeerState(WatchPeerStateRequest.getDefaultInstance());
-    api.addPeer(AddPeerRequest.newBuilder().setPeer(dev.sart.proto.v1.Peer.newBuilder()
-        .setAddress("192.0.2.2").setAsn(65002).setPassiveOpen(true)).build());
+    Iterator<PeerStateEvent> events =
+        BgpApiGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .watchPeerState(WatchPeerStateRequest.getDefaultInstance());
+    api.addPeer(
+        AddPeerRequest.newBuilder()
+            .setPeer(
+                dev.sart.proto.v1.Peer.newBuilder()
+                    .setAddress("192.0.2.2")
+                    .setAsn(65002)
+                    .setPassiveOpen(true))
+            .build());
     // the subscription may start before the peer exists, while it is still Idle, or after it went
     // Active: the snapshot and the changes together always end with the peer Active
     PeerStateEvent e = events.next();
@@ -98,27 +110,56 @@ class BgpApiServiceTest {
 
   @Test
   void addingAPeerTwiceIsAlreadyExistsAndAMissingOneNotFound() {
-    AddPeerRequest req = AddPeerRequest.newBuilder().setPeer(dev.sart.proto.v1.Peer.newBuilder()
-        .setAddress("192.0.2.2").setAsn(65002).setPassiveOpen(true)).build();
+    AddPeerRequest req =
+        AddPeerRequest.newBuilder()
+            .setPeer(
+                dev.sart.proto.v1.Peer.newBuilder()
+                    .setAddress("192.0.2.2")
+                    .setAsn(65002)
+                    .setPassiveOpen(true))
+            .build();
     api.addPeer(req);
-    assertEquals(Status.Code.ALREADY_EXISTS, assertThrows(StatusRuntimeException.class, () -> api.addPeer(req))
-        .getStatus().getCode());
-    assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
-        () -> api.deletePeer(DeletePeerRequest.newBuilder().setAddr("192.0.2.9").build())).getStatus().getCode());
+    assertEquals(
+        Status.Code.ALREADY_EXISTS,
+        assertThrows(StatusRuntimeException.class, () -> api.addPeer(req)).getStatus().getCode());
+    assertEquals(
+        Status.Code.NOT_FOUND,
+        assertThrows(
+                StatusRuntimeException.class,
+                () -> api.deletePeer(DeletePeerRequest.newBuilder().setAddr("192.0.2.9").build()))
+            .getStatus()
+            .getCode());
   }
 
   @Test
   void badPeerSettingsAreInvalidArguments() {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> api.addPeer(AddPeerRequest.newBuilder()
-        .setPeer(dev.sart.proto.v1.Peer.newBuilder().setAddress("192.0.2.2").setAsn(65002).setHoldTime(2)).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                api.addPeer(
+                    AddPeerRequest.newBuilder()
+                        .setPeer(
+                            dev.sart.proto.v1.Peer.newBuilder()
+                                .setAddress("192.0.2.2")
+                                .setAsn(65002)
+                                .setHoldTime(2))
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().contains("hold time"), e.getStatus().getDescription());
+    assertTrue(
+        e.getStatus().getDescription().contains("hold time"), e.getStatus().getDescription());
   }
 
   @Test
   void clearBgpInfoForgetsPeersPathsAndIdentity() {
-    api.addPeer(AddPeerRequest.newBuilder().setPeer(dev.sart.proto.v1.Peer.newBuilder()
-        .setAddress("192.0.2.2").setAsn(65002).setPassiveOpen(true)).build());
+    api.addPeer(
+        AddPeerRequest.newBuilder()
+            .setPeer(
+                dev.sart.proto.v1.Peer.newBuilder()
+                    .setAddress("192.0.2.2")
+                    .setAsn(65002)
+                    .setPassiveOpen(true))
+            .build());
     api.addPath(add("203.0.113.0/24"));
     api.clearBgpInfo(ClearBgpInfoRequest.getDefaultInstance());
     assertEquals(0, api.listNeighbor(ListNeighborRequest.getDefaultInstance()).getPeersCount());

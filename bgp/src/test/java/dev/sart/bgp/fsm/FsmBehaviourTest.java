@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
 
 /** Whole runs through the FSM: what a session does over several events. */
 class FsmBehaviourTest {
-  static final FsmConfig CFG = FsmConfig.defaults()
-      .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofSeconds(5));
-  static final Negotiated N90 = new Negotiated(Duration.ofSeconds(90), Duration.ofSeconds(30), false);
+  static final FsmConfig CFG =
+      FsmConfig.defaults().withIdleHoldTime(Duration.ofSeconds(1), Duration.ofSeconds(5));
+  static final Negotiated N90 =
+      new Negotiated(Duration.ofSeconds(90), Duration.ofSeconds(30), false);
 
   private Session run(Session s, Event... events) {
     for (Event e : events) {
@@ -24,14 +25,22 @@ class FsmBehaviourTest {
   }
 
   private Session established() {
-    return run(Session.initial(CFG), new Event.ManualStart(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
+    return run(
+        Session.initial(CFG),
+        new Event.ManualStart(),
+        new Event.TcpCrAcked(),
+        new Event.BgpOpen(N90),
         new Event.KeepAliveMsg());
   }
 
   @Test
   void aSessionStoppedForMaxPrefixWithoutRestartStaysIdleUntilStartedAgain() {
-    Session s = Fsm.step(CFG, established(), new Event.AutomaticStop(1, java.nio.ByteBuffer.allocate(0), false, null))
-        .next();
+    Session s =
+        Fsm.step(
+                CFG,
+                established(),
+                new Event.AutomaticStop(1, java.nio.ByteBuffer.allocate(0), false, null))
+            .next();
     assertEquals(State.IDLE, s.state());
     assertFalse(s.automaticRestart());
     // an IdleHoldTimer left over from before does not restart it; an operator's start does
@@ -41,8 +50,13 @@ class FsmBehaviourTest {
 
   @Test
   void theMaxPrefixRestartTimerDoesNotChangeTheBackOffOfLaterErrors() {
-    Session s = Fsm.step(CFG, established(),
-        new Event.AutomaticStop(1, java.nio.ByteBuffer.allocate(0), true, Duration.ofMinutes(10))).next();
+    Session s =
+        Fsm.step(
+                CFG,
+                established(),
+                new Event.AutomaticStop(
+                    1, java.nio.ByteBuffer.allocate(0), true, Duration.ofMinutes(10)))
+            .next();
     assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
     assertEquals(State.CONNECT, Fsm.step(CFG, s, new Event.IdleHoldTimerExpires()).next().state());
   }
@@ -61,13 +75,28 @@ class FsmBehaviourTest {
     List<Duration> waits = new java.util.ArrayList<>();
     for (int i = 0; i < 5; i++) {
       Transition t = Fsm.step(CFG, s, new Event.HoldTimerExpires());
-      waits.add(t.actions().stream().filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.IDLE_HOLD)
-          .map(a -> ((Action.StartTimer) a).duration()).findFirst().orElseThrow());
-      s = run(t.next(), new Event.IdleHoldTimerExpires(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
-          new Event.KeepAliveMsg());
+      waits.add(
+          t.actions().stream()
+              .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.IDLE_HOLD)
+              .map(a -> ((Action.StartTimer) a).duration())
+              .findFirst()
+              .orElseThrow());
+      s =
+          run(
+              t.next(),
+              new Event.IdleHoldTimerExpires(),
+              new Event.TcpCrAcked(),
+              new Event.BgpOpen(N90),
+              new Event.KeepAliveMsg());
     }
-    assertEquals(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(5),
-        Duration.ofSeconds(5)), waits);
+    assertEquals(
+        List.of(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(5)),
+        waits);
   }
 
   @Test
@@ -75,8 +104,14 @@ class FsmBehaviourTest {
     Session s = established();
     s = Fsm.step(CFG, s, new Event.HoldTimerExpires()).next();
     assertEquals(Duration.ofSeconds(2), s.idleHoldTime());
-    s = run(s, new Event.IdleHoldTimerExpires(), new Event.TcpCrAcked(), new Event.BgpOpen(N90),
-        new Event.KeepAliveMsg(), new Event.StableTimerExpires());
+    s =
+        run(
+            s,
+            new Event.IdleHoldTimerExpires(),
+            new Event.TcpCrAcked(),
+            new Event.BgpOpen(N90),
+            new Event.KeepAliveMsg(),
+            new Event.StableTimerExpires());
     assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
   }
 
@@ -84,7 +119,8 @@ class FsmBehaviourTest {
   void withoutDampingTheIdleHoldTimeStaysPut() {
     FsmConfig noDamp = CFG.withDampPeerOscillations(false);
     Session s = Session.initial(noDamp);
-    for (Event e : List.of(new Event.ManualStart(), new Event.TcpCrAcked(), new Event.HoldTimerExpires())) {
+    for (Event e :
+        List.of(new Event.ManualStart(), new Event.TcpCrAcked(), new Event.HoldTimerExpires())) {
       s = Fsm.step(noDamp, s, e).next();
     }
     assertEquals(Duration.ofSeconds(1), s.idleHoldTime());
@@ -102,15 +138,21 @@ class FsmBehaviourTest {
   void onlyConnectAndActiveAcceptAnIncomingConnection() {
     assertFalse(Session.initial(CFG).acceptsConnection());
     assertTrue(run(Session.initial(CFG), new Event.ManualStart()).acceptsConnection());
-    assertTrue(run(Session.initial(CFG), new Event.ManualStartWithPassiveTcpEstablishment()).acceptsConnection());
+    assertTrue(
+        run(Session.initial(CFG), new Event.ManualStartWithPassiveTcpEstablishment())
+            .acceptsConnection());
     assertFalse(established().acceptsConnection());
   }
 
   @Test
   void holdTimesOfOneOrTwoSecondsAreRejected() {
     // RFC 4271 §4.2: "MUST reject HoldTime values of one or two seconds"
-    assertThrows(IllegalArgumentException.class, () -> new Negotiated(Duration.ofSeconds(2), Duration.ZERO, false));
-    assertThrows(IllegalArgumentException.class, () -> new Negotiated(Duration.ofSeconds(1), Duration.ZERO, false));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Negotiated(Duration.ofSeconds(2), Duration.ZERO, false));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Negotiated(Duration.ofSeconds(1), Duration.ZERO, false));
     new Negotiated(Duration.ZERO, Duration.ZERO, false);
     new Negotiated(Duration.ofSeconds(3), Duration.ofSeconds(1), false);
   }

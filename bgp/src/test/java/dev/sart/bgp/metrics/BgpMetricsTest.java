@@ -30,18 +30,38 @@ class BgpMetricsTest {
     metrics.refresh();
     assertEquals(List.of(), registry.getMeters());
     PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002);
-    server.addPeer(new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), true, null, 0, false,
-        c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families()));
+    server.addPeer(
+        new PeerConfig(
+            c.name(),
+            c.address(),
+            c.asn(),
+            c.port(),
+            c.localAddress(),
+            true,
+            null,
+            0,
+            false,
+            c.holdTime(),
+            c.keepaliveTime(),
+            c.connectRetryTime(),
+            c.families()));
     metrics.refresh();
     metrics.refresh(); // idempotent
-    var peer = registry.find("sart.bgp.session.up").tag("peer", "192.0.2.2").tag("peer_asn", "65002");
+    var peer =
+        registry.find("sart.bgp.session.up").tag("peer", "192.0.2.2").tag("peer_asn", "65002");
     assertEquals(0, peer.gauge().value());
     // a passive peer waits in Active (the start runs on the peer's loop)
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
-        .until(() -> registry.find("sart.bgp.session.state").tag("state", "Active").gauge().value() == 1);
-    assertEquals(0, registry.find("sart.bgp.session.state").tag("state", "Established").gauge().value());
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(
+            () ->
+                registry.find("sart.bgp.session.state").tag("state", "Active").gauge().value()
+                    == 1);
+    assertEquals(
+        0, registry.find("sart.bgp.session.state").tag("state", "Established").gauge().value());
     assertEquals(6, registry.find("sart.bgp.session.state").gauges().size());
-    assertEquals(0, registry.find("sart.bgp.messages.sent").tag("type", "open").functionCounter().count());
+    assertEquals(
+        0, registry.find("sart.bgp.messages.sent").tag("type", "open").functionCounter().count());
     assertEquals(0, registry.find("sart.bgp.received.prefixes").tag("afi", "ipv6").gauge().value());
     server.deletePeer(InetAddress.getByName("192.0.2.2")).join();
     metrics.refresh();

@@ -24,12 +24,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** What a received UPDATE hands the RIB: its prefixes, and their ADD-PATH identifiers when it has them (RFC 7911). */
+/**
+ * What a received UPDATE hands the RIB: its prefixes, and their ADD-PATH identifiers when it has
+ * them (RFC 7911).
+ */
 class ReceivedUpdateTest {
   private static final Prefix P = Prefix.parse("203.0.113.0/24");
   private static final Prefix Q = Prefix.parse("198.51.100.0/24");
-  private static final PathAttributes ATTRS = PathAttributes.of(Origin.IGP, AsPath.sequence(new long[] {65002}),
-      new NextHop(Ip.parseV4("192.0.2.2")));
+  private static final PathAttributes ATTRS =
+      PathAttributes.of(
+          Origin.IGP, AsPath.sequence(new long[] {65002}), new NextHop(Ip.parseV4("192.0.2.2")));
 
   private Rib rib;
   private RibPeer peer;
@@ -38,8 +42,17 @@ class ReceivedUpdateTest {
   void setUp() throws Exception {
     rib = new Rib(1);
     rib.setLocalAs(65001);
-    peer = new RibPeer(1, InetAddress.getByName("192.0.2.2"), 65002, 2, false, new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
-        null, Set.of(Family.IPV4_UNICAST), null);
+    peer =
+        new RibPeer(
+            1,
+            InetAddress.getByName("192.0.2.2"),
+            65002,
+            2,
+            false,
+            new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
+            null,
+            Set.of(Family.IPV4_UNICAST),
+            null);
     rib.peerUp(peer);
   }
 
@@ -59,14 +72,23 @@ class ReceivedUpdateTest {
 
   @Test
   void pathsWithIdentifiersAreKeptApartAndWithdrawnOneByOne() {
-    apply(new Update(Ipv4Prefixes.EMPTY, ATTRS, Ipv4Prefixes.builderWithPathIds()
-        .add(1, Ip.parseV4("203.0.113.0"), 24).add(2, Ip.parseV4("203.0.113.0"), 24)
-        .add(7, Ip.parseV4("198.51.100.0"), 24).build()));
+    apply(
+        new Update(
+            Ipv4Prefixes.EMPTY,
+            ATTRS,
+            Ipv4Prefixes.builderWithPathIds()
+                .add(1, Ip.parseV4("203.0.113.0"), 24)
+                .add(2, Ip.parseV4("203.0.113.0"), 24)
+                .add(7, Ip.parseV4("198.51.100.0"), 24)
+                .build()));
     assertEquals(List.of(1, 2), pathIds(P));
     assertEquals(List.of(7), pathIds(Q));
 
-    apply(new Update(Ipv4Prefixes.builderWithPathIds().add(1, Ip.parseV4("203.0.113.0"), 24).build(),
-        PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
+    apply(
+        new Update(
+            Ipv4Prefixes.builderWithPathIds().add(1, Ip.parseV4("203.0.113.0"), 24).build(),
+            PathAttributes.EMPTY,
+            Ipv4Prefixes.EMPTY));
     assertEquals(List.of(2), pathIds(P), "only the path with identifier 1 is withdrawn");
     assertEquals(List.of(7), pathIds(Q));
   }
@@ -81,8 +103,11 @@ class ReceivedUpdateTest {
     assertEquals(1_000, rib.query(v -> v.routes(Family.IPV4_UNICAST)).join().size());
     assertEquals(List.of(0), pathIds(Prefix.parse("10.3.231.0/24")));
 
-    apply(new Update(Ipv4Prefixes.builder().add(Ip.parseV4("10.3.231.0"), 24).build(), PathAttributes.EMPTY,
-        Ipv4Prefixes.EMPTY));
+    apply(
+        new Update(
+            Ipv4Prefixes.builder().add(Ip.parseV4("10.3.231.0"), 24).build(),
+            PathAttributes.EMPTY,
+            Ipv4Prefixes.EMPTY));
     assertNull(rib.query(v -> v.route(Prefix.parse("10.3.231.0/24"))).join());
     assertEquals(999, rib.query(v -> v.routes(Family.IPV4_UNICAST)).join().size());
   }

@@ -71,27 +71,43 @@ class UpdateGroupTest {
   @Test
   void theNextHopIsFoundInEveryKindOfUpdate() {
     MpNextHop v4 = new MpNextHop.V4(Ip.parseV4("192.0.2.5"));
-    byte[] plain = CODEC.encode(new Update(Ipv4Prefixes.EMPTY, BASE.with(new NextHop(Ip.parseV4("192.0.2.5"))),
-        Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build()));
+    byte[] plain =
+        CODEC.encode(
+            new Update(
+                Ipv4Prefixes.EMPTY,
+                BASE.with(new NextHop(Ip.parseV4("192.0.2.5"))),
+                Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build()));
     long found = UpdateGroup.nextHopAt(plain);
     assertEquals(0, found >>> 32, "NEXT_HOP is the IPv4 next hop");
     assertArrayEquals(new byte[] {(byte) 192, 0, 2, 5}, UpdateGroup.bytes(v4));
     assertArrayEquals(UpdateGroup.bytes(v4), at(plain, (int) found, 4));
-    assertArrayEquals(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+    assertArrayEquals(
+        new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
         UpdateGroup.bytes(MpNextHop.V6.of("2001:db8::1")));
 
-    for (MpNextHop v6 : List.of(MpNextHop.V6.of("2001:db8::1"),
-        MpNextHop.V6WithLinkLocal.of("2001:db8::1", "fe80::1"))) {
-      Ipv6Prefixes nlri = Ipv6Prefixes.builder().add(Ip.parseV6("2001:db8:100::")[0], 0, 48).build();
-      byte[] mp = CODEC.encode(new Update(Ipv4Prefixes.EMPTY,
-          BASE.with(new MpReachNlri(Family.IPV6_UNICAST, v6, nlri)), Ipv4Prefixes.EMPTY));
+    for (MpNextHop v6 :
+        List.of(
+            MpNextHop.V6.of("2001:db8::1"),
+            MpNextHop.V6WithLinkLocal.of("2001:db8::1", "fe80::1"))) {
+      Ipv6Prefixes nlri =
+          Ipv6Prefixes.builder().add(Ip.parseV6("2001:db8:100::")[0], 0, 48).build();
+      byte[] mp =
+          CODEC.encode(
+              new Update(
+                  Ipv4Prefixes.EMPTY,
+                  BASE.with(new MpReachNlri(Family.IPV6_UNICAST, v6, nlri)),
+                  Ipv4Prefixes.EMPTY));
       long at = UpdateGroup.nextHopAt(mp);
       assertEquals(1, at >>> 32, "MP_REACH_NLRI of AFI 2");
       assertArrayEquals(UpdateGroup.bytes(v6), at(mp, (int) at, v6.length()), v6::toString);
     }
 
-    byte[] withdrawal = CODEC.encode(new Update(Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build(),
-        PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
+    byte[] withdrawal =
+        CODEC.encode(
+            new Update(
+                Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build(),
+                PathAttributes.EMPTY,
+                Ipv4Prefixes.EMPTY));
     assertEquals(-1, UpdateGroup.nextHopAt(withdrawal));
   }
 
@@ -101,8 +117,10 @@ class UpdateGroupTest {
     RibPeer b = member(2, "192.0.2.9");
     UpdateGroup g = join(a, b);
     rib.originate(List.of(Prefix.parse("198.51.100.0/24")), Attrs.of(BASE, new MpNextHop.V4(0)));
-    UpdateGroup.Taken taken = await().atMost(Duration.ofSeconds(5))
-        .until(() -> g.take(a, 8), t -> !t.packets().isEmpty());
+    UpdateGroup.Taken taken =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> g.take(a, 8), t -> !t.packets().isEmpty());
     UpdateGroup.Packet p = taken.packets().getFirst();
     assertEquals(1, p.advertisedV4(), "one prefix more for the members' counters");
     byte[] forA = g.bytesFor(p, UpdateGroup.bytes(a.nextHopSelfV4()), null);
@@ -110,14 +128,23 @@ class UpdateGroupTest {
     assertSame(p.bytes(), forA, "a is the proxy's model: its copy is the shared one");
     Update decoded = assertInstanceOf(Update.class, CODEC.decode(forB, 0, forB.length));
     assertEquals(Ip.parseV4("192.0.2.9"), decoded.attributes().orNull(NextHop.class).address());
-    assertEquals(Ip.parseV4("192.0.2.5"),
-        ((Update) CODEC.decode(p.bytes(), 0, p.bytes().length)).attributes().orNull(NextHop.class).address(),
+    assertEquals(
+        Ip.parseV4("192.0.2.5"),
+        ((Update) CODEC.decode(p.bytes(), 0, p.bytes().length))
+            .attributes()
+            .orNull(NextHop.class)
+            .address(),
         "the shared copy is left alone");
 
     // a next hop that is not the group's own (an iBGP route keeps the one it came with) stays
-    byte[] foreign = CODEC.encode(new Update(Ipv4Prefixes.EMPTY, BASE.with(new NextHop(Ip.parseV4("203.0.113.7"))),
-        Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build()));
-    UpdateGroup.Packet q = new UpdateGroup.Packet(foreign, (int) UpdateGroup.nextHopAt(foreign), false, 0, 0);
+    byte[] foreign =
+        CODEC.encode(
+            new Update(
+                Ipv4Prefixes.EMPTY,
+                BASE.with(new NextHop(Ip.parseV4("203.0.113.7"))),
+                Ipv4Prefixes.builder().add(Ip.parseV4("198.51.100.0"), 24).build()));
+    UpdateGroup.Packet q =
+        new UpdateGroup.Packet(foreign, (int) UpdateGroup.nextHopAt(foreign), false, 0, 0);
     assertSame(foreign, g.bytesFor(q, UpdateGroup.bytes(b.nextHopSelfV4()), null));
   }
 
@@ -142,7 +169,9 @@ class UpdateGroupTest {
     List<UpdateGroup.Packet> tail = leave(g, b);
     assertEquals(first + 50 - 100, tail.size());
     // the count of a drained chunk goes with its last UPDATE, which b had not sent of either chunk
-    assertEquals(first + 50, tail.stream().mapToInt(UpdateGroup.Packet::advertisedV4).sum(),
+    assertEquals(
+        first + 50,
+        tail.stream().mapToInt(UpdateGroup.Packet::advertisedV4).sum(),
         "b counts every route once it has sent its tail");
     assertEquals(List.of(1), groups.sizes());
     assertEquals(0, takeAll(g, a));
@@ -158,8 +187,10 @@ class UpdateGroupTest {
     assertEquals(UpdateGroup.MAX_PACKETS, leave(g, b).size());
     AdjRibOut.Batch own = b.out().drain(4096, Set.of(Family.IPV4_UNICAST));
     assertEquals(10, own.announce().values().stream().mapToInt(List::size).sum(), own::toString);
-    assertTrue(own.announce().keySet().stream()
-        .allMatch(x -> x.nextHop().equals(new MpNextHop.V4(Ip.parseV4("192.0.2.9")))), own::toString);
+    assertTrue(
+        own.announce().keySet().stream()
+            .allMatch(x -> x.nextHop().equals(new MpNextHop.V4(Ip.parseV4("192.0.2.9")))),
+        own::toString);
     assertEquals(10, takeAll(g, a), "a still gets them from the group");
   }
 
@@ -182,10 +213,15 @@ class UpdateGroupTest {
     long waited = System.nanoTime();
     // b sends nothing: once a has waited EVICT_AFTER_NANOS, b is made to leave and a goes on
     int[] got = {0};
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
-      got[0] += g.take(a, 64).packets().size(); // a looks again, as its peer does while it waits
-      return groups.sizes().equals(List.of(1));
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              got[0] +=
+                  g.take(a, 64).packets().size(); // a looks again, as its peer does while it waits
+              return groups.sizes().equals(List.of(1));
+            });
     assertTrue(System.nanoTime() - waited >= UpdateGroup.EVICT_AFTER_NANOS, "not before its time");
     assertEquals(10, got[0] + takeAll(g, a), "a got the rest");
   }
@@ -213,44 +249,55 @@ class UpdateGroupTest {
     return n;
   }
 
-  // --- a RIB, two members, their peers on one event loop ------------------------------------------
+  // --- a RIB, two members, their peers on one event loop
+  // ------------------------------------------
 
-  private final Peer.Speaker speaker = new Peer.Speaker() {
-    @Override
-    public long localAs() {
-      return 65001;
-    }
+  private final Peer.Speaker speaker =
+      new Peer.Speaker() {
+        @Override
+        public long localAs() {
+          return 65001;
+        }
 
-    @Override
-    public int routerId() {
-      return Ip.parseV4("192.0.2.1");
-    }
+        @Override
+        public int routerId() {
+          return Ip.parseV4("192.0.2.1");
+        }
 
-    @Override
-    public Rib rib() {
-      return rib;
-    }
+        @Override
+        public Rib rib() {
+          return rib;
+        }
 
-    @Override
-    public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
-      throw new UnsupportedOperationException("no connections here");
-    }
+        @Override
+        public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
+          throw new UnsupportedOperationException("no connections here");
+        }
 
-    @Override
-    public void stateChanged(Peer peer, State from, State to) {}
+        @Override
+        public void stateChanged(Peer peer, State from, State to) {}
 
-    @Override
-    public UpdateGroups updateGroups() {
-      return groups;
-    }
-  };
+        @Override
+        public UpdateGroups updateGroups() {
+          return groups;
+        }
+      };
 
   private final java.util.Map<RibPeer, Peer> peers = new java.util.HashMap<>();
 
   /** An external peer of AS 65002 that is up in the RIB; {@code self}: our address on its link. */
   private RibPeer member(int id, String self) throws Exception {
-    RibPeer rp = new RibPeer(id, InetAddress.getByName("198.51.100." + id), 65002, id, false,
-        new MpNextHop.V4(Ip.parseV4(self)), null, Set.of(Family.IPV4_UNICAST), new AdjRibOut(() -> {}));
+    RibPeer rp =
+        new RibPeer(
+            id,
+            InetAddress.getByName("198.51.100." + id),
+            65002,
+            id,
+            false,
+            new MpNextHop.V4(Ip.parseV4(self)),
+            null,
+            Set.of(Family.IPV4_UNICAST),
+            new AdjRibOut(() -> {}));
     rib.peerUp(rp);
     peers.put(rp, new Peer(PeerConfig.of(rp.address(), 65002), speaker, loop, id << 20));
     return rp;
@@ -259,12 +306,16 @@ class UpdateGroupTest {
   /** Both into one group, as the speaker does once their own Adj-RIB-Outs are idle. */
   private UpdateGroup join(RibPeer a, RibPeer b) {
     UpdateGroup.Key key = UpdateGroup.Key.of(a, SessionOptions.FOUR_OCTET_AS, PeerPolicy.NONE);
-    assertEquals(key, UpdateGroup.Key.of(b, SessionOptions.FOUR_OCTET_AS, PeerPolicy.NONE), "they export alike");
+    assertEquals(
+        key,
+        UpdateGroup.Key.of(b, SessionOptions.FOUR_OCTET_AS, PeerPolicy.NONE),
+        "they export alike");
     CompletableFuture<UpdateGroup> g = new CompletableFuture<>();
-    rib.regroup(r -> {
-      peers.get(a).joinAt(r, groups, key, a);
-      g.complete(peers.get(b).joinAt(r, groups, key, b));
-    });
+    rib.regroup(
+        r -> {
+          peers.get(a).joinAt(r, groups, key, a);
+          g.complete(peers.get(b).joinAt(r, groups, key, b));
+        });
     UpdateGroup group = g.join();
     assertEquals(List.of(2), groups.sizes());
     return group;
@@ -282,12 +333,13 @@ class UpdateGroupTest {
   }
 
   /**
-   * Routes {@code from} to {@code from + n} of 198.18.0.0/15 (RFC 2544), each with a MED of its
-   * own (one UPDATE each); returns once the RIB has handed them to the group.
+   * Routes {@code from} to {@code from + n} of 198.18.0.0/15 (RFC 2544), each with a MED of its own
+   * (one UPDATE each); returns once the RIB has handed them to the group.
    */
   private void originateEachWithItsOwnAttributes(int from, int n) {
     for (int i = from; i < from + n; i++) {
-      rib.originate(List.of(Prefix.v4(0xC6120000 | i, 32)),
+      rib.originate(
+          List.of(Prefix.v4(0xC6120000 | i, 32)),
           Attrs.of(BASE.with(new MultiExitDisc(i)), new MpNextHop.V4(0)));
     }
     assertEquals(from + n, (int) rib.query(Rib.View::size).join());

@@ -26,9 +26,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Withdrawals leave in UPDATEs as full as the session's maximum message size allows (RFC 4271
- * §4.3; RFC 8654 with the extended message capability), like announcements: a withdrawal of 100k
- * routes is ~120 messages of 4 KiB, not one per prefix or per drained chunk.
+ * Withdrawals leave in UPDATEs as full as the session's maximum message size allows (RFC 4271 §4.3;
+ * RFC 8654 with the extended message capability), like announcements: a withdrawal of 100k routes
+ * is ~120 messages of 4 KiB, not one per prefix or per drained chunk.
  */
 class UpdatePackerTest {
   private static final List<Family> V4 = List.of(Family.IPV4_UNICAST);
@@ -41,15 +41,22 @@ class UpdatePackerTest {
     return ps;
   }
 
-  /** Encodes every UPDATE, checks each against the limit, decodes it back and collects the withdrawn prefixes. */
-  private static List<Prefix> roundTrip(List<Update> updates, BgpCodec codec, int max, int room) throws Exception {
+  /**
+   * Encodes every UPDATE, checks each against the limit, decodes it back and collects the withdrawn
+   * prefixes.
+   */
+  private static List<Prefix> roundTrip(List<Update> updates, BgpCodec codec, int max, int room)
+      throws Exception {
     List<Prefix> withdrawn = new ArrayList<>();
     for (int i = 0; i < updates.size(); i++) {
       byte[] b = codec.encode(updates.get(i));
-      assertTrue(b.length <= max, "UPDATE " + i + " is " + b.length + " bytes, the limit is " + max);
+      assertTrue(
+          b.length <= max, "UPDATE " + i + " is " + b.length + " bytes, the limit is " + max);
       if (i < updates.size() - 1) {
         // all but the last: no room for another prefix of this size
-        assertTrue(b.length > max - room, "UPDATE " + i + " is only " + b.length + " of " + max + " bytes");
+        assertTrue(
+            b.length > max - room,
+            "UPDATE " + i + " is only " + b.length + " of " + max + " bytes");
       }
       Update u = assertInstanceOf(Update.class, codec.decode(b, 0, b.length));
       Ipv4Prefixes w = u.withdrawn();
@@ -93,21 +100,27 @@ class UpdatePackerTest {
     for (int i = 0; i < 1_000; i++) {
       ps.add(Prefix.v6(0x20010db8_00000000L, i, 128)); // 2001:db8::/32
     }
-    List<Update> out = UpdatePacker.pack(new AdjRibOut.Batch(Map.of(), ps, false), codec,
-        List.of(Family.IPV6_UNICAST));
-    assertTrue(out.size() <= 5, out.size() + " UPDATEs for 1,000 /128 (17 bytes each, ~239 fit in 4096)");
+    List<Update> out =
+        UpdatePacker.pack(
+            new AdjRibOut.Batch(Map.of(), ps, false), codec, List.of(Family.IPV6_UNICAST));
+    assertTrue(
+        out.size() <= 5, out.size() + " UPDATEs for 1,000 /128 (17 bytes each, ~239 fit in 4096)");
     assertEquals(ps, roundTrip(out, codec, 4096, 17));
   }
 
   @Test
   void withdrawalsAndAnnouncementsOfOneBatchBothLeave() throws Exception {
     BgpCodec codec = new BgpCodec(SessionOptions.FOUR_OCTET_AS);
-    Attrs a = Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(65001)),
-        new MpNextHop.V4(Ip.parseV4("192.0.2.1")));
+    Attrs a =
+        Attrs.of(
+            PathAttributes.of(Origin.IGP, AsPath.sequence(65001)),
+            new MpNextHop.V4(Ip.parseV4("192.0.2.1")));
     List<Prefix> all = v4Hosts(2_000);
     Map<Attrs, List<Prefix>> announce = new LinkedHashMap<>();
     announce.put(a, all.subList(0, 1_000));
-    List<Update> out = UpdatePacker.pack(new AdjRibOut.Batch(announce, all.subList(1_000, 2_000), false), codec, V4);
+    List<Update> out =
+        UpdatePacker.pack(
+            new AdjRibOut.Batch(announce, all.subList(1_000, 2_000), false), codec, V4);
     int withdrawn = 0;
     int announced = 0;
     for (Update u : out) {

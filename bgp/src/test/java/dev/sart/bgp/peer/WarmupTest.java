@@ -42,7 +42,8 @@ class WarmupTest {
   /** A table smaller than one UPDATE and a tenth: the tenth is taken from the start. */
   @Test
   void smallTables() {
-    // 100 routes, one UPDATE that b wins: 100 + 100, the tenth changes nothing, b's 100 go back to a
+    // 100 routes, one UPDATE that b wins: 100 + 100, the tenth changes nothing, b's 100 go back to
+    // a
     Warmup.Report r = Warmup.run(100);
     assertEquals(300, r.announced());
     assertEquals(100, r.withdrawn());
@@ -65,6 +66,8 @@ class WarmupTest {
 
   /** RIB shard threads alive (other tests of this JVM may hold RIBs of their own). */
   private static long ribThreads() {
-    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("bgp-rib")).count();
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("bgp-rib"))
+        .count();
   }
 }

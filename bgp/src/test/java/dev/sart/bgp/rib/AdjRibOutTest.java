@@ -24,7 +24,9 @@ class AdjRibOutTest {
   static final Set<Family> V4 = Set.of(Family.IPV4_UNICAST);
 
   static Attrs attrs(long as) {
-    return Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(as)), new MpNextHop.V4(Ip.parseV4("192.0.2.1")));
+    return Attrs.of(
+        PathAttributes.of(Origin.IGP, AsPath.sequence(as)),
+        new MpNextHop.V4(Ip.parseV4("192.0.2.1")));
   }
 
   static Prefix p(int i) {
@@ -44,7 +46,7 @@ class AdjRibOutTest {
 
   @Test
   void drainingInChunksWhileChangesArriveEndsWithTheLatestOfEach() {
-    AdjRibOut out = new AdjRibOut(() -> { });
+    AdjRibOut out = new AdjRibOut(() -> {});
     Attrs a = attrs(65002);
     Attrs b = attrs(65003);
     for (int i = 0; i < 10_000; i++) {
@@ -85,7 +87,7 @@ class AdjRibOutTest {
 
   @Test
   void aChangeBackToWhatWasSentIsNotSentAgain() {
-    AdjRibOut out = new AdjRibOut(() -> { });
+    AdjRibOut out = new AdjRibOut(() -> {});
     Attrs a = attrs(65002);
     out.advertise(p(1), null, a);
     assertEquals(1, apply(out.drain(10, V4), new HashMap<>()));
@@ -98,7 +100,7 @@ class AdjRibOutTest {
 
   @Test
   void aPrefixAnnouncedAndWithdrawnBeforeItWasSentIsNeitherSentNorCounted() {
-    AdjRibOut out = new AdjRibOut(() -> { });
+    AdjRibOut out = new AdjRibOut(() -> {});
     Attrs a = attrs(65002);
     out.advertise(p(1), null, a);
     out.withdraw(p(1), a);
@@ -111,7 +113,7 @@ class AdjRibOutTest {
 
   @Test
   void aRefreshIsSentEvenWhenUnchangedAndItsEndFollowsTheRoutes() {
-    AdjRibOut out = new AdjRibOut(() -> { });
+    AdjRibOut out = new AdjRibOut(() -> {});
     Attrs a = attrs(65002);
     for (int i = 0; i < 10; i++) {
       out.advertise(p(i), null, a);

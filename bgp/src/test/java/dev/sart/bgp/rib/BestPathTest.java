@@ -20,9 +20,18 @@ import org.junit.jupiter.api.Test;
 class BestPathTest {
   static long seq;
 
-  static RibPeer peer(String address, long asn, String routerId, boolean internal) throws Exception {
-    return new RibPeer((int) ++seq, InetAddress.getByName(address), asn, Ip.parseV4(routerId), internal, null, null,
-        Set.of(), null);
+  static RibPeer peer(String address, long asn, String routerId, boolean internal)
+      throws Exception {
+    return new RibPeer(
+        (int) ++seq,
+        InetAddress.getByName(address),
+        asn,
+        Ip.parseV4(routerId),
+        internal,
+        null,
+        null,
+        Set.of(),
+        null);
   }
 
   static Path path(RibPeer from, PathAttribute... attrs) {
@@ -49,14 +58,25 @@ class BestPathTest {
 
   @Test
   void higherLocalPrefWinsOverAShorterPath() throws Exception {
-    Path a = path(peer("192.0.2.2", 65001, "1.1.1.1", true), Origin.IGP, AsPath.sequence(1, 2, 3), new LocalPref(200));
-    Path b = path(peer("192.0.2.3", 65001, "1.1.1.2", true), Origin.IGP, AsPath.sequence(1), new LocalPref(100));
+    Path a =
+        path(
+            peer("192.0.2.2", 65001, "1.1.1.1", true),
+            Origin.IGP,
+            AsPath.sequence(1, 2, 3),
+            new LocalPref(200));
+    Path b =
+        path(
+            peer("192.0.2.3", 65001, "1.1.1.2", true),
+            Origin.IGP,
+            AsPath.sequence(1),
+            new LocalPref(100));
     assertEquals(new BestPath.Selection(List.of(a), BestPathReason.LOCAL_PREF), select(b, a));
   }
 
   @Test
   void aLocallyOriginatedPathBeatsALearnedOne() throws Exception {
-    Path local = new Path(RibPeer.LOCAL, 0, Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)), 0);
+    Path local =
+        new Path(RibPeer.LOCAL, 0, Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)), 0);
     Path learned = path(peer("192.0.2.2", 65002, "1.1.1.1", false), Origin.IGP);
     assertEquals(BestPathReason.LOCALLY_ORIGINATED, select(learned, local).reason());
     assertEquals(local, select(learned, local).best());
@@ -64,9 +84,13 @@ class BestPathTest {
 
   @Test
   void theShorterAsPathWinsAndAnAsSetCountsOne() throws Exception {
-    Path set = path(peer("192.0.2.2", 65002, "1.1.1.1", false), Origin.IGP,
-        AsPath.builder().segment(2, 65002).segment(1, 1, 2, 3, 4).build());
-    Path seq3 = path(peer("192.0.2.3", 65003, "1.1.1.2", false), Origin.IGP, AsPath.sequence(65003, 7, 8));
+    Path set =
+        path(
+            peer("192.0.2.2", 65002, "1.1.1.1", false),
+            Origin.IGP,
+            AsPath.builder().segment(2, 65002).segment(1, 1, 2, 3, 4).build());
+    Path seq3 =
+        path(peer("192.0.2.3", 65003, "1.1.1.2", false), Origin.IGP, AsPath.sequence(65003, 7, 8));
     BestPath.Selection s = select(seq3, set);
     assertEquals(set, s.best());
     assertEquals(BestPathReason.AS_PATH_LENGTH, s.reason());
@@ -75,15 +99,31 @@ class BestPathTest {
   @Test
   void igpOriginBeatsIncomplete() throws Exception {
     Path igp = path(peer("192.0.2.2", 65002, "1.1.1.1", false), Origin.IGP, AsPath.sequence(65002));
-    Path inc = path(peer("192.0.2.3", 65003, "1.1.1.2", false), Origin.INCOMPLETE, AsPath.sequence(65003));
+    Path inc =
+        path(peer("192.0.2.3", 65003, "1.1.1.2", false), Origin.INCOMPLETE, AsPath.sequence(65003));
     assertEquals(new BestPath.Selection(List.of(igp), BestPathReason.ORIGIN), select(inc, igp));
   }
 
   @Test
   void medIsComparedOnlyBetweenPathsFromTheSameNeighbouringAs() throws Exception {
-    Path a = path(peer("192.0.2.2", 65002, "1.1.1.3", false), Origin.IGP, AsPath.sequence(65002), new MultiExitDisc(50));
-    Path b = path(peer("192.0.2.3", 65002, "1.1.1.2", false), Origin.IGP, AsPath.sequence(65002), new MultiExitDisc(10));
-    Path c = path(peer("192.0.2.4", 65003, "1.1.1.1", false), Origin.IGP, AsPath.sequence(65003), new MultiExitDisc(99));
+    Path a =
+        path(
+            peer("192.0.2.2", 65002, "1.1.1.3", false),
+            Origin.IGP,
+            AsPath.sequence(65002),
+            new MultiExitDisc(50));
+    Path b =
+        path(
+            peer("192.0.2.3", 65002, "1.1.1.2", false),
+            Origin.IGP,
+            AsPath.sequence(65002),
+            new MultiExitDisc(10));
+    Path c =
+        path(
+            peer("192.0.2.4", 65003, "1.1.1.1", false),
+            Origin.IGP,
+            AsPath.sequence(65003),
+            new MultiExitDisc(99));
     // a loses to b on MED (same AS); b and c are not MED-comparable: router id decides, c wins
     BestPath.Selection s = select(a, b, c);
     assertEquals(c, s.best());
@@ -96,8 +136,14 @@ class BestPathTest {
 
   @Test
   void aMissingMedCountsAsZero() throws Exception {
-    Path none = path(peer("192.0.2.2", 65002, "1.1.1.9", false), Origin.IGP, AsPath.sequence(65002));
-    Path ten = path(peer("192.0.2.3", 65002, "1.1.1.1", false), Origin.IGP, AsPath.sequence(65002), new MultiExitDisc(10));
+    Path none =
+        path(peer("192.0.2.2", 65002, "1.1.1.9", false), Origin.IGP, AsPath.sequence(65002));
+    Path ten =
+        path(
+            peer("192.0.2.3", 65002, "1.1.1.1", false),
+            Origin.IGP,
+            AsPath.sequence(65002),
+            new MultiExitDisc(10));
     assertEquals(none, select(ten, none).best());
   }
 
@@ -110,7 +156,11 @@ class BestPathTest {
 
   @Test
   void theLowerRouterIdOrOriginatorIdBreaksTheTie() throws Exception {
-    Path a = path(peer("192.0.2.2", 65001, "10.0.0.1", true), Origin.IGP, new OriginatorId(Ip.parseV4("10.0.0.9")));
+    Path a =
+        path(
+            peer("192.0.2.2", 65001, "10.0.0.1", true),
+            Origin.IGP,
+            new OriginatorId(Ip.parseV4("10.0.0.9")));
     Path b = path(peer("192.0.2.3", 65001, "10.0.0.5", true), Origin.IGP);
     assertEquals(new BestPath.Selection(List.of(b), BestPathReason.ROUTER_ID), select(a, b));
   }
@@ -125,14 +175,20 @@ class BestPathTest {
   @Test
   void multipathSelectsEqualPathsFromTheSameNeighbouringAs() throws Exception {
     BestPath.Options mp = new BestPath.Options(true, false, false);
-    Path a = path(peer("192.0.2.2", 65002, "10.0.0.2", false), Origin.IGP, AsPath.sequence(65002, 1));
-    Path b = path(peer("192.0.2.3", 65002, "10.0.0.1", false), Origin.IGP, AsPath.sequence(65002, 1));
+    Path a =
+        path(peer("192.0.2.2", 65002, "10.0.0.2", false), Origin.IGP, AsPath.sequence(65002, 1));
+    Path b =
+        path(peer("192.0.2.3", 65002, "10.0.0.1", false), Origin.IGP, AsPath.sequence(65002, 1));
     BestPath.Selection s = select(mp, a, b);
     assertEquals(List.of(b, a), s.selected());
     assertEquals(BestPathReason.MULTIPATH, s.reason());
-    Path other = path(peer("192.0.2.4", 65003, "10.0.0.3", false), Origin.IGP, AsPath.sequence(65003, 1));
+    Path other =
+        path(peer("192.0.2.4", 65003, "10.0.0.3", false), Origin.IGP, AsPath.sequence(65003, 1));
     assertEquals(1, select(mp, a, other).selected().size(), "different neighbouring AS: no ECMP");
-    assertEquals(2, select(new BestPath.Options(true, true, false), a, other).selected().size(), "as-path relax");
+    assertEquals(
+        2,
+        select(new BestPath.Options(true, true, false), a, other).selected().size(),
+        "as-path relax");
   }
 
   /** A random path over the values the steps look at, with few choices each so that ties happen. */
@@ -158,7 +214,12 @@ class BestPathTest {
     if (local) {
       return new Path(RibPeer.LOCAL, 0, a, 0);
     }
-    RibPeer from = peer("192.0.2." + (2 + r.nextInt(2)), neighbour, r.nextBoolean() ? "1.1.1.1" : "1.1.1.2", r.nextInt(3) == 0);
+    RibPeer from =
+        peer(
+            "192.0.2." + (2 + r.nextInt(2)),
+            neighbour,
+            r.nextBoolean() ? "1.1.1.1" : "1.1.1.2",
+            r.nextInt(3) == 0);
     return new Path(from, 0, a, 0);
   }
 
@@ -172,11 +233,18 @@ class BestPathTest {
       BestPath.Options o = new BestPath.Options(false, false, r.nextBoolean());
       BestPath.Selection full = BestPath.select(List.of(a, b), o);
       int two = BestPath.selectTwo(a, b, o);
-      assertEquals(full.best(), (two & 1) == 0 ? a : b, "winner of " + a + " and " + b + " with " + o);
-      assertEquals(full.reason(), BestPathReason.values()[two >>> 1], "reason for " + a + " and " + b + " with " + o);
+      assertEquals(
+          full.best(), (two & 1) == 0 ? a : b, "winner of " + a + " and " + b + " with " + o);
+      assertEquals(
+          full.reason(),
+          BestPathReason.values()[two >>> 1],
+          "reason for " + a + " and " + b + " with " + o);
       seen.add(full.reason());
     }
     // every step decided some of the pairs (so the comparison covered them all)
-    assertEquals(java.util.EnumSet.complementOf(java.util.EnumSet.of(BestPathReason.ONLY_PATH, BestPathReason.MULTIPATH)), seen);
+    assertEquals(
+        java.util.EnumSet.complementOf(
+            java.util.EnumSet.of(BestPathReason.ONLY_PATH, BestPathReason.MULTIPATH)),
+        seen);
   }
 }

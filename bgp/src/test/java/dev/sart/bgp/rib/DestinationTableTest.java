@@ -10,13 +10,16 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The Loc-RIB's open-addressing index agrees with a HashMap through growth, removals and shrinking. */
+/**
+ * The Loc-RIB's open-addressing index agrees with a HashMap through growth, removals and shrinking.
+ */
 class DestinationTableTest {
 
   static Prefix prefix(Random r) {
     // a small space of IPv4 and IPv6 prefixes, so that the same ones come again and collide
     int k = r.nextInt(5_000);
-    return k % 3 == 0 ? Prefix.v6(0x2001_0db8_0000_0000L | ((long) k << 16), 0, 48 + k % 17)
+    return k % 3 == 0
+        ? Prefix.v6(0x2001_0db8_0000_0000L | ((long) k << 16), 0, 48 + k % 17)
         : Prefix.v4(0xC0000200 + (k << 8), 16 + k % 17);
   }
 

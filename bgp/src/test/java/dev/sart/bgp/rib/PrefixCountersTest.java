@@ -18,9 +18,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ParameterizedClass(name = "{0} shard(s)")
 @ValueSource(ints = {1, 3})
 class PrefixCountersTest {
-  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
-  @Parameter
-  int shards;
+  /**
+   * The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread.
+   */
+  @Parameter int shards;
 
   static final Prefix P = RibTest.P;
   static final Prefix Q = Prefix.parse("198.51.100.0/24");
@@ -41,15 +42,25 @@ class PrefixCountersTest {
   }
 
   RibPeer peer(String address, long asn, boolean internal) throws Exception {
-    return new RibPeer(++ids, InetAddress.getByName(address), asn, ids, internal, new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
-        MpNextHop.V6.of("2001:db8::1"), RibTest.BOTH, new AdjRibOut(() -> { }, new PrefixCounters()));
+    return new RibPeer(
+        ++ids,
+        InetAddress.getByName(address),
+        asn,
+        ids,
+        internal,
+        new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
+        MpNextHop.V6.of("2001:db8::1"),
+        RibTest.BOTH,
+        new AdjRibOut(() -> {}, new PrefixCounters()));
   }
 
   static Attrs attrs(long... asPath) {
     return RibTest.attrs(asPath);
   }
 
-  /** Waits until the RIB processed everything submitted so far, then drains the peer's Adj-RIB-Out. */
+  /**
+   * Waits until the RIB processed everything submitted so far, then drains the peer's Adj-RIB-Out.
+   */
   void sent(RibPeer p) {
     rib.query(v -> null).join();
     p.out().drain(Integer.MAX_VALUE, RibTest.BOTH);

@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The RIB's queue as the peers see it for read back-pressure: the marks and the wake-up below the low one. */
+/**
+ * The RIB's queue as the peers see it for read back-pressure: the marks and the wake-up below the
+ * low one.
+ */
 class RibBackPressureTest {
   final Rib rib = new Rib();
 
@@ -29,18 +32,21 @@ class RibBackPressureTest {
     RibPeer a = new RibTest().peer("192.0.2.2", 65002, false);
     rib.peerUp(a);
     CountDownLatch release = new CountDownLatch(1);
-    rib.query(v -> {
-      try {
-        return release.await(60, TimeUnit.SECONDS); // the RIB thread is busy: everything queues
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    rib.query(
+        v -> {
+          try {
+            return release.await(60, TimeUnit.SECONDS); // the RIB thread is busy: everything queues
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
     Attrs attrs = RibTest.attrs(65002);
     for (int k = 0; k < 4; k++) {
       List<Prefix> batch = new ArrayList<>();
       for (int i = 0; i < 500; i++) {
-        batch.add(Prefix.v4(0xCB007100 + k * 500 + i, 32)); // into and past 203.0.113.0/24: only a RIB key here
+        batch.add(
+            Prefix.v4(
+                0xCB007100 + k * 500 + i, 32)); // into and past 203.0.113.0/24: only a RIB key here
       }
       rib.update(a, List.of(), null, batch, null, attrs);
     }
@@ -48,10 +54,11 @@ class RibBackPressureTest {
     assertTrue(rib.overHighWater());
     AtomicLong seenAt = new AtomicLong(-1);
     CountDownLatch woken = new CountDownLatch(1);
-    rib.whenBelowLowWater(() -> {
-      seenAt.set(rib.queuedPrefixes());
-      woken.countDown();
-    });
+    rib.whenBelowLowWater(
+        () -> {
+          seenAt.set(rib.queuedPrefixes());
+          woken.countDown();
+        });
     assertEquals(1, woken.getCount(), "not while the RIB is behind");
     release.countDown();
     assertTrue(woken.await(60, TimeUnit.SECONDS));

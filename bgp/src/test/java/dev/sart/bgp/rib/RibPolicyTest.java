@@ -34,20 +34,25 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Import and export policies, soft reconfiguration, max-prefix and route refresh, through the RIB. */
+/**
+ * Import and export policies, soft reconfiguration, max-prefix and route refresh, through the RIB.
+ */
 @ParameterizedClass(name = "{0} shard(s)")
 @ValueSource(ints = {1, 3})
 class RibPolicyTest {
-  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
-  @Parameter
-  int shards;
+  /**
+   * The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread.
+   */
+  @Parameter int shards;
 
   static final Set<Family> BOTH = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
   static final Prefix P1 = Prefix.parse("203.0.113.0/24");
   static final Prefix P2 = Prefix.parse("198.51.100.0/24");
   static final Prefix P3 = Prefix.parse("192.0.2.128/25");
   static final int C_REJECT = Communities.community(65002, 666);
-  static final Policy NO_P2 = Policy.of("no-p2", true, Statement.reject(Match.prefixes(PrefixList.of("p2", "198.51.100.0/24"))));
+  static final Policy NO_P2 =
+      Policy.of(
+          "no-p2", true, Statement.reject(Match.prefixes(PrefixList.of("p2", "198.51.100.0/24"))));
   Rib rib;
   int ids;
 
@@ -63,8 +68,16 @@ class RibPolicyTest {
   }
 
   RibPeer peer(String address, long asn) throws Exception {
-    return new RibPeer(++ids, InetAddress.getByName(address), asn, ids, false, new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
-        MpNextHop.V6.of("2001:db8::1"), BOTH, new AdjRibOut(() -> { }));
+    return new RibPeer(
+        ++ids,
+        InetAddress.getByName(address),
+        asn,
+        ids,
+        false,
+        new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
+        MpNextHop.V6.of("2001:db8::1"),
+        BOTH,
+        new AdjRibOut(() -> {}));
   }
 
   static Attrs attrs(PathAttributes a) {
@@ -103,8 +116,11 @@ class RibPolicyTest {
     RibPeer a = peer("192.0.2.2", 65002);
     RibPeer b = peer("192.0.2.3", 65003);
     rib.peerUp(a);
-    rib.peerUp(b, PeerPolicy.NONE.withImport(Policy.of("pref", true,
-        Statement.accept(Match.ANY, new Action.SetLocalPref(200)))), null);
+    rib.peerUp(
+        b,
+        PeerPolicy.NONE.withImport(
+            Policy.of("pref", true, Statement.accept(Match.ANY, new Action.SetLocalPref(200)))),
+        null);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     rib.update(b, List.of(), null, List.of(P1), null, path(65003, 64512, 64513));
     Rib.RouteView r = route(P1);
@@ -115,11 +131,19 @@ class RibPolicyTest {
   @Test
   void aReannouncementThePolicyRejectsWithdrawsTheEarlierPath() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
-    rib.peerUp(a, PeerPolicy.NONE.withImport(Policy.of("no-666", true, Statement.reject(Match.community(C_REJECT)))),
+    rib.peerUp(
+        a,
+        PeerPolicy.NONE.withImport(
+            Policy.of("no-666", true, Statement.reject(Match.community(C_REJECT)))),
         null);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     assertNotNull(route(P1));
-    rib.update(a, List.of(), null, List.of(P1), null,
+    rib.update(
+        a,
+        List.of(),
+        null,
+        List.of(P1),
+        null,
         attrs(PathAttributes.of(Origin.IGP, AsPath.sequence(65002), Communities.of(C_REJECT))));
     assertNull(route(P1));
     assertEquals(0, rib.query(v -> v.accepted(a, Family.IPV4_UNICAST)).join());
@@ -132,10 +156,19 @@ class RibPolicyTest {
     rib.peerUp(a, soft, null);
     rib.update(a, List.of(), null, List.of(P1, P2), null, path(65002));
     assertNull(route(P2));
-    assertEquals(List.of(P2, P1), rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join().stream()
-        .map(Map.Entry::getKey).toList(), "both kept as received");
-    rib.setPolicy(a, soft.withImport(Policy.of("no-p1", true,
-        Statement.reject(Match.prefixes(PrefixList.of("p1", "203.0.113.0/24"))))));
+    assertEquals(
+        List.of(P2, P1),
+        rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join().stream()
+            .map(Map.Entry::getKey)
+            .toList(),
+        "both kept as received");
+    rib.setPolicy(
+        a,
+        soft.withImport(
+            Policy.of(
+                "no-p1",
+                true,
+                Statement.reject(Match.prefixes(PrefixList.of("p1", "203.0.113.0/24"))))));
     assertNotNull(route(P2), "accepted now, without the peer sending it again");
     assertNull(route(P1), "rejected now");
   }
@@ -145,27 +178,48 @@ class RibPolicyTest {
     RibPeer a = peer("192.0.2.2", 65002);
     rib.peerUp(a, PeerPolicy.NONE.withImport(NO_P2), null);
     rib.update(a, List.of(), null, List.of(P1, P2), null, path(65002));
-    assertNull(rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join(), "nothing kept as received");
+    assertNull(
+        rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join(),
+        "nothing kept as received");
     rib.setPolicy(a, PeerPolicy.NONE);
     assertNull(route(P2));
-    rib.update(a, List.of(), null, List.of(P1, P2), null, path(65002)); // the peer's answer to ROUTE-REFRESH
+    rib.update(
+        a,
+        List.of(),
+        null,
+        List.of(P1, P2),
+        null,
+        path(65002)); // the peer's answer to ROUTE-REFRESH
     assertNotNull(route(P2));
   }
 
   @Test
-  void theExportPolicySetsMedAndCommunitiesPrependsAndNeverSendsLocalPrefToAnExternalPeer() throws Exception {
+  void theExportPolicySetsMedAndCommunitiesPrependsAndNeverSendsLocalPrefToAnExternalPeer()
+      throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
     RibPeer b = peer("192.0.2.3", 65003);
     rib.peerUp(a);
-    rib.peerUp(b, PeerPolicy.NONE.withExport(Policy.of("out", true, Statement.accept(Match.ANY,
-        new Action.SetMed(50), new Action.SetLocalPref(300), new Action.PrependAsPath(0, 2),
-        new Action.SetCommunities(List.of(Communities.community(65001, 1)), false)))), null);
+    rib.peerUp(
+        b,
+        PeerPolicy.NONE.withExport(
+            Policy.of(
+                "out",
+                true,
+                Statement.accept(
+                    Match.ANY,
+                    new Action.SetMed(50),
+                    new Action.SetLocalPref(300),
+                    new Action.PrependAsPath(0, 2),
+                    new Action.SetCommunities(List.of(Communities.community(65001, 1)), false)))),
+        null);
     sent(b);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     Attrs out = sent(b).announce().keySet().iterator().next();
     assertEquals(AsPath.sequence(65001, 65001, 65001, 65002), out.asPath());
     assertEquals(new MultiExitDisc(50), out.attributes().orNull(MultiExitDisc.class));
-    assertEquals(Communities.of(Communities.community(65001, 1)), out.attributes().orNull(Communities.class));
+    assertEquals(
+        Communities.of(Communities.community(65001, 1)),
+        out.attributes().orNull(Communities.class));
     assertNull(out.attributes().orNull(LocalPref.class), "RFC 4271 §5.1.5");
     assertEquals(new MpNextHop.V4(Ip.parseV4("192.0.2.1")), out.nextHop());
   }
@@ -187,8 +241,11 @@ class RibPolicyTest {
   @Test
   void policyResultsAreInternedAcrossUpdates() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
-    rib.peerUp(a, PeerPolicy.NONE.withImport(Policy.of("med", true,
-        Statement.accept(Match.ANY, new Action.SetMed(9)))), null);
+    rib.peerUp(
+        a,
+        PeerPolicy.NONE.withImport(
+            Policy.of("med", true, Statement.accept(Match.ANY, new Action.SetMed(9)))),
+        null);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     rib.update(a, List.of(), null, List.of(P2), null, path(65002));
     assertSame(route(P1).paths().getFirst().attrs(), route(P2).paths().getFirst().attrs());
@@ -200,9 +257,12 @@ class RibPolicyTest {
   void exceedingMaxPrefixTellsTheHandlerOnceAndRejectedRoutesDoNotCount() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
     List<Exceeded> told = new CopyOnWriteArrayList<>();
-    rib.peerUp(a, PeerPolicy.NONE.withImport(NO_P2).withMaxPrefix(new MaxPrefix(2, false, null)),
+    rib.peerUp(
+        a,
+        PeerPolicy.NONE.withImport(NO_P2).withMaxPrefix(new MaxPrefix(2, false, null)),
         (p, f, n, m) -> told.add(new Exceeded(p, f, n, m.limit())));
-    rib.update(a, List.of(), null, List.of(P1, P2, Prefix.parse("2001:db8::/32")), null, path(65002));
+    rib.update(
+        a, List.of(), null, List.of(P1, P2, Prefix.parse("2001:db8::/32")), null, path(65002));
     rib.query(v -> null).join();
     assertEquals(List.of(), told, "P2 was rejected: one IPv4 prefix accepted");
     rib.update(a, List.of(), null, List.of(P3, Prefix.parse("192.0.2.0/26")), null, path(65002));
@@ -215,7 +275,9 @@ class RibPolicyTest {
   void inWarningOnlyModeNobodyIsTold() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002);
     List<Exceeded> told = new CopyOnWriteArrayList<>();
-    rib.peerUp(a, PeerPolicy.NONE.withMaxPrefix(new MaxPrefix(1, true, null)),
+    rib.peerUp(
+        a,
+        PeerPolicy.NONE.withMaxPrefix(new MaxPrefix(1, true, null)),
         (p, f, n, m) -> told.add(new Exceeded(p, f, n, m.limit())));
     rib.update(a, List.of(), null, List.of(P1, P2), null, path(65002));
     rib.query(v -> null).join();
@@ -247,8 +309,11 @@ class RibPolicyTest {
     rib.beginningOfRefresh(a, Family.IPV4_UNICAST);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     rib.endOfRefresh(a, Family.IPV4_UNICAST);
-    assertEquals(List.of(P1), rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join().stream()
-        .map(Map.Entry::getKey).toList());
+    assertEquals(
+        List.of(P1),
+        rib.query(v -> v.receivedPrePolicy(a, Family.IPV4_UNICAST)).join().stream()
+            .map(Map.Entry::getKey)
+            .toList());
   }
 
   @Test
@@ -265,7 +330,8 @@ class RibPolicyTest {
     assertTrue(b.out().hasPending());
     assertEquals(List.of(), b.out().takeEndOfRefresh(), "not before the routes went out");
     AdjRibOut.Batch again = b.out().drain(Integer.MAX_VALUE, BOTH);
-    assertEquals(List.of(P1), again.announce().values().iterator().next(), "only the family asked for");
+    assertEquals(
+        List.of(P1), again.announce().values().iterator().next(), "only the family asked for");
     assertEquals(List.of(Family.IPV4_UNICAST), b.out().takeEndOfRefresh());
     assertTrue(!b.out().hasPending());
   }

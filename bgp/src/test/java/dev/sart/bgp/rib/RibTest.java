@@ -30,9 +30,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ParameterizedClass(name = "{0} shard(s)")
 @ValueSource(ints = {1, 3})
 class RibTest {
-  /** The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread. */
-  @Parameter
-  int shards;
+  /**
+   * The RIB's shards: one, and more than this machine's cores, so prefixes of one UPDATE spread.
+   */
+  @Parameter int shards;
 
   static final Set<Family> BOTH = Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST);
   static final Prefix P = Prefix.parse("203.0.113.0/24");
@@ -51,16 +52,27 @@ class RibTest {
   }
 
   RibPeer peer(String address, long asn, boolean internal) throws Exception {
-    return new RibPeer(++ids, InetAddress.getByName(address), asn, ids, internal, new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
-        MpNextHop.V6.of("2001:db8::1"), BOTH, new AdjRibOut(() -> { }));
+    return new RibPeer(
+        ++ids,
+        InetAddress.getByName(address),
+        asn,
+        ids,
+        internal,
+        new MpNextHop.V4(Ip.parseV4("192.0.2.1")),
+        MpNextHop.V6.of("2001:db8::1"),
+        BOTH,
+        new AdjRibOut(() -> {}));
   }
 
   static Attrs attrs(long... asPath) {
-    return Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(asPath), new MultiExitDisc(7)),
+    return Attrs.of(
+        PathAttributes.of(Origin.IGP, AsPath.sequence(asPath), new MultiExitDisc(7)),
         new MpNextHop.V4(Ip.parseV4("198.51.100.9")));
   }
 
-  /** Waits until the RIB processed everything submitted so far, then drains the peer's Adj-RIB-Out. */
+  /**
+   * Waits until the RIB processed everything submitted so far, then drains the peer's Adj-RIB-Out.
+   */
   AdjRibOut.Batch sent(RibPeer p) {
     rib.query(v -> null).join();
     return p.out().drain(Integer.MAX_VALUE, BOTH);
@@ -114,7 +126,10 @@ class RibTest {
     sent(i);
     rib.originate(List.of(P), Attrs.of(PathAttributes.of(Origin.IGP), new MpNextHop.V4(0)));
     Attrs out = sent(i).announce().keySet().iterator().next();
-    assertEquals(AsPath.EMPTY, out.attributes().orNull(AsPath.class), "an empty AS_PATH, present (well-known mandatory)");
+    assertEquals(
+        AsPath.EMPTY,
+        out.attributes().orNull(AsPath.class),
+        "an empty AS_PATH, present (well-known mandatory)");
     assertEquals(new LocalPref(100), out.attributes().orNull(LocalPref.class));
     assertEquals(new MpNextHop.V4(Ip.parseV4("192.0.2.1")), out.nextHop());
   }
@@ -128,8 +143,13 @@ class RibTest {
       rib.peerUp(p);
       sent(p);
     }
-    Attrs noExport = Attrs.of(PathAttributes.of(Origin.IGP, AsPath.sequence(65002),
-        Communities.of(Iana.WellKnownCommunity.NO_EXPORT)), new MpNextHop.V4(Ip.parseV4("192.0.2.2")));
+    Attrs noExport =
+        Attrs.of(
+            PathAttributes.of(
+                Origin.IGP,
+                AsPath.sequence(65002),
+                Communities.of(Iana.WellKnownCommunity.NO_EXPORT)),
+            new MpNextHop.V4(Ip.parseV4("192.0.2.2")));
     rib.update(src, List.of(), null, List.of(P), null, noExport);
     assertEquals(1, sent(ibgp).announce().size());
     assertTrue(sent(ebgp).announce().isEmpty());
@@ -146,8 +166,10 @@ class RibTest {
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
     Map<Attrs, List<Prefix>> announced = sent(b).announce();
     assertEquals(1, announced.size(), "coalesced into the latest");
-    assertEquals(AsPath.sequence(65001, 65002, 64512), announced.keySet().iterator().next().asPath());
-    assertEquals(1, rib.query(v -> v.route(P).paths().size()).join(), "implicit withdraw: one path");
+    assertEquals(
+        AsPath.sequence(65001, 65002, 64512), announced.keySet().iterator().next().asPath());
+    assertEquals(
+        1, rib.query(v -> v.route(P).paths().size()).join(), "implicit withdraw: one path");
     rib.update(a, List.of(P), null, List.of(), null, null);
     assertEquals(List.of(P), sent(b).withdraw());
     assertNull(rib.query(v -> v.route(P)).join());
@@ -194,7 +216,8 @@ class RibTest {
     rib.peerUp(b);
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
     assertFalse(sent(b).announce().isEmpty());
-    // the same route again from another path of a (ADD-PATH id 0 replaced by itself): no change to b
+    // the same route again from another path of a (ADD-PATH id 0 replaced by itself): no change to
+    // b
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002));
     assertTrue(sent(b).isEmpty());
   }
@@ -214,16 +237,19 @@ class RibTest {
       rib.peerUp(p);
       held.put(p, new java.util.HashMap<>());
     }
-    Runnable check = () -> {
-      for (RibPeer p : all) {
-        AdjRibOutTest.apply(sent(p), held.get(p));
-        Map<Prefix, Attrs> view = new java.util.HashMap<>();
-        rib.query(v -> v.advertisedTo(p, Family.IPV4_UNICAST)).join().forEach(e -> view.put(e.getKey(), e.getValue()));
-        assertEquals(view, held.get(p), "peer " + p);
-        assertEquals(view.size(), p.out().advertisedCount(), "peer " + p);
-        assertEquals(view.size(), p.counters().advertised(Family.IPV4_UNICAST), "peer " + p);
-      }
-    };
+    Runnable check =
+        () -> {
+          for (RibPeer p : all) {
+            AdjRibOutTest.apply(sent(p), held.get(p));
+            Map<Prefix, Attrs> view = new java.util.HashMap<>();
+            rib.query(v -> v.advertisedTo(p, Family.IPV4_UNICAST))
+                .join()
+                .forEach(e -> view.put(e.getKey(), e.getValue()));
+            assertEquals(view, held.get(p), "peer " + p);
+            assertEquals(view.size(), p.out().advertisedCount(), "peer " + p);
+            assertEquals(view.size(), p.counters().advertised(Family.IPV4_UNICAST), "peer " + p);
+          }
+        };
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
     check.run();
     assertEquals(Set.of(P), held.get(b).keySet());
@@ -241,7 +267,10 @@ class RibTest {
     }
   }
 
-  /** 768 IPv4 host routes (the three documentation /24s) and 1,000 IPv6 ones: they spread over any shards. */
+  /**
+   * 768 IPv4 host routes (the three documentation /24s) and 1,000 IPv6 ones: they spread over any
+   * shards.
+   */
   static List<Prefix> many() {
     List<Prefix> out = new java.util.ArrayList<>();
     for (String net : List.of("192.0.2.", "198.51.100.", "203.0.113.")) {
@@ -256,7 +285,8 @@ class RibTest {
   }
 
   @Test
-  void oneUpdateSpreadOverTheShardsIsAppliedWholeAndTheEndOfRibComesAfterTheWholeTable() throws Exception {
+  void oneUpdateSpreadOverTheShardsIsAppliedWholeAndTheEndOfRibComesAfterTheWholeTable()
+      throws Exception {
     RibPeer a = peer("192.0.2.2", 65002, false);
     rib.peerUp(a);
     List<Prefix> all = many();
@@ -275,7 +305,8 @@ class RibTest {
       assertTrue(batch.withdraw().isEmpty());
       endOfRib = batch.endOfRib();
       if (endOfRib) {
-        assertEquals(all.size() - withdrawn.size(), got.size(), "End-of-RIB before the whole table");
+        assertEquals(
+            all.size() - withdrawn.size(), got.size(), "End-of-RIB before the whole table");
       }
     }
     assertEquals(new java.util.HashSet<>(all.subList(500, all.size())), got);
@@ -287,7 +318,8 @@ class RibTest {
     // the peer going down takes its paths out of every shard
     rib.peerDown(a);
     assertEquals(0, rib.query(Rib.View::size).join());
-    assertEquals(0, a.counters().received(Family.IPV4_UNICAST) + a.counters().received(Family.IPV6_UNICAST));
+    assertEquals(
+        0, a.counters().received(Family.IPV4_UNICAST) + a.counters().received(Family.IPV6_UNICAST));
   }
 
   @Test
@@ -297,12 +329,16 @@ class RibTest {
     List<Prefix> all = many();
     rib.update(a, List.of(), null, all, null, attrs(65002));
     java.util.Queue<String> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    rib.subscribe((p, s) -> events.add("initial " + p), () -> events.add("end"), (p, s) -> events.add(s.selected().isEmpty() ? "gone " + p : "now " + p));
+    rib.subscribe(
+        (p, s) -> events.add("initial " + p),
+        () -> events.add("end"),
+        (p, s) -> events.add(s.selected().isEmpty() ? "gone " + p : "now " + p));
     rib.update(a, List.of(all.getFirst()), null, List.of(), null, null);
     rib.query(v -> null).join();
     List<String> seen = List.copyOf(events);
     assertEquals(all.size() + 2, seen.size());
-    assertEquals("end", seen.get(all.size()), "every shard's table before the end of the initial dump");
+    assertEquals(
+        "end", seen.get(all.size()), "every shard's table before the end of the initial dump");
     assertEquals("gone " + all.getFirst(), seen.getLast());
   }
 
@@ -320,9 +356,14 @@ class RibTest {
       sent(p);
     }
     rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
-    assertTrue(sent(sameAs).announce().isEmpty(), "65002 is in the path: it would drop it as a loop");
-    assertEquals(AsPath.sequence(65001, 65002, 64512), sent(c).announce().keySet().iterator().next().asPath());
-    assertEquals(AsPath.sequence(65001, 65002, 64512), sent(allowing).announce().keySet().iterator().next().asPath());
+    assertTrue(
+        sent(sameAs).announce().isEmpty(), "65002 is in the path: it would drop it as a loop");
+    assertEquals(
+        AsPath.sequence(65001, 65002, 64512),
+        sent(c).announce().keySet().iterator().next().asPath());
+    assertEquals(
+        AsPath.sequence(65001, 65002, 64512),
+        sent(allowing).announce().keySet().iterator().next().asPath());
     assertEquals(List.of(), rib.query(v -> v.advertisedTo(sameAs, Family.IPV4_UNICAST)).join());
     // turned on while up: sent now; turned off again: withdrawn
     rib.setPolicy(sameAs, dev.sart.bgp.policy.PeerPolicy.NONE.withAdvertisePeerAs(true));
@@ -333,8 +374,12 @@ class RibTest {
 
   @Test
   void oneShardUpToThreeCpusThenOnePerTwoCpusAtMostEight() {
-    assertEquals(List.of(1, 1, 1, 2, 4, 8, 8), java.util.stream.IntStream.of(1, 2, 3, 4, 8, 16, 64)
-        .map(Rib::defaultShards).boxed().toList());
+    assertEquals(
+        List.of(1, 1, 1, 2, 4, 8, 8),
+        java.util.stream.IntStream.of(1, 2, 3, 4, 8, 16, 64)
+            .map(Rib::defaultShards)
+            .boxed()
+            .toList());
     assertEquals(shards, rib.shards());
   }
 }

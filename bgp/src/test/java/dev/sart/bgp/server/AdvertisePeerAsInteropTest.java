@@ -27,7 +27,6 @@ import dev.sart.testbed.Topology;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,8 +50,7 @@ class AdvertisePeerAsInteropTest {
   private static final String A_ROUTE = "198.51.100.0/24";
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private InProcessApi api;
 
@@ -89,43 +87,83 @@ class AdvertisePeerAsInteropTest {
     api = InProcessApi.serve(server);
     BgpApiGrpc.BgpApiBlockingStub stub = api.stub();
 
-    Frr a = Frr.withoutZebra(aNode, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
-        .originate(A_ROUTE));
+    Frr a =
+        Frr.withoutZebra(
+            aNode,
+            RouterConfig.of(65002, "192.0.2.2")
+                .neighbor(Neighbor.of("192.0.2.1", 65001))
+                .originate(A_ROUTE));
     a.start();
-    Frr b = Frr.withoutZebra(bNode, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
+    Frr b =
+        Frr.withoutZebra(
+            bNode, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
     b.start();
     // before the session: B takes routes holding its own AS (once) from us
-    b.vtysh("configure terminal", "router bgp 65002", "address-family ipv4 unicast", "neighbor 192.0.2.5 allowas-in");
-    Frr c = Frr.withoutZebra(cNode, RouterConfig.of(65003, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
+    b.vtysh(
+        "configure terminal",
+        "router bgp 65002",
+        "address-family ipv4 unicast",
+        "neighbor 192.0.2.5 allowas-in");
+    Frr c =
+        Frr.withoutZebra(
+            cNode, RouterConfig.of(65003, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
     c.start();
-    Peer pa = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
-    Peer pb = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.6"), 65002)));
-    Peer pc = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.10"), 65003)));
+    Peer pa =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    Peer pb =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.6"), 65002)));
+    Peer pc =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.10"), 65003)));
     a.awaitEstablished("192.0.2.1");
     b.awaitEstablished("192.0.2.5");
     c.awaitEstablished("192.0.2.9");
-    await().atMost(Duration.ofSeconds(30)).until(() -> List.of(pa, pb, pc).stream()
-        .allMatch(p -> p.status().state() == State.ESTABLISHED));
-    assertTrue(b.vtysh("show running-config").contains("neighbor 192.0.2.5 allowas-in"), "B is set up to take them");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                List.of(pa, pb, pc).stream()
+                    .allMatch(p -> p.status().state() == State.ESTABLISHED));
+    assertTrue(
+        b.vtysh("show running-config").contains("neighbor 192.0.2.5 allowas-in"),
+        "B is set up to take them");
 
     // default: C gets A's route through us, B does not (and our Adj-RIB-Out towards B is empty)
     Route atC = c.awaitRoute(A_ROUTE);
     assertEquals(List.of(65001L, 65002L), atC.asPath());
-    GetNeighborPathRequest outToB = GetNeighborPathRequest.newBuilder().setAddr("192.0.2.6")
-        .setKind(GetNeighborPathRequest.Kind.OUT).build();
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+    GetNeighborPathRequest outToB =
+        GetNeighborPathRequest.newBuilder()
+            .setAddr("192.0.2.6")
+            .setKind(GetNeighborPathRequest.Kind.OUT)
+            .build();
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10))
         .until(() -> !frrHas(b, A_ROUTE) && stub.getNeighborPath(outToB).getPathsCount() == 0);
-    assertFalse(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build()).getPeer()
-        .getAdvertisePeerAs());
+    assertFalse(
+        stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build())
+            .getPeer()
+            .getAdvertisePeerAs());
 
     // the knob on for B, over the API: B gets it, AS_PATH 65001 65002, and our Adj-RIB-Out shows it
-    stub.setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr("192.0.2.6").setAdvertisePeerAs(true).build());
-    assertTrue(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build()).getPeer()
-        .getAdvertisePeerAs());
+    stub.setNeighborPolicy(
+        SetNeighborPolicyRequest.newBuilder()
+            .setAddr("192.0.2.6")
+            .setAdvertisePeerAs(true)
+            .build());
+    assertTrue(
+        stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build())
+            .getPeer()
+            .getAdvertisePeerAs());
     Route atB = b.awaitRoute(A_ROUTE);
     assertEquals(List.of(65001L, 65002L), atB.asPath());
     JsonNode shown = JSON.readTree(b.vtysh("show bgp ipv4 unicast " + A_ROUTE + " json"));
-    assertEquals("65001 65002", shown.path("paths").get(0).path("aspath").path("string").asText(), shown::toString);
+    assertEquals(
+        "65001 65002",
+        shown.path("paths").get(0).path("aspath").path("string").asText(),
+        shown::toString);
     List<Path> out = stub.getNeighborPath(outToB).getPathsList();
     assertEquals(List.of(A_ROUTE), out.stream().map(Path::getNlri).toList());
     assertEquals(State.ESTABLISHED, pb.status().state(), "no session reset needed");

@@ -13,7 +13,8 @@ record InProcessApi(Server server, ManagedChannel channel, BgpApiGrpc.BgpApiBloc
     implements AutoCloseable {
   static InProcessApi serve(BgpServer speaker) throws IOException {
     String name = InProcessServerBuilder.generateName();
-    Server server = InProcessServerBuilder.forName(name).addService(new BgpApiService(speaker)).build().start();
+    Server server =
+        InProcessServerBuilder.forName(name).addService(new BgpApiService(speaker)).build().start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     return new InProcessApi(server, channel, BgpApiGrpc.newBlockingStub(channel));
   }

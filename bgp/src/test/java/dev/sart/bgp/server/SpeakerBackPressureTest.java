@@ -35,8 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * are applied once the RIB goes on.
  */
 class SpeakerBackPressureTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
 
   @AfterEach
@@ -57,26 +56,52 @@ class SpeakerBackPressureTest {
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
     server.rib().setBackPressure(1, 0); // pause as soon as more than one prefix waits for the RIB
-    Frr frr = new Frr(peer, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
-        .originate("198.51.100.0/26", "198.51.100.64/26", "198.51.100.128/26", "198.51.100.192/26"));
+    Frr frr =
+        new Frr(
+            peer,
+            RouterConfig.of(65002, "192.0.2.2")
+                .neighbor(Neighbor.of("192.0.2.1", 65001))
+                .originate(
+                    "198.51.100.0/26",
+                    "198.51.100.64/26",
+                    "198.51.100.128/26",
+                    "198.51.100.192/26"));
     frr.start();
     PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002);
     // hold time 3 s (FRR agrees to the smaller one and sends a KEEPALIVE every second)
-    Peer p = server.addPeer(new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(),
-        c.password(), c.multihopTtl(), c.ttlSecurity(), Duration.ofSeconds(3), null, Duration.ofSeconds(1),
-        Set.of(Family.IPV4_UNICAST)));
+    Peer p =
+        server.addPeer(
+            new PeerConfig(
+                c.name(),
+                c.address(),
+                c.asn(),
+                c.port(),
+                c.localAddress(),
+                c.passive(),
+                c.password(),
+                c.multihopTtl(),
+                c.ttlSecurity(),
+                Duration.ofSeconds(3),
+                null,
+                Duration.ofSeconds(1),
+                Set.of(Family.IPV4_UNICAST)));
     frr.awaitEstablished("192.0.2.1");
-    await().atMost(Duration.ofSeconds(20)).until(() -> server.rib().query(v -> v.size()).join() == 4);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> server.rib().query(v -> v.size()).join() == 4);
     assertEquals(Duration.ofSeconds(3), p.status().holdTime());
 
     CountDownLatch release = new CountDownLatch(1);
-    server.rib().query(v -> {
-      try {
-        return release.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    server
+        .rib()
+        .query(
+            v -> {
+              try {
+                return release.await(60, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     for (String gone : new String[] {"198.51.100.0/26", "198.51.100.64/26", "198.51.100.128/26"}) {
       frr.withdraw(IpPrefix.parse(gone));
     }
@@ -86,7 +111,9 @@ class SpeakerBackPressureTest {
     assertEquals(0, p.status().flaps());
     assertEquals(SessionState.ESTABLISHED, frr.sessionState(InetAddress.getByName("192.0.2.1")));
     release.countDown();
-    await().atMost(Duration.ofSeconds(20)).until(() -> server.rib().query(v -> v.size()).join() == 1);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> server.rib().query(v -> v.size()).join() == 1);
     assertTrue(server.rib().query(v -> v.route(Prefix.parse("198.51.100.192/26"))).join() != null);
     assertEquals(0, p.status().flaps());
     assertEquals(State.ESTABLISHED, p.status().state());

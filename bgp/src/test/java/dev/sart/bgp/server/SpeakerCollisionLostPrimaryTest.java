@@ -25,9 +25,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * RFC 4271 §6.8 when our own connection loses on its own OPEN, played by a hand-written peer
@@ -43,8 +43,7 @@ class SpeakerCollisionLostPrimaryTest {
   private static final int NOTIFICATION = 3;
   private static final int KEEPALIVE = 4;
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private ExecutorService peerSide;
 
@@ -60,25 +59,31 @@ class SpeakerCollisionLostPrimaryTest {
 
   @ParameterizedTest(name = "the peer's connection then {0}")
   @ValueSource(strings = {"closed", "ceased"})
-  void thePeersConnectionTakesOverAndTheSessionComesUpEvenWhenItIsDroppedToo(String drop) throws Exception {
+  void thePeersConnectionTakesOverAndTheSessionComesUpEvenWhenItIsDroppedToo(String drop)
+      throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node peer = t.node("peer");
     t.link(sart, peer).addresses("192.0.2.1/29", "192.0.2.2/29");
     peerSide = Executors.newSingleThreadExecutor(NamespaceThreads.factory(peer, "fake-peer"));
-    ServerSocket listener = in(() -> {
-      ServerSocket s = new ServerSocket();
-      s.bind(new InetSocketAddress(InetAddress.getByName("192.0.2.2"), 179));
-      return s;
-    });
+    ServerSocket listener =
+        in(
+            () -> {
+              ServerSocket s = new ServerSocket();
+              s.bind(new InetSocketAddress(InetAddress.getByName("192.0.2.2"), 179));
+              return s;
+            });
     listener.setSoTimeout(20_000);
     server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    Peer p =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
 
-    try (listener; Socket ours = listener.accept()) {
+    try (listener;
+        Socket ours = listener.accept()) {
       ours.setSoTimeout(20_000);
       assertEquals(OPEN, read(ours)[18], "our OPEN on our connection");
       await().atMost(Duration.ofSeconds(5)).until(() -> p.status().state() == State.OPEN_SENT);
@@ -91,7 +96,8 @@ class SpeakerCollisionLostPrimaryTest {
         assertEquals(NOTIFICATION, n[18]);
         assertEquals(6, n[19], "Cease");
         assertEquals(7, n[20], "Connection Collision Resolution");
-        await("the state of the connection kept").atMost(Duration.ofSeconds(5))
+        await("the state of the connection kept")
+            .atMost(Duration.ofSeconds(5))
             .until(() -> p.status().state() == State.OPEN_SENT);
         // the peer drops its connection as well before sending its OPEN on it
         if (drop.equals("ceased")) {
@@ -131,13 +137,20 @@ class SpeakerCollisionLostPrimaryTest {
     out.flush();
   }
 
-  /** RFC 4271 §4.2 with the multiprotocol (IPv4 unicast, RFC 4760) and 4-octet AS (RFC 6793) capabilities. */
+  /**
+   * RFC 4271 §4.2 with the multiprotocol (IPv4 unicast, RFC 4760) and 4-octet AS (RFC 6793)
+   * capabilities.
+   */
   private static byte[] open(int asn, String id) throws IOException {
     byte[] caps = {2, 12, 1, 4, 0, 1, 0, 1, 65, 4, 0, 0, (byte) (asn >> 8), (byte) asn};
     ByteBuffer b = ByteBuffer.allocate(19 + 10 + caps.length);
     header(b, b.capacity(), OPEN);
-    b.put((byte) 4).putShort((short) asn).putShort((short) 90).put(InetAddress.getByName(id).getAddress())
-        .put((byte) caps.length).put(caps);
+    b.put((byte) 4)
+        .putShort((short) asn)
+        .putShort((short) 90)
+        .put(InetAddress.getByName(id).getAddress())
+        .put((byte) caps.length)
+        .put(caps);
     return b.array();
   }
 

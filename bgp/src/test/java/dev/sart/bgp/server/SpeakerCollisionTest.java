@@ -2,7 +2,6 @@ package dev.sart.bgp.server;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
@@ -28,29 +27,29 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * RFC 4271 §6.8 against FRR: both sides active and connecting every second, FRR's bgpd frozen
- * while our connection opens, so that its own connection arrives while ours is in OpenSent.
- * Exactly one connection survives, Established on both sides; when we saw the collision, the
- * survivor is the one opened by the speaker with the higher BGP Identifier.
+ * RFC 4271 §6.8 against FRR: both sides active and connecting every second, FRR's bgpd frozen while
+ * our connection opens, so that its own connection arrives while ours is in OpenSent. Exactly one
+ * connection survives, Established on both sides; when we saw the collision, the survivor is the
+ * one opened by the speaker with the higher BGP Identifier.
  */
 class SpeakerCollisionTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private final List<String> log = new CopyOnWriteArrayList<>();
   private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      log.add(r.getMessage());
-    }
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          log.add(r.getMessage());
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @AfterEach
   void stop() {
@@ -72,16 +71,27 @@ class SpeakerCollisionTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4(ourId));
     server.start();
-    Frr frr = new Frr(peer, RouterConfig.of(65002, "192.0.2.5").neighbor(Neighbor.of("192.0.2.1", 65001)));
+    Frr frr =
+        new Frr(
+            peer, RouterConfig.of(65002, "192.0.2.5").neighbor(Neighbor.of("192.0.2.1", 65001)));
     frr.start();
     // FRR tries every second and is refused until we know it. We freeze bgpd (SIGSTOP), add it:
     // our connection is accepted by FRR's kernel and waits with our OPEN; when bgpd runs again its
     // connect timer has expired too, so it opens a connection of its own while ours is open
-    await().atMost(Duration.ofSeconds(10)).until(() -> frr.vtysh("show bgp neighbors 192.0.2.1 json")
-        .contains("\"connectRetryTimer\""));
-    long bgpd = frr.processes().stream().filter(x -> x.name().equals("bgpd")).findFirst().orElseThrow().pid();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> frr.vtysh("show bgp neighbors 192.0.2.1 json").contains("\"connectRetryTimer\""));
+    long bgpd =
+        frr.processes().stream()
+            .filter(x -> x.name().equals("bgpd"))
+            .findFirst()
+            .orElseThrow()
+            .pid();
     peer.exec("kill", "-STOP", Long.toString(bgpd));
-    Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    Peer p =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
     try {
       await().atMost(Duration.ofSeconds(5)).until(() -> p.status().state() == State.OPEN_SENT);
       Thread.sleep(1500);
@@ -92,21 +102,41 @@ class SpeakerCollisionTest {
     frr.awaitEstablished("192.0.2.1");
     await().atMost(Duration.ofSeconds(20)).until(() -> p.status().state() == State.ESTABLISHED);
     // and it stays that way: the losing connection went without taking the session along
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> p.status().state() == State.ESTABLISHED);
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> p.status().state() == State.ESTABLISHED);
     assertEquals(0, p.status().flaps());
-    List<String> conns = sart.exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )")
-        .lines().filter(l -> !l.isBlank()).toList();
+    List<String> conns =
+        sart.exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )")
+            .lines()
+            .filter(l -> !l.isBlank())
+            .toList();
     assertEquals(1, conns.size(), conns::toString);
-    var json = new com.fasterxml.jackson.databind.ObjectMapper()
-        .readTree(frr.vtysh("show bgp neighbors 192.0.2.1 json")).get("192.0.2.1");
+    var json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(frr.vtysh("show bgp neighbors 192.0.2.1 json"))
+            .get("192.0.2.1");
     assertEquals(1, json.path("connectionsEstablished").asInt(), json::toString);
 
     boolean weSawIt = log.stream().anyMatch(m -> m.contains("event=collision"));
-    boolean oursSurvived = json.path("portForeign").asInt() != 179; // FRR's remote port is ours: we connected
-    System.err.println("COLLISION ourId=" + ourId + " seen=" + weSawIt + " oursSurvived=" + oursSurvived + " " + conns);
+    boolean oursSurvived =
+        json.path("portForeign").asInt() != 179; // FRR's remote port is ours: we connected
+    System.err.println(
+        "COLLISION ourId="
+            + ourId
+            + " seen="
+            + weSawIt
+            + " oursSurvived="
+            + oursSurvived
+            + " "
+            + conns);
     if (weSawIt) {
       boolean weAreHigher = Integer.compareUnsigned(Ip.parseV4(ourId), Ip.parseV4("192.0.2.5")) > 0;
-      assertEquals(weAreHigher, oursSurvived, "RFC 4271 §6.8: the connection opened by the higher BGP Identifier stays");
+      assertEquals(
+          weAreHigher,
+          oursSurvived,
+          "RFC 4271 §6.8: the connection opened by the higher BGP Identifier stays");
     }
   }
 }

@@ -36,8 +36,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * our routes appear in the daemon's own CLI, the daemon's routes appear in our RIB.
  */
 class SpeakerInteropTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
 
   @AfterEach
@@ -48,12 +47,16 @@ class SpeakerInteropTest {
   }
 
   @ParameterizedTest(name = "sart and {0} exchange IPv4 and IPv6 routes")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void sartExchangesRoutesWith(RouterKind kind) throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node peer = t.node("peer");
-    t.link(sart, peer).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8::1/64", "2001:db8::2/64");
+    t.link(sart, peer)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8::1/64", "2001:db8::2/64");
 
     server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
     server.setLocalAs(65001);
@@ -61,16 +64,24 @@ class SpeakerInteropTest {
     server.start();
     server.addPeer(quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
     server.addPeer(quick(PeerConfig.of(InetAddress.getByName("2001:db8::2"), 65002)));
-    server.addPaths(List.of(Prefix.parse("203.0.113.0/24"), Prefix.parse("2001:db8:1::/48")),
+    server.addPaths(
+        List.of(Prefix.parse("203.0.113.0/24"), Prefix.parse("2001:db8:1::/48")),
         PathAttributes.of(Origin.IGP));
 
-    Router r = kind.create(peer, RouterConfig.of(65002, "192.0.2.2")
-        .neighbor(Neighbor.of("192.0.2.1", 65001)).neighbor(Neighbor.of("2001:db8::1", 65001))
-        .originate("198.51.100.0/24", "2001:db8:2::/48")).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(Neighbor.of("192.0.2.1", 65001))
+                    .neighbor(Neighbor.of("2001:db8::1", 65001))
+                    .originate("198.51.100.0/24", "2001:db8:2::/48"))
+            .start();
 
     r.awaitEstablished("192.0.2.1").awaitEstablished("2001:db8::1");
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.peers().stream()
-        .allMatch(p -> p.status().state() == State.ESTABLISHED));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> server.peers().stream().allMatch(p -> p.status().state() == State.ESTABLISHED));
 
     Route v4 = r.awaitRoute("203.0.113.0/24");
     assertEquals(List.of(65001L), v4.asPath());
@@ -80,19 +91,39 @@ class SpeakerInteropTest {
     assertTrue(v6.nextHops().contains(Addresses.parse("2001:db8::1")), v6::toString);
 
     Rib rib = server.rib();
-    await().atMost(Duration.ofSeconds(10)).until(() -> rib.query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() != null
-        && rib.query(v -> v.route(Prefix.parse("2001:db8:2::/48"))).join() != null);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                rib.query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() != null
+                    && rib.query(v -> v.route(Prefix.parse("2001:db8:2::/48"))).join() != null);
 
     // withdrawal both ways
     server.deletePaths(List.of(Prefix.parse("203.0.113.0/24")));
     r.awaitNoRoute("203.0.113.0/24");
     r.withdraw("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(10)).until(() -> rib.query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() == null);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> rib.query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() == null);
   }
 
   static PeerConfig quick(PeerConfig c) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(), c.password(),
-        c.multihopTtl(), c.ttlSecurity(), c.holdTime(), c.keepaliveTime(), Duration.ofSeconds(1),
-        Set.of(c.address() instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        c.passive(),
+        c.password(),
+        c.multihopTtl(),
+        c.ttlSecurity(),
+        c.holdTime(),
+        c.keepaliveTime(),
+        Duration.ofSeconds(1),
+        Set.of(
+            c.address() instanceof java.net.Inet4Address
+                ? Family.IPV4_UNICAST
+                : Family.IPV6_UNICAST));
   }
 }

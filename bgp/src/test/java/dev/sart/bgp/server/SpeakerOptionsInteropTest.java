@@ -49,24 +49,24 @@ class SpeakerOptionsInteropTest {
   private static final String THEM_V4 = "192.0.2.2";
   private static final String THEM_V6 = "2001:db8::2";
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private Node sart;
   private final List<String> log = new CopyOnWriteArrayList<>();
   private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      log.add(r.getMessage());
-    }
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          log.add(r.getMessage());
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @AfterEach
   void stop() {
@@ -76,12 +76,17 @@ class SpeakerOptionsInteropTest {
     }
   }
 
-  /** sart (192.0.2.1/30, 2001:db8::1/64) and the daemon's node on one link; our server runs as {@code localAs}. */
+  /**
+   * sart (192.0.2.1/30, 2001:db8::1/64) and the daemon's node on one link; our server runs as
+   * {@code localAs}.
+   */
   private Node direct(long localAs) {
     Topology t = testbed.topology();
     sart = t.node("sart");
     Node peer = t.node("peer");
-    t.link(sart, peer).addresses(US_V4 + "/30", THEM_V4 + "/30").addresses(US_V6 + "/64", THEM_V6 + "/64");
+    t.link(sart, peer)
+        .addresses(US_V4 + "/30", THEM_V4 + "/30")
+        .addresses(US_V6 + "/64", THEM_V6 + "/64");
     startServer(localAs);
     return peer;
   }
@@ -92,8 +97,12 @@ class SpeakerOptionsInteropTest {
     sart = t.node("sart");
     Node router = t.node("router");
     Node peer = t.node("peer");
-    t.link(sart, router).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8:1::1/64", "2001:db8:1::2/64");
-    t.link(router, peer).addresses("198.51.100.1/30", "198.51.100.2/30").addresses("2001:db8:2::1/64", "2001:db8:2::2/64");
+    t.link(sart, router)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8:1::1/64", "2001:db8:1::2/64");
+    t.link(router, peer)
+        .addresses("198.51.100.1/30", "198.51.100.2/30")
+        .addresses("2001:db8:2::1/64", "2001:db8:2::2/64");
     router.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     router.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1");
     sart.route("198.51.100.0/30", "192.0.2.2");
@@ -112,27 +121,77 @@ class SpeakerOptionsInteropTest {
   }
 
   private Peer ours(String address, long asn, UnaryOperator<PeerConfig> options) throws Exception {
-    return server.addPeer(options.apply(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName(address), asn))));
+    return server.addPeer(
+        options.apply(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName(address), asn))));
   }
 
   private static PeerConfig password(PeerConfig c, String secret) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(), secret,
-        c.multihopTtl(), c.ttlSecurity(), c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        c.passive(),
+        secret,
+        c.multihopTtl(),
+        c.ttlSecurity(),
+        c.holdTime(),
+        c.keepaliveTime(),
+        c.connectRetryTime(),
+        c.families());
   }
 
   private static PeerConfig passive(PeerConfig c) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), true, c.password(),
-        c.multihopTtl(), c.ttlSecurity(), c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        true,
+        c.password(),
+        c.multihopTtl(),
+        c.ttlSecurity(),
+        c.holdTime(),
+        c.keepaliveTime(),
+        c.connectRetryTime(),
+        c.families());
   }
 
   private static PeerConfig gtsm(PeerConfig c, int hops) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(), c.password(),
-        hops, true, c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        c.passive(),
+        c.password(),
+        hops,
+        true,
+        c.holdTime(),
+        c.keepaliveTime(),
+        c.connectRetryTime(),
+        c.families());
   }
 
   private static PeerConfig multihop(PeerConfig c, int ttl) {
-    return new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(), c.password(),
-        ttl, false, c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families());
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        c.passive(),
+        c.password(),
+        ttl,
+        false,
+        c.holdTime(),
+        c.keepaliveTime(),
+        c.connectRetryTime(),
+        c.families());
   }
 
   private static void awaitEstablished(Router r, String us, Peer p) {
@@ -142,8 +201,13 @@ class SpeakerOptionsInteropTest {
 
   /** Neither side reaches Established for several seconds while both retry every second. */
   private static void awaitNoSession(Router r, String us, Peer p) {
-    await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10))
-        .until(() -> p.status().state() != State.ESTABLISHED && r.sessionState(us) != SessionState.ESTABLISHED);
+    await()
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                p.status().state() != State.ESTABLISHED
+                    && r.sessionState(us) != SessionState.ESTABLISHED);
     assertNotEquals(State.ESTABLISHED, p.status().state());
   }
 
@@ -151,10 +215,16 @@ class SpeakerOptionsInteropTest {
     return server.rib().query(v -> v.route(Prefix.parse(prefix))).join() != null;
   }
 
-  /** Our established BGP connections as {@code ss} prints them: local address:port, peer address:port. */
+  /**
+   * Our established BGP connections as {@code ss} prints them: local address:port, peer
+   * address:port.
+   */
   private List<String[]> ourConnections() {
     List<String[]> out = new ArrayList<>();
-    for (String line : sart.exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )").lines().toList()) {
+    for (String line :
+        sart.exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )")
+            .lines()
+            .toList()) {
       String[] f = line.trim().split("\\s+");
       if (f.length >= 4) {
         out.add(new String[] {f[f.length - 2], f[f.length - 1]});
@@ -163,18 +233,28 @@ class SpeakerOptionsInteropTest {
     return out;
   }
 
-  @ParameterizedTest(name = "an iBGP session with {0} exchanges IPv4 and IPv6 routes and carries LOCAL_PREF both ways")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @ParameterizedTest(
+      name =
+          "an iBGP session with {0} exchanges IPv4 and IPv6 routes and carries LOCAL_PREF both ways")
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void ibgpCarriesLocalPref(RouterKind kind) throws Exception {
     Node peer = direct(65001);
     Peer v4 = ours(THEM_V4, 65001, c -> c);
     Peer v6 = ours(THEM_V6, 65001, c -> c);
-    Router r = kind.create(peer, RouterConfig.of(65001, THEM_V4)
-        .neighbor(Neighbor.of(US_V4, 65001)).neighbor(Neighbor.of(US_V6, 65001))
-        .originate("198.51.100.0/24", "2001:db8:2::/48")).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65001, THEM_V4)
+                    .neighbor(Neighbor.of(US_V4, 65001))
+                    .neighbor(Neighbor.of(US_V6, 65001))
+                    .originate("198.51.100.0/24", "2001:db8:2::/48"))
+            .start();
     awaitEstablished(r, US_V4, v4);
     awaitEstablished(r, US_V6, v6);
-    server.addPaths(List.of(Prefix.parse("203.0.113.0/24"), Prefix.parse("2001:db8:1::/48")),
+    server.addPaths(
+        List.of(Prefix.parse("203.0.113.0/24"), Prefix.parse("2001:db8:1::/48")),
         PathAttributes.of(Origin.IGP, new LocalPref(250)));
 
     for (String prefix : List.of("203.0.113.0/24", "2001:db8:1::/48")) {
@@ -184,36 +264,56 @@ class SpeakerOptionsInteropTest {
     }
     for (String prefix : List.of("198.51.100.0/24", "2001:db8:2::/48")) {
       await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib(prefix));
-      // every one of the four sends LOCAL_PREF to an internal peer, its default 100 here (RFC 4271 §5.1.5)
-      long lp = server.rib().query(v -> v.route(Prefix.parse(prefix)).paths().getFirst().attrs().localPref()).join();
+      // every one of the four sends LOCAL_PREF to an internal peer, its default 100 here (RFC 4271
+      // §5.1.5)
+      long lp =
+          server
+              .rib()
+              .query(v -> v.route(Prefix.parse(prefix)).paths().getFirst().attrs().localPref())
+              .join();
       assertEquals(100, lp, prefix);
     }
   }
 
-  @ParameterizedTest(name = "with {0}, a TCP MD5 session comes up with the right password and stays down with a wrong one")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @ParameterizedTest(
+      name =
+          "with {0}, a TCP MD5 session comes up with the right password and stays down with a wrong one")
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void md5RightAndWrong(RouterKind kind) throws Exception {
     Node peer = direct(65001);
     Peer right = ours(THEM_V4, 65002, c -> password(c, "s3cret"));
     Peer wrong = ours(THEM_V6, 65002, c -> password(c, "s3cret"));
-    Router r = kind.create(peer, RouterConfig.of(65002, THEM_V4)
-        .neighbor(Neighbor.of(US_V4, 65001).withPassword("s3cret"))
-        .neighbor(Neighbor.of(US_V6, 65001).withPassword("not-the-secret"))
-        .originate("198.51.100.0/24")).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, THEM_V4)
+                    .neighbor(Neighbor.of(US_V4, 65001).withPassword("s3cret"))
+                    .neighbor(Neighbor.of(US_V6, 65001).withPassword("not-the-secret"))
+                    .originate("198.51.100.0/24"))
+            .start();
     awaitEstablished(r, US_V4, right);
     await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib("198.51.100.0/24"));
     awaitNoSession(r, US_V6, wrong);
   }
 
   @ParameterizedTest(name = "with {0}, either side can be the passive one")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void passiveBothWays(RouterKind kind) throws Exception {
     Node peer = direct(65001);
     // IPv4: we wait, the daemon connects. IPv6: the daemon waits, we connect.
     Peer weWait = ours(THEM_V4, 65002, SpeakerOptionsInteropTest::passive);
     Peer weConnect = ours(THEM_V6, 65002, c -> c);
-    Router r = kind.create(peer, RouterConfig.of(65002, THEM_V4)
-        .neighbor(Neighbor.of(US_V4, 65001)).neighbor(Neighbor.of(US_V6, 65001).asPassive())).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, THEM_V4)
+                    .neighbor(Neighbor.of(US_V4, 65001))
+                    .neighbor(Neighbor.of(US_V6, 65001).asPassive()))
+            .start();
     awaitEstablished(r, US_V4, weWait);
     awaitEstablished(r, US_V6, weConnect);
     List<String[]> conns = ourConnections();
@@ -236,16 +336,24 @@ class SpeakerOptionsInteropTest {
    * shows that the daemon does check. (A daemon allowing one hop would not tell: BIRD and FRR do
    * not even try a single-hop eBGP neighbour that is not on a connected network.)
    */
-  @ParameterizedTest(name = "GTSM with {0} across a router: up when we send TTL 255, connecting or listening, down with TTL 2")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @ParameterizedTest(
+      name =
+          "GTSM with {0} across a router: up when we send TTL 255, connecting or listening, down with TTL 2")
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void gtsmAcrossARouter(RouterKind kind) throws Exception {
     Node peer = routed();
     Peer weConnect = ours("198.51.100.2", 65002, c -> gtsm(c, 2));
     Peer weListen = ours("2001:db8:2::2", 65002, c -> passive(gtsm(c, 2)));
-    Router r = kind.create(peer, RouterConfig.of(65002, "198.51.100.2")
-        .neighbor(Neighbor.of(US_V4, 65001).withTtlSecurity(2))
-        .neighbor(Neighbor.of("2001:db8:1::1", 65001).withTtlSecurity(2))
-        .originate("203.0.113.0/24")).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, "198.51.100.2")
+                    .neighbor(Neighbor.of(US_V4, 65001).withTtlSecurity(2))
+                    .neighbor(Neighbor.of("2001:db8:1::1", 65001).withTtlSecurity(2))
+                    .originate("203.0.113.0/24"))
+            .start();
     awaitEstablished(r, US_V4, weConnect);
     awaitEstablished(r, "2001:db8:1::1", weListen);
     await().atMost(Duration.ofSeconds(20)).until(() -> inOurRib("203.0.113.0/24"));
@@ -262,31 +370,46 @@ class SpeakerOptionsInteropTest {
   }
 
   /**
-   * RFC 4271 §6.8 with BIRD, GoBGP and OpenBGPD (FRR: {@link SpeakerCollisionTest}, which also checks
-   * which connection wins). Both connections are made to exist before either side has read an OPEN:
-   * the daemon's SYNs to us are dropped (nftables in our namespace), so its connection attempt hangs
-   * in SYN-SENT; we freeze all its processes (SIGSTOP), add it (our connection waits in its kernel's
-   * backlog with our OPEN), let its SYN through (the kernel's retransmission completes it while the
-   * daemon is still frozen) and let the daemon run again: it finds two connections with an OPEN on
-   * each. Exactly one session survives, Established on both sides and staying so; with BIRD we see
-   * the collision and the connection opened by the higher BGP Identifier is the one that stays.
+   * RFC 4271 §6.8 with BIRD, GoBGP and OpenBGPD (FRR: {@link SpeakerCollisionTest}, which also
+   * checks which connection wins). Both connections are made to exist before either side has read
+   * an OPEN: the daemon's SYNs to us are dropped (nftables in our namespace), so its connection
+   * attempt hangs in SYN-SENT; we freeze all its processes (SIGSTOP), add it (our connection waits
+   * in its kernel's backlog with our OPEN), let its SYN through (the kernel's retransmission
+   * completes it while the daemon is still frozen) and let the daemon run again: it finds two
+   * connections with an OPEN on each. Exactly one session survives, Established on both sides and
+   * staying so; with BIRD we see the collision and the connection opened by the higher BGP
+   * Identifier is the one that stays.
    */
   @ParameterizedTest(name = "a connection collision with {0} leaves exactly one session")
-  @EnumSource(value = RouterKind.class, names = {"BIRD", "GOBGP", "OPENBGPD"})
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"BIRD", "GOBGP", "OPENBGPD"})
   void collision(RouterKind kind) throws Exception {
     peerLog.addHandler(capture);
     Node peer = direct(65001);
     sart.exec("nft", "add table inet collision");
     sart.exec("nft", "add chain inet collision in { type filter hook input priority 0; }");
-    sart.exec("nft", "add rule inet collision in ip saddr " + THEM_V4 + " tcp dport 179 tcp flags syn drop");
-    Router r = kind.create(peer, RouterConfig.of(65002, THEM_V4).neighbor(Neighbor.of(US_V4, 65001))
-        .originate("198.51.100.0/24")).start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> peer.exec("ss", "-Htn", "state", "syn-sent", "( dport = :179 )")
-        .contains(US_V4 + ":179"));
+    sart.exec(
+        "nft",
+        "add rule inet collision in ip saddr " + THEM_V4 + " tcp dport 179 tcp flags syn drop");
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, THEM_V4)
+                    .neighbor(Neighbor.of(US_V4, 65001))
+                    .originate("198.51.100.0/24"))
+            .start();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                peer.exec("ss", "-Htn", "state", "syn-sent", "( dport = :179 )")
+                    .contains(US_V4 + ":179"));
     List<String> pids = new ArrayList<>();
     for (var p : r.processes()) {
       pids.add(Long.toString(p.pid()));
-      ProcessHandle.of(p.pid()).ifPresent(h -> h.descendants().forEach(d -> pids.add(Long.toString(d.pid()))));
+      ProcessHandle.of(p.pid())
+          .ifPresent(h -> h.descendants().forEach(d -> pids.add(Long.toString(d.pid()))));
     }
     signal(peer, "-STOP", pids);
     Peer p;
@@ -300,8 +423,13 @@ class SpeakerOptionsInteropTest {
       signal(peer, "-CONT", pids);
     }
     awaitEstablished(r, US_V4, p);
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
-        .until(() -> p.status().state() == State.ESTABLISHED && r.sessionState(US_V4) == SessionState.ESTABLISHED);
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                p.status().state() == State.ESTABLISHED
+                    && r.sessionState(US_V4) == SessionState.ESTABLISHED);
     assertEquals(0, p.status().flaps());
     List<String[]> conns = ourConnections();
     assertEquals(1, conns.size(), () -> conns.stream().map(List::of).toList().toString());
@@ -322,5 +450,4 @@ class SpeakerOptionsInteropTest {
     argv.addAll(pids);
     node.exec(argv.toArray(String[]::new));
   }
-
 }

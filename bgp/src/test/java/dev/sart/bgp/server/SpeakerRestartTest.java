@@ -40,11 +40,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * session, and nothing is left twice or stale, as our API and FRR's CLI show it.
  */
 class SpeakerRestartTest {
-  private static final AddressFamily IPV4 = AddressFamily.newBuilder().setAfi(AddressFamily.Afi.AFI_IP4)
-      .setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+  private static final AddressFamily IPV4 =
+      AddressFamily.newBuilder()
+          .setAfi(AddressFamily.Afi.AFI_IP4)
+          .setSafi(AddressFamily.Safi.SAFI_UNICAST)
+          .build();
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private io.grpc.Server grpc;
   private ManagedChannel channel;
@@ -62,8 +64,14 @@ class SpeakerRestartTest {
 
   /** The Loc-RIB as the API lists it: prefix and the peer each path came from. */
   private List<String> locRib(BgpApiGrpc.BgpApiBlockingStub api) {
-    return api.withDeadlineAfter(10, TimeUnit.SECONDS).getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
-        .getPathsList().stream().map(p -> p.getNlri() + " from " + p.getPeerAddr()).sorted().toList();
+    return api
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
+        .getPathsList()
+        .stream()
+        .map(p -> p.getNlri() + " from " + p.getPeerAddr())
+        .sorted()
+        .toList();
   }
 
   @Test
@@ -77,20 +85,28 @@ class SpeakerRestartTest {
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
     String name = InProcessServerBuilder.generateName();
-    grpc = InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
+    grpc =
+        InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
     channel = InProcessChannelBuilder.forName(name).build();
     BgpApiGrpc.BgpApiBlockingStub api = BgpApiGrpc.newBlockingStub(channel);
 
-    RouterConfig frrConfig = RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
-        .originate("198.51.100.0/25", "198.51.100.128/25");
+    RouterConfig frrConfig =
+        RouterConfig.of(65002, "192.0.2.2")
+            .neighbor(Neighbor.of("192.0.2.1", 65001))
+            .originate("198.51.100.0/25", "198.51.100.128/25");
     Frr frr = new Frr(peer, frrConfig);
     frr.start();
-    Peer p = server.addPeer(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    Peer p =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
     server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP));
     frr.awaitEstablished("192.0.2.1");
     frr.awaitRoute("203.0.113.0/24");
-    List<String> full = List.of("198.51.100.0/25 from 192.0.2.2", "198.51.100.128/25 from 192.0.2.2",
-        "203.0.113.0/24 from ");
+    List<String> full =
+        List.of(
+            "198.51.100.0/25 from 192.0.2.2",
+            "198.51.100.128/25 from 192.0.2.2",
+            "203.0.113.0/24 from ");
     await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(full));
 
     // SIGKILL: no NOTIFICATION, the kernel closes the connection
@@ -98,9 +114,18 @@ class SpeakerRestartTest {
       ProcessHandle.of(proc.pid()).ifPresent(ProcessHandle::destroyForcibly);
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() != State.ESTABLISHED);
-    await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(List.of("203.0.113.0/24 from ")));
-    assertEquals(0, api.getNeighborPath(GetNeighborPathRequest.newBuilder().setAddr("192.0.2.2")
-        .setKind(GetNeighborPathRequest.Kind.IN).setFamily(IPV4).build()).getPathsCount());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> locRib(api).equals(List.of("203.0.113.0/24 from ")));
+    assertEquals(
+        0,
+        api.getNeighborPath(
+                GetNeighborPathRequest.newBuilder()
+                    .setAddr("192.0.2.2")
+                    .setKind(GetNeighborPathRequest.Kind.IN)
+                    .setFamily(IPV4)
+                    .build())
+            .getPathsCount());
     assertEquals(0, p.prefixCounters().accepted(Family.IPV4_UNICAST));
 
     // the same FRR starts again in the same node
@@ -109,18 +134,43 @@ class SpeakerRestartTest {
     again.awaitEstablished("192.0.2.1");
     await().atMost(Duration.ofSeconds(20)).until(() -> p.status().state() == State.ESTABLISHED);
     await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(full));
-    assertEquals(2, api.getNeighborPath(GetNeighborPathRequest.newBuilder().setAddr("192.0.2.2")
-        .setKind(GetNeighborPathRequest.Kind.IN).setFamily(IPV4).build()).getPathsCount());
+    assertEquals(
+        2,
+        api.getNeighborPath(
+                GetNeighborPathRequest.newBuilder()
+                    .setAddr("192.0.2.2")
+                    .setKind(GetNeighborPathRequest.Kind.IN)
+                    .setFamily(IPV4)
+                    .build())
+            .getPathsCount());
     assertEquals(1, again.awaitRoute("203.0.113.0/24").asPath().size());
     // our Adj-RIB-Out towards FRR: our own route, not FRR's sent back
-    assertEquals(List.of("203.0.113.0/24"), api.getNeighborPath(GetNeighborPathRequest.newBuilder().setAddr("192.0.2.2")
-        .setKind(GetNeighborPathRequest.Kind.OUT).setFamily(IPV4).build()).getPathsList().stream()
-        .map(x -> x.getNlri()).toList());
-    assertEquals(1, again.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size(), "one path, from us");
+    assertEquals(
+        List.of("203.0.113.0/24"),
+        api
+            .getNeighborPath(
+                GetNeighborPathRequest.newBuilder()
+                    .setAddr("192.0.2.2")
+                    .setKind(GetNeighborPathRequest.Kind.OUT)
+                    .setFamily(IPV4)
+                    .build())
+            .getPathsList()
+            .stream()
+            .map(x -> x.getNlri())
+            .toList());
+    assertEquals(
+        1,
+        again.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size(),
+        "one path, from us");
     assertEquals(1, p.status().flaps());
-    // and FRR's routes are withdrawn again when it withdraws them: no stale copy from the first session
+    // and FRR's routes are withdrawn again when it withdraws them: no stale copy from the first
+    // session
     again.withdraw("198.51.100.0/25");
-    await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(
-        List.of("198.51.100.128/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                locRib(api)
+                    .equals(List.of("198.51.100.128/25 from 192.0.2.2", "203.0.113.0/24 from ")));
   }
 }

@@ -38,8 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * daemon: {@link SpeakerOptionsInteropTest}.
  */
 class SpeakerSessionTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private Router router;
 
@@ -51,7 +50,8 @@ class SpeakerSessionTest {
   }
 
   /** sart at 192.0.2.1 (AS 65001), the daemon at 192.0.2.2 (AS {@code peerAs}). */
-  private Peer pair(RouterKind kind, long peerAs, UnaryOperator<PeerConfig> ours, UnaryOperator<Neighbor> theirs)
+  private Peer pair(
+      RouterKind kind, long peerAs, UnaryOperator<PeerConfig> ours, UnaryOperator<Neighbor> theirs)
       throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
@@ -61,9 +61,18 @@ class SpeakerSessionTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    Peer p = server.addPeer(ours.apply(SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), peerAs))));
-    router = kind.create(peer, RouterConfig.of(peerAs, "192.0.2.2")
-        .neighbor(theirs.apply(Neighbor.of("192.0.2.1", 65001))).originate("198.51.100.0/24")).start();
+    Peer p =
+        server.addPeer(
+            ours.apply(
+                SpeakerInteropTest.quick(
+                    PeerConfig.of(InetAddress.getByName("192.0.2.2"), peerAs))));
+    router =
+        kind.create(
+                peer,
+                RouterConfig.of(peerAs, "192.0.2.2")
+                    .neighbor(theirs.apply(Neighbor.of("192.0.2.1", 65001)))
+                    .originate("198.51.100.0/24"))
+            .start();
     return p;
   }
 
@@ -71,17 +80,32 @@ class SpeakerSessionTest {
   void anIbgpSessionCarriesLocalPrefAndCommunitiesAsFrrShowsThem() throws Exception {
     pair(RouterKind.FRR, 65001, c -> c, n -> n);
     router.awaitEstablished("192.0.2.1");
-    server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP, new LocalPref(250),
-        new MultiExitDisc(42), Communities.of(Communities.community(65001, 100)), LargeCommunities.of(65001, 7, 8)));
+    server.addPaths(
+        List.of(Prefix.parse("203.0.113.0/24")),
+        PathAttributes.of(
+            Origin.IGP,
+            new LocalPref(250),
+            new MultiExitDisc(42),
+            Communities.of(Communities.community(65001, 100)),
+            LargeCommunities.of(65001, 7, 8)));
     Route r = router.awaitRoute("203.0.113.0/24");
     assertEquals(List.of(), r.asPath(), "iBGP: no AS prepended");
     assertEquals(250, r.localPref().orElseThrow());
     assertEquals(42, r.med().orElseThrow());
-    assertTrue(r.communities().containsAll(List.of("65001:100", "65001:7:8")), r.communities()::toString);
-    await().atMost(Duration.ofSeconds(10)).until(
-        () -> server.rib().query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() != null);
+    assertTrue(
+        r.communities().containsAll(List.of("65001:100", "65001:7:8")), r.communities()::toString);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> server.rib().query(v -> v.route(Prefix.parse("198.51.100.0/24"))).join() != null);
     // FRR sends LOCAL_PREF 100 to an internal peer
-    long lp = server.rib().query(v -> v.route(Prefix.parse("198.51.100.0/24")).paths().getFirst().attrs().localPref()).join();
+    long lp =
+        server
+            .rib()
+            .query(
+                v ->
+                    v.route(Prefix.parse("198.51.100.0/24")).paths().getFirst().attrs().localPref())
+            .join();
     assertEquals(100, lp);
   }
 
@@ -89,12 +113,16 @@ class SpeakerSessionTest {
   void anEbgpPeerGetsOurMedButNotOurLocalPref() throws Exception {
     pair(RouterKind.FRR, 65002, c -> c, n -> n);
     router.awaitEstablished("192.0.2.1");
-    server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP, new LocalPref(250),
-        new MultiExitDisc(42)));
+    server.addPaths(
+        List.of(Prefix.parse("203.0.113.0/24")),
+        PathAttributes.of(Origin.IGP, new LocalPref(250), new MultiExitDisc(42)));
     Route r = router.awaitRoute("203.0.113.0/24");
     assertEquals(List.of(65001L), r.asPath());
-    assertEquals(42, r.med().orElseThrow(), "RFC 4271 §5.1.4: our own MED goes to the neighbouring AS");
-    assertTrue(r.localPref().isEmpty() || r.localPref().getAsLong() == 100, "LOCAL_PREF is not sent over eBGP");
+    assertEquals(
+        42, r.med().orElseThrow(), "RFC 4271 §5.1.4: our own MED goes to the neighbouring AS");
+    assertTrue(
+        r.localPref().isEmpty() || r.localPref().getAsLong() == 100,
+        "LOCAL_PREF is not sent over eBGP");
   }
 
   @Test

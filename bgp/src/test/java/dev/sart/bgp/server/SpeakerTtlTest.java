@@ -39,11 +39,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SpeakerTtlTest {
   /** The daemon's address when it is behind the router. */
   private static final String FAR = "198.51.100.2";
+
   /** The daemon's address on a link shared with us. */
   private static final String NEAR = "192.0.2.2";
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
 
   @AfterEach
@@ -53,14 +53,20 @@ class SpeakerTtlTest {
     }
   }
 
-  /** sart 192.0.2.1/30 — router (192.0.2.2 | 198.51.100.1) — peer 198.51.100.2/30, forwarding on. */
+  /**
+   * sart 192.0.2.1/30 — router (192.0.2.2 | 198.51.100.1) — peer 198.51.100.2/30, forwarding on.
+   */
   private Node routed() {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node router = t.node("router");
     Node peer = t.node("peer");
-    t.link(sart, router).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8:1::1/64", "2001:db8:1::2/64");
-    t.link(router, peer).addresses("198.51.100.1/30", "198.51.100.2/30").addresses("2001:db8:2::1/64", "2001:db8:2::2/64");
+    t.link(sart, router)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8:1::1/64", "2001:db8:1::2/64");
+    t.link(router, peer)
+        .addresses("198.51.100.1/30", "198.51.100.2/30")
+        .addresses("2001:db8:2::1/64", "2001:db8:2::2/64");
     router.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     router.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1");
     sart.route("198.51.100.0/30", "192.0.2.2");
@@ -90,8 +96,21 @@ class SpeakerTtlTest {
 
   private Peer addPeer(String address, int multihopTtl, boolean ttlSecurity) throws Exception {
     PeerConfig c = SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName(address), 65002));
-    return server.addPeer(new PeerConfig(c.name(), c.address(), c.asn(), c.port(), c.localAddress(), c.passive(),
-        c.password(), multihopTtl, ttlSecurity, c.holdTime(), c.keepaliveTime(), c.connectRetryTime(), c.families()));
+    return server.addPeer(
+        new PeerConfig(
+            c.name(),
+            c.address(),
+            c.asn(),
+            c.port(),
+            c.localAddress(),
+            c.passive(),
+            c.password(),
+            multihopTtl,
+            ttlSecurity,
+            c.holdTime(),
+            c.keepaliveTime(),
+            c.connectRetryTime(),
+            c.families()));
   }
 
   private static void awaitEstablished(Router r, Peer p) {
@@ -101,12 +120,18 @@ class SpeakerTtlTest {
 
   /** Neither side reaches Established for several seconds (each retries every second meanwhile). */
   private static void awaitNoSession(Router r, Peer p) {
-    await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10))
-        .until(() -> p.status().state() != State.ESTABLISHED && r.sessionState("192.0.2.1") != SessionState.ESTABLISHED);
+    await()
+        .during(Duration.ofSeconds(6))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                p.status().state() != State.ESTABLISHED
+                    && r.sessionState("192.0.2.1") != SessionState.ESTABLISHED);
   }
 
   private Frr frr(Node node, String address, Neighbor toUs) {
-    Frr f = new Frr(node, RouterConfig.of(65002, address).neighbor(toUs).originate("203.0.113.0/24"));
+    Frr f =
+        new Frr(node, RouterConfig.of(65002, address).neighbor(toUs).originate("203.0.113.0/24"));
     f.start();
     return f;
   }
@@ -149,8 +174,13 @@ class SpeakerTtlTest {
     String us = v6 ? "2001:db8:1::1" : "192.0.2.1";
     Frr frr = frr(peer, FAR, Neighbor.of(us, 65001).withMultihop(255));
     Peer p = addPeer(far, 0, true);
-    await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10))
-        .until(() -> p.status().state() != State.ESTABLISHED && frr.sessionState(us) != SessionState.ESTABLISHED);
+    await()
+        .during(Duration.ofSeconds(6))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                p.status().state() != State.ESTABLISHED
+                    && frr.sessionState(us) != SessionState.ESTABLISHED);
     server.deletePeer(InetAddress.getByName(far)).join();
     Peer again = addPeer(far, 2, true);
     frr.awaitEstablished(us);
@@ -158,15 +188,24 @@ class SpeakerTtlTest {
   }
 
   @ParameterizedTest(name = "eBGP multihop with {0} across a router")
-  @EnumSource(value = RouterKind.class, names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
+  @EnumSource(
+      value = RouterKind.class,
+      names = {"FRR", "BIRD", "GOBGP", "OPENBGPD"})
   void ebgpMultihopAcrossARouter(RouterKind kind) throws Exception {
     Node peer = routed();
-    Router r = kind.create(peer, RouterConfig.of(65002, FAR).neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2))
-        .originate("203.0.113.0/24")).start();
+    Router r =
+        kind.create(
+                peer,
+                RouterConfig.of(65002, FAR)
+                    .neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2))
+                    .originate("203.0.113.0/24"))
+            .start();
     Peer p = addPeer(FAR, 2, false);
     awaitEstablished(r, p);
-    await().atMost(Duration.ofSeconds(10)).until(
-        () -> server.rib().query(v -> v.route(Prefix.parse("203.0.113.0/24"))).join() != null);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> server.rib().query(v -> v.route(Prefix.parse("203.0.113.0/24"))).join() != null);
     if (kind != RouterKind.BIRD) {
       // BIRD would need a route to our next hop in its own table to use the path
       server.addPaths(List.of(Prefix.parse("192.0.2.128/25")), PathAttributes.of(Origin.IGP));

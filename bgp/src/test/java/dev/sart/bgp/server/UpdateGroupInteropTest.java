@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.MultiExitDisc;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
-import dev.sart.bgp.wire.Ip;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetNeighborRequest;
 import dev.sart.testbed.Addresses;
@@ -40,15 +40,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   192.0.2.2, 2001:db8::2     192.0.2.(4i+1), 2001:db8:0:i::1 on link i
  * </pre>
  *
- * <p>The members' IPv4 sessions export alike and so do their IPv6 sessions: each set is one
- * group, whose UPDATEs are encoded once and sent to each member with its own next hop (our
- * address on its link, RFC 4271 §5.1.3). Routes the origin announces after the groups formed must
- * reach each member with that member's next hop; a member that asks for a route refresh leaves
- * its group and comes back; a member that goes leaves the others unharmed.
+ * <p>The members' IPv4 sessions export alike and so do their IPv6 sessions: each set is one group,
+ * whose UPDATEs are encoded once and sent to each member with its own next hop (our address on its
+ * link, RFC 4271 §5.1.3). Routes the origin announces after the groups formed must reach each
+ * member with that member's next hop; a member that asks for a route refresh leaves its group and
+ * comes back; a member that goes leaves the others unharmed.
  */
 class UpdateGroupInteropTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private InProcessApi api;
 
@@ -70,7 +69,10 @@ class UpdateGroupInteropTest {
     return "2001:db8:0:" + member + "::1";
   }
 
-  /** Member {@code i} (1..3) holds {@code prefix} with our address on its link as the next hop, AS_PATH 65001 65010. */
+  /**
+   * Member {@code i} (1..3) holds {@code prefix} with our address on its link as the next hop,
+   * AS_PATH 65001 65010.
+   */
   private static void assertFromUs(Frr member, int i, String prefix) throws Exception {
     Route r = member.awaitRoute(prefix);
     String self = prefix.contains(":") ? v6Self(i) : v4Self(i);
@@ -83,11 +85,14 @@ class UpdateGroupInteropTest {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node oNode = t.node("o");
-    t.link(sart, oNode).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8::1/64", "2001:db8::2/64");
+    t.link(sart, oNode)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8::1/64", "2001:db8::2/64");
     List<Node> memberNodes = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       Node m = t.node("m" + i);
-      t.link(sart, m).addresses(v4Self(i) + "/30", "192.0.2." + (4 * i + 2) + "/30")
+      t.link(sart, m)
+          .addresses(v4Self(i) + "/30", "192.0.2." + (4 * i + 2) + "/30")
           .addresses(v6Self(i) + "/64", "2001:db8:0:" + i + "::2/64");
       memberNodes.add(m);
     }
@@ -95,23 +100,34 @@ class UpdateGroupInteropTest {
     startSpeaker(sart, "192.0.2.1");
     addPeer("192.0.2.2", 65010);
     addPeer("2001:db8::2", 65010);
-    Frr o = Frr.withoutZebra(oNode, RouterConfig.of(65010, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001))
-        .neighbor(Neighbor.of("2001:db8::1", 65001)).originate("198.51.100.0/24", "2001:db8:100::/48"));
+    Frr o =
+        Frr.withoutZebra(
+            oNode,
+            RouterConfig.of(65010, "192.0.2.2")
+                .neighbor(Neighbor.of("192.0.2.1", 65001))
+                .neighbor(Neighbor.of("2001:db8::1", 65001))
+                .originate("198.51.100.0/24", "2001:db8:100::/48"));
     o.start();
     List<Frr> members = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       addPeer("192.0.2." + (4 * i + 2), 65002);
       addPeer("2001:db8:0:" + i + "::2", 65002);
-      Frr m = Frr.withoutZebra(memberNodes.get(i - 1), RouterConfig.of(65002, "192.0.2." + (4 * i + 2))
-          .neighbor(Neighbor.of(v4Self(i), 65001)).neighbor(Neighbor.of(v6Self(i), 65001)));
+      Frr m =
+          Frr.withoutZebra(
+              memberNodes.get(i - 1),
+              RouterConfig.of(65002, "192.0.2." + (4 * i + 2))
+                  .neighbor(Neighbor.of(v4Self(i), 65001))
+                  .neighbor(Neighbor.of(v6Self(i), 65001)));
       m.start();
       members.add(m);
     }
     for (int i = 1; i <= 3; i++) {
       members.get(i - 1).awaitEstablished(v4Self(i)).awaitEstablished(v6Self(i));
     }
-    await().atMost(Duration.ofSeconds(30)).until(() -> server.peers().stream()
-        .allMatch(p -> p.status().state() == State.ESTABLISHED));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> server.peers().stream().allMatch(p -> p.status().state() == State.ESTABLISHED));
 
     // the first table goes to each session on its own; then the sessions that export alike join
     for (int i = 1; i <= 3; i++) {
@@ -119,15 +135,23 @@ class UpdateGroupInteropTest {
       assertFromUs(members.get(i - 1), i, "2001:db8:100::/48");
     }
     // the origin's two sessions (AS 65010) are groups of one; the members' are two groups of three
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
     // as the API shows them (GetNeighbor): one group for the IPv4 sessions, another for the IPv6
     api = InProcessApi.serve(server);
     BgpApiGrpc.BgpApiBlockingStub stub = api.stub();
     List<dev.sart.proto.v1.Peer> v4 = new ArrayList<>();
     List<dev.sart.proto.v1.Peer> v6 = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      v4.add(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2." + (4 * i + 2)).build()).getPeer());
-      v6.add(stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("2001:db8:0:" + i + "::2").build()).getPeer());
+      v4.add(
+          stub.getNeighbor(
+                  GetNeighborRequest.newBuilder().setAddr("192.0.2." + (4 * i + 2)).build())
+              .getPeer());
+      v6.add(
+          stub.getNeighbor(
+                  GetNeighborRequest.newBuilder().setAddr("2001:db8:0:" + i + "::2").build())
+              .getPeer());
     }
     for (List<dev.sart.proto.v1.Peer> family : List.of(v4, v6)) {
       assertTrue(family.getFirst().getUpdateGroup() != 0, family.getFirst()::toString);
@@ -137,8 +161,10 @@ class UpdateGroupInteropTest {
       }
     }
     assertTrue(v4.getFirst().getUpdateGroup() != v6.getFirst().getUpdateGroup());
-    int origin = stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.2").build()).getPeer()
-        .getUpdateGroupMembers();
+    int origin =
+        stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.2").build())
+            .getPeer()
+            .getUpdateGroupMembers();
     assertEquals(1, origin, "the origin exports to another AS: a group of its own");
 
     // routes announced now are encoded once per group: each member must see its own next hop
@@ -151,22 +177,34 @@ class UpdateGroupInteropTest {
 
     // M2 asks for its IPv4 routes again (RFC 2918): it leaves its group for that, and rejoins
     members.get(1).vtysh("clear bgp ipv4 unicast " + v4Self(2) + " soft in");
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
     assertFromUs(members.get(1), 2, "198.51.100.0/24");
     assertFromUs(members.get(1), 2, "203.0.113.0/24");
     o.withdraw("203.0.113.0/24");
     for (Frr m : members) {
       m.awaitNoRoute("203.0.113.0/24");
     }
-    assertEquals(State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
+    assertEquals(
+        State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
 
     // M3 goes: the other two stay in their groups and keep getting routes, with their next hops
     members.get(2).stop();
-    await().atMost(Duration.ofSeconds(30)).until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 2, 2)));
-    assertEquals(2, stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build()).getPeer()
-        .getUpdateGroupMembers());
-    assertEquals(0, stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.14").build()).getPeer()
-        .getUpdateGroup(), "a session that is down is in no group");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 2, 2)));
+    assertEquals(
+        2,
+        stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build())
+            .getPeer()
+            .getUpdateGroupMembers());
+    assertEquals(
+        0,
+        stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.14").build())
+            .getPeer()
+            .getUpdateGroup(),
+        "a session that is down is in no group");
     o.announce("198.51.100.128/25");
     o.withdraw("2001:db8:200::/48");
     for (int i = 1; i <= 2; i++) {
@@ -190,14 +228,16 @@ class UpdateGroupInteropTest {
 
   /** BIRD's own count of the routes in its table ({@code show route count}). */
   private static long birdCount(Bird bird) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) of (\\d+) routes")
-        .matcher(bird.birdc("show route count"));
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(\\d+) of (\\d+) routes")
+            .matcher(bird.birdc("show route count"));
     return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
   private static void signal(Bird bird, String sig) throws Exception {
     long pid = bird.processes().getFirst().pid();
-    assertEquals(0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+    assertEquals(
+        0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
   }
 
   /**
@@ -217,28 +257,45 @@ class UpdateGroupInteropTest {
     startSpeaker(sart, "192.0.2.5");
     addPeer("192.0.2.6", 65002);
     addPeer("192.0.2.10", 65002);
-    Bird m1 = new Bird(n1, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
-    Bird m2 = new Bird(n2, RouterConfig.of(65002, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
+    Bird m1 =
+        new Bird(n1, RouterConfig.of(65002, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)));
+    Bird m2 =
+        new Bird(
+            n2, RouterConfig.of(65002, "192.0.2.10").neighbor(Neighbor.of("192.0.2.9", 65001)));
     m1.start();
     m2.start();
     m1.awaitEstablished("192.0.2.5");
     m2.awaitEstablished("192.0.2.9");
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(2)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.updateGroups().sizes().equals(List.of(2)));
 
     signal(m2, "STOP");
     try {
-      // one UPDATE per route (a MED each): many more than the group's queue and the socket buffers hold
+      // one UPDATE per route (a MED each): many more than the group's queue and the socket buffers
+      // hold
       int routes = 60_000;
       for (int i = 0; i < routes; i++) {
-        server.addPaths(List.of(Prefix.v4(0xC6120000 | i, 32)), PathAttributes.of(Origin.IGP, new MultiExitDisc(i)));
+        server.addPaths(
+            List.of(Prefix.v4(0xC6120000 | i, 32)),
+            PathAttributes.of(Origin.IGP, new MultiExitDisc(i)));
       }
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> birdCount(m1) == routes);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> birdCount(m1) == routes);
       assertEquals(List.of(1), server.updateGroups().sizes(), "the stuck member left the group");
     } finally {
       signal(m2, "CONT");
     }
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> birdCount(m2) == 60_000);
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.updateGroups().sizes().equals(List.of(2)));
-    assertEquals(State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> birdCount(m2) == 60_000);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.updateGroups().sizes().equals(List.of(2)));
+    assertEquals(
+        State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
   }
 }

@@ -12,88 +12,97 @@ import org.junit.jupiter.api.Test;
 
 class SimpleMessagesTest {
 
-    private static final SessionOptions ANY = SessionOptions.DEFAULT;
+  private static final SessionOptions ANY = SessionOptions.DEFAULT;
 
-    @Test
-    void a_keepalive_is_the_header_alone() throws Exception {
-        assertGolden(ANY, message(4, ""), Keepalive.INSTANCE);
-    }
+  @Test
+  void a_keepalive_is_the_header_alone() throws Exception {
+    assertGolden(ANY, message(4, ""), Keepalive.INSTANCE);
+  }
 
-    @Test
-    void a_notification_keeps_code_subcode_and_data() throws Exception {
-        assertGolden(ANY, message(3, "01 02 0012"), new Notification(1, 2, Octets.fromHex("0012")));
-        assertGolden(ANY, message(3, "04 00"), new Notification(4, 0));
-        assertGolden(ANY, message(3, "05 03"), new Notification(5, 3));
-        assertGolden(ANY, message(3, "09 63 ab"), new Notification(9, 99, Octets.fromHex("ab")));
-    }
+  @Test
+  void a_notification_keeps_code_subcode_and_data() throws Exception {
+    assertGolden(ANY, message(3, "01 02 0012"), new Notification(1, 2, Octets.fromHex("0012")));
+    assertGolden(ANY, message(3, "04 00"), new Notification(4, 0));
+    assertGolden(ANY, message(3, "05 03"), new Notification(5, 3));
+    assertGolden(ANY, message(3, "09 63 ab"), new Notification(9, 99, Octets.fromHex("ab")));
+  }
 
-    @Test
-    void every_rfc_4271_4486_6608_7313_code_has_a_name() {
-        int[][] known = {{1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 6}, {2, 7}, {3, 1}, {3, 2},
-            {3, 3}, {3, 4}, {3, 5}, {3, 6}, {3, 8}, {3, 9}, {3, 10}, {3, 11}, {4, 0}, {5, 1}, {5, 2}, {5, 3},
-            {6, 1}, {6, 2}, {6, 3}, {6, 4}, {6, 5}, {6, 6}, {6, 7}, {6, 8}, {6, 9}, {6, 10}, {7, 1}, {8, 0}};
-        for (int[] k : known) {
-            String name = ErrorNames.describe(k[0], k[1]);
-            assertEquals(false, name.contains("Unknown") || name.contains("Subcode "), name);
-        }
-        assertEquals("Cease / Administrative Shutdown (6/2)", ErrorNames.describe(6, 2));
+  @Test
+  void every_rfc_4271_4486_6608_7313_code_has_a_name() {
+    int[][] known = {
+      {1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 6}, {2, 7}, {3, 1}, {3, 2},
+      {3, 3}, {3, 4}, {3, 5}, {3, 6}, {3, 8}, {3, 9}, {3, 10}, {3, 11}, {4, 0}, {5, 1}, {5, 2},
+      {5, 3}, {6, 1}, {6, 2}, {6, 3}, {6, 4}, {6, 5}, {6, 6}, {6, 7}, {6, 8}, {6, 9}, {6, 10},
+      {7, 1}, {8, 0}
+    };
+    for (int[] k : known) {
+      String name = ErrorNames.describe(k[0], k[1]);
+      assertEquals(false, name.contains("Unknown") || name.contains("Subcode "), name);
     }
+    assertEquals("Cease / Administrative Shutdown (6/2)", ErrorNames.describe(6, 2));
+  }
 
-    @Test
-    void a_shutdown_communication_is_a_length_octet_and_utf8_text() throws Exception {
-        Notification n = Notification.administrativeShutdown("maintenance ☕");
-        assertGolden(ANY, message(3, "06 02 0f 6d61696e74656e616e636520e29895"), n);
-        assertEquals(Optional.of("maintenance ☕"), n.shutdownCommunication());
-        assertEquals(Optional.of("reboot"), Notification.administrativeReset("reboot").shutdownCommunication());
-    }
+  @Test
+  void a_shutdown_communication_is_a_length_octet_and_utf8_text() throws Exception {
+    Notification n = Notification.administrativeShutdown("maintenance ☕");
+    assertGolden(ANY, message(3, "06 02 0f 6d61696e74656e616e636520e29895"), n);
+    assertEquals(Optional.of("maintenance ☕"), n.shutdownCommunication());
+    assertEquals(
+        Optional.of("reboot"), Notification.administrativeReset("reboot").shutdownCommunication());
+  }
 
-    @Test
-    void a_shutdown_communication_is_cut_to_255_octets_at_a_character_boundary() {
-        Notification n = Notification.administrativeShutdown("é".repeat(200));
-        assertEquals(255, n.data().length()); // 127 two-octet characters + the length octet
-        assertEquals(Optional.of("é".repeat(127)), n.shutdownCommunication());
-    }
+  @Test
+  void a_shutdown_communication_is_cut_to_255_octets_at_a_character_boundary() {
+    Notification n = Notification.administrativeShutdown("é".repeat(200));
+    assertEquals(255, n.data().length()); // 127 two-octet characters + the length octet
+    assertEquals(Optional.of("é".repeat(127)), n.shutdownCommunication());
+  }
 
-    @Test
-    void a_shutdown_communication_that_is_not_utf8_or_overruns_is_not_reported() {
-        assertEquals(Optional.empty(), new Notification(6, 2, Octets.fromHex("02ff")).shutdownCommunication());
-        assertEquals(Optional.empty(), new Notification(6, 2, Octets.fromHex("05 41")).shutdownCommunication());
-        assertEquals(Optional.empty(), new Notification(6, 3, Octets.fromHex("01 41")).shutdownCommunication());
-    }
+  @Test
+  void a_shutdown_communication_that_is_not_utf8_or_overruns_is_not_reported() {
+    assertEquals(
+        Optional.empty(), new Notification(6, 2, Octets.fromHex("02ff")).shutdownCommunication());
+    assertEquals(
+        Optional.empty(), new Notification(6, 2, Octets.fromHex("05 41")).shutdownCommunication());
+    assertEquals(
+        Optional.empty(), new Notification(6, 3, Octets.fromHex("01 41")).shutdownCommunication());
+  }
 
-    @Test
-    void a_route_refresh_and_its_rfc_7313_markers_round_trip() throws Exception {
-        assertGolden(ANY, message(5, "0001 00 01"), RouteRefresh.request(Family.IPV4_UNICAST));
-        assertGolden(ANY, message(5, "0002 01 01"), RouteRefresh.beginning(Family.IPV6_UNICAST));
-        assertGolden(ANY, message(5, "0002 02 01"), RouteRefresh.end(Family.IPV6_UNICAST));
-        assertGolden(ANY, message(5, "0001 07 01"), new RouteRefresh(Family.IPV4_UNICAST, 7));
-    }
+  @Test
+  void a_route_refresh_and_its_rfc_7313_markers_round_trip() throws Exception {
+    assertGolden(ANY, message(5, "0001 00 01"), RouteRefresh.request(Family.IPV4_UNICAST));
+    assertGolden(ANY, message(5, "0002 01 01"), RouteRefresh.beginning(Family.IPV6_UNICAST));
+    assertGolden(ANY, message(5, "0002 02 01"), RouteRefresh.end(Family.IPV6_UNICAST));
+    assertGolden(ANY, message(5, "0001 07 01"), new RouteRefresh(Family.IPV4_UNICAST, 7));
+  }
 
-    @Test
-    void a_beginning_of_route_refresh_with_extra_octets_is_invalid_message_length_with_the_message() {
-        byte[] bytes = message(5, "0001 01 01 00");
-        NotificationException e = assertThrows(NotificationException.class, () -> decode(ANY, bytes));
-        assertEquals(7, e.code());
-        assertEquals(1, e.subcode());
-        assertEquals(Octets.of(bytes), e.data());
-    }
+  @Test
+  void a_beginning_of_route_refresh_with_extra_octets_is_invalid_message_length_with_the_message() {
+    byte[] bytes = message(5, "0001 01 01 00");
+    NotificationException e = assertThrows(NotificationException.class, () -> decode(ANY, bytes));
+    assertEquals(7, e.code());
+    assertEquals(1, e.subcode());
+    assertEquals(Octets.of(bytes), e.data());
+  }
 
-    @Test
-    void decode_from_a_byte_buffer_reads_between_position_and_limit() throws Exception {
-        ByteBuffer direct = ByteBuffer.allocateDirect(40);
-        direct.put(new byte[5]).put(message(4, "")).flip().position(5);
-        assertEquals(Keepalive.INSTANCE, new BgpCodec(ANY).decode(direct));
-        assertEquals(5, direct.position());
-        ByteBuffer heap = ByteBuffer.wrap(message(5, "0001 00 01"));
-        assertEquals(RouteRefresh.request(Family.IPV4_UNICAST), new BgpCodec(ANY).decode(heap));
-    }
+  @Test
+  void decode_from_a_byte_buffer_reads_between_position_and_limit() throws Exception {
+    ByteBuffer direct = ByteBuffer.allocateDirect(40);
+    direct.put(new byte[5]).put(message(4, "")).flip().position(5);
+    assertEquals(Keepalive.INSTANCE, new BgpCodec(ANY).decode(direct));
+    assertEquals(5, direct.position());
+    ByteBuffer heap = ByteBuffer.wrap(message(5, "0001 00 01"));
+    assertEquals(RouteRefresh.request(Family.IPV4_UNICAST), new BgpCodec(ANY).decode(heap));
+  }
 
-    @Test
-    void a_frame_whose_header_length_disagrees_with_the_given_length_is_bad_message_length() {
-        byte[] bytes = message(4, "");
-        NotificationException e = assertThrows(NotificationException.class,
-                () -> new BgpCodec(ANY).decode(java.util.Arrays.copyOf(bytes, 20), 0, 20));
-        assertEquals(1, e.code());
-        assertEquals(2, e.subcode());
-    }
+  @Test
+  void a_frame_whose_header_length_disagrees_with_the_given_length_is_bad_message_length() {
+    byte[] bytes = message(4, "");
+    NotificationException e =
+        assertThrows(
+            NotificationException.class,
+            () -> new BgpCodec(ANY).decode(java.util.Arrays.copyOf(bytes, 20), 0, 20));
+    assertEquals(1, e.code());
+    assertEquals(2, e.subcode());
+  }
 }

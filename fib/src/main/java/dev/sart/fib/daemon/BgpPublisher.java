@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * A speaker as a sink: the channel's destinations are originated there with
- * {@code BgpApi.AddPath} (origin IGP) and withdrawn with {@code DeletePath}. Changes coalesce per
- * destination while the speaker is slow or away; a worker sends them in batches and retries with
- * back-off, so the channel's thread never waits for the speaker.
+ * A speaker as a sink: the channel's destinations are originated there with {@code BgpApi.AddPath}
+ * (origin IGP) and withdrawn with {@code DeletePath}. Changes coalesce per destination while the
+ * speaker is slow or away; a worker sends them in batches and retries with back-off, so the
+ * channel's thread never waits for the speaker.
  */
 final class BgpPublisher implements Publisher {
   private static final Logger LOG = Logger.getLogger(BgpPublisher.class.getName());
@@ -34,13 +34,17 @@ final class BgpPublisher implements Publisher {
   private final String endpoint;
   private final BgpApiGrpc.BgpApiBlockingStub stub;
   private final Counter errors;
+
   /** Destination → whether it should be originated; what the worker has not sent yet. */
   private final Map<IpPrefix, Boolean> pending = new LinkedHashMap<>();
+
   /** What the speaker should originate now (guarded by {@code pending}). */
   private final java.util.Set<IpPrefix> wanted = new java.util.HashSet<>();
+
   private final Thread worker;
   private final Thread liveness;
-  private final io.grpc.Context.CancellableContext livenessCall = io.grpc.Context.current().withCancellation();
+  private final io.grpc.Context.CancellableContext livenessCall =
+      io.grpc.Context.current().withCancellation();
   private volatile boolean running = true;
 
   BgpPublisher(String channel, String endpoint, ManagedChannel speaker, FibMetrics metrics) {
@@ -49,7 +53,10 @@ final class BgpPublisher implements Publisher {
     this.stub = BgpApiGrpc.newBlockingStub(speaker);
     this.errors = metrics.publishErrors(channel, endpoint);
     this.worker = Thread.ofVirtual().name("fib-publish-" + endpoint).start(this::run);
-    this.liveness = Thread.ofVirtual().name("fib-publish-watch-" + endpoint).start(() -> livenessCall.run(this::follow));
+    this.liveness =
+        Thread.ofVirtual()
+            .name("fib-publish-watch-" + endpoint)
+            .start(() -> livenessCall.run(this::follow));
   }
 
   /**
@@ -60,41 +67,53 @@ final class BgpPublisher implements Publisher {
     Duration backoff = BgpWatchSubscriber.MIN_BACKOFF;
     while (running) {
       try {
-        java.util.Iterator<dev.sart.proto.v1.PeerStateEvent> it = stub.watchPeerState(
-            dev.sart.proto.v1.WatchPeerStateRequest.getDefaultInstance());
-        stub.withDeadlineAfter(10, TimeUnit.SECONDS).health(dev.sart.proto.v1.HealthRequest.getDefaultInstance());
+        java.util.Iterator<dev.sart.proto.v1.PeerStateEvent> it =
+            stub.watchPeerState(dev.sart.proto.v1.WatchPeerStateRequest.getDefaultInstance());
+        stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+            .health(dev.sart.proto.v1.HealthRequest.getDefaultInstance());
         int n;
         synchronized (pending) {
           wanted.forEach(p -> pending.putIfAbsent(p, true));
           n = wanted.size();
           pending.notifyAll();
         }
-        LOG.info(() -> "event=speaker-connected channel=" + channel + " endpoint=" + endpoint + " originating=" + n);
+        LOG.info(
+            () ->
+                "event=speaker-connected channel="
+                    + channel
+                    + " endpoint="
+                    + endpoint
+                    + " originating="
+                    + n);
         backoff = BgpWatchSubscriber.MIN_BACKOFF;
         while (it.hasNext()) {
           it.next();
         }
       } catch (StatusRuntimeException e) {
-        // the speaker is away: the worker's calls fail and are retried; here we wait for it to come back
+        // the speaker is away: the worker's calls fail and are retried; here we wait for it to come
+        // back
       }
       try {
         Thread.sleep(backoff.toMillis());
       } catch (InterruptedException e) {
         return;
       }
-      backoff = backoff.multipliedBy(2).compareTo(BgpWatchSubscriber.MAX_BACKOFF) > 0
-          ? BgpWatchSubscriber.MAX_BACKOFF : backoff.multipliedBy(2);
+      backoff =
+          backoff.multipliedBy(2).compareTo(BgpWatchSubscriber.MAX_BACKOFF) > 0
+              ? BgpWatchSubscriber.MAX_BACKOFF
+              : backoff.multipliedBy(2);
     }
   }
 
   @Override
   public void reconcile(Map<IpPrefix, ChannelRoute> selected) {
     synchronized (pending) {
-      wanted.forEach(p -> {
-        if (!selected.containsKey(p)) {
-          pending.put(p, false);
-        }
-      });
+      wanted.forEach(
+          p -> {
+            if (!selected.containsKey(p)) {
+              pending.put(p, false);
+            }
+          });
       wanted.clear();
       wanted.addAll(selected.keySet());
       selected.keySet().forEach(p -> pending.put(p, true));
@@ -134,12 +153,27 @@ final class BgpPublisher implements Publisher {
       }
       try {
         send(work);
-        LOG.fine(() -> "event=published channel=" + channel + " endpoint=" + endpoint + " changes=" + work.size());
+        LOG.fine(
+            () ->
+                "event=published channel="
+                    + channel
+                    + " endpoint="
+                    + endpoint
+                    + " changes="
+                    + work.size());
         backoff = BgpWatchSubscriber.MIN_BACKOFF;
       } catch (StatusRuntimeException e) {
         errors.increment();
-        LOG.info(() -> "event=publish-failed channel=" + channel + " endpoint=" + endpoint + " status="
-            + e.getStatus().getCode() + " pending=" + work.size());
+        LOG.info(
+            () ->
+                "event=publish-failed channel="
+                    + channel
+                    + " endpoint="
+                    + endpoint
+                    + " status="
+                    + e.getStatus().getCode()
+                    + " pending="
+                    + work.size());
         synchronized (pending) {
           work.forEach(pending::putIfAbsent); // newer changes win
         }
@@ -148,8 +182,10 @@ final class BgpPublisher implements Publisher {
         } catch (InterruptedException ie) {
           return;
         }
-        backoff = backoff.multipliedBy(2).compareTo(BgpWatchSubscriber.MAX_BACKOFF) > 0
-            ? BgpWatchSubscriber.MAX_BACKOFF : backoff.multipliedBy(2);
+        backoff =
+            backoff.multipliedBy(2).compareTo(BgpWatchSubscriber.MAX_BACKOFF) > 0
+                ? BgpWatchSubscriber.MAX_BACKOFF
+                : backoff.multipliedBy(2);
       }
     }
   }
@@ -157,19 +193,31 @@ final class BgpPublisher implements Publisher {
   private void send(Map<IpPrefix, Boolean> work) {
     Map<Family, List<String>> add = new HashMap<>();
     Map<Family, List<String>> delete = new HashMap<>();
-    work.forEach((p, originate) -> (originate ? add : delete).computeIfAbsent(p.family(), f -> new ArrayList<>())
-        .add(p.toString()));
+    work.forEach(
+        (p, originate) ->
+            (originate ? add : delete)
+                .computeIfAbsent(p.family(), f -> new ArrayList<>())
+                .add(p.toString()));
     Any origin = Any.pack(OriginAttribute.newBuilder().setValue(0).build());
     for (Map.Entry<Family, List<String>> e : delete.entrySet()) {
       for (List<String> part : parts(e.getValue())) {
-        stub.withDeadlineAfter(30, TimeUnit.SECONDS).deletePath(DeletePathRequest.newBuilder()
-            .setFamily(family(e.getKey())).addAllPrefixes(part).build());
+        stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+            .deletePath(
+                DeletePathRequest.newBuilder()
+                    .setFamily(family(e.getKey()))
+                    .addAllPrefixes(part)
+                    .build());
       }
     }
     for (Map.Entry<Family, List<String>> e : add.entrySet()) {
       for (List<String> part : parts(e.getValue())) {
-        stub.withDeadlineAfter(30, TimeUnit.SECONDS).addPath(AddPathRequest.newBuilder()
-            .setFamily(family(e.getKey())).addAllPrefixes(part).addAttributes(origin).build());
+        stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+            .addPath(
+                AddPathRequest.newBuilder()
+                    .setFamily(family(e.getKey()))
+                    .addAllPrefixes(part)
+                    .addAttributes(origin)
+                    .build());
       }
     }
   }
@@ -183,8 +231,10 @@ final class BgpPublisher implements Publisher {
   }
 
   private static AddressFamily family(Family f) {
-    return AddressFamily.newBuilder().setAfi(f == Family.INET ? AddressFamily.Afi.AFI_IP4 : AddressFamily.Afi.AFI_IP6)
-        .setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+    return AddressFamily.newBuilder()
+        .setAfi(f == Family.INET ? AddressFamily.Afi.AFI_IP4 : AddressFamily.Afi.AFI_IP6)
+        .setSafi(AddressFamily.Safi.SAFI_UNICAST)
+        .build();
   }
 
   @Override

@@ -29,11 +29,11 @@ import java.util.logging.Logger;
 
 /**
  * A speaker as a source: follows {@code BgpApi.WatchPath} per family (the whole table, an
- * end-of-initial marker, then every change) and turns each prefix's selected paths into one
- * route — several selected paths make an ECMP route. Paths the speaker originates itself are not
- * routes to install. When the stream breaks (the speaker restarted) it reconnects with back-off and
- * the new snapshot replaces what it had offered, so prefixes the speaker no longer has go away;
- * until then the routes stay.
+ * end-of-initial marker, then every change) and turns each prefix's selected paths into one route —
+ * several selected paths make an ECMP route. Paths the speaker originates itself are not routes to
+ * install. When the stream breaks (the speaker restarted) it reconnects with back-off and the new
+ * snapshot replaces what it had offered, so prefixes the speaker no longer has go away; until then
+ * the routes stay.
  */
 final class BgpWatchSubscriber implements Subscriber {
   private static final Logger LOG = Logger.getLogger(BgpWatchSubscriber.class.getName());
@@ -63,7 +63,10 @@ final class BgpWatchSubscriber implements Subscriber {
   @Override
   public void start(Consumer<SourceEvent> sink) {
     for (Family f : families) {
-      threads.add(Thread.ofVirtual().name("fib-watch-" + endpoint + "-" + FibConfig.name(f)).start(() -> loop(f, sink)));
+      threads.add(
+          Thread.ofVirtual()
+              .name("fib-watch-" + endpoint + "-" + FibConfig.name(f))
+              .start(() -> loop(f, sink)));
     }
   }
 
@@ -81,8 +84,14 @@ final class BgpWatchSubscriber implements Subscriber {
         }
       } catch (StatusRuntimeException e) {
         if (running) {
-          LOG.info(() -> "event=speaker-unreachable endpoint=" + endpoint + " family=" + FibConfig.name(family)
-              + " status=" + e.getStatus().getCode());
+          LOG.info(
+              () ->
+                  "event=speaker-unreachable endpoint="
+                      + endpoint
+                      + " family="
+                      + FibConfig.name(family)
+                      + " status="
+                      + e.getStatus().getCode());
         }
       } catch (Exception e) {
         if (running) {
@@ -99,22 +108,34 @@ final class BgpWatchSubscriber implements Subscriber {
       }
       try {
         // full jitter: speakers restarted together do not see every FIB reconnect at once
-        Thread.sleep(ThreadLocalRandom.current().nextLong(backoff.toMillis() / 2, backoff.toMillis() + 1));
+        Thread.sleep(
+            ThreadLocalRandom.current().nextLong(backoff.toMillis() / 2, backoff.toMillis() + 1));
       } catch (InterruptedException e) {
         return;
       }
-      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      backoff =
+          backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0
+              ? MAX_BACKOFF
+              : backoff.multipliedBy(2);
     }
   }
 
   /** One watch until the stream ends; returns whether the snapshot was complete. */
   private boolean watch(Family family, Consumer<SourceEvent> sink) {
     BgpApiGrpc.BgpApiBlockingStub stub = BgpApiGrpc.newBlockingStub(channel);
-    long localAs = Integer.toUnsignedLong(stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-        .getBgpInfo(GetBgpInfoRequest.getDefaultInstance()).getInfo().getAsn());
-    AddressFamily af = AddressFamily.newBuilder().setAfi(family == Family.INET ? AddressFamily.Afi.AFI_IP4
-        : AddressFamily.Afi.AFI_IP6).setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
-    Iterator<PathEvent> events = stub.watchPath(WatchPathRequest.newBuilder().setFamily(af).build());
+    long localAs =
+        Integer.toUnsignedLong(
+            stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+                .getBgpInfo(GetBgpInfoRequest.getDefaultInstance())
+                .getInfo()
+                .getAsn());
+    AddressFamily af =
+        AddressFamily.newBuilder()
+            .setAfi(family == Family.INET ? AddressFamily.Afi.AFI_IP4 : AddressFamily.Afi.AFI_IP6)
+            .setSafi(AddressFamily.Safi.SAFI_UNICAST)
+            .build();
+    Iterator<PathEvent> events =
+        stub.watchPath(WatchPathRequest.newBuilder().setFamily(af).build());
     Map<IpPrefix, ChannelRoute> initial = new HashMap<>();
     boolean synced = false;
     while (events.hasNext()) {
@@ -124,7 +145,14 @@ final class BgpWatchSubscriber implements Subscriber {
           synced = true;
           sink.accept(new SourceEvent.Sync(index, family, initial.values()));
           int n = initial.size();
-          LOG.info(() -> "event=speaker-synced endpoint=" + endpoint + " family=" + FibConfig.name(family) + " routes=" + n);
+          LOG.info(
+              () ->
+                  "event=speaker-synced endpoint="
+                      + endpoint
+                      + " family="
+                      + FibConfig.name(family)
+                      + " routes="
+                      + n);
           initial = null;
         } else {
           ChannelRoute r = route(e, localAs, source());
@@ -137,7 +165,10 @@ final class BgpWatchSubscriber implements Subscriber {
         continue;
       }
       ChannelRoute r = route(e, localAs, source());
-      sink.accept(r != null ? new SourceEvent.Update(index, r) : new SourceEvent.Withdraw(index, IpPrefix.parse(e.getPrefix())));
+      sink.accept(
+          r != null
+              ? new SourceEvent.Update(index, r)
+              : new SourceEvent.Withdraw(index, IpPrefix.parse(e.getPrefix())));
     }
     return synced;
   }
@@ -148,8 +179,8 @@ final class BgpWatchSubscriber implements Subscriber {
 
   /**
    * The route for a prefix's selected paths, or null when there is none to install: withdrawn,
-   * originated by the speaker itself, or without a usable next hop. The distance is the best
-   * path's (iBGP when its peer is in our AS).
+   * originated by the speaker itself, or without a usable next hop. The distance is the best path's
+   * (iBGP when its peer is in our AS).
    */
   static ChannelRoute route(PathEvent e, long localAs, String source) {
     if (e.getSelectedCount() == 0) {
@@ -167,7 +198,9 @@ final class BgpWatchSubscriber implements Subscriber {
       }
       InetAddress gw = InetAddress.ofLiteral(p.getNextHops(0));
       // a link-local next hop needs an interface the API does not name
-      if (gw.isAnyLocalAddress() || gw.isLinkLocalAddress() || (prefix.family() == Family.INET6 && gw.getAddress().length == 4)) {
+      if (gw.isAnyLocalAddress()
+          || gw.isLinkLocalAddress()
+          || (prefix.family() == Family.INET6 && gw.getAddress().length == 4)) {
         continue;
       }
       gateways.add(gw);
@@ -176,8 +209,12 @@ final class BgpWatchSubscriber implements Subscriber {
       return null;
     }
     List<NextHop> hops = gateways.stream().map(NextHop::via).toList();
-    return new ChannelRoute(prefix, hops, Distance.ofBgp(Integer.toUnsignedLong(best.getPeerAsn()), localAs),
-        Rtnl.RTPROT_BGP, source);
+    return new ChannelRoute(
+        prefix,
+        hops,
+        Distance.ofBgp(Integer.toUnsignedLong(best.getPeerAsn()), localAs),
+        Rtnl.RTPROT_BGP,
+        source);
   }
 
   @Override

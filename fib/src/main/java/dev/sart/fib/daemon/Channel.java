@@ -18,11 +18,12 @@ import java.util.logging.Logger;
  * One channel: its subscribers feed a queue, one platform thread (netlink calls block) owns the
  * {@link ChannelRib} and drives the publishers. Nothing is published before every subscriber has
  * delivered its first snapshot (or {@code grace} has passed): then each publisher reconciles its
- * sink with the whole selection, and from there on gets the changes. A publisher that saw errors
- * is reconciled again after {@code retry}.
+ * sink with the whole selection, and from there on gets the changes. A publisher that saw errors is
+ * reconciled again after {@code retry}.
  */
 final class Channel implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Channel.class.getName());
+
   /** Changes taken from the queue at once, so that a burst becomes few netlink batches. */
   private static final int DRAIN = 4096;
 
@@ -33,17 +34,26 @@ final class Channel implements AutoCloseable {
   private final Duration retry;
   private final BlockingQueue<SourceEvent> queue = new LinkedBlockingQueue<>();
   private final ChannelRib rib;
+
   /** The selection as the API sees it (the owner thread writes it). */
   private final Map<IpPrefix, ChannelRoute> view = new ConcurrentHashMap<>();
+
   private final Set<Long> awaitingSync = new HashSet<>();
   private volatile boolean running = true;
   private volatile boolean ready;
+
   /** A publisher threw: every publisher is reconciled after {@code retry}. */
   private boolean broken;
+
   private Thread owner;
 
-  Channel(FibConfig.ChannelConfig config, List<Subscriber> subscribers, List<Publisher> publishers, Duration grace,
-      Duration retry, FibMetrics metrics) {
+  Channel(
+      FibConfig.ChannelConfig config,
+      List<Subscriber> subscribers,
+      List<Publisher> publishers,
+      Duration grace,
+      Duration retry,
+      FibMetrics metrics) {
     this.config = config;
     this.subscribers = List.copyOf(subscribers);
     this.publishers = List.copyOf(publishers);
@@ -106,7 +116,10 @@ final class Channel implements AutoCloseable {
         try {
           changes.addAll(rib.apply(e));
         } catch (RuntimeException ex) {
-          LOG.log(java.util.logging.Level.WARNING, "event=source-event-refused channel=" + config.name(), ex);
+          LOG.log(
+              java.util.logging.Level.WARNING,
+              "event=source-event-refused channel=" + config.name(),
+              ex);
         }
         if (e instanceof SourceEvent.Sync s) {
           awaitingSync.remove(key(s.source(), s.family()));
@@ -124,8 +137,13 @@ final class Channel implements AutoCloseable {
         if (!ready) {
           if (awaitingSync.isEmpty() || System.nanoTime() > deadline) {
             if (!awaitingSync.isEmpty()) {
-              LOG.warning(() -> "event=start-without-all-sources channel=" + config.name()
-                  + " msg=\"not every subscriber delivered its routes within " + grace.toSeconds() + " s\"");
+              LOG.warning(
+                  () ->
+                      "event=start-without-all-sources channel="
+                          + config.name()
+                          + " msg=\"not every subscriber delivered its routes within "
+                          + grace.toSeconds()
+                          + " s\"");
             }
             publishers.forEach(p -> p.reconcile(rib.selected()));
             ready = true;
@@ -141,12 +159,15 @@ final class Channel implements AutoCloseable {
             nextRetry = Long.MAX_VALUE;
             boolean all = broken;
             broken = false;
-            publishers.stream().filter(p -> all || p.needsReconcile()).forEach(p -> p.reconcile(rib.selected()));
+            publishers.stream()
+                .filter(p -> all || p.needsReconcile())
+                .forEach(p -> p.reconcile(rib.selected()));
           }
         }
       } catch (RuntimeException e) {
         // a publisher's bug must not stop the channel: log it, and reconcile everything later
-        LOG.log(java.util.logging.Level.WARNING, "event=publish-failed channel=" + config.name(), e);
+        LOG.log(
+            java.util.logging.Level.WARNING, "event=publish-failed channel=" + config.name(), e);
         broken = true;
       }
     }

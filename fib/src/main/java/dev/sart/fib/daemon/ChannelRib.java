@@ -43,16 +43,20 @@ final class ChannelRib {
       }
       case SourceEvent.Sync s -> {
         Set<IpPrefix> touched = new HashSet<>();
-        offered.keySet().removeIf(p -> {
-          if (p.family() == s.family()) {
-            touched.add(p);
-            return true;
-          }
-          return false;
-        });
+        offered
+            .keySet()
+            .removeIf(
+                p -> {
+                  if (p.family() == s.family()) {
+                    touched.add(p);
+                    return true;
+                  }
+                  return false;
+                });
         for (ChannelRoute r : s.routes()) {
           if (r.destination().family() != s.family()) {
-            throw new IllegalArgumentException("a sync of " + s.family() + " holds " + r.destination());
+            throw new IllegalArgumentException(
+                "a sync of " + s.family() + " holds " + r.destination());
           }
           offered.put(r.destination(), r);
           touched.add(r.destination());

@@ -16,7 +16,8 @@ import java.util.Objects;
  *     kernel route's own protocol for a kernel table)
  * @param source the subscriber it came from ("bgp 127.0.0.1:5000", "kernel 254")
  */
-public record ChannelRoute(IpPrefix destination, List<NextHop> nextHops, int distance, int protocol, String source) {
+public record ChannelRoute(
+    IpPrefix destination, List<NextHop> nextHops, int distance, int protocol, String source) {
   public ChannelRoute {
     Objects.requireNonNull(destination, "destination");
     nextHops = List.copyOf(nextHops);
@@ -24,7 +25,8 @@ public record ChannelRoute(IpPrefix destination, List<NextHop> nextHops, int dis
       throw new IllegalArgumentException(destination + ": a route needs a next hop");
     }
     if (distance < 0 || distance > 255) {
-      throw new IllegalArgumentException(destination + ": distance " + distance + " outside 0..255");
+      throw new IllegalArgumentException(
+          destination + ": distance " + distance + " outside 0..255");
     }
   }
 }

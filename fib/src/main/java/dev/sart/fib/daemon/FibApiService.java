@@ -35,61 +35,81 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
 
   @Override
   public void getRoute(GetRouteRequest request, StreamObserver<GetRouteResponse> out) {
-    FibManagerService.reply(out, () -> {
-      IpPrefix p = prefix(request.getDestination());
-      ChannelRoute r = channel.selected().get(p);
-      if (r == null) {
-        throw Status.NOT_FOUND.withDescription("no route to " + p + " in channel " + channel.name()).asRuntimeException();
-      }
-      return GetRouteResponse.newBuilder().setRoute(ProtoRoutes.route(r, request.getTable())).build();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          IpPrefix p = prefix(request.getDestination());
+          ChannelRoute r = channel.selected().get(p);
+          if (r == null) {
+            throw Status.NOT_FOUND
+                .withDescription("no route to " + p + " in channel " + channel.name())
+                .asRuntimeException();
+          }
+          return GetRouteResponse.newBuilder()
+              .setRoute(ProtoRoutes.route(r, request.getTable()))
+              .build();
+        });
   }
 
   @Override
   public void listRoutes(ListRoutesRequest request, StreamObserver<ListRoutesResponse> out) {
-    FibManagerService.reply(out, () -> {
-      ListRoutesResponse.Builder b = ListRoutesResponse.newBuilder();
-      channel.selected().values().stream()
-          .filter(r -> request.getVersion() == IpVersion.Unkown || ProtoRoutes.version(r.destination().family()) == request.getVersion())
-          .sorted((x, y) -> x.destination().compareTo(y.destination()))
-          .forEach(r -> b.addRoutes(ProtoRoutes.route(r, request.getTable())));
-      return b.build();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          ListRoutesResponse.Builder b = ListRoutesResponse.newBuilder();
+          channel.selected().values().stream()
+              .filter(
+                  r ->
+                      request.getVersion() == IpVersion.Unkown
+                          || ProtoRoutes.version(r.destination().family()) == request.getVersion())
+              .sorted((x, y) -> x.destination().compareTo(y.destination()))
+              .forEach(r -> b.addRoutes(ProtoRoutes.route(r, request.getTable())));
+          return b.build();
+        });
   }
 
   @Override
   public void addRoute(AddRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(out, () -> {
-      Route r = request.getRoute();
-      source.add(prefix(r.getDestination()), hops(r), distance(r), request.getReplace());
-      return Empty.getDefaultInstance();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          Route r = request.getRoute();
+          source.add(prefix(r.getDestination()), hops(r), distance(r), request.getReplace());
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void deleteRoute(DeleteRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(out, () -> {
-      source.delete(prefix(request.getDestination()));
-      return Empty.getDefaultInstance();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          source.delete(prefix(request.getDestination()));
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void addMultiPathRoute(AddMultiPathRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(out, () -> {
-      Route r = request.getRoute();
-      source.addMultipath(prefix(r.getDestination()), hops(r), distance(r));
-      return Empty.getDefaultInstance();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          Route r = request.getRoute();
+          source.addMultipath(prefix(r.getDestination()), hops(r), distance(r));
+          return Empty.getDefaultInstance();
+        });
   }
 
   @Override
   public void deleteMultiPathRoute(DeleteMultiPathRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(out, () -> {
-      List<InetAddress> gws = request.getGatewaysList().stream().map(FibApiService::address).toList();
-      source.deleteMultipath(prefix(request.getDestination()), gws);
-      return Empty.getDefaultInstance();
-    });
+    FibManagerService.reply(
+        out,
+        () -> {
+          List<InetAddress> gws =
+              request.getGatewaysList().stream().map(FibApiService::address).toList();
+          source.deleteMultipath(prefix(request.getDestination()), gws);
+          return Empty.getDefaultInstance();
+        });
   }
 
   /** sart's speaker sets ad to 20 or 200; without one, the ibgp flag decides. */
@@ -107,8 +127,12 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
       if (gw == null && h.getInterface() == 0) {
         throw new IllegalArgumentException("a next hop needs a gateway or an interface");
       }
-      hops.add(new NextHop(gw, h.getInterface(), Math.max(1, Math.min(256, h.getWeight() == 0 ? 1 : h.getWeight())),
-          java.util.Set.of()));
+      hops.add(
+          new NextHop(
+              gw,
+              h.getInterface(),
+              Math.max(1, Math.min(256, h.getWeight() == 0 ? 1 : h.getWeight())),
+              java.util.Set.of()));
     }
     if (hops.isEmpty()) {
       throw new IllegalArgumentException("the route to " + r.getDestination() + " has no next hop");
@@ -131,5 +155,4 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
       throw new IllegalArgumentException("'" + text + "' is not an IP address");
     }
   }
-
 }

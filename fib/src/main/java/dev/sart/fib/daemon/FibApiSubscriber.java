@@ -15,17 +15,17 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * sart's way for a speaker to feed a channel: it pushes its best paths to the {@code FibApi}
- * served at this subscriber's endpoint ({@code sartd bgp --fib HOST:PORT}). Multipath requests
- * add or remove next hops of the route this source offers (sart.md §5). Nothing can be re-read
- * after a restart, so the channel does not wait for this source.
+ * sart's way for a speaker to feed a channel: it pushes its best paths to the {@code FibApi} served
+ * at this subscriber's endpoint ({@code sartd bgp --fib HOST:PORT}). Multipath requests add or
+ * remove next hops of the route this source offers (sart.md §5). Nothing can be re-read after a
+ * restart, so the channel does not wait for this source.
  */
 final class FibApiSubscriber implements Subscriber {
   private final int index;
   private final String endpoint;
   private final Set<Family> families;
   private final Map<IpPrefix, ChannelRoute> offered = new HashMap<>();
-  private volatile Consumer<SourceEvent> sink = e -> { };
+  private volatile Consumer<SourceEvent> sink = e -> {};
 
   FibApiSubscriber(int index, String endpoint, Set<Family> families) {
     this.index = index;
@@ -49,8 +49,10 @@ final class FibApiSubscriber implements Subscriber {
 
   private void check(IpPrefix p) {
     if (!families.contains(p.family())) {
-      throw Status.INVALID_ARGUMENT.withDescription("this channel does not carry " + FibConfig.name(p.family())
-          + " routes: " + p).asRuntimeException();
+      throw Status.INVALID_ARGUMENT
+          .withDescription(
+              "this channel does not carry " + FibConfig.name(p.family()) + " routes: " + p)
+          .asRuntimeException();
     }
   }
 
@@ -58,7 +60,9 @@ final class FibApiSubscriber implements Subscriber {
   synchronized void add(IpPrefix p, List<NextHop> hops, int distance, boolean replace) {
     check(p);
     if (!replace && offered.containsKey(p)) {
-      throw Status.ALREADY_EXISTS.withDescription(p + " is there already (set replace)").asRuntimeException();
+      throw Status.ALREADY_EXISTS
+          .withDescription(p + " is there already (set replace)")
+          .asRuntimeException();
     }
     offer(new ChannelRoute(p, hops, distance, Rtnl.RTPROT_BGP, "bgp " + endpoint));
   }
@@ -72,7 +76,9 @@ final class FibApiSubscriber implements Subscriber {
       old.nextHops().forEach(h -> all.put(h.gateway(), h));
     }
     hops.forEach(h -> all.put(h.gateway(), h));
-    offer(new ChannelRoute(p, new ArrayList<>(all.values()), distance, Rtnl.RTPROT_BGP, "bgp " + endpoint));
+    offer(
+        new ChannelRoute(
+            p, new ArrayList<>(all.values()), distance, Rtnl.RTPROT_BGP, "bgp " + endpoint));
   }
 
   /** DeleteRoute. */
@@ -89,7 +95,8 @@ final class FibApiSubscriber implements Subscriber {
     if (old == null) {
       throw Status.NOT_FOUND.withDescription("no route to " + p).asRuntimeException();
     }
-    List<NextHop> left = old.nextHops().stream().filter(h -> !gateways.contains(h.gateway())).toList();
+    List<NextHop> left =
+        old.nextHops().stream().filter(h -> !gateways.contains(h.gateway())).toList();
     if (left.isEmpty()) {
       delete(p);
     } else {
@@ -104,6 +111,6 @@ final class FibApiSubscriber implements Subscriber {
 
   @Override
   public void close() {
-    sink = e -> { };
+    sink = e -> {};
   }
 }

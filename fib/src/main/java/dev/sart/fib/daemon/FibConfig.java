@@ -45,14 +45,20 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
   }
 
   /** Where a channel takes routes from or puts them. */
-  public enum Protocol { bgp, kernel }
+  public enum Protocol {
+    bgp,
+    kernel
+  }
 
   /**
    * How a {@code bgp} subscriber gets the speaker's routes: {@code watch} follows the speaker's
-   * {@code BgpApi.WatchPath} at {@code endpoint} (the default); {@code push} serves sart's
-   * {@code FibApi} at {@code endpoint} for a speaker that pushes ({@code sartd bgp --fib}).
+   * {@code BgpApi.WatchPath} at {@code endpoint} (the default); {@code push} serves sart's {@code
+   * FibApi} at {@code endpoint} for a speaker that pushes ({@code sartd bgp --fib}).
    */
-  public enum Mode { watch, push }
+  public enum Mode {
+    watch,
+    push
+  }
 
   /** One subscriber or publisher: a speaker's endpoint, or kernel tables. */
   public record Endpoint(Protocol protocol, String endpoint, List<Integer> tables, Mode mode) {
@@ -62,12 +68,14 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
 
     /** How the API shows it: "bgp 127.0.0.1:5000", "kernel 254,100". */
     public String describe() {
-      return protocol == Protocol.bgp ? "bgp " + endpoint + (mode == Mode.push ? " (push)" : "")
+      return protocol == Protocol.bgp
+          ? "bgp " + endpoint + (mode == Mode.push ? " (push)" : "")
           : "kernel " + String.join(",", tables.stream().map(Integer::toUnsignedString).toList());
     }
   }
 
-  public record ChannelConfig(String name, Set<Family> families, List<Endpoint> subscribers, List<Endpoint> publishers) {
+  public record ChannelConfig(
+      String name, Set<Family> families, List<Endpoint> subscribers, List<Endpoint> publishers) {
     public ChannelConfig {
       families = Set.copyOf(families);
       subscribers = List.copyOf(subscribers);
@@ -77,17 +85,27 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
 
   // --- the file as written ----------------------------------------------------------------------
 
-  record File(String endpoint, @JsonProperty("route_protocol") Integer routeProtocol, List<Channel> channels) {}
+  record File(
+      String endpoint,
+      @JsonProperty("route_protocol") Integer routeProtocol,
+      List<Channel> channels) {}
 
-  record Channel(String name, @JsonProperty("ip_version") String ipVersion, List<Proto> subscribers,
+  record Channel(
+      String name,
+      @JsonProperty("ip_version") String ipVersion,
+      List<Proto> subscribers,
       List<Proto> publishers) {}
 
   record Proto(String protocol, String endpoint, List<Long> tables, String mode) {}
 
-  /** Reads and checks {@code file}; every mistake is an {@link IllegalArgumentException} naming the file and the key. */
+  /**
+   * Reads and checks {@code file}; every mistake is an {@link IllegalArgumentException} naming the
+   * file and the key.
+   */
   public static FibConfig load(Path file) {
-    ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
-        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+    ObjectMapper yaml =
+        new ObjectMapper(new YAMLFactory())
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
     File f;
     try {
       if (Files.size(file) == 0) {
@@ -95,13 +113,27 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
       }
       f = yaml.readValue(file.toFile(), File.class);
     } catch (UnrecognizedPropertyException e) {
-      throw new IllegalArgumentException(file + ": " + path(e) + "unknown key '" + e.getPropertyName() + "' (known: "
-          + e.getKnownPropertyIds() + ")");
+      throw new IllegalArgumentException(
+          file
+              + ": "
+              + path(e)
+              + "unknown key '"
+              + e.getPropertyName()
+              + "' (known: "
+              + e.getKnownPropertyIds()
+              + ")");
     } catch (InvalidFormatException e) {
-      throw new IllegalArgumentException(file + ": " + path(e) + "'" + e.getValue() + "' is not a "
-          + e.getTargetType().getSimpleName().toLowerCase(Locale.ROOT));
+      throw new IllegalArgumentException(
+          file
+              + ": "
+              + path(e)
+              + "'"
+              + e.getValue()
+              + "' is not a "
+              + e.getTargetType().getSimpleName().toLowerCase(Locale.ROOT));
     } catch (MismatchedInputException e) {
-      throw new IllegalArgumentException(file + ": " + path(e) + e.getOriginalMessage().split("\n")[0]);
+      throw new IllegalArgumentException(
+          file + ": " + path(e) + e.getOriginalMessage().split("\n")[0]);
     } catch (IOException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage().split("\n")[0], e);
     }
@@ -129,9 +161,11 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
 
   static FibConfig of(File f) {
     int protocol = f.routeProtocol() == null ? DEFAULT_ROUTE_PROTOCOL : f.routeProtocol();
-    // 0..4 belong to the kernel (unspec, redirect, kernel, boot, static): reconciliation would remove others' routes
+    // 0..4 belong to the kernel (unspec, redirect, kernel, boot, static): reconciliation would
+    // remove others' routes
     if (protocol <= Rtnl.RTPROT_STATIC || protocol > 255) {
-      throw new IllegalArgumentException("route_protocol " + protocol + " must be 5..255 (0..4 are the kernel's)");
+      throw new IllegalArgumentException(
+          "route_protocol " + protocol + " must be 5..255 (0..4 are the kernel's)");
     }
     if (f.channels() == null || f.channels().isEmpty()) {
       throw new IllegalArgumentException("no 'channels': nothing to do");
@@ -160,14 +194,23 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
         for (int t : p.tables()) {
           for (Family fam : c.families()) {
             if (!written.add(((long) fam.ordinal() << 32) | Integer.toUnsignedLong(t))) {
-              throw new IllegalArgumentException("channel '" + c.name() + "': table " + Integer.toUnsignedString(t)
-                  + " (" + name(fam) + ") is published to by another channel too");
+              throw new IllegalArgumentException(
+                  "channel '"
+                      + c.name()
+                      + "': table "
+                      + Integer.toUnsignedString(t)
+                      + " ("
+                      + name(fam)
+                      + ") is published to by another channel too");
             }
           }
         }
       }
     }
-    return new FibConfig(f.endpoint() == null ? "127.0.0.1:5001" : hostPort("endpoint", f.endpoint()), protocol, channels);
+    return new FibConfig(
+        f.endpoint() == null ? "127.0.0.1:5001" : hostPort("endpoint", f.endpoint()),
+        protocol,
+        channels);
   }
 
   private static Set<Family> families(String where, String ipVersion) {
@@ -178,7 +221,9 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
       case "ipv4", "v4", "4" -> EnumSet.of(Family.INET);
       case "ipv6", "v6", "6" -> EnumSet.of(Family.INET6);
       case "both", "dual" -> EnumSet.allOf(Family.class);
-      default -> throw new IllegalArgumentException(where + ": ip_version '" + ipVersion + "' is not ipv4, ipv6 or both");
+      default ->
+          throw new IllegalArgumentException(
+              where + ": ip_version '" + ipVersion + "' is not ipv4, ipv6 or both");
     };
   }
 
@@ -203,24 +248,30 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
             throw new IllegalArgumentException(w + ": 'tables' is for protocol kernel, not bgp");
           }
           if (p.endpoint() == null) {
-            throw new IllegalArgumentException(w + ": protocol bgp needs an 'endpoint' (host:port of the speaker's API)");
+            throw new IllegalArgumentException(
+                w + ": protocol bgp needs an 'endpoint' (host:port of the speaker's API)");
           }
           Mode mode = Mode.watch;
           if (p.mode() != null) {
             if (!subscriber) {
               throw new IllegalArgumentException(w + ": 'mode' is for subscribers only");
             }
-            mode = switch (p.mode().toLowerCase(Locale.ROOT)) {
-              case "watch" -> Mode.watch;
-              case "push" -> Mode.push;
-              default -> throw new IllegalArgumentException(w + ": mode '" + p.mode() + "' is not watch or push");
-            };
+            mode =
+                switch (p.mode().toLowerCase(Locale.ROOT)) {
+                  case "watch" -> Mode.watch;
+                  case "push" -> Mode.push;
+                  default ->
+                      throw new IllegalArgumentException(
+                          w + ": mode '" + p.mode() + "' is not watch or push");
+                };
           }
-          out.add(new Endpoint(Protocol.bgp, hostPort(w + " endpoint", p.endpoint()), List.of(), mode));
+          out.add(
+              new Endpoint(Protocol.bgp, hostPort(w + " endpoint", p.endpoint()), List.of(), mode));
         }
         case "kernel" -> {
           if (p.endpoint() != null || p.mode() != null) {
-            throw new IllegalArgumentException(w + ": protocol kernel takes 'tables', not 'endpoint' or 'mode'");
+            throw new IllegalArgumentException(
+                w + ": protocol kernel takes 'tables', not 'endpoint' or 'mode'");
           }
           if (p.tables() == null || p.tables().isEmpty()) {
             throw new IllegalArgumentException(w + ": protocol kernel needs 'tables' (e.g. [254])");
@@ -228,7 +279,8 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
           List<Integer> tables = new ArrayList<>();
           for (long t : p.tables()) {
             if (t <= 0 || t > 0xffff_ffffL || t == Rtnl.RT_TABLE_LOCAL) {
-              throw new IllegalArgumentException(w + ": table " + t + " is not 1..4294967295 (and not 255, the local table)");
+              throw new IllegalArgumentException(
+                  w + ": table " + t + " is not 1..4294967295 (and not 255, the local table)");
             }
             if (tables.contains((int) t)) {
               throw new IllegalArgumentException(w + ": table " + t + " is listed twice");
@@ -237,7 +289,9 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
           }
           out.add(new Endpoint(Protocol.kernel, null, tables, null));
         }
-        default -> throw new IllegalArgumentException(w + ": protocol '" + p.protocol() + "' is not bgp or kernel");
+        default ->
+            throw new IllegalArgumentException(
+                w + ": protocol '" + p.protocol() + "' is not bgp or kernel");
       }
     }
     return out;

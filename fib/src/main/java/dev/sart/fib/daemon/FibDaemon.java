@@ -32,7 +32,8 @@ public final class FibDaemon implements AutoCloseable {
    * @param retry how soon a publisher that saw errors is reconciled again
    */
   public record Options(Duration grace, Duration retry) {
-    public static final Options DEFAULT = new Options(Duration.ofSeconds(30), Duration.ofSeconds(5));
+    public static final Options DEFAULT =
+        new Options(Duration.ofSeconds(30), Duration.ofSeconds(5));
   }
 
   private final List<Channel> channels = new ArrayList<>();
@@ -41,14 +42,21 @@ public final class FibDaemon implements AutoCloseable {
 
   private FibDaemon() {}
 
-  public static FibDaemon start(FibConfig config, MeterRegistry registry, Netns netns, Options options) {
+  public static FibDaemon start(
+      FibConfig config, MeterRegistry registry, Netns netns, Options options) {
     FibDaemon d = new FibDaemon();
     try {
       d.build(config, new FibMetrics(registry), netns, options);
       d.servers.add(serve(config.endpoint(), new FibManagerService(d.channels)));
       d.channels.forEach(Channel::start);
-      LOG.info(() -> "event=fib-started endpoint=" + config.endpoint() + " channels=" + d.channels.size()
-          + " route_protocol=" + config.routeProtocol());
+      LOG.info(
+          () ->
+              "event=fib-started endpoint="
+                  + config.endpoint()
+                  + " channels="
+                  + d.channels.size()
+                  + " route_protocol="
+                  + config.routeProtocol());
       return d;
     } catch (RuntimeException e) {
       d.close();
@@ -61,19 +69,31 @@ public final class FibDaemon implements AutoCloseable {
       List<Subscriber> subs = new ArrayList<>();
       for (int i = 0; i < c.subscribers().size(); i++) {
         FibConfig.Endpoint e = c.subscribers().get(i);
-        subs.add(switch (e.protocol()) {
-          case bgp -> e.mode() == FibConfig.Mode.push ? new FibApiSubscriber(i, e.endpoint(), c.families())
-              : new BgpWatchSubscriber(i, e.endpoint(), c.families(), speaker(e.endpoint()));
-          case kernel -> new KernelSubscriber(i, e.tables(), c.families(), config.routeProtocol(), netns);
-        });
+        subs.add(
+            switch (e.protocol()) {
+              case bgp ->
+                  e.mode() == FibConfig.Mode.push
+                      ? new FibApiSubscriber(i, e.endpoint(), c.families())
+                      : new BgpWatchSubscriber(
+                          i, e.endpoint(), c.families(), speaker(e.endpoint()));
+              case kernel ->
+                  new KernelSubscriber(i, e.tables(), c.families(), config.routeProtocol(), netns);
+            });
       }
       List<Publisher> pubs = new ArrayList<>();
       for (FibConfig.Endpoint e : c.publishers()) {
-        pubs.add(switch (e.protocol()) {
-          case kernel -> new KernelPublisher(c.name(), c.families(), e.tables(), config.routeProtocol(),
-              netns == null ? Netlink.open() : Netlink.open(netns), metrics);
-          case bgp -> new BgpPublisher(c.name(), e.endpoint(), speaker(e.endpoint()), metrics);
-        });
+        pubs.add(
+            switch (e.protocol()) {
+              case kernel ->
+                  new KernelPublisher(
+                      c.name(),
+                      c.families(),
+                      e.tables(),
+                      config.routeProtocol(),
+                      netns == null ? Netlink.open() : Netlink.open(netns),
+                      metrics);
+              case bgp -> new BgpPublisher(c.name(), e.endpoint(), speaker(e.endpoint()), metrics);
+            });
       }
       Channel ch = new Channel(c, subs, pubs, options.grace(), options.retry(), metrics);
       channels.add(ch);
@@ -87,7 +107,8 @@ public final class FibDaemon implements AutoCloseable {
 
   private ManagedChannel speaker(String endpoint) {
     // no keep-alive pings: a gRPC server refuses them more often than every 5 minutes by default
-    return speakers.computeIfAbsent(endpoint, ep -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext().build());
+    return speakers.computeIfAbsent(
+        endpoint, ep -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext().build());
   }
 
   static InetSocketAddress address(String hostPort) {
@@ -104,8 +125,11 @@ public final class FibDaemon implements AutoCloseable {
 
   private static Server serve(String endpoint, io.grpc.BindableService service) {
     try {
-      return NettyServerBuilder.forAddress(address(endpoint)).addService(service)
-          .executor(Executors.newVirtualThreadPerTaskExecutor()).build().start();
+      return NettyServerBuilder.forAddress(address(endpoint))
+          .addService(service)
+          .executor(Executors.newVirtualThreadPerTaskExecutor())
+          .build()
+          .start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve on " + endpoint + ": " + e.getMessage(), e);
     }

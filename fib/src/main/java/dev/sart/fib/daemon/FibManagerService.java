@@ -23,34 +23,53 @@ final class FibManagerService extends FibManagerApiGrpc.FibManagerApiImplBase {
   }
 
   private Channel channel(String name) {
-    return channels.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow(() -> Status.NOT_FOUND
-        .withDescription("no channel '" + name + "' (have " + channels.stream().map(Channel::name).toList() + ")")
-        .asRuntimeException());
+    return channels.stream()
+        .filter(c -> c.name().equals(name))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                Status.NOT_FOUND
+                    .withDescription(
+                        "no channel '"
+                            + name
+                            + "' (have "
+                            + channels.stream().map(Channel::name).toList()
+                            + ")")
+                    .asRuntimeException());
   }
 
   @Override
   public void getChannel(GetChannelRequest request, StreamObserver<GetChannelResponse> out) {
-    reply(out, () -> GetChannelResponse.newBuilder().setChannel(ProtoRoutes.channel(channel(request.getName()).config()))
-        .build());
+    reply(
+        out,
+        () ->
+            GetChannelResponse.newBuilder()
+                .setChannel(ProtoRoutes.channel(channel(request.getName()).config()))
+                .build());
   }
 
   @Override
   public void listChannel(ListChannelRequest request, StreamObserver<ListChannelResponse> out) {
-    reply(out, () -> {
-      ListChannelResponse.Builder b = ListChannelResponse.newBuilder();
-      channels.forEach(c -> b.addChannels(ProtoRoutes.channel(c.config())));
-      return b.build();
-    });
+    reply(
+        out,
+        () -> {
+          ListChannelResponse.Builder b = ListChannelResponse.newBuilder();
+          channels.forEach(c -> b.addChannels(ProtoRoutes.channel(c.config())));
+          return b.build();
+        });
   }
 
   @Override
   public void getRoutes(GetRoutesRequest request, StreamObserver<GetRoutesResponse> out) {
-    reply(out, () -> {
-      GetRoutesResponse.Builder b = GetRoutesResponse.newBuilder();
-      channel(request.getChannel()).selected().entrySet().stream().sorted(Map.Entry.comparingByKey(Comparator.<IpPrefix>naturalOrder()))
-          .forEach(e -> b.addRoutes(ProtoRoutes.route(e.getValue(), 0)));
-      return b.build();
-    });
+    reply(
+        out,
+        () -> {
+          GetRoutesResponse.Builder b = GetRoutesResponse.newBuilder();
+          channel(request.getChannel()).selected().entrySet().stream()
+              .sorted(Map.Entry.comparingByKey(Comparator.<IpPrefix>naturalOrder()))
+              .forEach(e -> b.addRoutes(ProtoRoutes.route(e.getValue(), 0)));
+          return b.build();
+        });
   }
 
   static <T> void reply(StreamObserver<T> out, java.util.function.Supplier<T> f) {

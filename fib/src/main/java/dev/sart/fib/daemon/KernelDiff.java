@@ -12,13 +12,16 @@ import java.util.Set;
 
 /**
  * What to do to a kernel table so that our routes in it are exactly the desired ones: the kernel's
- * routes of our protocol that are not wanted (or differ) are deleted, the missing or different
- * ones are installed. Pure.
+ * routes of our protocol that are not wanted (or differ) are deleted, the missing or different ones
+ * are installed. Pure.
  */
 final class KernelDiff {
   private KernelDiff() {}
 
-  /** {@code delete} holds routes as dumped (so a delete matches them exactly); {@code install} desired ones. */
+  /**
+   * {@code delete} holds routes as dumped (so a delete matches them exactly); {@code install}
+   * desired ones.
+   */
   record Plan(List<Route> delete, List<Route> install) {
     boolean isEmpty() {
       return delete.isEmpty() && install.isEmpty();
@@ -56,7 +59,8 @@ final class KernelDiff {
    * kernel fills it in).
    */
   static boolean sameForwarding(Route want, Route actual) {
-    if (want.type() != actual.type() || want.metric() != actual.metric()
+    if (want.type() != actual.type()
+        || want.metric() != actual.metric()
         || want.nextHops().size() != actual.nextHops().size()) {
       return false;
     }
@@ -65,8 +69,14 @@ final class KernelDiff {
       a.add(new Hop(h.gateway(), h.index(), h.weight()));
     }
     for (NextHop h : want.nextHops()) {
-      boolean found = h.index() != 0 ? a.contains(new Hop(h.gateway(), h.index(), h.weight()))
-          : a.stream().anyMatch(x -> java.util.Objects.equals(x.gateway(), h.gateway()) && x.weight() == h.weight());
+      boolean found =
+          h.index() != 0
+              ? a.contains(new Hop(h.gateway(), h.index(), h.weight()))
+              : a.stream()
+                  .anyMatch(
+                      x ->
+                          java.util.Objects.equals(x.gateway(), h.gateway())
+                              && x.weight() == h.weight());
       if (!found) {
         return false;
       }

@@ -5,8 +5,8 @@ import dev.sart.fib.netlink.BatchResult;
 import dev.sart.fib.netlink.Errno;
 import dev.sart.fib.netlink.Family;
 import dev.sart.fib.netlink.IpPrefix;
-import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import io.micrometer.core.instrument.Counter;
@@ -31,13 +31,20 @@ final class KernelPublisher implements Publisher {
   private final List<Integer> tables;
   private final int protocol;
   private final Netlink netlink;
+
   /** Per table what we believe is installed (read by the metrics from other threads). */
   private final Map<Integer, Map<IpPrefix, Route>> installed = new HashMap<>();
+
   private final Map<Integer, Counter> errors = new HashMap<>();
   private final Map<Integer, Counter> reconciles = new HashMap<>();
   private boolean dirty;
 
-  KernelPublisher(String channel, Set<Family> families, List<Integer> tables, int protocol, Netlink netlink,
+  KernelPublisher(
+      String channel,
+      Set<Family> families,
+      List<Integer> tables,
+      int protocol,
+      Netlink netlink,
       FibMetrics metrics) {
     this.channel = channel;
     this.families = Set.copyOf(families);
@@ -55,7 +62,12 @@ final class KernelPublisher implements Publisher {
 
   /** The kernel route for a selected route in {@code table}. */
   static Route route(ChannelRoute r, int table, int protocol) {
-    return Route.of(r.destination()).table(table).protocol(protocol).metric(r.distance()).nextHops(r.nextHops()).build();
+    return Route.of(r.destination())
+        .table(table)
+        .protocol(protocol)
+        .metric(r.distance())
+        .nextHops(r.nextHops())
+        .build();
   }
 
   @Override
@@ -64,20 +76,30 @@ final class KernelPublisher implements Publisher {
     for (int table : tables) {
       reconciles.get(table).increment();
       Map<IpPrefix, Route> desired = new HashMap<>();
-      selected.forEach((p, r) -> {
-        if (families.contains(p.family())) {
-          desired.put(p, route(r, table, protocol));
-        }
-      });
+      selected.forEach(
+          (p, r) -> {
+            if (families.contains(p.family())) {
+              desired.put(p, route(r, table, protocol));
+            }
+          });
       List<Route> kernel = new ArrayList<>();
       try {
         for (Family f : families) {
-          kernel.addAll(netlink.routes().list(RouteFilter.ALL.family(f).table(table).protocol(protocol)));
+          kernel.addAll(
+              netlink.routes().list(RouteFilter.ALL.family(f).table(table).protocol(protocol)));
         }
       } catch (NetlinkException e) {
         errors.get(table).increment();
         dirty = true;
-        LOG.warning(() -> "event=reconcile-failed channel=" + channel + " table=" + table + " reason=\"" + e.getMessage() + "\"");
+        LOG.warning(
+            () ->
+                "event=reconcile-failed channel="
+                    + channel
+                    + " table="
+                    + table
+                    + " reason=\""
+                    + e.getMessage()
+                    + "\"");
         continue;
       }
       KernelDiff.Plan plan = KernelDiff.plan(desired, kernel);
@@ -91,9 +113,20 @@ final class KernelPublisher implements Publisher {
       if (failed > 0) {
         dirty = true; // what failed is looked at again by the next reconcile
       }
-      LOG.info(() -> "event=reconciled channel=" + channel + " table=" + Integer.toUnsignedString(table) + " kept="
-          + (desired.size() - plan.install().size()) + " installed=" + plan.install().size() + " removed="
-          + plan.delete().size() + " failed=" + failed);
+      LOG.info(
+          () ->
+              "event=reconciled channel="
+                  + channel
+                  + " table="
+                  + Integer.toUnsignedString(table)
+                  + " kept="
+                  + (desired.size() - plan.install().size())
+                  + " installed="
+                  + plan.install().size()
+                  + " removed="
+                  + plan.delete().size()
+                  + " failed="
+                  + failed);
     }
   }
 
@@ -117,7 +150,8 @@ final class KernelPublisher implements Publisher {
         Route old = now.get(c.destination());
         Route want = c.selected() == null ? null : route(c.selected(), table, protocol);
         if (old != null && (want == null || old.metric() != want.metric())) {
-          // a replace only matches the same metric: another metric would leave the old route in place
+          // a replace only matches the same metric: another metric would leave the old route in
+          // place
           b.deleteRoute(old);
           requests.add(old);
           deletes.add(true);
@@ -150,8 +184,19 @@ final class KernelPublisher implements Publisher {
         dirty = true;
         NetlinkException first = r.failures().values().iterator().next();
         int n = failed;
-        LOG.warning(() -> "event=install-failed channel=" + channel + " table=" + Integer.toUnsignedString(table)
-            + " failed=" + n + " of=" + r.size() + " first=\"" + first.getMessage() + "\"");
+        LOG.warning(
+            () ->
+                "event=install-failed channel="
+                    + channel
+                    + " table="
+                    + Integer.toUnsignedString(table)
+                    + " failed="
+                    + n
+                    + " of="
+                    + r.size()
+                    + " first=\""
+                    + first.getMessage()
+                    + "\"");
       }
     }
   }
@@ -171,8 +216,19 @@ final class KernelPublisher implements Publisher {
       errors.get(table).increment(failed);
       NetlinkException e = first;
       int n = failed;
-      LOG.warning(() -> "event=install-failed channel=" + channel + " table=" + Integer.toUnsignedString(table)
-          + " failed=" + n + " of=" + requests.size() + " first=\"" + e.getMessage() + "\"");
+      LOG.warning(
+          () ->
+              "event=install-failed channel="
+                  + channel
+                  + " table="
+                  + Integer.toUnsignedString(table)
+                  + " failed="
+                  + n
+                  + " of="
+                  + requests.size()
+                  + " first=\""
+                  + e.getMessage()
+                  + "\"");
     }
     return failed;
   }

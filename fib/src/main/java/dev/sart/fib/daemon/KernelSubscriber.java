@@ -3,8 +3,8 @@ package dev.sart.fib.daemon;
 import dev.sart.fib.netlink.EventGroup;
 import dev.sart.fib.netlink.EventStream;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.NetlinkEvent;
 import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.NetlinkEvent;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
@@ -18,11 +18,11 @@ import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
- * Kernel tables as a source: a dump of the tables, then the route events of the kernel
- * (re-dumped when events were lost). Routes of our own protocol are left out, so that a channel
- * never feeds itself; only unicast routes with next hops are offered, with a distance by their
- * protocol ({@link Distance#ofKernelProtocol}). The socket joins the route groups before the
- * dump, so no change falls between the two.
+ * Kernel tables as a source: a dump of the tables, then the route events of the kernel (re-dumped
+ * when events were lost). Routes of our own protocol are left out, so that a channel never feeds
+ * itself; only unicast routes with next hops are offered, with a distance by their protocol ({@link
+ * Distance#ofKernelProtocol}). The socket joins the route groups before the dump, so no change
+ * falls between the two.
  */
 final class KernelSubscriber implements Subscriber {
   private static final Logger LOG = Logger.getLogger(KernelSubscriber.class.getName());
@@ -36,13 +36,15 @@ final class KernelSubscriber implements Subscriber {
   private volatile boolean running = true;
   private Thread thread;
 
-  KernelSubscriber(int index, List<Integer> tables, Set<Family> families, int ownProtocol, Netns netns) {
+  KernelSubscriber(
+      int index, List<Integer> tables, Set<Family> families, int ownProtocol, Netns netns) {
     this.index = index;
     this.tables = List.copyOf(tables);
     this.families = Set.copyOf(families);
     this.ownProtocol = ownProtocol;
     this.netns = netns;
-    this.source = "kernel " + String.join(",", tables.stream().map(Integer::toUnsignedString).toList());
+    this.source =
+        "kernel " + String.join(",", tables.stream().map(Integer::toUnsignedString).toList());
   }
 
   @Override
@@ -53,7 +55,8 @@ final class KernelSubscriber implements Subscriber {
   @Override
   public void start(Consumer<SourceEvent> sink) {
     // netlink sockets block: a platform thread
-    thread = Thread.ofPlatform().daemon().name("fib-kernel-source-" + source).start(() -> run(sink));
+    thread =
+        Thread.ofPlatform().daemon().name("fib-kernel-source-" + source).start(() -> run(sink));
   }
 
   private void run(Consumer<SourceEvent> sink) {
@@ -64,28 +67,38 @@ final class KernelSubscriber implements Subscriber {
     if (families.contains(Family.INET6)) {
       groups.add(EventGroup.IPV6_ROUTE);
     }
-    try (EventStream events = netns == null ? EventStream.open(groups) : EventStream.open(netns, groups);
+    try (EventStream events =
+            netns == null ? EventStream.open(groups) : EventStream.open(netns, groups);
         Netlink nl = netns == null ? Netlink.open() : Netlink.open(netns)) {
       sync(nl, sink);
       while (running) {
         NetlinkEvent e = events.poll(Duration.ofMillis(200));
         switch (e) {
-          case null -> { }
+          case null -> {}
           case NetlinkEvent.Overrun o -> {
-            LOG.info(() -> "event=kernel-events-lost source=\"" + source + "\" msg=\"reading the tables again\"");
+            LOG.info(
+                () ->
+                    "event=kernel-events-lost source=\""
+                        + source
+                        + "\" msg=\"reading the tables again\"");
             sync(nl, sink);
           }
           case NetlinkEvent.RouteEvent r when wanted(r.route()) -> {
             ChannelRoute cr = r.change() == NetlinkEvent.Change.NEW ? route(r.route()) : null;
-            sink.accept(cr != null ? new SourceEvent.Update(index, cr)
-                : new SourceEvent.Withdraw(index, r.route().destination()));
+            sink.accept(
+                cr != null
+                    ? new SourceEvent.Update(index, cr)
+                    : new SourceEvent.Withdraw(index, r.route().destination()));
           }
-          default -> { }
+          default -> {}
         }
       }
     } catch (RuntimeException e) {
       if (running) {
-        LOG.log(java.util.logging.Level.WARNING, "event=kernel-source-failed source=\"" + source + "\"", e);
+        LOG.log(
+            java.util.logging.Level.WARNING,
+            "event=kernel-source-failed source=\"" + source + "\"",
+            e);
       }
     }
   }
@@ -106,14 +119,21 @@ final class KernelSubscriber implements Subscriber {
   }
 
   private boolean wanted(Route r) {
-    return tables.contains(r.table()) && families.contains(r.family()) && r.protocol() != ownProtocol;
+    return tables.contains(r.table())
+        && families.contains(r.family())
+        && r.protocol() != ownProtocol;
   }
 
   private ChannelRoute route(Route r) {
     if (r.type() != RouteType.UNICAST || r.nextHops().isEmpty()) {
       return null;
     }
-    return new ChannelRoute(r.destination(), r.nextHops(), Distance.ofKernelProtocol(r.protocol()), r.protocol(), source);
+    return new ChannelRoute(
+        r.destination(),
+        r.nextHops(),
+        Distance.ofKernelProtocol(r.protocol()),
+        r.protocol(),
+        source);
   }
 
   @Override

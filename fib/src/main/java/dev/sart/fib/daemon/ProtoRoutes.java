@@ -19,13 +19,20 @@ final class ProtoRoutes {
 
   /** A selected route; {@code table} is 0 when it stands for every table of the channel. */
   static Route route(ChannelRoute r, int table) {
-    Route.Builder b = Route.newBuilder().setTable(table).setVersion(version(r.destination().family()))
-        .setDestination(r.destination().toString()).setProtocolValue(r.protocol()).setScope(Scope.Universe)
-        .setType(Type.Unicast).setAdValue(r.distance()).setPriority(r.distance())
-        .setIbgp(r.distance() == Distance.IBGP && r.source().startsWith("bgp"));
+    Route.Builder b =
+        Route.newBuilder()
+            .setTable(table)
+            .setVersion(version(r.destination().family()))
+            .setDestination(r.destination().toString())
+            .setProtocolValue(r.protocol())
+            .setScope(Scope.Universe)
+            .setType(Type.Unicast)
+            .setAdValue(r.distance())
+            .setPriority(r.distance())
+            .setIbgp(r.distance() == Distance.IBGP && r.source().startsWith("bgp"));
     for (NextHop h : r.nextHops()) {
-      dev.sart.proto.v1.NextHop.Builder nh = dev.sart.proto.v1.NextHop.newBuilder().setWeight(h.weight())
-          .setInterface(h.index());
+      dev.sart.proto.v1.NextHop.Builder nh =
+          dev.sart.proto.v1.NextHop.newBuilder().setWeight(h.weight()).setInterface(h.index());
       if (h.gateway() != null) {
         nh.setGateway(Ip.format(h.gateway()));
       }

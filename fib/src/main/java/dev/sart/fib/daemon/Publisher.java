@@ -3,7 +3,10 @@ package dev.sart.fib.daemon;
 import java.util.List;
 import java.util.Map;
 
-/** Where a channel puts its selected routes: kernel tables or a speaker. Called on the channel's thread. */
+/**
+ * Where a channel puts its selected routes: kernel tables or a speaker. Called on the channel's
+ * thread.
+ */
 interface Publisher extends AutoCloseable {
   /** Makes the sink hold exactly {@code selected} (at start-up, and again after errors). */
   void reconcile(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected);

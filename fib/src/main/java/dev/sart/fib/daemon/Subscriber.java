@@ -10,8 +10,8 @@ interface Subscriber extends AutoCloseable {
   void start(Consumer<SourceEvent> sink);
 
   /**
-   * The families this source sends a {@link SourceEvent.Sync} for once it has read its source;
-   * the channel installs nothing before every source has done so (or the start-up grace passed).
+   * The families this source sends a {@link SourceEvent.Sync} for once it has read its source; the
+   * channel installs nothing before every source has done so (or the start-up grace passed).
    */
   Set<Family> syncs();
 

@@ -4,8 +4,8 @@ import java.net.InetAddress;
 import java.util.Set;
 
 /**
- * An address on an interface (RTM_NEWADDR: struct ifaddrmsg and IFA_*). Unlike an
- * {@link IpPrefix}, it keeps its host bits: 192.0.2.1/24.
+ * An address on an interface (RTM_NEWADDR: struct ifaddrmsg and IFA_*). Unlike an {@link IpPrefix},
+ * it keeps its host bits: 192.0.2.1/24.
  *
  * @param index the interface's index
  * @param address the address (IFA_LOCAL for IPv4, IFA_ADDRESS for IPv6)
@@ -14,12 +14,18 @@ import java.util.Set;
  * @param flags IFA_FLAGS
  * @param label IFA_LABEL (IPv4 only), or null
  */
-public record Address(int index, InetAddress address, int prefixLength, Scope scope, Set<AddressFlag> flags,
+public record Address(
+    int index,
+    InetAddress address,
+    int prefixLength,
+    Scope scope,
+    Set<AddressFlag> flags,
     String label) {
 
   public Address {
     if (prefixLength < 0 || prefixLength > Family.of(address).maxPrefixLength()) {
-      throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + Ip.format(address));
+      throw new IllegalArgumentException(
+          "prefix length " + prefixLength + " out of range for " + Ip.format(address));
     }
     flags = BitFlag.copy(AddressFlag.class, flags);
   }
@@ -30,8 +36,13 @@ public record Address(int index, InetAddress address, int prefixLength, Scope sc
     if (slash < 0) {
       throw new IllegalArgumentException("expected ADDRESS/LENGTH: " + cidr);
     }
-    return new Address(index, Ip.parse(cidr.substring(0, slash)), Integer.parseInt(cidr.substring(slash + 1)),
-        Scope.UNIVERSE, Set.of(), null);
+    return new Address(
+        index,
+        Ip.parse(cidr.substring(0, slash)),
+        Integer.parseInt(cidr.substring(slash + 1)),
+        Scope.UNIVERSE,
+        Set.of(),
+        null);
   }
 
   /** A copy with these flags. */

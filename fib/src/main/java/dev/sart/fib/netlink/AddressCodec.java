@@ -7,7 +7,8 @@ final class AddressCodec {
   private AddressCodec() {}
 
   /** struct ifaddrmsg: family u8, prefixlen u8, flags u8, scope u8, index u32. */
-  static void header(MessageWriter w, int family, int prefixLength, int flags, int scope, int index) {
+  static void header(
+      MessageWriter w, int family, int prefixLength, int flags, int scope, int index) {
     w.u8(family).u8(prefixLength).u8(flags & 0xff).u8(scope).u32(index);
   }
 
@@ -36,8 +37,16 @@ final class AddressCodec {
     int scope = p.get(3) & 0xff;
     int index = p.getInt(4);
     Attributes a = Attributes.after(p, Rtnl.IFADDRMSG_LEN);
-    var address = family == Rtnl.AF_INET && a.has(Rtnl.IFA_LOCAL) ? a.address(Rtnl.IFA_LOCAL) : a.address(Rtnl.IFA_ADDRESS);
-    return new Address(index, address, prefixLength, Scope.of(scope),
-        BitFlag.decode(AddressFlag.class, a.u32(Rtnl.IFA_FLAGS, flags)), a.stringOrNull(Rtnl.IFA_LABEL));
+    var address =
+        family == Rtnl.AF_INET && a.has(Rtnl.IFA_LOCAL)
+            ? a.address(Rtnl.IFA_LOCAL)
+            : a.address(Rtnl.IFA_ADDRESS);
+    return new Address(
+        index,
+        address,
+        prefixLength,
+        Scope.of(scope),
+        BitFlag.decode(AddressFlag.class, a.u32(Rtnl.IFA_FLAGS, flags)),
+        a.stringOrNull(Rtnl.IFA_LABEL));
   }
 }

@@ -38,8 +38,14 @@ public final class Addresses {
   /** The addresses of {@code family} (null: both) on link {@code index} (0: all links). */
   public List<Address> list(Family family, int index) {
     int af = family == null ? Rtnl.AF_UNSPEC : family.code();
-    return socket.dump(new Request(Rtnl.RTM_GETADDR, Rtnl.NLM_F_DUMP, () -> "list addresses",
-        w -> AddressCodec.header(w, af, 0, 0, 0, index))).stream()
+    return socket
+        .dump(
+            new Request(
+                Rtnl.RTM_GETADDR,
+                Rtnl.NLM_F_DUMP,
+                () -> "list addresses",
+                w -> AddressCodec.header(w, af, 0, 0, 0, index)))
+        .stream()
         .filter(m -> m.type() == Rtnl.RTM_NEWADDR)
         .map(AddressCodec::parse)
         .filter(a -> index == 0 || a.index() == index)
@@ -47,12 +53,18 @@ public final class Addresses {
   }
 
   static Request addRequest(Address a, int flags, String verb) {
-    return new Request(Rtnl.RTM_NEWADDR, flags, () -> verb + " address " + a.cidr() + " dev #" + a.index(),
+    return new Request(
+        Rtnl.RTM_NEWADDR,
+        flags,
+        () -> verb + " address " + a.cidr() + " dev #" + a.index(),
         w -> AddressCodec.write(w, a, true));
   }
 
   static Request deleteRequest(Address a) {
-    return new Request(Rtnl.RTM_DELADDR, 0, () -> "delete address " + a.cidr() + " dev #" + a.index(),
+    return new Request(
+        Rtnl.RTM_DELADDR,
+        0,
+        () -> "delete address " + a.cidr() + " dev #" + a.index(),
         w -> AddressCodec.write(w, a, false));
   }
 }

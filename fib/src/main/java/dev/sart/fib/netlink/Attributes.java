@@ -8,15 +8,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The {@code struct nlattr} TLVs of a message or of a nested attribute, indexed by type (the
- * last occurrence wins, as in the kernel's nla_parse). Values are read in host byte order.
+ * The {@code struct nlattr} TLVs of a message or of a nested attribute, indexed by type (the last
+ * occurrence wins, as in the kernel's nla_parse). Values are read in host byte order.
  */
 final class Attributes {
-  private static final Attributes EMPTY = new Attributes(ByteBuffer.allocate(0), new int[0], new int[0]);
+  private static final Attributes EMPTY =
+      new Attributes(ByteBuffer.allocate(0), new int[0], new int[0]);
 
   private final ByteBuffer buf;
+
   /** offset+1 of each type's value (0 = absent), and its length. */
   private final int[] offsets;
+
   private final int[] lengths;
 
   private Attributes(ByteBuffer buf, int[] offsets, int[] lengths) {
@@ -48,12 +51,16 @@ final class Attributes {
     return new Attributes(b, offsets, lengths);
   }
 
-  /** The attributes after a family header of {@code headerLength} bytes at the start of {@code payload}. */
+  /**
+   * The attributes after a family header of {@code headerLength} bytes at the start of {@code
+   * payload}.
+   */
   static Attributes after(ByteBuffer payload, int headerLength) {
     if (payload.remaining() <= headerLength) {
       return EMPTY;
     }
-    return parse(payload.slice(payload.position() + headerLength, payload.remaining() - headerLength));
+    return parse(
+        payload.slice(payload.position() + headerLength, payload.remaining() - headerLength));
   }
 
   boolean has(int type) {
@@ -124,7 +131,8 @@ final class Attributes {
     try {
       return InetAddress.getByAddress(bytes(type));
     } catch (UnknownHostException e) {
-      throw new IllegalStateException("attribute " + type + " is not an address: " + lengths[type] + " bytes", e);
+      throw new IllegalStateException(
+          "attribute " + type + " is not an address: " + lengths[type] + " bytes", e);
     }
   }
 

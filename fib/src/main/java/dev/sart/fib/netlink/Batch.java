@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Many changes sent together: requests go to the kernel many per sendmsg and are acknowledged
- * per chunk, so a batch costs a few system calls per thousand changes. The kernel applies them
- * in order and one failing does not stop the others; {@link BatchResult} says which failed.
+ * Many changes sent together: requests go to the kernel many per sendmsg and are acknowledged per
+ * chunk, so a batch costs a few system calls per thousand changes. The kernel applies them in order
+ * and one failing does not stop the others; {@link BatchResult} says which failed.
  *
  * <pre>{@code
  * Batch b = nl.batch();

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What became of each request of a batch: the requests are numbered from 0 in the order they
- * were added, and each one that failed has its {@link NetlinkException}.
+ * What became of each request of a batch: the requests are numbered from 0 in the order they were
+ * added, and each one that failed has its {@link NetlinkException}.
  */
 public final class BatchResult {
   private final int size;
@@ -51,15 +51,23 @@ public final class BatchResult {
     if (all.size() == 1) {
       throw first;
     }
-    NetlinkException e = new NetlinkException(first.operation() + " (and " + (all.size() - 1)
-        + " more of " + size + " requests)", first.errno(), first.extAck());
+    NetlinkException e =
+        new NetlinkException(
+            first.operation() + " (and " + (all.size() - 1) + " more of " + size + " requests)",
+            first.errno(),
+            first.extAck());
     all.forEach(e::addSuppressed);
     throw e;
   }
 
   @Override
   public String toString() {
-    return failures.isEmpty() ? size + " requests, all succeeded"
-        : size + " requests, " + failures.size() + " failed, first: " + failures.values().iterator().next().getMessage();
+    return failures.isEmpty()
+        ? size + " requests, all succeeded"
+        : size
+            + " requests, "
+            + failures.size()
+            + " failed, first: "
+            + failures.values().iterator().next().getMessage();
   }
 }

@@ -1,6 +1,9 @@
 package dev.sart.fib.netlink;
 
-/** The rtnetlink multicast groups an {@link EventStream} can join: enum rtnetlink_groups in linux/rtnetlink.h. */
+/**
+ * The rtnetlink multicast groups an {@link EventStream} can join: enum rtnetlink_groups in
+ * linux/rtnetlink.h.
+ */
 public enum EventGroup {
   LINK(Rtnl.RTNLGRP_LINK),
   IPV4_ADDRESS(Rtnl.RTNLGRP_IPV4_IFADDR),

@@ -16,9 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * Typed events from rtnetlink multicast groups: a socket that joined them, read either by
- * {@link #poll} (from one thread) or by a dedicated platform thread calling a listener
- * ({@link #listen}). The socket lives in the namespace it was opened in.
+ * Typed events from rtnetlink multicast groups: a socket that joined them, read either by {@link
+ * #poll} (from one thread) or by a dedicated platform thread calling a listener ({@link #listen}).
+ * The socket lives in the namespace it was opened in.
  *
  * <pre>{@code
  * try (EventStream events = EventStream.open(ns, Set.of(EventGroup.IPV4_ROUTE, EventGroup.LINK))) {
@@ -33,8 +33,10 @@ public final class EventStream implements AutoCloseable {
 
   private final NativeTransport transport;
   private final Deque<NetlinkEvent> pending = new ArrayDeque<>();
+
   /** Held while reading the socket, so that {@link #close} never closes it under a receive. */
   private final ReentrantLock reading = new ReentrantLock();
+
   private volatile boolean closed;
   private Thread listener;
 
@@ -63,8 +65,8 @@ public final class EventStream implements AutoCloseable {
   }
 
   /**
-   * The next event, waiting up to {@code timeout}; null when none came. Only one thread may
-   * poll, and not while a listener runs.
+   * The next event, waiting up to {@code timeout}; null when none came. Only one thread may poll,
+   * and not while a listener runs.
    */
   public NetlinkEvent poll(Duration timeout) {
     reading.lock();
@@ -103,28 +105,35 @@ public final class EventStream implements AutoCloseable {
   }
 
   /**
-   * Calls {@code consumer} with every event, in order, on a dedicated platform thread until
-   * {@link #close}. An exception from the consumer ends the thread.
+   * Calls {@code consumer} with every event, in order, on a dedicated platform thread until {@link
+   * #close}. An exception from the consumer ends the thread.
    */
   public synchronized void listen(Consumer<NetlinkEvent> consumer) {
     if (listener != null) {
       throw new IllegalStateException("a listener runs already");
     }
-    listener = Thread.ofPlatform().name("netlink events").daemon().start(() -> {
-      while (!closed) {
-        NetlinkEvent e = poll(TICK);
-        if (e != null && !closed) {
-          consumer.accept(e);
-        }
-      }
-    });
+    listener =
+        Thread.ofPlatform()
+            .name("netlink events")
+            .daemon()
+            .start(
+                () -> {
+                  while (!closed) {
+                    NetlinkEvent e = poll(TICK);
+                    if (e != null && !closed) {
+                      consumer.accept(e);
+                    }
+                  }
+                });
   }
 
   /** The event a multicast message announces, or null for one this library does not model. */
   static NetlinkEvent decode(Message m) {
     return switch (m.type()) {
-      case Rtnl.RTM_NEWLINK, Rtnl.RTM_DELLINK -> new LinkEvent(change(m, Rtnl.RTM_DELLINK), LinkCodec.parse(m));
-      case Rtnl.RTM_NEWADDR, Rtnl.RTM_DELADDR -> new AddressEvent(change(m, Rtnl.RTM_DELADDR), AddressCodec.parse(m));
+      case Rtnl.RTM_NEWLINK, Rtnl.RTM_DELLINK ->
+          new LinkEvent(change(m, Rtnl.RTM_DELLINK), LinkCodec.parse(m));
+      case Rtnl.RTM_NEWADDR, Rtnl.RTM_DELADDR ->
+          new AddressEvent(change(m, Rtnl.RTM_DELADDR), AddressCodec.parse(m));
       case Rtnl.RTM_NEWROUTE, Rtnl.RTM_DELROUTE -> {
         // cached clones (IPv6 exceptions) are not routes of a table
         boolean cloned = (m.payload().getInt(8) & Rtnl.RTM_F_CLONED) != 0;
@@ -148,8 +157,8 @@ public final class EventStream implements AutoCloseable {
   }
 
   /**
-   * Stops the listener (waiting for it unless called from it) and closes the socket; a
-   * {@link #poll} running in another thread returns within a tick.
+   * Stops the listener (waiting for it unless called from it) and closes the socket; a {@link
+   * #poll} running in another thread returns within a tick.
    */
   @Override
   public void close() {

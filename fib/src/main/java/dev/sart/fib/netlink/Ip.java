@@ -3,7 +3,10 @@ package dev.sart.fib.netlink;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 
-/** IP address literals: parsed without name resolution, printed as {@code ip(8)} prints them (RFC 5952). */
+/**
+ * IP address literals: parsed without name resolution, printed as {@code ip(8)} prints them (RFC
+ * 5952).
+ */
 public final class Ip {
   private Ip() {}
 

@@ -5,15 +5,16 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * An IP prefix such as {@code 203.0.113.0/24} or {@code 2001:db8:1::/48}, normalised to its
- * network address (host bits cleared), so equal prefixes compare equal.
+ * An IP prefix such as {@code 203.0.113.0/24} or {@code 2001:db8:1::/48}, normalised to its network
+ * address (host bits cleared), so equal prefixes compare equal.
  */
 public record IpPrefix(InetAddress address, int length) implements Comparable<IpPrefix> {
 
   public IpPrefix {
     int max = address.getAddress().length * 8;
     if (length < 0 || length > max) {
-      throw new IllegalArgumentException("prefix length " + length + " out of range for " + address.getHostAddress());
+      throw new IllegalArgumentException(
+          "prefix length " + length + " out of range for " + address.getHostAddress());
     }
     address = mask(address, length);
   }

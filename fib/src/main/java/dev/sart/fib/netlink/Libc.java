@@ -14,11 +14,12 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * The few libc calls netlink needs, through {@code java.lang.foreign}. Every call captures
- * {@code errno} and a failure becomes a {@link NetlinkException} naming the call; callers that
- * treat some errno as a normal outcome (EINTR, EAGAIN) use the {@code *Raw} variants.
+ * The few libc calls netlink needs, through {@code java.lang.foreign}. Every call captures {@code
+ * errno} and a failure becomes a {@link NetlinkException} naming the call; callers that treat some
+ * errno as a normal outcome (EINTR, EAGAIN) use the {@code *Raw} variants.
  */
-@SuppressWarnings("restricted") // the point of this class; run with --enable-native-access=ALL-UNNAMED
+@SuppressWarnings(
+    "restricted") // the point of this class; run with --enable-native-access=ALL-UNNAMED
 final class Libc {
   static final int SOCK_RAW = 3;
   static final int SOCK_CLOEXEC = 0x80000;
@@ -30,6 +31,7 @@ final class Libc {
   static final int SO_RCVBUFFORCE = 33;
   static final int O_RDONLY = 0;
   static final int O_CLOEXEC = 0x80000;
+
   /** linux/sched.h */
   static final int CLONE_NEWNET = 0x40000000;
 
@@ -40,21 +42,34 @@ final class Libc {
   private static final ThreadLocal<MemorySegment> STATE =
       ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
-  private static final MethodHandle SOCKET = call("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-  private static final MethodHandle BIND = call("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+  private static final MethodHandle SOCKET =
+      call("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+  private static final MethodHandle BIND =
+      call("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
   private static final MethodHandle GETSOCKNAME =
       call("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
   private static final MethodHandle SETSOCKOPT =
-      call("setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-  private static final MethodHandle SEND = call("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-  private static final MethodHandle RECV = call("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-  private static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-  private static final MethodHandle SETNS = call("setns", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+      call(
+          "setsockopt",
+          FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+  private static final MethodHandle SEND =
+      call("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+  private static final MethodHandle RECV =
+      call("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+  private static final MethodHandle CLOSE =
+      call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+  private static final MethodHandle SETNS =
+      call("setns", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
   // int open(const char *path, int flags, ...): variadic after the second argument
-  private static final MethodHandle OPEN = call("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-      Linker.Option.firstVariadicArg(2));
-  private static final MethodHandle STRERROR = LINKER.downcallHandle(
-      LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+  private static final MethodHandle OPEN =
+      call(
+          "open",
+          FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+          Linker.Option.firstVariadicArg(2));
+  private static final MethodHandle STRERROR =
+      LINKER.downcallHandle(
+          LINKER.defaultLookup().find("strerror").orElseThrow(),
+          FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
   private Libc() {}
 
@@ -72,7 +87,8 @@ final class Libc {
 
   static int socket(int domain, int type, int protocol) {
     try {
-      return check((int) SOCKET.invokeExact(STATE.get(), domain, type, protocol), "socket(AF_NETLINK)");
+      return check(
+          (int) SOCKET.invokeExact(STATE.get(), domain, type, protocol), "socket(AF_NETLINK)");
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -80,7 +96,8 @@ final class Libc {
 
   static void bind(int fd, MemorySegment addr) {
     try {
-      check((int) BIND.invokeExact(STATE.get(), fd, addr, (int) addr.byteSize()), "bind(AF_NETLINK)");
+      check(
+          (int) BIND.invokeExact(STATE.get(), fd, addr, (int) addr.byteSize()), "bind(AF_NETLINK)");
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -97,7 +114,8 @@ final class Libc {
   /** setsockopt(2); returns -1 and leaves errno readable instead of throwing. */
   static int setsockoptRaw(int fd, int level, int name, MemorySegment value) {
     try {
-      return (int) SETSOCKOPT.invokeExact(STATE.get(), fd, level, name, value, (int) value.byteSize());
+      return (int)
+          SETSOCKOPT.invokeExact(STATE.get(), fd, level, name, value, (int) value.byteSize());
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -142,7 +160,8 @@ final class Libc {
   static int open(String path) {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment cpath = arena.allocateFrom(path);
-      return check((int) OPEN.invokeExact(STATE.get(), cpath, O_RDONLY | O_CLOEXEC, 0), "open " + path);
+      return check(
+          (int) OPEN.invokeExact(STATE.get(), cpath, O_RDONLY | O_CLOEXEC, 0), "open " + path);
     } catch (Throwable t) {
       throw rethrow(t);
     }

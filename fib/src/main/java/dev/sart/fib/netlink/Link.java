@@ -17,8 +17,18 @@ import java.util.Set;
  * @param linkIndex IFLA_LINK (a veth's peer, possibly in another namespace), or 0
  * @param vxlan the VXLAN configuration when {@code kind} is "vxlan", else null
  */
-public record Link(int index, String name, String kind, Set<LinkFlag> flags, OperState operState, int mtu,
-    MacAddress mac, String alias, int masterIndex, int linkIndex, Vxlan vxlan) {
+public record Link(
+    int index,
+    String name,
+    String kind,
+    Set<LinkFlag> flags,
+    OperState operState,
+    int mtu,
+    MacAddress mac,
+    String alias,
+    int masterIndex,
+    int linkIndex,
+    Vxlan vxlan) {
 
   public Link {
     flags = BitFlag.copy(LinkFlag.class, flags);

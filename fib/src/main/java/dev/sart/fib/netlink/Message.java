@@ -19,14 +19,20 @@ record Message(int type, int flags, int seq, int pid, ByteBuffer payload) {
       int start = b.position();
       int len = b.getInt(start);
       if (len < Rtnl.NLMSG_HDRLEN || len > b.remaining()) {
-        throw new IllegalStateException("malformed netlink message: nlmsg_len " + len + " with "
-            + b.remaining() + " bytes left");
+        throw new IllegalStateException(
+            "malformed netlink message: nlmsg_len "
+                + len
+                + " with "
+                + b.remaining()
+                + " bytes left");
       }
       int type = b.getShort(start + 4) & 0xffff;
       int flags = b.getShort(start + 6) & 0xffff;
       int seq = b.getInt(start + 8);
       int pid = b.getInt(start + 12);
-      ByteBuffer payload = b.slice(start + Rtnl.NLMSG_HDRLEN, len - Rtnl.NLMSG_HDRLEN).order(ByteOrder.nativeOrder());
+      ByteBuffer payload =
+          b.slice(start + Rtnl.NLMSG_HDRLEN, len - Rtnl.NLMSG_HDRLEN)
+              .order(ByteOrder.nativeOrder());
       out.add(new Message(type, flags, seq, pid, payload));
       b.position(Math.min(b.limit(), start + ((len + 3) & ~3)));
     }
@@ -75,7 +81,9 @@ record Message(int type, int flags, int seq, int pid, ByteBuffer payload) {
     if (offset > payload.remaining()) {
       return null;
     }
-    Attributes tlvs = Attributes.parse(payload.slice(offset, payload.remaining() - offset).order(ByteOrder.nativeOrder()));
+    Attributes tlvs =
+        Attributes.parse(
+            payload.slice(offset, payload.remaining() - offset).order(ByteOrder.nativeOrder()));
     return tlvs.has(Rtnl.NLMSGERR_ATTR_MSG) ? tlvs.string(Rtnl.NLMSGERR_ATTR_MSG) : null;
   }
 

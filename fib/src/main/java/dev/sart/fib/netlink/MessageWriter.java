@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Writes netlink messages, one after another, into a growable buffer in host byte order
- * (linux/netlink.h): a {@code struct nlmsghdr}, the family header, then {@code struct nlattr}
- * TLVs, each padded to 4 bytes; nested attributes carry {@code NLA_F_NESTED}.
+ * (linux/netlink.h): a {@code struct nlmsghdr}, the family header, then {@code struct nlattr} TLVs,
+ * each padded to 4 bytes; nested attributes carry {@code NLA_F_NESTED}.
  *
  * <pre>
  *  0               1               2               3
@@ -184,8 +184,9 @@ final class MessageWriter {
 
   private void ensure(int n) {
     if (buf.remaining() < n) {
-      ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n))
-          .order(ByteOrder.nativeOrder());
+      ByteBuffer bigger =
+          ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n))
+              .order(ByteOrder.nativeOrder());
       buf.flip();
       bigger.put(buf);
       buf = bigger;

@@ -13,12 +13,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An {@code AF_NETLINK}/{@code NETLINK_ROUTE} socket through {@code java.lang.foreign}. It lives in
- * the network namespace of the thread that opened it (see {@link Netns#run}), whichever thread
- * uses it afterwards. Not thread-safe: its owner serialises calls.
+ * the network namespace of the thread that opened it (see {@link Netns#run}), whichever thread uses
+ * it afterwards. Not thread-safe: its owner serialises calls.
  */
 final class NativeTransport implements Transport {
   /** Dump replies are at most 32 KiB (netlink_dump); events and acks are smaller. */
   private static final int RECEIVE_BUFFER = 64 * 1024;
+
   /** Kernel-side socket buffers: room for the acks and errors of a whole batch chunk. */
   private static final int KERNEL_BUFFER = 4 * 1024 * 1024;
 
@@ -50,11 +51,13 @@ final class NativeTransport implements Transport {
   }
 
   /**
-   * Opens a socket in the calling thread's network namespace, with extended acks, capped acks
-   * and strict checking of dump requests (so that the kernel filters dumps by table).
+   * Opens a socket in the calling thread's network namespace, with extended acks, capped acks and
+   * strict checking of dump requests (so that the kernel filters dumps by table).
    */
   static NativeTransport open() {
-    NativeTransport t = new NativeTransport(Libc.socket(Rtnl.AF_NETLINK, Libc.SOCK_RAW | Libc.SOCK_CLOEXEC, Rtnl.NETLINK_ROUTE));
+    NativeTransport t =
+        new NativeTransport(
+            Libc.socket(Rtnl.AF_NETLINK, Libc.SOCK_RAW | Libc.SOCK_CLOEXEC, Rtnl.NETLINK_ROUTE));
     try {
       t.setIntOption(Rtnl.SOL_NETLINK, Rtnl.NETLINK_EXT_ACK, 1, "NETLINK_EXT_ACK");
       t.setIntOption(Rtnl.SOL_NETLINK, Rtnl.NETLINK_CAP_ACK, 1, "NETLINK_CAP_ACK");
@@ -69,7 +72,8 @@ final class NativeTransport implements Transport {
 
   /** Joins a multicast group (enum rtnetlink_groups). */
   void join(int group) {
-    setIntOption(Rtnl.SOL_NETLINK, Rtnl.NETLINK_ADD_MEMBERSHIP, group, "NETLINK_ADD_MEMBERSHIP " + group);
+    setIntOption(
+        Rtnl.SOL_NETLINK, Rtnl.NETLINK_ADD_MEMBERSHIP, group, "NETLINK_ADD_MEMBERSHIP " + group);
   }
 
   /** Makes {@link #receive} return null after {@code timeout} without a datagram. */
@@ -85,7 +89,8 @@ final class NativeTransport implements Transport {
   }
 
   private void setBuffers() {
-    // root may exceed net.core.{r,w}mem_max with the *FORCE options; others get what the sysctl allows
+    // root may exceed net.core.{r,w}mem_max with the *FORCE options; others get what the sysctl
+    // allows
     if (trySetInt(Libc.SOL_SOCKET, Libc.SO_RCVBUFFORCE, KERNEL_BUFFER) < 0) {
       trySetInt(Libc.SOL_SOCKET, Libc.SO_RCVBUF, KERNEL_BUFFER);
     }

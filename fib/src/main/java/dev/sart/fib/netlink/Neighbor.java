@@ -12,7 +12,11 @@ import java.util.Set;
  * @param state ndm_state
  * @param flags ndm_flags
  */
-public record Neighbor(int index, InetAddress address, MacAddress mac, Set<NeighborState> state,
+public record Neighbor(
+    int index,
+    InetAddress address,
+    MacAddress mac,
+    Set<NeighborState> state,
     Set<NeighborFlag> flags) {
 
   public Neighbor {
@@ -30,6 +34,10 @@ public record Neighbor(int index, InetAddress address, MacAddress mac, Set<Neigh
   }
 
   String describe() {
-    return "neighbour " + Ip.format(address) + (mac == null ? "" : " lladdr " + mac) + " dev #" + index;
+    return "neighbour "
+        + Ip.format(address)
+        + (mac == null ? "" : " lladdr " + mac)
+        + " dev #"
+        + index;
   }
 }

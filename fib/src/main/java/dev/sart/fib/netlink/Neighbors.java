@@ -12,7 +12,9 @@ public final class Neighbors {
     this.socket = socket;
   }
 
-  /** Adds an entry (usually {@link Neighbor#permanent}); EEXIST when there is one for the address. */
+  /**
+   * Adds an entry (usually {@link Neighbor#permanent}); EEXIST when there is one for the address.
+   */
   public void add(Neighbor n) {
     socket.execute(addRequest(n, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL, "add"));
   }
@@ -35,8 +37,14 @@ public final class Neighbors {
   /** The entries of {@code family} (null: both) on link {@code index} (0: all links). */
   public List<Neighbor> list(Family family, int index) {
     int af = family == null ? Rtnl.AF_UNSPEC : family.code();
-    return socket.dump(new Request(Rtnl.RTM_GETNEIGH, Rtnl.NLM_F_DUMP, () -> "list neighbours",
-        w -> header(w, af, 0, 0, 0))).stream()
+    return socket
+        .dump(
+            new Request(
+                Rtnl.RTM_GETNEIGH,
+                Rtnl.NLM_F_DUMP,
+                () -> "list neighbours",
+                w -> header(w, af, 0, 0, 0)))
+        .stream()
         .filter(m -> m.type() == Rtnl.RTM_NEWNEIGH)
         .map(Neighbors::parse)
         .filter(Objects::nonNull)
@@ -50,23 +58,39 @@ public final class Neighbors {
   }
 
   static Request addRequest(Neighbor n, int flags, String verb) {
-    return new Request(Rtnl.RTM_NEWNEIGH, flags, () -> verb + " " + n.describe(), w -> {
-      header(w, n.family().code(), n.index(), BitFlag.encode(n.state()), BitFlag.encode(n.flags()));
-      w.attrAddress(Rtnl.NDA_DST, n.address());
-      if (n.mac() != null) {
-        w.attr(Rtnl.NDA_LLADDR, n.mac().bytes());
-      }
-    });
+    return new Request(
+        Rtnl.RTM_NEWNEIGH,
+        flags,
+        () -> verb + " " + n.describe(),
+        w -> {
+          header(
+              w,
+              n.family().code(),
+              n.index(),
+              BitFlag.encode(n.state()),
+              BitFlag.encode(n.flags()));
+          w.attrAddress(Rtnl.NDA_DST, n.address());
+          if (n.mac() != null) {
+            w.attr(Rtnl.NDA_LLADDR, n.mac().bytes());
+          }
+        });
   }
 
   static Request deleteRequest(Neighbor n) {
-    return new Request(Rtnl.RTM_DELNEIGH, 0, () -> "delete " + n.describe(), w -> {
-      header(w, n.family().code(), n.index(), 0, 0);
-      w.attrAddress(Rtnl.NDA_DST, n.address());
-    });
+    return new Request(
+        Rtnl.RTM_DELNEIGH,
+        0,
+        () -> "delete " + n.describe(),
+        w -> {
+          header(w, n.family().code(), n.index(), 0, 0);
+          w.attrAddress(Rtnl.NDA_DST, n.address());
+        });
   }
 
-  /** Decodes an RTM_NEWNEIGH or RTM_DELNEIGH; null for a family other than IPv4 and IPv6 (bridge FDB). */
+  /**
+   * Decodes an RTM_NEWNEIGH or RTM_DELNEIGH; null for a family other than IPv4 and IPv6 (bridge
+   * FDB).
+   */
   static Neighbor parse(Message m) {
     ByteBuffer p = m.payload();
     Family family = Family.ofCode(p.get(0) & 0xff);
@@ -80,8 +104,11 @@ public final class Neighbors {
     if (!a.has(Rtnl.NDA_DST)) {
       return null;
     }
-    return new Neighbor(index, a.address(Rtnl.NDA_DST),
+    return new Neighbor(
+        index,
+        a.address(Rtnl.NDA_DST),
         a.has(Rtnl.NDA_LLADDR) ? MacAddress.ofOrNull(a.bytes(Rtnl.NDA_LLADDR)) : null,
-        BitFlag.decode(NeighborState.class, state), BitFlag.decode(NeighborFlag.class, flags));
+        BitFlag.decode(NeighborState.class, state),
+        BitFlag.decode(NeighborFlag.class, flags));
   }
 }

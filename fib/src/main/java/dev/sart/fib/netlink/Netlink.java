@@ -1,8 +1,8 @@
 package dev.sart.fib.netlink;
 
 /**
- * rtnetlink for one network namespace: links, addresses, routes, rules, neighbours, and batches
- * of changes. One socket underneath; calls from several threads are serialised.
+ * rtnetlink for one network namespace: links, addresses, routes, rules, neighbours, and batches of
+ * changes. One socket underneath; calls from several threads are serialised.
  *
  * <pre>{@code
  * try (Netns ns = Netns.named("blue"); Netlink nl = Netlink.open(ns)) {
@@ -63,7 +63,9 @@ public final class Netlink implements AutoCloseable {
     return new Batch(socket);
   }
 
-  /** Dumps started over because the kernel flagged them NLM_F_DUMP_INTR, since this socket opened. */
+  /**
+   * Dumps started over because the kernel flagged them NLM_F_DUMP_INTR, since this socket opened.
+   */
   public long dumpRetries() {
     return socket.dumpRetries();
   }

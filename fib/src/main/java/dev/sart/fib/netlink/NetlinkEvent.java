@@ -1,8 +1,8 @@
 package dev.sart.fib.netlink;
 
 /**
- * A change the kernel announced on an rtnetlink multicast group. {@link Change#NEW} is an
- * RTM_NEW* message (an object added or changed), {@link Change#DELETE} an RTM_DEL* one.
+ * A change the kernel announced on an rtnetlink multicast group. {@link Change#NEW} is an RTM_NEW*
+ * message (an object added or changed), {@link Change#DELETE} an RTM_DEL* one.
  */
 public sealed interface NetlinkEvent {
   /** Whether the object was added or changed, or removed. */
@@ -22,8 +22,8 @@ public sealed interface NetlinkEvent {
   record RuleEvent(Change change, Rule rule) implements NetlinkEvent {}
 
   /**
-   * Events were lost: the socket's receive buffer overflowed (ENOBUFS). What the subscriber
-   * knows may be stale; it should read the current state again with a dump.
+   * Events were lost: the socket's receive buffer overflowed (ENOBUFS). What the subscriber knows
+   * may be stale; it should read the current state again with a dump.
    */
   record Overrun() implements NetlinkEvent {}
 }

@@ -1,9 +1,9 @@
 package dev.sart.fib.netlink;
 
 /**
- * A netlink request or a system call failed. The message names the operation and its object,
- * the error and, when the kernel sent one, its extended-ack text (NETLINK_EXT_ACK):
- * {@code add route 192.0.2.0/24 table 120: File exists (EEXIST)}.
+ * A netlink request or a system call failed. The message names the operation and its object, the
+ * error and, when the kernel sent one, its extended-ack text (NETLINK_EXT_ACK): {@code add route
+ * 192.0.2.0/24 table 120: File exists (EEXIST)}.
  */
 public final class NetlinkException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -18,7 +18,11 @@ public final class NetlinkException extends RuntimeException {
    * @param extAck the kernel's extended-ack message, or null
    */
   public NetlinkException(String operation, int errno, String extAck) {
-    super(operation + ": " + Errno.describe(errno) + (extAck == null || extAck.isEmpty() ? "" : ": " + extAck));
+    super(
+        operation
+            + ": "
+            + Errno.describe(errno)
+            + (extAck == null || extAck.isEmpty() ? "" : ": " + extAck));
     this.operation = operation;
     this.errno = errno;
     this.extAck = extAck;

@@ -8,18 +8,20 @@ import java.util.Map;
 
 /**
  * Requests and replies over one rtnetlink socket: sequence numbers, acknowledgements matched to
- * their request, multi-part dumps (retried when the kernel flags them NLM_F_DUMP_INTR) and
- * batches of many requests per sendmsg. Calls are serialised; replies to earlier requests that
- * nobody waits for any more are skipped by their sequence number.
+ * their request, multi-part dumps (retried when the kernel flags them NLM_F_DUMP_INTR) and batches
+ * of many requests per sendmsg. Calls are serialised; replies to earlier requests that nobody waits
+ * for any more are skipped by their sequence number.
  */
 final class NetlinkSocket implements AutoCloseable {
   /** How often a dump interrupted by concurrent changes is started again. */
   static final int DUMP_ATTEMPTS = 10;
+
   /**
-   * Requests per sendmsg in a batch. The kernel handles them one after another and queues an
-   * error for each that fails; this bounds those queued errors well below the receive buffer.
+   * Requests per sendmsg in a batch. The kernel handles them one after another and queues an error
+   * for each that fails; this bounds those queued errors well below the receive buffer.
    */
   static final int BATCH_REQUESTS = 256;
+
   /** Bytes per sendmsg in a batch (well below the socket's send buffer). */
   static final int BATCH_BYTES = 256 * 1024;
 
@@ -43,8 +45,8 @@ final class NetlinkSocket implements AutoCloseable {
   }
 
   /**
-   * Sends a request with NLM_F_ACK and returns the replies that came before its
-   * acknowledgement (a GET of one object answers with one message).
+   * Sends a request with NLM_F_ACK and returns the replies that came before its acknowledgement (a
+   * GET of one object answers with one message).
    */
   synchronized List<Message> query(Request request) {
     int s = nextSeq();
@@ -69,9 +71,9 @@ final class NetlinkSocket implements AutoCloseable {
   }
 
   /**
-   * Runs a dump (the request carries NLM_F_DUMP) and returns every message of it. When the
-   * kernel marks the dump NLM_F_DUMP_INTR (the objects changed while it was being sent, so the
-   * result may be inconsistent), the dump starts over, up to {@link #DUMP_ATTEMPTS} times.
+   * Runs a dump (the request carries NLM_F_DUMP) and returns every message of it. When the kernel
+   * marks the dump NLM_F_DUMP_INTR (the objects changed while it was being sent, so the result may
+   * be inconsistent), the dump starts over, up to {@link #DUMP_ATTEMPTS} times.
    */
   synchronized List<Message> dump(Request request) {
     for (int attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
@@ -103,15 +105,17 @@ final class NetlinkSocket implements AutoCloseable {
       }
       dumpRetries++;
     }
-    throw new NetlinkException(request.describe() + " (interrupted by concurrent changes "
-        + DUMP_ATTEMPTS + " times)", Errno.EINTR, null);
+    throw new NetlinkException(
+        request.describe() + " (interrupted by concurrent changes " + DUMP_ATTEMPTS + " times)",
+        Errno.EINTR,
+        null);
   }
 
   /**
-   * Sends the requests, many per sendmsg, without asking for an acknowledgement of each: after
-   * each chunk, a NLMSG_NOOP with NLM_F_ACK fences it (the kernel acknowledges it once it has
-   * handled everything before it, linux/net/netlink/af_netlink.c netlink_rcv_skb), and the
-   * errors that arrived before the fence belong to the chunk's requests by sequence number.
+   * Sends the requests, many per sendmsg, without asking for an acknowledgement of each: after each
+   * chunk, a NLMSG_NOOP with NLM_F_ACK fences it (the kernel acknowledges it once it has handled
+   * everything before it, linux/net/netlink/af_netlink.c netlink_rcv_skb), and the errors that
+   * arrived before the fence belong to the chunk's requests by sequence number.
    */
   synchronized BatchResult batch(List<Request> requests) {
     Map<Integer, NetlinkException> failures = new HashMap<>();
@@ -120,7 +124,9 @@ final class NetlinkSocket implements AutoCloseable {
       writer.reset();
       int firstIndex = next;
       int firstSeq = seq;
-      while (next < requests.size() && next - firstIndex < BATCH_REQUESTS && writer.position() < BATCH_BYTES) {
+      while (next < requests.size()
+          && next - firstIndex < BATCH_REQUESTS
+          && writer.position() < BATCH_BYTES) {
         write(requests.get(next), nextSeq(), Rtnl.NLM_F_REQUEST);
         next++;
       }
@@ -133,7 +139,11 @@ final class NetlinkSocket implements AutoCloseable {
     return new BatchResult(requests.size(), failures);
   }
 
-  private void awaitFence(List<Request> requests, int firstIndex, int firstSeq, int fence,
+  private void awaitFence(
+      List<Request> requests,
+      int firstIndex,
+      int firstSeq,
+      int fence,
       Map<Integer, NetlinkException> failures) {
     while (true) {
       List<Message> messages;
@@ -141,9 +151,17 @@ final class NetlinkSocket implements AutoCloseable {
         messages = receive();
       } catch (NetlinkException e) {
         if (e.errno() == Errno.ENOBUFS) {
-          throw new NetlinkException("batch of " + requests.size() + " requests: errors of requests "
-              + firstIndex + ".." + (firstIndex + (fence - firstSeq) - 1) + " were lost (receive buffer full);"
-              + " their outcome is unknown", Errno.ENOBUFS, null);
+          throw new NetlinkException(
+              "batch of "
+                  + requests.size()
+                  + " requests: errors of requests "
+                  + firstIndex
+                  + ".."
+                  + (firstIndex + (fence - firstSeq) - 1)
+                  + " were lost (receive buffer full);"
+                  + " their outcome is unknown",
+              Errno.ENOBUFS,
+              null);
         }
         throw e;
       }
@@ -156,7 +174,8 @@ final class NetlinkSocket implements AutoCloseable {
           fenced = true;
         } else if (m.error() != 0 && m.seq() - firstSeq >= 0 && m.seq() - fence < 0) {
           int index = firstIndex + (m.seq() - firstSeq);
-          failures.put(index, new NetlinkException(requests.get(index).describe(), -m.error(), m.extAck()));
+          failures.put(
+              index, new NetlinkException(requests.get(index).describe(), -m.error(), m.extAck()));
         }
       }
       if (fenced) {
@@ -165,7 +184,9 @@ final class NetlinkSocket implements AutoCloseable {
     }
   }
 
-  /** Dumps started over because the kernel flagged them NLM_F_DUMP_INTR, since this socket opened. */
+  /**
+   * Dumps started over because the kernel flagged them NLM_F_DUMP_INTR, since this socket opened.
+   */
   synchronized long dumpRetries() {
     return dumpRetries;
   }

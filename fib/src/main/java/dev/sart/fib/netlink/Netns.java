@@ -4,13 +4,13 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A network namespace, held open by a file descriptor (a bind mount such as
- * /var/run/netns/NAME, or /proc/PID/ns/net).
+ * A network namespace, held open by a file descriptor (a bind mount such as /var/run/netns/NAME, or
+ * /proc/PID/ns/net).
  *
  * <p>{@link #run} executes a task inside it on a fresh platform thread that enters the namespace
- * with setns(2) and ends with the task: the thread is never reused, so no other work ever runs
- * in the wrong namespace, and the calling thread is unaffected. Sockets opened by the task stay
- * in the namespace afterwards, whichever thread uses them (see {@link Netlink#open(Netns)}).
+ * with setns(2) and ends with the task: the thread is never reused, so no other work ever runs in
+ * the wrong namespace, and the calling thread is unaffected. Sockets opened by the task stay in the
+ * namespace afterwards, whichever thread uses them (see {@link Netlink#open(Netns)}).
  */
 public final class Netns implements AutoCloseable {
   /** Where {@code ip netns add NAME} mounts named namespaces. */
@@ -61,7 +61,10 @@ public final class Netns implements AutoCloseable {
     T call() throws E;
   }
 
-  /** Runs {@code task} inside this namespace on a fresh platform thread; see {@link #run(Netns, Task)}. */
+  /**
+   * Runs {@code task} inside this namespace on a fresh platform thread; see {@link #run(Netns,
+   * Task)}.
+   */
   public <T, E extends Exception> T run(Task<T, E> task) throws E {
     return run(this, task);
   }
@@ -75,14 +78,19 @@ public final class Netns implements AutoCloseable {
     int fd = ns.fd();
     Object[] result = new Object[1];
     Throwable[] failure = new Throwable[1];
-    Thread t = Thread.ofPlatform().name("netns " + ns.path).daemon().unstarted(() -> {
-      try {
-        Libc.setns(fd, Libc.CLONE_NEWNET, ns.path.toString());
-        result[0] = task.call();
-      } catch (Throwable e) {
-        failure[0] = e;
-      }
-    });
+    Thread t =
+        Thread.ofPlatform()
+            .name("netns " + ns.path)
+            .daemon()
+            .unstarted(
+                () -> {
+                  try {
+                    Libc.setns(fd, Libc.CLONE_NEWNET, ns.path.toString());
+                    result[0] = task.call();
+                  } catch (Throwable e) {
+                    failure[0] = e;
+                  }
+                });
     t.start();
     boolean interrupted = false;
     while (true) {

@@ -5,8 +5,8 @@ import java.util.Set;
 
 /**
  * Where a route sends packets: a gateway, an interface, or both. An IPv4 route may have an IPv6
- * gateway (sent as RTA_VIA, RFC 5549). Within a multipath route each next hop has a weight
- * (struct rtnexthop: rtnh_hops is the weight minus one).
+ * gateway (sent as RTA_VIA, RFC 5549). Within a multipath route each next hop has a weight (struct
+ * rtnexthop: rtnh_hops is the weight minus one).
  *
  * @param gateway the gateway, or null for a directly connected destination
  * @param index the outgoing interface's index, or 0 to let the kernel find it from the gateway

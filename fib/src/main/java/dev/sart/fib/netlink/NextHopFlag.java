@@ -1,6 +1,9 @@
 package dev.sart.fib.netlink;
 
-/** Flags of a next hop: RTNH_F_* in linux/rtnetlink.h (rtnh_flags, and rtm_flags of a single-path route). */
+/**
+ * Flags of a next hop: RTNH_F_* in linux/rtnetlink.h (rtnh_flags, and rtm_flags of a single-path
+ * route).
+ */
 public enum NextHopFlag implements BitFlag {
   DEAD(Rtnl.RTNH_F_DEAD),
   PERVASIVE(Rtnl.RTNH_F_PERVASIVE),

@@ -1,6 +1,9 @@
 package dev.sart.fib.netlink;
 
-/** RFC 2863 operational state of a link: IF_OPER_* in linux/if.h (IFLA_OPERSTATE); the ordinal is the code. */
+/**
+ * RFC 2863 operational state of a link: IF_OPER_* in linux/if.h (IFLA_OPERSTATE); the ordinal is
+ * the code.
+ */
 public enum OperState {
   UNKNOWN,
   NOTPRESENT,

@@ -8,21 +8,29 @@ import java.util.Objects;
 /**
  * A route of a kernel routing table (RTM_NEWROUTE: struct rtmsg and RTA_*).
  *
- * <p>A route with several next hops is one multipath (ECMP) route, IPv4 or IPv6. A single next
- * hop always has weight 1: the kernel keeps no weight for it. IPv6 routes always have scope
- * universe and a metric (1024 when none is given), as the kernel reports them.
+ * <p>A route with several next hops is one multipath (ECMP) route, IPv4 or IPv6. A single next hop
+ * always has weight 1: the kernel keeps no weight for it. IPv6 routes always have scope universe
+ * and a metric (1024 when none is given), as the kernel reports them.
  *
  * @param destination RTA_DST and rtm_dst_len
  * @param table the table id, 1..2^32-1 (RTA_TABLE; rtm_table only holds 8 bits)
- * @param protocol who installed the route (rtm_protocol, e.g. {@link Rtnl#RTPROT_BGP}); an open registry
+ * @param protocol who installed the route (rtm_protocol, e.g. {@link Rtnl#RTPROT_BGP}); an open
+ *     registry
  * @param scope rtm_scope
  * @param type rtm_type
  * @param metric RTA_PRIORITY
  * @param preferredSource RTA_PREFSRC, or null
  * @param nextHops the next hops; empty for blackhole, unreachable, prohibit and throw routes
  */
-public record Route(IpPrefix destination, int table, int protocol, Scope scope, RouteType type, int metric,
-    InetAddress preferredSource, List<NextHop> nextHops) {
+public record Route(
+    IpPrefix destination,
+    int table,
+    int protocol,
+    Scope scope,
+    RouteType type,
+    int metric,
+    InetAddress preferredSource,
+    List<NextHop> nextHops) {
 
   /** The metric the kernel gives an IPv6 route added without one (IP6_RT_PRIO_USER). */
   public static final int IPV6_DEFAULT_METRIC = 1024;
@@ -39,11 +47,16 @@ public record Route(IpPrefix destination, int table, int protocol, Scope scope, 
       nextHops = List.of(nextHops.getFirst().withWeight(1));
     }
     if (preferredSource != null && Family.of(preferredSource) != destination.family()) {
-      throw new IllegalArgumentException("preferred source " + Ip.format(preferredSource) + " is not in the family of "
-          + destination);
+      throw new IllegalArgumentException(
+          "preferred source "
+              + Ip.format(preferredSource)
+              + " is not in the family of "
+              + destination);
     }
     for (NextHop h : nextHops) {
-      if (h.gateway() != null && destination.family() == Family.INET6 && Family.of(h.gateway()) == Family.INET) {
+      if (h.gateway() != null
+          && destination.family() == Family.INET6
+          && Family.of(h.gateway()) == Family.INET) {
         throw new IllegalArgumentException("an IPv6 route cannot have an IPv4 gateway: " + h);
       }
     }
@@ -70,7 +83,13 @@ public record Route(IpPrefix destination, int table, int protocol, Scope scope, 
 
   /** A builder starting from this route. */
   public Builder toBuilder() {
-    Builder b = new Builder(destination).table(table).protocol(protocol).scope(scope).type(type).metric(metric);
+    Builder b =
+        new Builder(destination)
+            .table(table)
+            .protocol(protocol)
+            .scope(scope)
+            .type(type)
+            .metric(metric);
     b.preferredSource = preferredSource;
     b.nextHops.addAll(nextHops);
     return b;
@@ -159,8 +178,8 @@ public record Route(IpPrefix destination, int table, int protocol, Scope scope, 
 
     /**
      * The route. Without an explicit scope: IPv6 routes get universe; IPv4 local routes host,
-     * routes whose next hops are all bare interfaces link, the others universe. Without an
-     * explicit metric, IPv6 routes get 1024 and IPv4 ones 0.
+     * routes whose next hops are all bare interfaces link, the others universe. Without an explicit
+     * metric, IPv6 routes get 1024 and IPv4 ones 0.
      */
     public Route build() {
       Scope s = scope;
@@ -169,14 +188,16 @@ public record Route(IpPrefix destination, int table, int protocol, Scope scope, 
           s = Scope.UNIVERSE;
         } else if (type == RouteType.LOCAL) {
           s = Scope.HOST;
-        } else if (type == RouteType.UNICAST && !nextHops.isEmpty()
+        } else if (type == RouteType.UNICAST
+            && !nextHops.isEmpty()
             && nextHops.stream().allMatch(h -> h.gateway() == null)) {
           s = Scope.LINK;
         } else {
           s = Scope.UNIVERSE;
         }
       }
-      int m = metric != null ? metric : destination.family() == Family.INET6 ? IPV6_DEFAULT_METRIC : 0;
+      int m =
+          metric != null ? metric : destination.family() == Family.INET6 ? IPV6_DEFAULT_METRIC : 0;
       return new Route(destination, table, protocol, s, type, m, preferredSource, nextHops);
     }
   }

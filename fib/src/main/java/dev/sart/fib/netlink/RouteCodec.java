@@ -23,7 +23,15 @@ final class RouteCodec {
   private RouteCodec() {}
 
   /** struct rtmsg. */
-  static void header(MessageWriter w, int family, int dstLen, int table, int protocol, int scope, int type, int flags) {
+  static void header(
+      MessageWriter w,
+      int family,
+      int dstLen,
+      int table,
+      int protocol,
+      int scope,
+      int type,
+      int flags) {
     w.u8(family).u8(dstLen).u8(0).u8(0).u8(table).u8(protocol).u8(scope).u8(type).u32(flags);
   }
 
@@ -32,8 +40,15 @@ final class RouteCodec {
     List<NextHop> hops = r.nextHops();
     int flags = hops.size() == 1 ? hops.getFirst().requestFlags() : 0;
     int table = r.table() < 256 ? r.table() : Rtnl.RT_TABLE_UNSPEC;
-    header(w, r.family().code(), r.destination().length(), table, r.protocol(),
-        delete ? DELETE_SCOPE : r.scope().code(), r.type().code(), flags);
+    header(
+        w,
+        r.family().code(),
+        r.destination().length(),
+        table,
+        r.protocol(),
+        delete ? DELETE_SCOPE : r.scope().code(),
+        r.type().code(),
+        flags);
     w.attrU32(Rtnl.RTA_TABLE, r.table());
     if (r.destination().length() > 0) {
       w.attrAddress(Rtnl.RTA_DST, r.destination().address());
@@ -62,7 +77,9 @@ final class RouteCodec {
     }
   }
 
-  /** RTA_GATEWAY for a gateway of the route's family, RTA_VIA for an IPv6 gateway of an IPv4 route. */
+  /**
+   * RTA_GATEWAY for a gateway of the route's family, RTA_VIA for an IPv6 gateway of an IPv4 route.
+   */
   private static void gateway(MessageWriter w, Family routeFamily, InetAddress gateway) {
     if (gateway == null) {
       return;
@@ -80,10 +97,14 @@ final class RouteCodec {
 
   /** The table of a route message: RTA_TABLE, else rtm_table. */
   static int table(Message m) {
-    return Attributes.after(m.payload(), Rtnl.RTMSG_LEN).u32(Rtnl.RTA_TABLE, m.payload().get(4) & 0xff);
+    return Attributes.after(m.payload(), Rtnl.RTMSG_LEN)
+        .u32(Rtnl.RTA_TABLE, m.payload().get(4) & 0xff);
   }
 
-  /** Decodes an RTM_NEWROUTE or RTM_DELROUTE; null for a family other than IPv4 and IPv6 (multicast, MPLS). */
+  /**
+   * Decodes an RTM_NEWROUTE or RTM_DELROUTE; null for a family other than IPv4 and IPv6 (multicast,
+   * MPLS).
+   */
   static Route parse(Message m) {
     ByteBuffer p = m.payload();
     Family family = Family.ofCode(p.get(0) & 0xff);
@@ -121,11 +142,22 @@ final class RouteCodec {
       }
     }
     RouteType rt = RouteType.of(type);
-    if (rt == RouteType.BLACKHOLE || rt == RouteType.UNREACHABLE || rt == RouteType.PROHIBIT || rt == RouteType.THROW) {
-      hops.clear(); // IPv6 reports these on "dev lo" (net/ipv6/route.c), which says nothing about them
+    if (rt == RouteType.BLACKHOLE
+        || rt == RouteType.UNREACHABLE
+        || rt == RouteType.PROHIBIT
+        || rt == RouteType.THROW) {
+      hops.clear(); // IPv6 reports these on "dev lo" (net/ipv6/route.c), which says nothing about
+      // them
     }
-    return new Route(new IpPrefix(dst, dstLen), table(m), protocol, Scope.of(scope), rt,
-        a.u32(Rtnl.RTA_PRIORITY, 0), a.address(Rtnl.RTA_PREFSRC), hops);
+    return new Route(
+        new IpPrefix(dst, dstLen),
+        table(m),
+        protocol,
+        Scope.of(scope),
+        rt,
+        a.u32(Rtnl.RTA_PRIORITY, 0),
+        a.address(Rtnl.RTA_PREFSRC),
+        hops);
   }
 
   private static InetAddress gateway(Attributes a) {

@@ -25,7 +25,8 @@ public record RouteFilter(Family family, int table, int protocol) {
   }
 
   boolean matches(Route r) {
-    return (family == null || r.family() == family) && (table == 0 || r.table() == table)
+    return (family == null || r.family() == family)
+        && (table == 0 || r.table() == table)
         && (protocol == 0 || r.protocol() == protocol);
   }
 }

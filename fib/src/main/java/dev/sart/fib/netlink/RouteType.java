@@ -1,6 +1,8 @@
 package dev.sart.fib.netlink;
 
-/** What a route does with a packet: RTN_* in linux/rtnetlink.h (rtm_type); the ordinal is the code. */
+/**
+ * What a route does with a packet: RTN_* in linux/rtnetlink.h (rtm_type); the ordinal is the code.
+ */
 public enum RouteType {
   UNSPEC,
   /** Forward through the next hops. */

@@ -23,8 +23,8 @@ public final class Routes {
   }
 
   /**
-   * Deletes the route matching {@code r}: destination, table, metric, type, protocol (unless 0)
-   * and next hops (unless none are given); ESRCH when there is none.
+   * Deletes the route matching {@code r}: destination, table, metric, type, protocol (unless 0) and
+   * next hops (unless none are given); ESRCH when there is none.
    */
   public void delete(Route r) {
     socket.execute(deleteRequest(r));
@@ -43,14 +43,21 @@ public final class Routes {
   /** The routes {@code filter} selects (RTM_GETROUTE dump; cached clones are left out). */
   public List<Route> list(RouteFilter filter) {
     int af = filter.family() == null ? Rtnl.AF_UNSPEC : filter.family().code();
-    Request dump = new Request(Rtnl.RTM_GETROUTE, Rtnl.NLM_F_DUMP, () -> "list routes"
-        + (filter.table() != 0 ? " table " + filter.table() : "")
-        + (filter.protocol() != 0 ? " proto " + filter.protocol() : ""), w -> {
-          RouteCodec.header(w, af, 0, filter.table() < 256 ? filter.table() : 0, filter.protocol(), 0, 0, 0);
-          if (filter.table() != 0) {
-            w.attrU32(Rtnl.RTA_TABLE, filter.table());
-          }
-        });
+    Request dump =
+        new Request(
+            Rtnl.RTM_GETROUTE,
+            Rtnl.NLM_F_DUMP,
+            () ->
+                "list routes"
+                    + (filter.table() != 0 ? " table " + filter.table() : "")
+                    + (filter.protocol() != 0 ? " proto " + filter.protocol() : ""),
+            w -> {
+              RouteCodec.header(
+                  w, af, 0, filter.table() < 256 ? filter.table() : 0, filter.protocol(), 0, 0, 0);
+              if (filter.table() != 0) {
+                w.attrU32(Rtnl.RTA_TABLE, filter.table());
+              }
+            });
     List<Message> messages;
     try {
       messages = socket.dump(dump);
@@ -68,7 +75,10 @@ public final class Routes {
         .toList();
   }
 
-  /** The route the kernel would use for {@code destination}, from the table it is in (RTM_GETROUTE with RTM_F_FIB_MATCH). */
+  /**
+   * The route the kernel would use for {@code destination}, from the table it is in (RTM_GETROUTE
+   * with RTM_F_FIB_MATCH).
+   */
   public Route get(InetAddress destination) {
     return get(destination, 0);
   }
@@ -79,33 +89,59 @@ public final class Routes {
    */
   public Route get(InetAddress destination, int mark) {
     Family f = Family.of(destination);
-    List<Message> replies = socket.query(new Request(Rtnl.RTM_GETROUTE, 0,
-        () -> "get route " + Ip.format(destination) + (mark != 0 ? " mark 0x" + Integer.toHexString(mark) : ""), w -> {
-          // IPv4 reports main unless asked for the table the rules led to (net/ipv4/route.c); IPv6
-          // always reports the route's own table and rejects the flag (net/ipv6/route.c)
-          int flags = Rtnl.RTM_F_FIB_MATCH | (f == Family.INET ? Rtnl.RTM_F_LOOKUP_TABLE : 0);
-          RouteCodec.header(w, f.code(), f.maxPrefixLength(), 0, 0, 0, 0, flags);
-          w.attrAddress(Rtnl.RTA_DST, destination);
-          if (mark != 0) {
-            w.attrU32(Rtnl.RTA_MARK, mark);
-          }
-        }));
-    return replies.stream().filter(m -> m.type() == Rtnl.RTM_NEWROUTE).map(RouteCodec::parse)
-        .filter(Objects::nonNull).findFirst()
-        .orElseThrow(() -> new NetlinkException("get route " + Ip.format(destination), Errno.ENETUNREACH, null));
+    List<Message> replies =
+        socket.query(
+            new Request(
+                Rtnl.RTM_GETROUTE,
+                0,
+                () ->
+                    "get route "
+                        + Ip.format(destination)
+                        + (mark != 0 ? " mark 0x" + Integer.toHexString(mark) : ""),
+                w -> {
+                  // IPv4 reports main unless asked for the table the rules led to
+                  // (net/ipv4/route.c); IPv6
+                  // always reports the route's own table and rejects the flag (net/ipv6/route.c)
+                  int flags =
+                      Rtnl.RTM_F_FIB_MATCH | (f == Family.INET ? Rtnl.RTM_F_LOOKUP_TABLE : 0);
+                  RouteCodec.header(w, f.code(), f.maxPrefixLength(), 0, 0, 0, 0, flags);
+                  w.attrAddress(Rtnl.RTA_DST, destination);
+                  if (mark != 0) {
+                    w.attrU32(Rtnl.RTA_MARK, mark);
+                  }
+                }));
+    return replies.stream()
+        .filter(m -> m.type() == Rtnl.RTM_NEWROUTE)
+        .map(RouteCodec::parse)
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new NetlinkException(
+                    "get route " + Ip.format(destination), Errno.ENETUNREACH, null));
   }
 
   static Request addRequest(Route r) {
-    return new Request(Rtnl.RTM_NEWROUTE, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL, () -> "add route " + r.describe(),
+    return new Request(
+        Rtnl.RTM_NEWROUTE,
+        Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL,
+        () -> "add route " + r.describe(),
         w -> RouteCodec.write(w, r, false));
   }
 
   static Request replaceRequest(Route r) {
-    return new Request(Rtnl.RTM_NEWROUTE, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_REPLACE,
-        () -> "replace route " + r.describe(), w -> RouteCodec.write(w, r, false));
+    return new Request(
+        Rtnl.RTM_NEWROUTE,
+        Rtnl.NLM_F_CREATE | Rtnl.NLM_F_REPLACE,
+        () -> "replace route " + r.describe(),
+        w -> RouteCodec.write(w, r, false));
   }
 
   static Request deleteRequest(Route r) {
-    return new Request(Rtnl.RTM_DELROUTE, 0, () -> "delete route " + r.describe(), w -> RouteCodec.write(w, r, true));
+    return new Request(
+        Rtnl.RTM_DELROUTE,
+        0,
+        () -> "delete route " + r.describe(),
+        w -> RouteCodec.write(w, r, true));
   }
 }

@@ -18,8 +18,18 @@ import java.util.Objects;
  * @param fwmask FRA_FWMASK; with a mark and no mask the kernel compares all 32 bits
  * @param protocol FRA_PROTOCOL, who installed the rule (an rtm_protocol number)
  */
-public record Rule(Family family, int priority, int table, RuleAction action, IpPrefix from, IpPrefix to, String iif,
-    String oif, int fwmark, int fwmask, int protocol) {
+public record Rule(
+    Family family,
+    int priority,
+    int table,
+    RuleAction action,
+    IpPrefix from,
+    IpPrefix to,
+    String iif,
+    String oif,
+    int fwmark,
+    int fwmask,
+    int protocol) {
 
   public Rule {
     Objects.requireNonNull(family, "family");
@@ -37,7 +47,8 @@ public record Rule(Family family, int priority, int table, RuleAction action, Ip
 
   /** A rule looking up {@code table}, matching everything, at {@code priority}. */
   public static Rule lookup(Family family, int priority, int table) {
-    return new Rule(family, priority, table, RuleAction.TO_TBL, null, null, null, null, 0, 0, Rtnl.RTPROT_BOOT);
+    return new Rule(
+        family, priority, table, RuleAction.TO_TBL, null, null, null, null, 0, 0, Rtnl.RTPROT_BOOT);
   }
 
   public Rule withFrom(IpPrefix p) {
@@ -70,7 +81,8 @@ public record Rule(Family family, int priority, int table, RuleAction action, Ip
 
   /** "rule 100 from 192.0.2.0/24 lookup 120", how errors name the rule. */
   String describe() {
-    StringBuilder sb = new StringBuilder(family == Family.INET ? "rule " : "-6 rule ").append(priority);
+    StringBuilder sb =
+        new StringBuilder(family == Family.INET ? "rule " : "-6 rule ").append(priority);
     if (from != null) {
       sb.append(" from ").append(from);
     }
@@ -84,9 +96,15 @@ public record Rule(Family family, int priority, int table, RuleAction action, Ip
       sb.append(" oif ").append(oif);
     }
     if (fwmark != 0) {
-      sb.append(" fwmark 0x").append(Integer.toHexString(fwmark)).append("/0x").append(Integer.toHexString(fwmask));
+      sb.append(" fwmark 0x")
+          .append(Integer.toHexString(fwmark))
+          .append("/0x")
+          .append(Integer.toHexString(fwmask));
     }
-    return sb.append(action == RuleAction.TO_TBL ? " lookup " + table : " " + action.name().toLowerCase(java.util.Locale.ROOT))
+    return sb.append(
+            action == RuleAction.TO_TBL
+                ? " lookup " + table
+                : " " + action.name().toLowerCase(java.util.Locale.ROOT))
         .toString();
   }
 }

@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 
-/** Policy routing rules, IPv4 and IPv6: add, delete, list (struct fib_rule_hdr, linux/fib_rules.h). */
+/**
+ * Policy routing rules, IPv4 and IPv6: add, delete, list (struct fib_rule_hdr, linux/fib_rules.h).
+ */
 public final class Rules {
   private final NetlinkSocket socket;
 
@@ -30,8 +32,14 @@ public final class Rules {
   /** The rules of {@code family} (null: both). */
   public List<Rule> list(Family family) {
     int af = family == null ? Rtnl.AF_UNSPEC : family.code();
-    return socket.dump(new Request(Rtnl.RTM_GETRULE, Rtnl.NLM_F_DUMP, () -> "list rules",
-        w -> header(w, af, 0, 0, 0, 0, 0))).stream()
+    return socket
+        .dump(
+            new Request(
+                Rtnl.RTM_GETRULE,
+                Rtnl.NLM_F_DUMP,
+                () -> "list rules",
+                w -> header(w, af, 0, 0, 0, 0, 0)))
+        .stream()
         .filter(m -> m.type() == Rtnl.RTM_NEWRULE)
         .map(Rules::parse)
         .filter(Objects::nonNull)
@@ -39,7 +47,10 @@ public final class Rules {
   }
 
   static Request addRequest(Rule r) {
-    return new Request(Rtnl.RTM_NEWRULE, Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL, () -> "add " + r.describe(),
+    return new Request(
+        Rtnl.RTM_NEWRULE,
+        Rtnl.NLM_F_CREATE | Rtnl.NLM_F_EXCL,
+        () -> "add " + r.describe(),
         w -> write(w, r));
   }
 
@@ -47,14 +58,24 @@ public final class Rules {
     return new Request(Rtnl.RTM_DELRULE, 0, () -> "delete " + r.describe(), w -> write(w, r));
   }
 
-  /** struct fib_rule_hdr: family, dst_len, src_len, tos, table, res1, res2, action (u8 each), flags u32. */
-  private static void header(MessageWriter w, int family, int dstLen, int srcLen, int table, int action, int flags) {
+  /**
+   * struct fib_rule_hdr: family, dst_len, src_len, tos, table, res1, res2, action (u8 each), flags
+   * u32.
+   */
+  private static void header(
+      MessageWriter w, int family, int dstLen, int srcLen, int table, int action, int flags) {
     w.u8(family).u8(dstLen).u8(srcLen).u8(0).u8(table).u8(0).u8(0).u8(action).u32(flags);
   }
 
   static void write(MessageWriter w, Rule r) {
-    header(w, r.family().code(), r.to() == null ? 0 : r.to().length(), r.from() == null ? 0 : r.from().length(),
-        r.table() < 256 ? r.table() : Rtnl.RT_TABLE_UNSPEC, r.action().code(), 0);
+    header(
+        w,
+        r.family().code(),
+        r.to() == null ? 0 : r.to().length(),
+        r.from() == null ? 0 : r.from().length(),
+        r.table() < 256 ? r.table() : Rtnl.RT_TABLE_UNSPEC,
+        r.action().code(),
+        0);
     if (r.priority() != 0) {
       w.attrU32(Rtnl.FRA_PRIORITY, r.priority());
     }
@@ -94,11 +115,17 @@ public final class Rules {
     int table = p.get(4) & 0xff;
     int action = p.get(7) & 0xff;
     Attributes a = Attributes.after(p, Rtnl.FIB_RULE_HDR_LEN);
-    return new Rule(family, a.u32(Rtnl.FRA_PRIORITY, 0), a.u32(Rtnl.FRA_TABLE, table), RuleAction.of(action),
+    return new Rule(
+        family,
+        a.u32(Rtnl.FRA_PRIORITY, 0),
+        a.u32(Rtnl.FRA_TABLE, table),
+        RuleAction.of(action),
         a.has(Rtnl.FRA_SRC) ? new IpPrefix(a.address(Rtnl.FRA_SRC), srcLen) : null,
         a.has(Rtnl.FRA_DST) ? new IpPrefix(a.address(Rtnl.FRA_DST), dstLen) : null,
-        a.stringOrNull(Rtnl.FRA_IIFNAME), a.stringOrNull(Rtnl.FRA_OIFNAME),
-        a.u32(Rtnl.FRA_FWMARK, 0), a.u32(Rtnl.FRA_FWMASK, 0),
+        a.stringOrNull(Rtnl.FRA_IIFNAME),
+        a.stringOrNull(Rtnl.FRA_OIFNAME),
+        a.u32(Rtnl.FRA_FWMARK, 0),
+        a.u32(Rtnl.FRA_FWMASK, 0),
         a.has(Rtnl.FRA_PROTOCOL) ? a.u8(Rtnl.FRA_PROTOCOL) : 0);
   }
 }

@@ -7,12 +7,14 @@ import java.net.InetAddress;
  *
  * @param vni the VXLAN network identifier, 0..2^24-1
  * @param local the source address of the outer packets, or null
- * @param remote the unicast remote VTEP or the multicast group (IFLA_VXLAN_GROUP or _GROUP6), or null
+ * @param remote the unicast remote VTEP or the multicast group (IFLA_VXLAN_GROUP or _GROUP6), or
+ *     null
  * @param port the UDP destination port (4789 is IANA's; the kernel's default when 0 is 8472)
  * @param underlay the index of the link the outer packets leave by (IFLA_VXLAN_LINK), or 0
  * @param learning whether the device learns remote MAC addresses from received packets
  */
-public record Vxlan(int vni, InetAddress local, InetAddress remote, int port, int underlay, boolean learning) {
+public record Vxlan(
+    int vni, InetAddress local, InetAddress remote, int port, int underlay, boolean learning) {
   /** IANA's VXLAN port (RFC 7348 §5). */
   public static final int IANA_PORT = 4789;
 
@@ -24,7 +26,8 @@ public record Vxlan(int vni, InetAddress local, InetAddress remote, int port, in
       throw new IllegalArgumentException("port out of range: " + port);
     }
     if (local != null && remote != null && Family.of(local) != Family.of(remote)) {
-      throw new IllegalArgumentException("local " + local + " and remote " + remote + " differ in family");
+      throw new IllegalArgumentException(
+          "local " + local + " and remote " + remote + " differ in family");
     }
   }
 

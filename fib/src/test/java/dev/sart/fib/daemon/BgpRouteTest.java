@@ -12,30 +12,59 @@ import org.junit.jupiter.api.Test;
 /** A speaker's PathEvent → the route a channel offers (BgpWatchSubscriber.route). */
 class BgpRouteTest {
   private static Path path(String nextHop, long peerAs, String peer) {
-    return Path.newBuilder().setNlri("198.51.100.0/24").addNextHops(nextHop).setPeerAsn((int) peerAs).setPeerAddr(peer)
+    return Path.newBuilder()
+        .setNlri("198.51.100.0/24")
+        .addNextHops(nextHop)
+        .setPeerAsn((int) peerAs)
+        .setPeerAddr(peer)
         .build();
   }
 
   private static PathEvent event(Path... selected) {
-    return PathEvent.newBuilder().setPrefix("198.51.100.0/24").addAllSelected(List.of(selected)).build();
+    return PathEvent.newBuilder()
+        .setPrefix("198.51.100.0/24")
+        .addAllSelected(List.of(selected))
+        .build();
   }
 
   @Test
   void the_selected_paths_make_one_ecmp_route_with_the_distance_of_the_best() {
-    ChannelRoute r = BgpWatchSubscriber.route(event(path("192.0.2.10", 65000, "192.0.2.10"),
-        path("192.0.2.11", 65000, "192.0.2.11"), path("192.0.2.11", 65000, "192.0.2.12")), 65001, "bgp x");
-    assertEquals(List.of(NextHop.via("192.0.2.10"), NextHop.via("192.0.2.11")), r.nextHops(), "one hop per gateway");
+    ChannelRoute r =
+        BgpWatchSubscriber.route(
+            event(
+                path("192.0.2.10", 65000, "192.0.2.10"),
+                path("192.0.2.11", 65000, "192.0.2.11"),
+                path("192.0.2.11", 65000, "192.0.2.12")),
+            65001,
+            "bgp x");
+    assertEquals(
+        List.of(NextHop.via("192.0.2.10"), NextHop.via("192.0.2.11")),
+        r.nextHops(),
+        "one hop per gateway");
     assertEquals(Distance.EBGP, r.distance());
-    assertEquals(Distance.IBGP, BgpWatchSubscriber.route(event(path("192.0.2.10", 65001, "192.0.2.10")), 65001, "x")
-        .distance());
+    assertEquals(
+        Distance.IBGP,
+        BgpWatchSubscriber.route(event(path("192.0.2.10", 65001, "192.0.2.10")), 65001, "x")
+            .distance());
   }
 
   @Test
   void withdrawn_own_and_unusable_paths_install_nothing() {
     assertNull(BgpWatchSubscriber.route(event(), 65001, "x"), "withdrawn");
-    assertNull(BgpWatchSubscriber.route(event(path("0.0.0.0", 0, "")), 65001, "x"), "originated by the speaker");
-    assertNull(BgpWatchSubscriber.route(event(path("0.0.0.0", 65000, "192.0.2.10")), 65001, "x"), "no next hop");
-    assertNull(BgpWatchSubscriber.route(PathEvent.newBuilder().setPrefix("2001:db8:1::/48")
-        .addSelected(path("fe80::1", 65000, "fe80::1")).build(), 65001, "x"), "link-local: no interface to use");
+    assertNull(
+        BgpWatchSubscriber.route(event(path("0.0.0.0", 0, "")), 65001, "x"),
+        "originated by the speaker");
+    assertNull(
+        BgpWatchSubscriber.route(event(path("0.0.0.0", 65000, "192.0.2.10")), 65001, "x"),
+        "no next hop");
+    assertNull(
+        BgpWatchSubscriber.route(
+            PathEvent.newBuilder()
+                .setPrefix("2001:db8:1::/48")
+                .addSelected(path("fe80::1", 65000, "fe80::1"))
+                .build(),
+            65001,
+            "x"),
+        "link-local: no interface to use");
   }
 }

@@ -28,7 +28,9 @@ class FibConfigTest {
 
   @Test
   void sarts_example_reads_as_written() throws IOException {
-    FibConfig c = load("""
+    FibConfig c =
+        load(
+            """
         endpoint: 127.0.0.1:5001
         channels:
           - name: kernel_tables
@@ -64,7 +66,9 @@ class FibConfigTest {
 
   @Test
   void additions_route_protocol_mode_and_both_families() throws IOException {
-    FibConfig c = load("""
+    FibConfig c =
+        load(
+            """
         route_protocol: 200
         channels:
           - name: c
@@ -75,10 +79,12 @@ class FibConfigTest {
     assertEquals(200, c.routeProtocol());
     assertEquals(Set.of(Family.INET, Family.INET6), c.channels().getFirst().families());
     assertEquals(FibConfig.Mode.push, c.channels().getFirst().subscribers().getFirst().mode());
-    assertEquals("kernel 100,4000000000", c.channels().getFirst().publishers().getFirst().describe());
+    assertEquals(
+        "kernel 100,4000000000", c.channels().getFirst().publishers().getFirst().describe());
   }
 
-  private static final String CHANNEL = """
+  private static final String CHANNEL =
+      """
       channels:
         - name: c
           ip_version: %s
@@ -93,42 +99,72 @@ class FibConfigTest {
   @Test
   void mistakes_are_named_with_the_file_and_the_place() {
     String unknown = error("channels: []\nendpont: 1.2.3.4:5\n");
-    assertTrue(unknown.contains("fib.yaml") && unknown.contains("unknown key 'endpont'") && unknown.contains("endpoint"),
+    assertTrue(
+        unknown.contains("fib.yaml")
+            && unknown.contains("unknown key 'endpont'")
+            && unknown.contains("endpoint"),
         unknown);
     assertTrue(error("channels: []\n").contains("no 'channels'"));
     assertTrue(error("").contains("empty"));
-    assertEquals("c subscribers[0]: protocol 'ospf' is not bgp or kernel", tail(channelError("ipv4",
-        "{protocol: ospf}", "{protocol: kernel, tables: [1]}")));
-    assertEquals("c: ip_version 'ipv5' is not ipv4, ipv6 or both", tail(channelError("ipv5",
-        "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [2]}")));
-    assertEquals("c publishers[0]: protocol kernel needs 'tables' (e.g. [254])", tail(channelError("ipv4",
-        "{protocol: kernel, tables: [1]}", "{protocol: kernel}")));
-    assertEquals("c subscribers[0]: protocol bgp needs an 'endpoint' (host:port of the speaker's API)",
+    assertEquals(
+        "c subscribers[0]: protocol 'ospf' is not bgp or kernel",
+        tail(channelError("ipv4", "{protocol: ospf}", "{protocol: kernel, tables: [1]}")));
+    assertEquals(
+        "c: ip_version 'ipv5' is not ipv4, ipv6 or both",
+        tail(
+            channelError(
+                "ipv5", "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [2]}")));
+    assertEquals(
+        "c publishers[0]: protocol kernel needs 'tables' (e.g. [254])",
+        tail(channelError("ipv4", "{protocol: kernel, tables: [1]}", "{protocol: kernel}")));
+    assertEquals(
+        "c subscribers[0]: protocol bgp needs an 'endpoint' (host:port of the speaker's API)",
         tail(channelError("ipv4", "{protocol: bgp}", "{protocol: kernel, tables: [2]}")));
-    assertEquals("c publishers[0]: table 255 is not 1..4294967295 (and not 255, the local table)",
-        tail(channelError("ipv4", "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [255]}")));
-    assertEquals("c subscribers[0] endpoint 'localhost' is not host:port",
-        tail(channelError("ipv4", "{protocol: bgp, endpoint: localhost}", "{protocol: kernel, tables: [2]}")));
-    assertEquals("c publishers[0]: 'mode' is for subscribers only", tail(channelError("ipv4",
-        "{protocol: kernel, tables: [1]}", "{protocol: bgp, endpoint: '1.2.3.4:5', mode: push}")));
+    assertEquals(
+        "c publishers[0]: table 255 is not 1..4294967295 (and not 255, the local table)",
+        tail(
+            channelError(
+                "ipv4", "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [255]}")));
+    assertEquals(
+        "c subscribers[0] endpoint 'localhost' is not host:port",
+        tail(
+            channelError(
+                "ipv4",
+                "{protocol: bgp, endpoint: localhost}",
+                "{protocol: kernel, tables: [2]}")));
+    assertEquals(
+        "c publishers[0]: 'mode' is for subscribers only",
+        tail(
+            channelError(
+                "ipv4",
+                "{protocol: kernel, tables: [1]}",
+                "{protocol: bgp, endpoint: '1.2.3.4:5', mode: push}")));
     String type = error("channels: [{name: c, subscribers: [{protocol: kernel, tables: [x]}]}]\n");
     assertTrue(type.contains("channels[0].subscribers[0].tables[0]"), type);
   }
 
   /** The message after "FILE: channel '". */
   private static String tail(String message) {
-    return message.substring(message.indexOf("channel '") + "channel '".length()).replaceFirst("'", "");
+    return message
+        .substring(message.indexOf("channel '") + "channel '".length())
+        .replaceFirst("'", "");
   }
 
   @Test
   void two_channels_may_not_write_one_table_and_names_are_unique() {
-    String twice = error("""
+    String twice =
+        error(
+            """
         channels:
           - {name: a, ip_version: ipv4, subscribers: [{protocol: kernel, tables: [1]}], publishers: [{protocol: kernel, tables: [100]}]}
           - {name: b, subscribers: [{protocol: kernel, tables: [2]}], publishers: [{protocol: kernel, tables: [100]}]}
         """);
-    assertTrue(twice.endsWith("channel 'b': table 100 (ipv4) is published to by another channel too"), twice);
-    String names = error("""
+    assertTrue(
+        twice.endsWith("channel 'b': table 100 (ipv4) is published to by another channel too"),
+        twice);
+    String names =
+        error(
+            """
         channels:
           - {name: a, subscribers: [{protocol: kernel, tables: [1]}], publishers: [{protocol: kernel, tables: [100]}]}
           - {name: a, subscribers: [{protocol: kernel, tables: [2]}], publishers: [{protocol: kernel, tables: [101]}]}
@@ -138,8 +174,10 @@ class FibConfigTest {
 
   @Test
   void the_kernels_own_protocol_numbers_are_refused() {
-    String e = error("route_protocol: 2\nchannels: [{name: a, subscribers: [{protocol: kernel, tables: [1]}], "
-        + "publishers: [{protocol: kernel, tables: [100]}]}]\n");
+    String e =
+        error(
+            "route_protocol: 2\nchannels: [{name: a, subscribers: [{protocol: kernel, tables: [1]}], "
+                + "publishers: [{protocol: kernel, tables: [100]}]}]\n");
     assertTrue(e.endsWith("route_protocol 2 must be 5..255 (0..4 are the kernel's)"), e);
   }
 }

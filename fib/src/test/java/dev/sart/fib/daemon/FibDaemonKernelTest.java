@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The daemon in a namespace with a kernel → kernel channel (table 100 → table 200): start-up
- * reconciliation, changes, ECMP, restart after routes changed while it was down, the API and
- * the metrics. {@code ip -j route} is the oracle.
+ * reconciliation, changes, ECMP, restart after routes changed while it was down, the API and the
+ * metrics. {@code ip -j route} is the oracle.
  */
 class FibDaemonKernelTest {
   private static final int SOURCE = 100;
@@ -77,27 +77,39 @@ class FibDaemonKernelTest {
   }
 
   private Route source(String prefix, String... gateways) {
-    return Route.of(prefix).table(SOURCE).protocol(Rtnl.RTPROT_STATIC)
-        .nextHops(List.of(gateways).stream().map(NextHop::via).toList()).build();
+    return Route.of(prefix)
+        .table(SOURCE)
+        .protocol(Rtnl.RTPROT_STATIC)
+        .nextHops(List.of(gateways).stream().map(NextHop::via).toList())
+        .build();
   }
 
   private FibDaemon start() throws IOException {
     Path f = dir.resolve("fib.yaml");
-    Files.writeString(f, """
+    Files.writeString(
+        f,
+        """
         endpoint: 127.0.0.1:0
         channels:
           - name: k2k
             subscribers: [{protocol: kernel, tables: [%d]}]
             publishers: [{protocol: kernel, tables: [%d]}]
-        """.formatted(SOURCE, TARGET));
-    FibDaemon d = FibDaemon.start(FibConfig.load(f), registry, ns,
-        new FibDaemon.Options(Duration.ofSeconds(10), Duration.ofSeconds(1)));
+        """
+            .formatted(SOURCE, TARGET));
+    FibDaemon d =
+        FibDaemon.start(
+            FibConfig.load(f),
+            registry,
+            ns,
+            new FibDaemon.Options(Duration.ofSeconds(10), Duration.ofSeconds(1)));
     await().atMost(Duration.ofSeconds(30)).until(d::ready);
     return d;
   }
 
   private void awaitTarget(Map<String, String> expected) {
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
         .untilAsserted(() -> assertEquals(expected, IpRoutes.table(node, TARGET, OURS)));
   }
 
@@ -108,43 +120,87 @@ class FibDaemonKernelTest {
     nl.routes().add(source("2001:db8:1::/48", "fd00:1::1", "fd00:1::2"));
     // in the target table: a stale route of ours (a crash left it), one of ours to be corrected,
     // and someone else's route that must stay
-    nl.routes().add(Route.of("203.0.113.128/25").table(TARGET).protocol(OURS).metric(1).via("192.0.2.1").build());
-    nl.routes().add(Route.of("198.51.100.0/24").table(TARGET).protocol(OURS).metric(1).via("192.0.2.3").build());
-    Route foreign = Route.of("192.0.2.128/25").table(TARGET).protocol(Rtnl.RTPROT_STATIC).via("192.0.2.1").build();
+    nl.routes()
+        .add(
+            Route.of("203.0.113.128/25")
+                .table(TARGET)
+                .protocol(OURS)
+                .metric(1)
+                .via("192.0.2.1")
+                .build());
+    nl.routes()
+        .add(
+            Route.of("198.51.100.0/24")
+                .table(TARGET)
+                .protocol(OURS)
+                .metric(1)
+                .via("192.0.2.3")
+                .build());
+    Route foreign =
+        Route.of("192.0.2.128/25")
+            .table(TARGET)
+            .protocol(Rtnl.RTPROT_STATIC)
+            .via("192.0.2.1")
+            .build();
     nl.routes().add(foreign);
 
     daemon = start();
     // static routes have distance 1: metric 1
-    awaitTarget(Map.of("198.51.100.0/24", "m1 192.0.2.1", "203.0.113.0/25", "m1 192.0.2.1,192.0.2.2",
-        "2001:db8:1::/48", "m1 fd00:1::1,fd00:1::2"));
-    assertEquals(1, IpRoutes.table(node, TARGET, Rtnl.RTPROT_STATIC).size(), "the other protocol's route stays");
-    assertEquals(1.0, registry.get("sart.fib.reconcile.runs").tag("table", "200").counter().count());
-    assertEquals(3.0, registry.get("sart.fib.routes.installed").tag("channel", "k2k").gauge().value());
+    awaitTarget(
+        Map.of(
+            "198.51.100.0/24",
+            "m1 192.0.2.1",
+            "203.0.113.0/25",
+            "m1 192.0.2.1,192.0.2.2",
+            "2001:db8:1::/48",
+            "m1 fd00:1::1,fd00:1::2"));
+    assertEquals(
+        1,
+        IpRoutes.table(node, TARGET, Rtnl.RTPROT_STATIC).size(),
+        "the other protocol's route stays");
+    assertEquals(
+        1.0, registry.get("sart.fib.reconcile.runs").tag("table", "200").counter().count());
+    assertEquals(
+        3.0, registry.get("sart.fib.routes.installed").tag("channel", "k2k").gauge().value());
 
     // changes in the source follow: a new route, an ECMP route losing a hop, a withdrawal
     nl.routes().add(source("203.0.113.128/26", "192.0.2.2"));
     nl.routes().replace(source("203.0.113.0/25", "192.0.2.2"));
     nl.routes().delete(source("2001:db8:1::/48", "fd00:1::1", "fd00:1::2"));
-    awaitTarget(Map.of("198.51.100.0/24", "m1 192.0.2.1", "203.0.113.0/25", "m1 192.0.2.2",
-        "203.0.113.128/26", "m1 192.0.2.2"));
+    awaitTarget(
+        Map.of(
+            "198.51.100.0/24",
+            "m1 192.0.2.1",
+            "203.0.113.0/25",
+            "m1 192.0.2.2",
+            "203.0.113.128/26",
+            "m1 192.0.2.2"));
 
     // the API shows the channel and its routes
-    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", daemon.managerPort()).usePlaintext().build();
+    ManagedChannel ch =
+        NettyChannelBuilder.forAddress("127.0.0.1", daemon.managerPort()).usePlaintext().build();
     try {
       FibManagerApiGrpc.FibManagerApiBlockingStub api = FibManagerApiGrpc.newBlockingStub(ch);
-      assertEquals(List.of("k2k"), api.listChannel(ListChannelRequest.getDefaultInstance()).getChannelsList().stream()
-          .map(dev.sart.proto.v1.Channel::getName).toList());
-      dev.sart.proto.v1.Channel c = api.getChannel(GetChannelRequest.newBuilder().setName("k2k").build()).getChannel();
+      assertEquals(
+          List.of("k2k"),
+          api.listChannel(ListChannelRequest.getDefaultInstance()).getChannelsList().stream()
+              .map(dev.sart.proto.v1.Channel::getName)
+              .toList());
+      dev.sart.proto.v1.Channel c =
+          api.getChannel(GetChannelRequest.newBuilder().setName("k2k").build()).getChannel();
       assertEquals("kernel", c.getSubscribers(0).getType());
       assertEquals(List.of(TARGET), c.getPublishers(0).getTablesList());
-      List<dev.sart.proto.v1.Route> routes = api.getRoutes(GetRoutesRequest.newBuilder().setChannel("k2k").build())
-          .getRoutesList();
-      assertEquals(List.of("198.51.100.0/24", "203.0.113.0/25", "203.0.113.128/26"),
+      List<dev.sart.proto.v1.Route> routes =
+          api.getRoutes(GetRoutesRequest.newBuilder().setChannel("k2k").build()).getRoutesList();
+      assertEquals(
+          List.of("198.51.100.0/24", "203.0.113.0/25", "203.0.113.128/26"),
           routes.stream().map(dev.sart.proto.v1.Route::getDestination).toList());
       assertEquals(Distance.STATIC, routes.getFirst().getAdValue());
       assertEquals("192.0.2.1", routes.getFirst().getNextHops(0).getGateway());
-      StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
-          () -> api.getRoutes(GetRoutesRequest.newBuilder().setChannel("nope").build()));
+      StatusRuntimeException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              StatusRuntimeException.class,
+              () -> api.getRoutes(GetRoutesRequest.newBuilder().setChannel("nope").build()));
       assertEquals("NOT_FOUND: no channel 'nope' (have [k2k])", e.getMessage());
     } finally {
       ch.shutdownNow();
@@ -155,10 +211,23 @@ class FibDaemonKernelTest {
     daemon = null;
     nl.routes().delete(source("198.51.100.0/24", "192.0.2.1"));
     nl.routes().add(source("2001:db8:2::/48", "fd00:1::1"));
-    nl.routes().add(Route.of("198.51.100.128/25").table(TARGET).protocol(OURS).metric(20).via("192.0.2.9").build());
+    nl.routes()
+        .add(
+            Route.of("198.51.100.128/25")
+                .table(TARGET)
+                .protocol(OURS)
+                .metric(20)
+                .via("192.0.2.9")
+                .build());
     daemon = start();
-    awaitTarget(Map.of("203.0.113.0/25", "m1 192.0.2.2", "203.0.113.128/26", "m1 192.0.2.2",
-        "2001:db8:2::/48", "m1 fd00:1::1"));
+    awaitTarget(
+        Map.of(
+            "203.0.113.0/25",
+            "m1 192.0.2.2",
+            "203.0.113.128/26",
+            "m1 192.0.2.2",
+            "2001:db8:2::/48",
+            "m1 fd00:1::1"));
     assertTrue(IpRoutes.table(node, TARGET, Rtnl.RTPROT_STATIC).containsKey("192.0.2.128/25"));
   }
 }

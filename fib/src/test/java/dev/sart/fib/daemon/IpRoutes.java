@@ -21,8 +21,19 @@ final class IpRoutes {
   static Map<String, String> table(Node node, int table, int protocol) {
     Map<String, String> out = new TreeMap<>();
     for (String family : List.of("-4", "-6")) {
-      String text = node.exec("ip", "-N", family, "-j", "route", "show", "table", Integer.toString(table), "proto",
-          Integer.toString(protocol)).strip();
+      String text =
+          node.exec(
+                  "ip",
+                  "-N",
+                  family,
+                  "-j",
+                  "route",
+                  "show",
+                  "table",
+                  Integer.toString(table),
+                  "proto",
+                  Integer.toString(protocol))
+              .strip();
       JsonNode routes;
       try {
         routes = JSON.readTree(text.isEmpty() ? "[]" : text);
@@ -41,7 +52,8 @@ final class IpRoutes {
         if (!dst.contains("/")) {
           dst += family.equals("-4") ? "/32" : "/128";
         }
-        out.put(dst, "m" + r.path("metric").asInt(0) + " " + String.join(",", new ArrayList<>(gws)));
+        out.put(
+            dst, "m" + r.path("metric").asInt(0) + " " + String.join(",", new ArrayList<>(gws)));
       }
     }
     return out;

@@ -13,14 +13,22 @@ import org.junit.jupiter.api.Test;
 
 class KernelDiffTest {
   private static Route want(String prefix, int metric, String... gateways) {
-    return Route.of(prefix).table(100).protocol(186).metric(metric)
-        .nextHops(List.of(gateways).stream().map(NextHop::via).toList()).build();
+    return Route.of(prefix)
+        .table(100)
+        .protocol(186)
+        .metric(metric)
+        .nextHops(List.of(gateways).stream().map(NextHop::via).toList())
+        .build();
   }
 
   /** As a dump shows it: the kernel fills in the interface. */
   private static Route dumped(String prefix, int metric, String... gateways) {
-    return Route.of(prefix).table(100).protocol(186).metric(metric)
-        .nextHops(List.of(gateways).stream().map(g -> NextHop.via(g, 7)).toList()).build();
+    return Route.of(prefix)
+        .table(100)
+        .protocol(186)
+        .metric(metric)
+        .nextHops(List.of(gateways).stream().map(g -> NextHop.via(g, 7)).toList())
+        .build();
   }
 
   @Test
@@ -30,9 +38,16 @@ class KernelDiffTest {
     Route missing = want("192.0.2.128/25", 200, "192.0.2.1");
     Route stale = dumped("198.51.100.128/25", 20, "192.0.2.1");
     Route oldEcmp = dumped("203.0.113.0/24", 20, "192.0.2.1");
-    KernelDiff.Plan p = KernelDiff.plan(
-        Map.of(keep.destination(), keep, changed.destination(), changed, missing.destination(), missing),
-        List.of(dumped("198.51.100.0/24", 20, "192.0.2.1"), stale, oldEcmp));
+    KernelDiff.Plan p =
+        KernelDiff.plan(
+            Map.of(
+                keep.destination(),
+                keep,
+                changed.destination(),
+                changed,
+                missing.destination(),
+                missing),
+            List.of(dumped("198.51.100.0/24", 20, "192.0.2.1"), stale, oldEcmp));
     assertEquals(java.util.Set.of(stale, oldEcmp), java.util.Set.copyOf(p.delete()));
     assertEquals(java.util.Set.of(changed, missing), java.util.Set.copyOf(p.install()));
   }
@@ -41,8 +56,9 @@ class KernelDiffTest {
   void a_second_route_of_ours_for_a_destination_goes_and_a_metric_change_is_a_difference() {
     Route r = want("198.51.100.0/24", 20, "192.0.2.1");
     Route other = dumped("198.51.100.0/24", 200, "192.0.2.1");
-    KernelDiff.Plan p = KernelDiff.plan(Map.of(r.destination(), r),
-        List.of(dumped("198.51.100.0/24", 20, "192.0.2.1"), other));
+    KernelDiff.Plan p =
+        KernelDiff.plan(
+            Map.of(r.destination(), r), List.of(dumped("198.51.100.0/24", 20, "192.0.2.1"), other));
     assertEquals(List.of(other), p.delete());
     assertEquals(List.of(), p.install());
     assertFalse(KernelDiff.sameForwarding(r, other));
@@ -51,9 +67,16 @@ class KernelDiffTest {
   @Test
   void next_hops_compare_as_sets_with_weights() {
     Route ab = want("198.51.100.0/24", 20, "192.0.2.1", "192.0.2.2");
-    assertTrue(KernelDiff.sameForwarding(ab, dumped("198.51.100.0/24", 20, "192.0.2.2", "192.0.2.1")));
-    Route weighted = Route.of("198.51.100.0/24").table(100).protocol(186).metric(20)
-        .nextHops(List.of(NextHop.via("192.0.2.1", 7).withWeight(3), NextHop.via("192.0.2.2", 7))).build();
+    assertTrue(
+        KernelDiff.sameForwarding(ab, dumped("198.51.100.0/24", 20, "192.0.2.2", "192.0.2.1")));
+    Route weighted =
+        Route.of("198.51.100.0/24")
+            .table(100)
+            .protocol(186)
+            .metric(20)
+            .nextHops(
+                List.of(NextHop.via("192.0.2.1", 7).withWeight(3), NextHop.via("192.0.2.2", 7)))
+            .build();
     assertFalse(KernelDiff.sameForwarding(ab, weighted));
     assertTrue(KernelDiff.plan(Map.of(), List.of()).isEmpty());
     assertEquals(IpPrefix.parse("198.51.100.0/24"), ab.destination());

@@ -26,13 +26,13 @@ import java.util.Set;
 /**
  * The daemon's install path against {@code ip -batch}: a {@link KernelPublisher} installs then
  * deletes 100,000 IPv4 routes and 10,000 ECMP routes (four next hops) in a fresh namespace, as a
- * channel's changes (one {@code apply} with every change), and {@code ip -batch} does the same
- * with {@code route replace} / {@code route del} lines, in the same run. Not a test: a program
- * (see fib/README.md).
+ * channel's changes (one {@code apply} with every change), and {@code ip -batch} does the same with
+ * {@code route replace} / {@code route del} lines, in the same run. Not a test: a program (see
+ * fib/README.md).
  *
  * <p>A channel holds one route per destination, and only 1,533 IPv4 prefixes fit in the
- * documentation ranges (every prefix of length 24..32 of the three /24s), so the publisher
- * writes them into as many tables as it takes (66 tables for 100,000 routes, 7 for 10,000).
+ * documentation ranges (every prefix of length 24..32 of the three /24s), so the publisher writes
+ * them into as many tables as it takes (66 tables for 100,000 routes, 7 for 10,000).
  *
  * <pre>
  * ./mvnw -B -q -pl fib -am -Pbench -DskipTests test       (as root; runs RouteBenchmark too)
@@ -41,8 +41,10 @@ import java.util.Set;
 public final class PublisherBenchmark {
   private static final String[] GATEWAYS = {"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"};
   private static final int FIRST_TABLE = 1000;
+
   /** Held so that its level is not lost with a collected logger. */
-  private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("dev.sart.fib.daemon");
+  private static final java.util.logging.Logger QUIET =
+      java.util.logging.Logger.getLogger("dev.sart.fib.daemon");
 
   private PublisherBenchmark() {}
 
@@ -83,24 +85,44 @@ public final class PublisherBenchmark {
     Map<IpPrefix, ChannelRoute> multi = new HashMap<>();
     for (int i = 0; i < prefixes.size(); i++) {
       IpPrefix p = prefixes.get(i);
-      single.put(p, new ChannelRoute(p, List.of(NextHop.via(GATEWAYS[i % 4])), Distance.EBGP, Rtnl.RTPROT_BGP, "bench"));
-      multi.put(p, new ChannelRoute(p, List.of(GATEWAYS).stream().map(NextHop::via).toList(), Distance.EBGP,
-          Rtnl.RTPROT_BGP, "bench"));
+      single.put(
+          p,
+          new ChannelRoute(
+              p, List.of(NextHop.via(GATEWAYS[i % 4])), Distance.EBGP, Rtnl.RTPROT_BGP, "bench"));
+      multi.put(
+          p,
+          new ChannelRoute(
+              p,
+              List.of(GATEWAYS).stream().map(NextHop::via).toList(),
+              Distance.EBGP,
+              Rtnl.RTPROT_BGP,
+              "bench"));
     }
     int tablesOne = (plain + prefixes.size() - 1) / prefixes.size();
     int tablesMany = (ecmp + prefixes.size() - 1) / prefixes.size();
     Case one = new Case(tablesOne * prefixes.size() + " routes", tablesOne, single, FIRST_TABLE);
-    Case many = new Case(tablesMany * prefixes.size() + " ECMP routes", tablesMany, multi, FIRST_TABLE + 500);
+    Case many =
+        new Case(
+            tablesMany * prefixes.size() + " ECMP routes", tablesMany, multi, FIRST_TABLE + 500);
     try (Topology t = Topology.create("publisher-benchmark")) {
       Node node = t.node("bench");
-      try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {
+      try (Netns ns = Netns.named(node.netns());
+          Netlink nl = Netlink.open(ns)) {
         nl.links().addVeth("v0", "v1");
         nl.links().setUp("v0");
         nl.links().setUp("v1");
         nl.addresses().add(Address.of(nl.links().get("v0").index(), "192.0.2.254/24"));
-        System.out.printf(Locale.ROOT, "publisher benchmark: %d routes in %d tables, %d ECMP routes (4 next hops) in %d "
-                + "tables, %d rounds, JDK %s, kernel %s%n", one.count(), one.tables(), many.count(), many.tables(), rounds,
-            Runtime.version(), System.getProperty("os.version"));
+        System.out.printf(
+            Locale.ROOT,
+            "publisher benchmark: %d routes in %d tables, %d ECMP routes (4 next hops) in %d "
+                + "tables, %d rounds, JDK %s, kernel %s%n",
+            one.count(),
+            one.tables(),
+            many.count(),
+            many.tables(),
+            rounds,
+            Runtime.version(),
+            System.getProperty("os.version"));
         Map<String, List<double[]>> times = new java.util.LinkedHashMap<>();
         // warm-up round, not counted
         for (int round = 0; round <= rounds; round++) {
@@ -108,12 +130,21 @@ public final class PublisherBenchmark {
             double[] ip = runIp(node, nl, t.dir(), c);
             double[] daemon = runPublisher(nl, c);
             if (round > 0) {
-              times.computeIfAbsent(c.name() + ": install", k -> new ArrayList<>()).add(new double[] {ip[0], daemon[0]});
-              times.computeIfAbsent(c.name() + ": delete", k -> new ArrayList<>()).add(new double[] {ip[1], daemon[1]});
+              times
+                  .computeIfAbsent(c.name() + ": install", k -> new ArrayList<>())
+                  .add(new double[] {ip[0], daemon[0]});
+              times
+                  .computeIfAbsent(c.name() + ": delete", k -> new ArrayList<>())
+                  .add(new double[] {ip[1], daemon[1]});
             }
           }
         }
-        System.out.printf(Locale.ROOT, "%-28s %14s %14s %8s%n", "phase (median of rounds)", "ip -batch ms", "daemon ms",
+        System.out.printf(
+            Locale.ROOT,
+            "%-28s %14s %14s %8s%n",
+            "phase (median of rounds)",
+            "ip -batch ms",
+            "daemon ms",
             "ratio");
         double ipTotal = 0;
         double dTotal = 0;
@@ -124,8 +155,13 @@ public final class PublisherBenchmark {
           dTotal += d;
           System.out.printf(Locale.ROOT, "%-28s %14.0f %14.0f %8.2f%n", e.getKey(), ip, d, d / ip);
         }
-        System.out.printf(Locale.ROOT, "%-28s %14.0f %14.0f %8.2f   (daemon / ip -batch; target <= 1.20)%n", "total",
-            ipTotal, dTotal, dTotal / ipTotal);
+        System.out.printf(
+            Locale.ROOT,
+            "%-28s %14.0f %14.0f %8.2f   (daemon / ip -batch; target <= 1.20)%n",
+            "total",
+            ipTotal,
+            dTotal,
+            dTotal / ipTotal);
       }
     }
   }
@@ -138,14 +174,22 @@ public final class PublisherBenchmark {
   /** Install then delete through a publisher; returns the two times in ms. */
   private static double[] runPublisher(Netlink nl, Case c) {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    KernelPublisher p = new KernelPublisher("bench", Set.of(Family.INET), c.tableIds(), Rtnl.RTPROT_BGP, nl,
-        new FibMetrics(registry));
+    KernelPublisher p =
+        new KernelPublisher(
+            "bench",
+            Set.of(Family.INET),
+            c.tableIds(),
+            Rtnl.RTPROT_BGP,
+            nl,
+            new FibMetrics(registry));
     List<ChannelRib.Change> add = new ArrayList<>();
     List<ChannelRib.Change> del = new ArrayList<>();
-    c.routes().forEach((prefix, r) -> {
-      add.add(new ChannelRib.Change(prefix, r));
-      del.add(new ChannelRib.Change(prefix, null));
-    });
+    c.routes()
+        .forEach(
+            (prefix, r) -> {
+              add.add(new ChannelRib.Change(prefix, r));
+              del.add(new ChannelRib.Change(prefix, null));
+            });
     p.reconcile(Map.of()); // the start-up reconcile of an empty channel (dumps the empty tables)
     long start = System.nanoTime();
     p.apply(add);
@@ -163,7 +207,8 @@ public final class PublisherBenchmark {
     StringBuilder del = new StringBuilder();
     for (int table : c.tableIds()) {
       for (ChannelRoute r : c.routes().values()) {
-        String head = " " + r.destination() + " table " + table + " proto 186 metric " + r.distance();
+        String head =
+            " " + r.destination() + " table " + table + " proto 186 metric " + r.distance();
         StringBuilder hops = new StringBuilder();
         if (r.nextHops().size() == 1) {
           hops.append(" via ").append(Ip.format(r.nextHops().getFirst().gateway()));
@@ -189,9 +234,13 @@ public final class PublisherBenchmark {
 
   private static void check(Netlink nl, Case c, int perTable, String what, KernelPublisher p) {
     for (int table : c.tableIds()) {
-      int n = nl.routes().list(RouteFilter.ALL.family(Family.INET).table(table).protocol(Rtnl.RTPROT_BGP)).size();
+      int n =
+          nl.routes()
+              .list(RouteFilter.ALL.family(Family.INET).table(table).protocol(Rtnl.RTPROT_BGP))
+              .size();
       if (n != perTable) {
-        throw new IllegalStateException(what + ": table " + table + " holds " + n + " routes, expected " + perTable);
+        throw new IllegalStateException(
+            what + ": table " + table + " holds " + n + " routes, expected " + perTable);
       }
     }
     if (p != null && p.needsReconcile()) {

@@ -67,7 +67,14 @@ class AddressesTest {
 
   @Test
   void scope_label_and_noprefixroute() {
-    Address link = new Address(v0, Ip.parse("198.51.100.7"), 24, Scope.LINK, Set.of(AddressFlag.NOPREFIXROUTE), "v0:pod");
+    Address link =
+        new Address(
+            v0,
+            Ip.parse("198.51.100.7"),
+            24,
+            Scope.LINK,
+            Set.of(AddressFlag.NOPREFIXROUTE),
+            "v0:pod");
     nl.addresses().add(link);
     Address got = find(nl.addresses().list(v0), "198.51.100.7/24");
     assertEquals(Scope.LINK, got.scope());
@@ -86,7 +93,10 @@ class AddressesTest {
     nl.addresses().add(a);
     NetlinkException exists = assertThrows(NetlinkException.class, () -> nl.addresses().add(a));
     assertEquals(Errno.EEXIST, exists.errno());
-    assertTrue(exists.getMessage().startsWith("add address 203.0.113.5/24 dev #" + v0 + ": File exists (EEXIST)"),
+    assertTrue(
+        exists
+            .getMessage()
+            .startsWith("add address 203.0.113.5/24 dev #" + v0 + ": File exists (EEXIST)"),
         exists.getMessage());
     nl.addresses().delete(a);
     NetlinkException missing = assertThrows(NetlinkException.class, () -> nl.addresses().delete(a));
@@ -99,13 +109,19 @@ class AddressesTest {
     nl.addresses().add(a);
     assertEquals(1, Oracle.ip(node, "-6", "route", "show", "fd00:5::/64").size(), "a prefix route");
     nl.addresses().replace(a.withFlags(Set.of(AddressFlag.NODAD, AddressFlag.NOPREFIXROUTE)));
-    assertTrue(find(nl.addresses().list(v0), "fd00:5::1/64").flags().contains(AddressFlag.NOPREFIXROUTE));
+    assertTrue(
+        find(nl.addresses().list(v0), "fd00:5::1/64").flags().contains(AddressFlag.NOPREFIXROUTE));
     assertTrue(oracleInfo("v0", "fd00:5::1").get("noprefixroute").asBoolean());
-    assertEquals(0, Oracle.ip(node, "-6", "route", "show", "fd00:5::/64").size(), "the prefix route is gone");
+    assertEquals(
+        0,
+        Oracle.ip(node, "-6", "route", "show", "fd00:5::/64").size(),
+        "the prefix route is gone");
   }
 
   private static Address find(List<Address> all, String cidr) {
-    return all.stream().filter(a -> a.cidr().equals(cidr)).findFirst()
+    return all.stream()
+        .filter(a -> a.cidr().equals(cidr))
+        .findFirst()
         .orElseThrow(() -> new AssertionError(cidr + " not in " + all));
   }
 

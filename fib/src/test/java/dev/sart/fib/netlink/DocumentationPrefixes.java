@@ -8,8 +8,8 @@ final class DocumentationPrefixes {
   private DocumentationPrefixes() {}
 
   /**
-   * Every prefix of length 24 to 32 inside 192.0.2.0/24, 198.51.100.0/24 and 203.0.113.0/24:
-   * 1,533 prefixes, most specific last within each /24.
+   * Every prefix of length 24 to 32 inside 192.0.2.0/24, 198.51.100.0/24 and 203.0.113.0/24: 1,533
+   * prefixes, most specific last within each /24.
    */
   static List<IpPrefix> ipv4() {
     List<IpPrefix> prefixes = new ArrayList<>();

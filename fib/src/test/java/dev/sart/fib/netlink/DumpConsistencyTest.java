@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A link dump spans several messages (each link takes over a kilobyte); when another socket
- * creates and deletes links meanwhile, the kernel flags it NLM_F_DUMP_INTR (net/core/rtnetlink.c
- * rtnl_dump_ifinfo compares dev_base_seq between parts) and the library starts it over, so
- * every dump it returns is consistent.
+ * A link dump spans several messages (each link takes over a kilobyte); when another socket creates
+ * and deletes links meanwhile, the kernel flags it NLM_F_DUMP_INTR (net/core/rtnetlink.c
+ * rtnl_dump_ifinfo compares dev_base_seq between parts) and the library starts it over, so every
+ * dump it returns is consistent.
  */
 class DumpConsistencyTest {
   @RegisterExtension final Testbed testbed = new Testbed();
@@ -23,7 +23,9 @@ class DumpConsistencyTest {
   @Test
   void dumps_interrupted_by_concurrent_changes_are_started_over() throws Exception {
     Node node = testbed.topology().node("a");
-    try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns); Netlink churn = Netlink.open(ns)) {
+    try (Netns ns = Netns.named(node.netns());
+        Netlink nl = Netlink.open(ns);
+        Netlink churn = Netlink.open(ns)) {
       for (int i = 0; i < 60; i++) {
         nl.links().addVeth("s" + i, "t" + i);
       }
@@ -31,12 +33,15 @@ class DumpConsistencyTest {
       assertEquals(121, stable.size());
 
       AtomicBoolean stop = new AtomicBoolean();
-      Thread changer = Thread.ofPlatform().start(() -> {
-        while (!stop.get()) {
-          churn.links().addVeth("x0", "x1");
-          churn.links().delete("x0");
-        }
-      });
+      Thread changer =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      churn.links().addVeth("x0", "x1");
+                      churn.links().delete("x0");
+                    }
+                  });
       try {
         for (int i = 0; i < 500 && nl.dumpRetries() < 3; i++) {
           assertEquals(stable, names(nl), "dump " + i);
@@ -52,6 +57,9 @@ class DumpConsistencyTest {
 
   /** The links' names, leaving out the pair being created and deleted. */
   private static Set<String> names(Netlink nl) {
-    return nl.links().list().stream().map(Link::name).filter(n -> !n.startsWith("x")).collect(Collectors.toSet());
+    return nl.links().list().stream()
+        .map(Link::name)
+        .filter(n -> !n.startsWith("x"))
+        .collect(Collectors.toSet());
   }
 }

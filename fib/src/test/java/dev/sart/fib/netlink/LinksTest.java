@@ -61,7 +61,8 @@ class LinksTest {
     assertTrue(nl.links().find(999_999).isEmpty());
     NetlinkException e = assertThrows(NetlinkException.class, () -> nl.links().setUp("nosuch0"));
     assertEquals(Errno.ENODEV, e.errno());
-    assertTrue(e.getMessage().startsWith("set link nosuch0 up: No such device (ENODEV)"), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("set link nosuch0 up: No such device (ENODEV)"), e.getMessage());
   }
 
   @Test
@@ -74,13 +75,15 @@ class LinksTest {
     assertEquals("v1", Oracle.link(node, "v0").get("link").asText());
     NetlinkException e = assertThrows(NetlinkException.class, () -> nl.links().addVeth("v0", "v2"));
     assertEquals(Errno.EEXIST, e.errno());
-    assertTrue(e.getMessage().startsWith("add veth v0 peer v2: File exists (EEXIST)"), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("add veth v0 peer v2: File exists (EEXIST)"), e.getMessage());
   }
 
   @Test
   void veth_peer_created_directly_in_another_namespace() {
     Node other = testbed.topology().node("b");
-    try (Netns otherNs = Netns.named(other.netns()); Netlink otherNl = Netlink.open(otherNs)) {
+    try (Netns otherNs = Netns.named(other.netns());
+        Netlink otherNl = Netlink.open(otherNs)) {
       nl.links().addVeth("host0", "eth0", otherNs);
       assertTrue(nl.links().find("eth0").isEmpty(), "the peer is not here");
       Link peer = otherNl.links().get("eth0");
@@ -122,7 +125,8 @@ class LinksTest {
   void move_to_another_namespace_rename_and_delete() {
     Node other = testbed.topology().node("b");
     nl.links().addVeth("v0", "v1");
-    try (Netns otherNs = Netns.named(other.netns()); Netlink otherNl = Netlink.open(otherNs)) {
+    try (Netns otherNs = Netns.named(other.netns());
+        Netlink otherNl = Netlink.open(otherNs)) {
       nl.links().setNamespace("v1", otherNs);
       assertTrue(nl.links().find("v1").isEmpty());
       assertEquals("veth", otherNl.links().get("v1").kind());
@@ -153,7 +157,8 @@ class LinksTest {
   void vxlan_with_vni_local_remote_port_underlay_and_learning() {
     nl.links().addVeth("v0", "v1");
     int underlay = nl.links().get("v0").index();
-    Vxlan config = new Vxlan(4242, Ip.parse("192.0.2.1"), Ip.parse("192.0.2.2"), 4789, underlay, false);
+    Vxlan config =
+        new Vxlan(4242, Ip.parse("192.0.2.1"), Ip.parse("192.0.2.2"), 4789, underlay, false);
     nl.links().addVxlan("vx0", config);
     Link vx = nl.links().get("vx0");
     assertEquals("vxlan", vx.kind());

@@ -41,18 +41,24 @@ class NeighborsTest {
 
   @Test
   void add_replace_list_and_delete_permanent_entries() {
-    Neighbor v4 = Neighbor.permanent(v0, Ip.parse("192.0.2.9"), MacAddress.parse("02:00:00:00:00:09"));
-    Neighbor v6 = Neighbor.permanent(v0, Ip.parse("fd00::9"), MacAddress.parse("02:00:00:00:00:0a"));
+    Neighbor v4 =
+        Neighbor.permanent(v0, Ip.parse("192.0.2.9"), MacAddress.parse("02:00:00:00:00:09"));
+    Neighbor v6 =
+        Neighbor.permanent(v0, Ip.parse("fd00::9"), MacAddress.parse("02:00:00:00:00:0a"));
     nl.neighbors().add(v4);
     nl.neighbors().add(v6);
     assertEquals(Set.of(v4, v6), Set.copyOf(permanent(nl.neighbors().list(null, v0))));
     assertEquals(List.of(v6), permanent(nl.neighbors().list(Family.INET6, v0)));
-    assertEquals(Set.of("192.0.2.9 02:00:00:00:00:09 PERMANENT", "fd00::9 02:00:00:00:00:0a PERMANENT"), oracle());
+    assertEquals(
+        Set.of("192.0.2.9 02:00:00:00:00:09 PERMANENT", "fd00::9 02:00:00:00:00:0a PERMANENT"),
+        oracle());
 
     Neighbor moved = Neighbor.permanent(v0, v4.address(), MacAddress.parse("02:00:00:00:00:99"));
     nl.neighbors().replace(moved);
     assertTrue(nl.neighbors().list().contains(moved));
-    assertEquals(Set.of("192.0.2.9 02:00:00:00:00:99 PERMANENT", "fd00::9 02:00:00:00:00:0a PERMANENT"), oracle());
+    assertEquals(
+        Set.of("192.0.2.9 02:00:00:00:00:99 PERMANENT", "fd00::9 02:00:00:00:00:0a PERMANENT"),
+        oracle());
 
     nl.neighbors().delete(moved);
     nl.neighbors().delete(v6);
@@ -62,20 +68,24 @@ class NeighborsTest {
 
   @Test
   void errors_name_the_entry() {
-    Neighbor n = Neighbor.permanent(v0, Ip.parse("198.51.100.1"), MacAddress.parse("02:00:00:00:00:01"));
+    Neighbor n =
+        Neighbor.permanent(v0, Ip.parse("198.51.100.1"), MacAddress.parse("02:00:00:00:00:01"));
     nl.neighbors().add(n);
     NetlinkException exists = assertThrows(NetlinkException.class, () -> nl.neighbors().add(n));
-    assertEquals("add neighbour 198.51.100.1 lladdr 02:00:00:00:00:01 dev #" + v0 + ": File exists (EEXIST)",
+    assertEquals(
+        "add neighbour 198.51.100.1 lladdr 02:00:00:00:00:01 dev #" + v0 + ": File exists (EEXIST)",
         exists.getMessage());
     nl.neighbors().delete(n);
-    assertEquals(Errno.ENOENT, assertThrows(NetlinkException.class, () -> nl.neighbors().delete(n)).errno());
+    assertEquals(
+        Errno.ENOENT, assertThrows(NetlinkException.class, () -> nl.neighbors().delete(n)).errno());
   }
 
   @Test
   void a_batch_of_entries() {
     Batch b = nl.batch();
     for (int i = 1; i <= 200; i++) {
-      b.addNeighbor(Neighbor.permanent(v0, Ip.parse("203.0.113." + i), new MacAddress(0x020000000000L + i)));
+      b.addNeighbor(
+          Neighbor.permanent(v0, Ip.parse("203.0.113." + i), new MacAddress(0x020000000000L + i)));
     }
     assertTrue(b.execute().allSucceeded());
     assertEquals(200, permanent(nl.neighbors().list(Family.INET, v0)).size());
@@ -89,7 +99,12 @@ class NeighborsTest {
   private Set<String> oracle() {
     Set<String> out = new java.util.TreeSet<>();
     for (JsonNode j : Oracle.ip(node, "neigh", "show", "dev", "v0", "nud", "permanent")) {
-      out.add(j.get("dst").asText() + " " + j.get("lladdr").asText() + " " + j.get("state").get(0).asText());
+      out.add(
+          j.get("dst").asText()
+              + " "
+              + j.get("lladdr").asText()
+              + " "
+              + j.get("state").get(0).asText());
     }
     return out;
   }

@@ -24,26 +24,46 @@ class NetlinkSocketTest {
 
   @Test
   void a_request_is_framed_with_request_and_ack_flags_and_a_fresh_sequence_number() {
-    ScriptedTransport t = new ScriptedTransport((m, r) -> r.datagram(ScriptedTransport.ack(m, 0, null)));
+    ScriptedTransport t =
+        new ScriptedTransport((m, r) -> r.datagram(ScriptedTransport.ack(m, 0, null)));
     Links links = new Links(new NetlinkSocket(t));
     links.setUp("v0");
     links.setDown("v0");
     // struct nlmsghdr {len 40, RTM_NEWLINK, NLM_F_REQUEST|NLM_F_ACK, seq 1, pid 0}
     // struct ifinfomsg {AF_UNSPEC, 0, 0, index 0, flags IFF_UP, change IFF_UP}
     // IFLA_IFNAME "v0\0" padded to 8
-    assertArrayEquals(HEX.parseHex("28000000" + "1000" + "0500" + "01000000" + "00000000"
-        + "00000000" + "00000000" + "01000000" + "01000000"
-        + "0700" + "0300" + "76300000"), bytes(t.sent.get(0)));
+    assertArrayEquals(
+        HEX.parseHex(
+            "28000000"
+                + "1000"
+                + "0500"
+                + "01000000"
+                + "00000000"
+                + "00000000"
+                + "00000000"
+                + "01000000"
+                + "01000000"
+                + "0700"
+                + "0300"
+                + "76300000"),
+        bytes(t.sent.get(0)));
     assertEquals("02000000", HEX.formatHex(bytes(t.sent.get(1)), 8, 12), "seq 2");
     assertEquals("00000000", HEX.formatHex(bytes(t.sent.get(1)), 24, 28), "down: flags 0");
   }
 
   @Test
   void an_error_names_the_operation_the_errno_and_the_extended_ack() {
-    ScriptedTransport t = new ScriptedTransport((m, r) ->
-        r.datagram(ScriptedTransport.ack(m, Errno.EINVAL, "Invalid prefix for given prefix length")));
-    NetlinkException e = assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).setMtu("v0", 9));
-    assertEquals("set link v0 mtu 9: Invalid argument (EINVAL): Invalid prefix for given prefix length", e.getMessage());
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) ->
+                r.datagram(
+                    ScriptedTransport.ack(
+                        m, Errno.EINVAL, "Invalid prefix for given prefix length")));
+    NetlinkException e =
+        assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).setMtu("v0", 9));
+    assertEquals(
+        "set link v0 mtu 9: Invalid argument (EINVAL): Invalid prefix for given prefix length",
+        e.getMessage());
     assertEquals(Errno.EINVAL, e.errno());
     assertEquals("Invalid prefix for given prefix length", e.extAck());
     assertEquals("set link v0 mtu 9", e.operation());
@@ -52,14 +72,16 @@ class NetlinkSocketTest {
   @Test
   void replies_to_earlier_requests_are_skipped() {
     List<Message> seen = new ArrayList<>();
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      if (!seen.isEmpty()) {
-        // a late error for the first request arrives before the second one's ack
-        r.datagram(ScriptedTransport.ack(seen.getFirst(), Errno.EEXIST, null));
-      }
-      seen.add(m);
-      r.datagram(ScriptedTransport.ack(m, 0, null));
-    });
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              if (!seen.isEmpty()) {
+                // a late error for the first request arrives before the second one's ack
+                r.datagram(ScriptedTransport.ack(seen.getFirst(), Errno.EEXIST, null));
+              }
+              seen.add(m);
+              r.datagram(ScriptedTransport.ack(m, 0, null));
+            });
     Links links = new Links(new NetlinkSocket(t));
     links.setUp("v0");
     links.setUp("v1"); // must not see the stale EEXIST
@@ -67,18 +89,20 @@ class NetlinkSocketTest {
 
   @Test
   void a_dump_gathers_every_part_until_done() {
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      for (int part = 0; part < 3; part++) {
-        MessageWriter w = new MessageWriter();
-        for (int i = 0; i < 2; i++) {
-          newLink(w, m.seq(), 0, part * 2 + i + 1, "if" + (part * 2 + i + 1));
-        }
-        if (part == 2) {
-          ScriptedTransport.done(w, m.seq(), 0, 0);
-        }
-        r.datagram(w);
-      }
-    });
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              for (int part = 0; part < 3; part++) {
+                MessageWriter w = new MessageWriter();
+                for (int i = 0; i < 2; i++) {
+                  newLink(w, m.seq(), 0, part * 2 + i + 1, "if" + (part * 2 + i + 1));
+                }
+                if (part == 2) {
+                  ScriptedTransport.done(w, m.seq(), 0, 0);
+                }
+                r.datagram(w);
+              }
+            });
     List<Link> links = new Links(new NetlinkSocket(t)).list();
     assertEquals(List.of(1, 2, 3, 4, 5, 6), links.stream().map(Link::index).toList());
     assertEquals("if6", links.get(5).name());
@@ -89,17 +113,19 @@ class NetlinkSocketTest {
   @Test
   void an_interrupted_dump_starts_over() {
     AtomicInteger attempts = new AtomicInteger();
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      int attempt = attempts.incrementAndGet();
-      int flags = attempt == 1 ? Rtnl.NLM_F_DUMP_INTR : 0;
-      MessageWriter w = new MessageWriter();
-      newLink(w, m.seq(), 0, 1, "stale");
-      r.datagram(w);
-      MessageWriter last = new MessageWriter();
-      newLink(last, m.seq(), flags, 2, attempt == 1 ? "stale" : "fresh");
-      ScriptedTransport.done(last, m.seq(), flags, 0);
-      r.datagram(last);
-    });
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              int attempt = attempts.incrementAndGet();
+              int flags = attempt == 1 ? Rtnl.NLM_F_DUMP_INTR : 0;
+              MessageWriter w = new MessageWriter();
+              newLink(w, m.seq(), 0, 1, "stale");
+              r.datagram(w);
+              MessageWriter last = new MessageWriter();
+              newLink(last, m.seq(), flags, 2, attempt == 1 ? "stale" : "fresh");
+              ScriptedTransport.done(last, m.seq(), flags, 0);
+              r.datagram(last);
+            });
     NetlinkSocket socket = new NetlinkSocket(t);
     List<Link> links = new Links(socket).list();
     assertEquals(2, attempts.get());
@@ -109,54 +135,67 @@ class NetlinkSocketTest {
 
   @Test
   void a_dump_interrupted_every_time_fails_after_the_last_attempt() {
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      MessageWriter w = new MessageWriter();
-      ScriptedTransport.done(w, m.seq(), Rtnl.NLM_F_DUMP_INTR, 0);
-      r.datagram(w);
-    });
-    NetlinkException e = assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).list());
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              MessageWriter w = new MessageWriter();
+              ScriptedTransport.done(w, m.seq(), Rtnl.NLM_F_DUMP_INTR, 0);
+              r.datagram(w);
+            });
+    NetlinkException e =
+        assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).list());
     assertEquals(Errno.EINTR, e.errno());
     assertEquals("list links (interrupted by concurrent changes 10 times)", e.operation());
   }
 
   @Test
   void a_dump_that_fails_reports_the_status_of_done() {
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      MessageWriter w = new MessageWriter();
-      ScriptedTransport.done(w, m.seq(), 0, -Errno.EINVAL);
-      r.datagram(w);
-    });
-    NetlinkException e = assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).list());
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              MessageWriter w = new MessageWriter();
+              ScriptedTransport.done(w, m.seq(), 0, -Errno.EINVAL);
+              r.datagram(w);
+            });
+    NetlinkException e =
+        assertThrows(NetlinkException.class, () -> new Links(new NetlinkSocket(t)).list());
     assertEquals(Errno.EINVAL, e.errno());
   }
 
   @Test
   void a_batch_sends_chunks_fenced_by_an_acknowledged_noop_and_reports_each_failure() {
     List<Integer> noops = new ArrayList<>();
-    ScriptedTransport t = new ScriptedTransport((m, r) -> {
-      if (m.type() == Rtnl.NLMSG_NOOP) {
-        noops.add(m.seq());
-        r.datagram(ScriptedTransport.ack(m, 0, null));
-        return;
-      }
-      assertEquals(0, m.flags() & Rtnl.NLM_F_ACK, "no ack is asked for a batched request");
-      int address = m.payload().getInt(Rtnl.IFADDRMSG_LEN + Rtnl.NLA_HDRLEN);
-      int last = Integer.reverseBytes(address) & 0xff;
-      if (last == 5 || last == 44) {
-        r.datagram(ScriptedTransport.ack(m, Errno.EEXIST, null));
-      }
-    });
+    ScriptedTransport t =
+        new ScriptedTransport(
+            (m, r) -> {
+              if (m.type() == Rtnl.NLMSG_NOOP) {
+                noops.add(m.seq());
+                r.datagram(ScriptedTransport.ack(m, 0, null));
+                return;
+              }
+              assertEquals(0, m.flags() & Rtnl.NLM_F_ACK, "no ack is asked for a batched request");
+              int address = m.payload().getInt(Rtnl.IFADDRMSG_LEN + Rtnl.NLA_HDRLEN);
+              int last = Integer.reverseBytes(address) & 0xff;
+              if (last == 5 || last == 44) {
+                r.datagram(ScriptedTransport.ack(m, Errno.EEXIST, null));
+              }
+            });
     Netlink nl = new Netlink(new NetlinkSocket(t));
     Batch batch = nl.batch();
     for (int i = 0; i < 600; i++) {
-      batch.addAddress(Address.of(7, List.of("192.0.2.", "198.51.100.", "203.0.113.").get(i / 200) + (i % 200) + "/24"));
+      batch.addAddress(
+          Address.of(
+              7,
+              List.of("192.0.2.", "198.51.100.", "203.0.113.").get(i / 200) + (i % 200) + "/24"));
     }
     BatchResult result = batch.execute();
     assertEquals(600, result.size());
     assertEquals(3, t.sent.size(), "256 + 256 + 88 requests");
     assertEquals(3, noops.size());
     assertEquals(Set.of(5, 44, 205, 244, 405, 444), result.failures().keySet());
-    assertEquals("add address 198.51.100.44/24 dev #7: File exists (EEXIST)", result.failure(244).getMessage());
+    assertEquals(
+        "add address 198.51.100.44/24 dev #7: File exists (EEXIST)",
+        result.failure(244).getMessage());
     assertNull(result.failure(0));
   }
 

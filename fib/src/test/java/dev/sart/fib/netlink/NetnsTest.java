@@ -31,11 +31,13 @@ class NetnsTest {
     Set<Long> threads = new HashSet<>();
     try (Netns ns = Netns.named(a.netns())) {
       for (int i = 0; i < 3; i++) {
-        String inside = ns.run(() -> {
-          threads.add(Thread.currentThread().threadId());
-          assertTrue(!Thread.currentThread().isVirtual(), "setns needs a platform thread");
-          return currentNamespace();
-        });
+        String inside =
+            ns.run(
+                () -> {
+                  threads.add(Thread.currentThread().threadId());
+                  assertTrue(!Thread.currentThread().isVirtual(), "setns needs a platform thread");
+                  return currentNamespace();
+                });
         assertEquals(expected, inside);
       }
     }
@@ -48,10 +50,12 @@ class NetnsTest {
     Node a = testbed.topology().node("a");
     Node b = testbed.topology().node("b");
     testbed.topology().link(a, b);
-    try (Netns ns = Netns.named(a.netns()); Netlink nl = Netlink.open(ns)) {
+    try (Netns ns = Netns.named(a.netns());
+        Netlink nl = Netlink.open(ns)) {
       Set<String> names = new HashSet<>();
       nl.links().list().forEach(l -> names.add(l.name()));
-      assertEquals(Set.of("lo", "eth1"), names, "the links of namespace a, seen from the test thread");
+      assertEquals(
+          Set.of("lo", "eth1"), names, "the links of namespace a, seen from the test thread");
     }
   }
 
@@ -64,10 +68,12 @@ class NetnsTest {
       // ip netns exec enters the namespace, then execs sleep under the same pid
       Path proc = Path.of("/proc/" + sleeper.pid() + "/ns/net");
       long deadline = System.nanoTime() + 5_000_000_000L;
-      while (!Files.readSymbolicLink(proc).toString().equals(expected) && System.nanoTime() < deadline) {
+      while (!Files.readSymbolicLink(proc).toString().equals(expected)
+          && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
-      try (Netns byMount = Netns.open(Path.of("/var/run/netns", a.netns())); Netns byProcess = Netns.open(proc)) {
+      try (Netns byMount = Netns.open(Path.of("/var/run/netns", a.netns()));
+          Netns byProcess = Netns.open(proc)) {
         assertEquals(expected, byMount.run(NetnsTest::currentNamespace));
         assertEquals(expected, byProcess.run(NetnsTest::currentNamespace));
         assertNotEquals(currentNamespace(), expected);
@@ -81,18 +87,27 @@ class NetnsTest {
   void the_task_s_exceptions_reach_the_caller_unchanged() {
     Node a = testbed.topology().node("a");
     try (Netns ns = Netns.named(a.netns())) {
-      IOException thrown = assertThrows(IOException.class, () -> ns.run(() -> {
-        throw new IOException("boom");
-      }));
+      IOException thrown =
+          assertThrows(
+              IOException.class,
+              () ->
+                  ns.run(
+                      () -> {
+                        throw new IOException("boom");
+                      }));
       assertEquals("boom", thrown.getMessage());
     }
   }
 
   @Test
   void a_missing_namespace_is_named_in_the_error() {
-    NetlinkException e = assertThrows(NetlinkException.class, () -> Netns.named("sartt-no-such-namespace"));
+    NetlinkException e =
+        assertThrows(NetlinkException.class, () -> Netns.named("sartt-no-such-namespace"));
     assertEquals(Errno.ENOENT, e.errno());
-    assertTrue(e.getMessage().startsWith("open /var/run/netns/sartt-no-such-namespace: No such file or directory (ENOENT)"),
+    assertTrue(
+        e.getMessage()
+            .startsWith(
+                "open /var/run/netns/sartt-no-such-namespace: No such file or directory (ENOENT)"),
         e.getMessage());
   }
 }

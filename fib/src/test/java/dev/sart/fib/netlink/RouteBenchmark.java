@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * Installs then deletes 100,000 IPv4 routes and 10,000 IPv4 ECMP routes (four weighted next
- * hops) in a fresh namespace, with this library's batches and with {@code ip -batch}, in the same
- * run, and prints the times and their ratio. Not a test: a program (see fib/README.md).
+ * Installs then deletes 100,000 IPv4 routes and 10,000 IPv4 ECMP routes (four weighted next hops)
+ * in a fresh namespace, with this library's batches and with {@code ip -batch}, in the same run,
+ * and prints the times and their ratio. Not a test: a program (see fib/README.md).
  *
  * <p>Only documentation prefixes are used: every prefix of length 24 to 32 inside 192.0.2.0/24,
  * 198.51.100.0/24 and 203.0.113.0/24 (1,533 of them), each with as many metrics as it takes to
@@ -47,7 +47,8 @@ public final class RouteBenchmark {
     boolean warmup = !"false".equals(System.getProperty("bench.warmup"));
     try (Topology t = Topology.create("route-benchmark")) {
       Node node = t.node("bench");
-      try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {
+      try (Netns ns = Netns.named(node.netns());
+          Netlink nl = Netlink.open(ns)) {
         nl.links().addVeth("v0", "v1");
         nl.links().setUp("v0");
         nl.links().setUp("v1");
@@ -55,27 +56,42 @@ public final class RouteBenchmark {
         nl.addresses().add(Address.of(v0, "192.0.2.254/24"));
 
         List<Route> single = routes(plain, TABLE, i -> List.of(NextHop.via(GATEWAYS[i % 4], v0)));
-        List<Route> multi = routes(ecmp, ECMP_TABLE, i -> List.of(NextHop.via(GATEWAYS[0], v0).withWeight(1),
-            NextHop.via(GATEWAYS[1], v0).withWeight(2), NextHop.via(GATEWAYS[2], v0).withWeight(3),
-            NextHop.via(GATEWAYS[3], v0).withWeight(4)));
+        List<Route> multi =
+            routes(
+                ecmp,
+                ECMP_TABLE,
+                i ->
+                    List.of(
+                        NextHop.via(GATEWAYS[0], v0).withWeight(1),
+                        NextHop.via(GATEWAYS[1], v0).withWeight(2),
+                        NextHop.via(GATEWAYS[2], v0).withWeight(3),
+                        NextHop.via(GATEWAYS[3], v0).withWeight(4)));
         Path singleAdd = ipBatch(t.dir(), "single-add", single, "add");
         Path singleDel = ipBatch(t.dir(), "single-del", single, "del");
         Path multiAdd = ipBatch(t.dir(), "ecmp-add", multi, "add");
         Path multiDel = ipBatch(t.dir(), "ecmp-del", multi, "del");
 
-        System.out.printf(Locale.ROOT, "route benchmark: %d routes, %d ECMP routes (4 next hops), %d rounds%s, JDK %s, kernel %s%n",
-            plain, ecmp, rounds, warmup ? "" : ", no warm-up", Runtime.version(), System.getProperty("os.version"));
+        System.out.printf(
+            Locale.ROOT,
+            "route benchmark: %d routes, %d ECMP routes (4 next hops), %d rounds%s, JDK %s, kernel %s%n",
+            plain,
+            ecmp,
+            rounds,
+            warmup ? "" : ", no warm-up",
+            Runtime.version(),
+            System.getProperty("os.version"));
         // warm-up (not counted): the JIT compiles the codec as a long-running daemon would have
         if (warmup) {
           runLibrary(nl, single, TABLE, true);
           runLibrary(nl, single, TABLE, false);
         }
 
-        List<Phase> phases = List.of(
-            new Phase(plain + " routes: install", new ArrayList<>(), new ArrayList<>()),
-            new Phase(plain + " routes: delete", new ArrayList<>(), new ArrayList<>()),
-            new Phase(ecmp + " ECMP routes: install", new ArrayList<>(), new ArrayList<>()),
-            new Phase(ecmp + " ECMP routes: delete", new ArrayList<>(), new ArrayList<>()));
+        List<Phase> phases =
+            List.of(
+                new Phase(plain + " routes: install", new ArrayList<>(), new ArrayList<>()),
+                new Phase(plain + " routes: delete", new ArrayList<>(), new ArrayList<>()),
+                new Phase(ecmp + " ECMP routes: install", new ArrayList<>(), new ArrayList<>()),
+                new Phase(ecmp + " ECMP routes: delete", new ArrayList<>(), new ArrayList<>()));
         for (int round = 1; round <= rounds; round++) {
           phases.get(0).ip().add(runIp(node, nl, singleAdd, TABLE, plain));
           phases.get(1).ip().add(runIp(node, nl, singleDel, TABLE, 0));
@@ -87,7 +103,12 @@ public final class RouteBenchmark {
           phases.get(3).lib().add(runLibrary(nl, multi, ECMP_TABLE, false));
         }
 
-        System.out.printf(Locale.ROOT, "%-28s %14s %14s %8s%n", "phase (median of rounds)", "ip -batch ms", "library ms",
+        System.out.printf(
+            Locale.ROOT,
+            "%-28s %14s %14s %8s%n",
+            "phase (median of rounds)",
+            "ip -batch ms",
+            "library ms",
             "ratio");
         double ipTotal = 0;
         double libTotal = 0;
@@ -96,10 +117,16 @@ public final class RouteBenchmark {
           double lib = p.median(p.lib());
           ipTotal += ip;
           libTotal += lib;
-          System.out.printf(Locale.ROOT, "%-28s %14.0f %14.0f %8.2f%n", p.name(), ip, lib, lib / ip);
+          System.out.printf(
+              Locale.ROOT, "%-28s %14.0f %14.0f %8.2f%n", p.name(), ip, lib, lib / ip);
         }
-        System.out.printf(Locale.ROOT, "%-28s %14.0f %14.0f %8.2f   (library / ip -batch; target <= 1.20)%n", "total",
-            ipTotal, libTotal, libTotal / ipTotal);
+        System.out.printf(
+            Locale.ROOT,
+            "%-28s %14.0f %14.0f %8.2f   (library / ip -batch; target <= 1.20)%n",
+            "total",
+            ipTotal,
+            libTotal,
+            libTotal / ipTotal);
       }
     }
   }
@@ -113,23 +140,40 @@ public final class RouteBenchmark {
     List<Route> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       int metric = 1 + i / prefixes.size();
-      out.add(Route.of(prefixes.get(i % prefixes.size())).table(table).protocol(Rtnl.RTPROT_BGP).metric(metric)
-          .nextHops(hops.apply(i)).build());
+      out.add(
+          Route.of(prefixes.get(i % prefixes.size()))
+              .table(table)
+              .protocol(Rtnl.RTPROT_BGP)
+              .metric(metric)
+              .nextHops(hops.apply(i))
+              .build());
     }
     return out;
   }
 
   /** The same routes as {@code ip -batch} lines. */
-  private static Path ipBatch(Path dir, String name, List<Route> routes, String verb) throws IOException {
+  private static Path ipBatch(Path dir, String name, List<Route> routes, String verb)
+      throws IOException {
     StringBuilder sb = new StringBuilder();
     for (Route r : routes) {
-      sb.append("route ").append(verb).append(' ').append(r.destination()).append(" table ").append(r.table())
-          .append(" proto ").append(r.protocol()).append(" metric ").append(r.metric());
+      sb.append("route ")
+          .append(verb)
+          .append(' ')
+          .append(r.destination())
+          .append(" table ")
+          .append(r.table())
+          .append(" proto ")
+          .append(r.protocol())
+          .append(" metric ")
+          .append(r.metric());
       if (r.nextHops().size() == 1) {
         sb.append(" via ").append(Ip.format(r.nextHops().getFirst().gateway())).append(" dev v0");
       } else {
         for (NextHop h : r.nextHops()) {
-          sb.append(" nexthop via ").append(Ip.format(h.gateway())).append(" dev v0 weight ").append(h.weight());
+          sb.append(" nexthop via ")
+              .append(Ip.format(h.gateway()))
+              .append(" dev v0 weight ")
+              .append(h.weight());
         }
       }
       sb.append('\n');
@@ -166,7 +210,8 @@ public final class RouteBenchmark {
   private static void check(Netlink nl, int table, int expected, String what) {
     int n = nl.routes().list(table).size();
     if (n != expected) {
-      throw new IllegalStateException(what + ": table " + table + " holds " + n + " routes, expected " + expected);
+      throw new IllegalStateException(
+          what + ": table " + table + " holds " + n + " routes, expected " + expected);
     }
   }
 }

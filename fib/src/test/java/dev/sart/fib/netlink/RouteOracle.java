@@ -20,7 +20,8 @@ final class RouteOracle {
   static TreeSet<String> table(Node node, Family family, int table) {
     String f = family == Family.INET ? "-4" : "-6";
     TreeSet<String> out = new TreeSet<>();
-    dev.sart.testbed.Shell.Result res = node.tryExec("ip", "-j", "-N", f, "route", "show", "table", Integer.toString(table));
+    dev.sart.testbed.Shell.Result res =
+        node.tryExec("ip", "-j", "-N", f, "route", "show", "table", Integer.toString(table));
     if (!res.ok() && res.stderr().contains("FIB table does not exist")) {
       return out;
     }
@@ -32,17 +33,30 @@ final class RouteOracle {
 
   /** The canonical lines of routes as this library reports them; interfaces by name. */
   static TreeSet<String> of(List<Route> routes, Map<Integer, String> ifnames) {
-    return routes.stream().map(r -> canonical(r, ifnames)).collect(Collectors.toCollection(TreeSet::new));
+    return routes.stream()
+        .map(r -> canonical(r, ifnames))
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   static String canonical(Route r, Map<Integer, String> ifnames) {
     List<String> hops = new ArrayList<>();
     for (NextHop h : r.nextHops()) {
-      hops.add(hop(h.gateway() == null ? null : Ip.format(h.gateway()), h.index() == 0 ? null : ifnames.get(h.index()),
-          h.weight(), h.flags().contains(NextHopFlag.ONLINK)));
+      hops.add(
+          hop(
+              h.gateway() == null ? null : Ip.format(h.gateway()),
+              h.index() == 0 ? null : ifnames.get(h.index()),
+              h.weight(),
+              h.flags().contains(NextHopFlag.ONLINK)));
     }
-    return line(r.destination().toString(), r.table(), r.protocol(), r.scope().code(), r.type().code(), r.metric(),
-        r.preferredSource() == null ? null : Ip.format(r.preferredSource()), hops);
+    return line(
+        r.destination().toString(),
+        r.table(),
+        r.protocol(),
+        r.scope().code(),
+        r.type().code(),
+        r.metric(),
+        r.preferredSource() == null ? null : Ip.format(r.preferredSource()),
+        hops);
   }
 
   private static String canonical(JsonNode j, Family family, int table) {
@@ -62,32 +76,66 @@ final class RouteOracle {
     } else if (j.has("gateway") || j.has("via") || j.has("dev")) {
       hops.add(hop(j));
     }
-    return line(IpPrefix.parse(dst).toString(), intOr(j, "table", table) /* shown only when not the one asked for */, intOr(j, "protocol", Rtnl.RTPROT_BOOT),
-        intOr(j, "scope", 0), intOr(j, "type", RouteType.UNICAST.code()), intOr(j, "metric", 0),
-        j.has("prefsrc") ? j.get("prefsrc").asText() : null, hops);
+    return line(
+        IpPrefix.parse(dst).toString(),
+        intOr(j, "table", table) /* shown only when not the one asked for */,
+        intOr(j, "protocol", Rtnl.RTPROT_BOOT),
+        intOr(j, "scope", 0),
+        intOr(j, "type", RouteType.UNICAST.code()),
+        intOr(j, "metric", 0),
+        j.has("prefsrc") ? j.get("prefsrc").asText() : null,
+        hops);
   }
 
   private static String hop(JsonNode h) {
-    String gw = h.has("gateway") ? h.get("gateway").asText() : h.has("via") ? h.get("via").get("host").asText() : null;
+    String gw =
+        h.has("gateway")
+            ? h.get("gateway").asText()
+            : h.has("via") ? h.get("via").get("host").asText() : null;
     boolean onlink = false;
     if (h.has("flags")) {
       for (JsonNode f : h.get("flags")) {
         onlink |= f.asText().equals("onlink");
       }
     }
-    return hop(gw == null ? null : Ip.format(Ip.parse(gw)), h.has("dev") ? h.get("dev").asText() : null,
-        h.has("weight") ? h.get("weight").asInt() : 1, onlink);
+    return hop(
+        gw == null ? null : Ip.format(Ip.parse(gw)),
+        h.has("dev") ? h.get("dev").asText() : null,
+        h.has("weight") ? h.get("weight").asInt() : 1,
+        onlink);
   }
 
   private static String hop(String gateway, String dev, int weight, boolean onlink) {
-    return (gateway == null ? "" : "via " + gateway + " ") + (dev == null ? "" : "dev " + dev + " ") + "weight " + weight
+    return (gateway == null ? "" : "via " + gateway + " ")
+        + (dev == null ? "" : "dev " + dev + " ")
+        + "weight "
+        + weight
         + (onlink ? " onlink" : "");
   }
 
-  private static String line(String dst, int table, int protocol, int scope, int type, int metric, String prefsrc,
+  private static String line(
+      String dst,
+      int table,
+      int protocol,
+      int scope,
+      int type,
+      int metric,
+      String prefsrc,
       List<String> hops) {
-    return dst + " table " + table + " proto " + protocol + " scope " + scope + " type " + type + " metric " + metric
-        + (prefsrc == null ? "" : " src " + prefsrc) + " " + hops;
+    return dst
+        + " table "
+        + table
+        + " proto "
+        + protocol
+        + " scope "
+        + scope
+        + " type "
+        + type
+        + " metric "
+        + metric
+        + (prefsrc == null ? "" : " src " + prefsrc)
+        + " "
+        + hops;
   }
 
   private static int intOr(JsonNode j, String field, int otherwise) {

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A random sequence of adds, replaces and deletes of IPv4 and IPv6 routes, single-path and ECMP
  * with weights (some IPv4 ones via IPv6 gateways), sent one by one and in batches, leaves the
- * kernel table equal to a model of it: checked with this library's dump and with
- * {@code ip -j route show table N}, and every request's outcome (success, EEXIST, ESRCH) is
- * checked against the model too.
+ * kernel table equal to a model of it: checked with this library's dump and with {@code ip -j route
+ * show table N}, and every request's outcome (success, EEXIST, ESRCH) is checked against the model
+ * too.
  *
  * <p>The seed is printed; {@code -Dsart.seed=N} replays a run.
  */
@@ -33,7 +33,9 @@ class RoutesPropertyTest {
 
   @RegisterExtension final Testbed testbed = new Testbed();
 
-  /** A route's identity in its table: destination and metric (the kernel's key for both families). */
+  /**
+   * A route's identity in its table: destination and metric (the kernel's key for both families).
+   */
   private record Key(IpPrefix destination, int metric) {}
 
   /** One request and the errno the model expects for it (0: success). */
@@ -42,11 +44,13 @@ class RoutesPropertyTest {
   @Test
   void random_adds_replaces_and_deletes_leave_the_table_equal_to_the_model() {
     long seed = Long.getLong("sart.seed", new Random().nextLong());
-    System.out.println("RoutesPropertyTest seed=" + seed + " (replay with -Dsart.seed=" + seed + ")");
+    System.out.println(
+        "RoutesPropertyTest seed=" + seed + " (replay with -Dsart.seed=" + seed + ")");
     Random rnd = new Random(seed);
 
     Node node = testbed.topology().node("a");
-    try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {
+    try (Netns ns = Netns.named(node.netns());
+        Netlink nl = Netlink.open(ns)) {
       nl.links().addVeth("v0", "v1");
       nl.links().setUp("v0");
       nl.links().setUp("v1");
@@ -63,8 +67,10 @@ class RoutesPropertyTest {
       }
       prefixes.add(IpPrefix.parse("203.0.113.0/24"));
       prefixes.add(IpPrefix.parse("203.0.113.0/25"));
-      List<String> gateways4 = List.of("192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5");
-      List<String> gateways6 = List.of("fd00:1::1", "fd00:1::2", "fd00:1::3", "fd00:1::4", "fd00:1::5");
+      List<String> gateways4 =
+          List.of("192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5");
+      List<String> gateways6 =
+          List.of("fd00:1::1", "fd00:1::2", "fd00:1::3", "fd00:1::4", "fd00:1::5");
 
       Map<Key, Route> model = new LinkedHashMap<>();
       int checks = 0;
@@ -88,8 +94,10 @@ class RoutesPropertyTest {
           } else {
             Route existing = model.get(key);
             // by its exact next hops, or by destination and metric alone
-            Route target = existing != null && rnd.nextBoolean() ? existing
-                : Route.of(p).table(TABLE).protocol(Rtnl.RTPROT_BGP).metric(metric).build();
+            Route target =
+                existing != null && rnd.nextBoolean()
+                    ? existing
+                    : Route.of(p).table(TABLE).protocol(Rtnl.RTPROT_BGP).metric(metric).build();
             ops.add(new Op("delete", target, existing == null ? Errno.ESRCH : 0));
             model.remove(key);
           }
@@ -98,14 +106,24 @@ class RoutesPropertyTest {
         if (step % 20 == 19 || step == STEPS - 1) {
           checks++;
           String where = "seed " + seed + ", after step " + step;
-          assertSame(Set.copyOf(model.values()), Set.copyOf(nl.routes().list(TABLE)), "our dump, " + where);
+          assertSame(
+              Set.copyOf(model.values()),
+              Set.copyOf(nl.routes().list(TABLE)),
+              "our dump, " + where);
           TreeSet<String> ip = RouteOracle.table(node, Family.INET, TABLE);
           ip.addAll(RouteOracle.table(node, Family.INET6, TABLE));
-          assertSame(RouteOracle.of(List.copyOf(model.values()), ifnames), ip, "ip -j route, " + where);
+          assertSame(
+              RouteOracle.of(List.copyOf(model.values()), ifnames), ip, "ip -j route, " + where);
         }
       }
-      System.out.println("RoutesPropertyTest: " + STEPS + " steps, " + checks + " checks, " + model.size()
-          + " routes at the end");
+      System.out.println(
+          "RoutesPropertyTest: "
+              + STEPS
+              + " steps, "
+              + checks
+              + " checks, "
+              + model.size()
+              + " routes at the end");
     }
   }
 
@@ -130,11 +148,22 @@ class RoutesPropertyTest {
           default -> nl.routes().delete(op.route());
         }
         if (op.expectedErrno() != 0) {
-          fail(op.verb() + " " + op.route() + " succeeded, expected " + Errno.name(op.expectedErrno())
-              + " (seed " + seed + ", step " + step + ")");
+          fail(
+              op.verb()
+                  + " "
+                  + op.route()
+                  + " succeeded, expected "
+                  + Errno.name(op.expectedErrno())
+                  + " (seed "
+                  + seed
+                  + ", step "
+                  + step
+                  + ")");
         }
       } catch (NetlinkException e) {
-        assertEquals(Errno.name(op.expectedErrno()), Errno.name(e.errno()),
+        assertEquals(
+            Errno.name(op.expectedErrno()),
+            Errno.name(e.errno()),
             e.getMessage() + " (seed " + seed + ", step " + step + ")");
       }
       return;
@@ -153,15 +182,20 @@ class RoutesPropertyTest {
       if (ops.get(i).expectedErrno() == 0) {
         assertNull(e, "batch request " + i + " (seed " + seed + ", step " + step + ")");
       } else {
-        assertEquals(Errno.name(ops.get(i).expectedErrno()), e == null ? "success" : Errno.name(e.errno()),
+        assertEquals(
+            Errno.name(ops.get(i).expectedErrno()),
+            e == null ? "success" : Errno.name(e.errno()),
             "batch request " + i + " " + ops.get(i) + " (seed " + seed + ", step " + step + ")");
       }
     }
   }
 
-  /** One to four distinct gateways with weights 1..10; IPv4 routes sometimes via IPv6 gateways (RTA_VIA). */
-  private static Route random(Random rnd, IpPrefix p, int metric, List<String> gateways, List<String> gateways6,
-      int dev) {
+  /**
+   * One to four distinct gateways with weights 1..10; IPv4 routes sometimes via IPv6 gateways
+   * (RTA_VIA).
+   */
+  private static Route random(
+      Random rnd, IpPrefix p, int metric, List<String> gateways, List<String> gateways6, int dev) {
     List<String> pool = new ArrayList<>(gateways);
     if (p.isIpv4() && rnd.nextInt(4) == 0) {
       pool.addAll(gateways6);

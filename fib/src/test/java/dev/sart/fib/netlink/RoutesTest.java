@@ -48,7 +48,10 @@ class RoutesTest {
     ns.close();
   }
 
-  /** The table as this library dumps it and as {@code ip -j route} shows it must both be {@code expected}. */
+  /**
+   * The table as this library dumps it and as {@code ip -j route} shows it must both be {@code
+   * expected}.
+   */
   private void assertTable(int table, Route... expected) {
     List<Route> want = List.of(expected);
     List<Route> dumped = nl.routes().list(table);
@@ -60,7 +63,13 @@ class RoutesTest {
 
   @Test
   void add_list_and_delete_in_a_table_above_255() {
-    Route r = Route.of("198.51.100.0/24").table(TABLE).protocol(Rtnl.RTPROT_BGP).metric(20).via("192.0.2.1", v0).build();
+    Route r =
+        Route.of("198.51.100.0/24")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_BGP)
+            .metric(20)
+            .via("192.0.2.1", v0)
+            .build();
     nl.routes().add(r);
     assertTable(TABLE, r);
     nl.routes().delete(r);
@@ -76,13 +85,21 @@ class RoutesTest {
     nl.routes().delete(r);
     NetlinkException missing = assertThrows(NetlinkException.class, () -> nl.routes().delete(r));
     assertEquals(Errno.ESRCH, missing.errno());
-    assertTrue(missing.getMessage().startsWith("delete route 198.51.100.0/24 table 120: No such process (ESRCH)"),
+    assertTrue(
+        missing
+            .getMessage()
+            .startsWith("delete route 198.51.100.0/24 table 120: No such process (ESRCH)"),
         missing.getMessage());
-    NetlinkException unreachable = assertThrows(NetlinkException.class,
-        () -> nl.routes().add(Route.of("203.0.113.0/24").table(120).via("198.51.100.1", v0).build()));
+    NetlinkException unreachable =
+        assertThrows(
+            NetlinkException.class,
+            () ->
+                nl.routes()
+                    .add(Route.of("203.0.113.0/24").table(120).via("198.51.100.1", v0).build()));
     assertEquals(Errno.ENETUNREACH, unreachable.errno());
     assertNotNull(unreachable.extAck(), "the kernel explains: " + unreachable.getMessage());
-    assertTrue(unreachable.getMessage().endsWith(": " + unreachable.extAck()), unreachable.getMessage());
+    assertTrue(
+        unreachable.getMessage().endsWith(": " + unreachable.extAck()), unreachable.getMessage());
   }
 
   @Test
@@ -90,8 +107,11 @@ class RoutesTest {
     Route one = Route.of("198.51.100.0/24").table(TABLE).via("192.0.2.1", v0).build();
     nl.routes().replace(one);
     assertTable(TABLE, one);
-    Route ecmp = one.toBuilder().nextHops(List.of(NextHop.via("192.0.2.1", v0).withWeight(3), NextHop.via("192.0.2.2", v0)))
-        .build();
+    Route ecmp =
+        one.toBuilder()
+            .nextHops(
+                List.of(NextHop.via("192.0.2.1", v0).withWeight(3), NextHop.via("192.0.2.2", v0)))
+            .build();
     nl.routes().replace(ecmp);
     assertTable(TABLE, ecmp);
     Route other = one.toBuilder().nextHops(List.of(NextHop.via("192.0.2.3", v0))).build();
@@ -101,9 +121,16 @@ class RoutesTest {
 
   @Test
   void ecmp_with_weights() {
-    Route r = Route.of("203.0.113.0/24").table(TABLE).protocol(Rtnl.RTPROT_BGP).nextHops(List.of(
-        NextHop.via("192.0.2.1", v0).withWeight(2), NextHop.via("192.0.2.2", v0), NextHop.via("192.0.2.3", v0)
-            .withWeight(256))).build();
+    Route r =
+        Route.of("203.0.113.0/24")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_BGP)
+            .nextHops(
+                List.of(
+                    NextHop.via("192.0.2.1", v0).withWeight(2),
+                    NextHop.via("192.0.2.2", v0),
+                    NextHop.via("192.0.2.3", v0).withWeight(256)))
+            .build();
     nl.routes().add(r);
     assertTable(TABLE, r);
     JsonNode hops = Oracle.ip(node, "-j", "route", "show", "table", "1000").get(0).get("nexthops");
@@ -115,7 +142,8 @@ class RoutesTest {
   @Test
   void types_blackhole_unreachable_prohibit_local_and_throw() {
     Route blackhole = Route.of("203.0.113.0/26").table(TABLE).type(RouteType.BLACKHOLE).build();
-    Route unreachable = Route.of("203.0.113.64/26").table(TABLE).type(RouteType.UNREACHABLE).build();
+    Route unreachable =
+        Route.of("203.0.113.64/26").table(TABLE).type(RouteType.UNREACHABLE).build();
     Route prohibit = Route.of("203.0.113.128/26").table(TABLE).type(RouteType.PROHIBIT).build();
     Route local = Route.of("203.0.113.200/32").table(TABLE).type(RouteType.LOCAL).dev(v0).build();
     Route throwRoute = Route.of("198.51.100.0/24").table(TABLE).type(RouteType.THROW).build();
@@ -125,13 +153,18 @@ class RoutesTest {
     }
     assertEquals(Scope.HOST, local.scope());
     assertTable(TABLE, blackhole, unreachable, prohibit, local, throwRoute, v6);
-    assertEquals("blackhole", Oracle.ip(node, "-j", "route", "show", "table", "1000", "203.0.113.0/26").get(0)
-        .get("type").asText());
+    assertEquals(
+        "blackhole",
+        Oracle.ip(node, "-j", "route", "show", "table", "1000", "203.0.113.0/26")
+            .get(0)
+            .get("type")
+            .asText());
   }
 
   @Test
   void scope_link_preferred_source_and_metrics() {
-    Route direct = Route.of("198.51.100.0/24").table(TABLE).dev(v0).preferredSource("192.0.2.100").build();
+    Route direct =
+        Route.of("198.51.100.0/24").table(TABLE).dev(v0).preferredSource("192.0.2.100").build();
     assertEquals(Scope.LINK, direct.scope());
     Route worse = Route.of("198.51.100.0/24").table(TABLE).metric(200).via("192.0.2.1", v0).build();
     nl.routes().add(direct);
@@ -143,11 +176,21 @@ class RoutesTest {
 
   @Test
   void on_link_next_hop_outside_every_subnet() {
-    Route r = Route.of("203.0.113.128/25").table(TABLE).nextHop(NextHop.onlink("198.51.100.9", v0)).build();
+    Route r =
+        Route.of("203.0.113.128/25")
+            .table(TABLE)
+            .nextHop(NextHop.onlink("198.51.100.9", v0))
+            .build();
     nl.routes().add(r);
     assertTable(TABLE, r);
-    Route ecmp = Route.of("203.0.113.0/25").table(TABLE).nextHops(List.of(NextHop.onlink("198.51.100.9", v0),
-        NextHop.onlink("198.51.100.10", v0).withWeight(4))).build();
+    Route ecmp =
+        Route.of("203.0.113.0/25")
+            .table(TABLE)
+            .nextHops(
+                List.of(
+                    NextHop.onlink("198.51.100.9", v0),
+                    NextHop.onlink("198.51.100.10", v0).withWeight(4)))
+            .build();
     nl.routes().add(ecmp);
     assertTable(TABLE, r, ecmp);
   }
@@ -155,27 +198,48 @@ class RoutesTest {
   @Test
   void ipv4_routes_via_ipv6_next_hops() {
     Route via = Route.of("203.0.113.0/24").table(TABLE).via("fd00:1::1", v0).build();
-    Route mixed = Route.of("198.51.100.0/24").table(TABLE).nextHops(List.of(NextHop.via("fd00:1::1", v0).withWeight(2),
-        NextHop.via("192.0.2.1", v0))).build();
+    Route mixed =
+        Route.of("198.51.100.0/24")
+            .table(TABLE)
+            .nextHops(
+                List.of(NextHop.via("fd00:1::1", v0).withWeight(2), NextHop.via("192.0.2.1", v0)))
+            .build();
     nl.routes().add(via);
     nl.routes().add(mixed);
     assertTable(TABLE, via, mixed);
-    JsonNode shown = Oracle.ip(node, "-j", "route", "show", "table", "1000", "203.0.113.0/24").get(0);
+    JsonNode shown =
+        Oracle.ip(node, "-j", "route", "show", "table", "1000", "203.0.113.0/24").get(0);
     assertEquals("inet6", shown.get("via").get("family").asText());
     assertEquals("fd00:1::1", shown.get("via").get("host").asText());
   }
 
   @Test
   void ipv6_routes_single_and_multipath() {
-    Route single = Route.of("2001:db8:1::/48").table(TABLE).protocol(Rtnl.RTPROT_BGP).via("fd00:1::1", v0).build();
+    Route single =
+        Route.of("2001:db8:1::/48")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_BGP)
+            .via("fd00:1::1", v0)
+            .build();
     assertEquals(Route.IPV6_DEFAULT_METRIC, single.metric());
-    Route ecmp = Route.of("2001:db8:2::/48").table(TABLE).metric(50).nextHops(List.of(
-        NextHop.via("fd00:1::1", v0).withWeight(3), NextHop.via("fd00:1::2", v0))).build();
+    Route ecmp =
+        Route.of("2001:db8:2::/48")
+            .table(TABLE)
+            .metric(50)
+            .nextHops(
+                List.of(NextHop.via("fd00:1::1", v0).withWeight(3), NextHop.via("fd00:1::2", v0)))
+            .build();
     nl.routes().add(single);
     nl.routes().add(ecmp);
     assertTable(TABLE, single, ecmp);
-    Route three = ecmp.toBuilder().nextHops(List.of(NextHop.via("fd00:1::1", v0), NextHop.via("fd00:1::2", v0),
-        NextHop.via("fd00:1::3", v0).withWeight(7))).build();
+    Route three =
+        ecmp.toBuilder()
+            .nextHops(
+                List.of(
+                    NextHop.via("fd00:1::1", v0),
+                    NextHop.via("fd00:1::2", v0),
+                    NextHop.via("fd00:1::3", v0).withWeight(7)))
+            .build();
     nl.routes().replace(three);
     assertTable(TABLE, single, three);
     nl.routes().delete(three);
@@ -185,18 +249,40 @@ class RoutesTest {
 
   @Test
   void list_filters_by_table_family_and_protocol() {
-    Route bgp = Route.of("198.51.100.0/24").table(TABLE).protocol(Rtnl.RTPROT_BGP).via("192.0.2.1", v0).build();
-    Route bgp6 = Route.of("2001:db8:1::/48").table(TABLE).protocol(Rtnl.RTPROT_BGP).via("fd00:1::1", v0).build();
-    Route stat = Route.of("203.0.113.0/24").table(TABLE).protocol(Rtnl.RTPROT_STATIC).via("192.0.2.1", v0).build();
+    Route bgp =
+        Route.of("198.51.100.0/24")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_BGP)
+            .via("192.0.2.1", v0)
+            .build();
+    Route bgp6 =
+        Route.of("2001:db8:1::/48")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_BGP)
+            .via("fd00:1::1", v0)
+            .build();
+    Route stat =
+        Route.of("203.0.113.0/24")
+            .table(TABLE)
+            .protocol(Rtnl.RTPROT_STATIC)
+            .via("192.0.2.1", v0)
+            .build();
     Route main = Route.of("203.0.113.0/24").protocol(Rtnl.RTPROT_BGP).via("192.0.2.1", v0).build();
     for (Route r : List.of(bgp, bgp6, stat, main)) {
       nl.routes().add(r);
     }
-    assertEquals(Set.of(bgp, bgp6), Set.copyOf(nl.routes().list(RouteFilter.ALL.table(TABLE).protocol(Rtnl.RTPROT_BGP))));
-    assertEquals(List.of(bgp6), nl.routes().list(RouteFilter.ALL.table(TABLE).protocol(Rtnl.RTPROT_BGP)
-        .family(Family.INET6)));
-    assertEquals(Set.of(bgp, bgp6, main), Set.copyOf(nl.routes().list(RouteFilter.ALL.protocol(Rtnl.RTPROT_BGP))));
-    assertTrue(nl.routes().list().stream().anyMatch(r -> r.table() == Rtnl.RT_TABLE_LOCAL), "all tables");
+    assertEquals(
+        Set.of(bgp, bgp6),
+        Set.copyOf(nl.routes().list(RouteFilter.ALL.table(TABLE).protocol(Rtnl.RTPROT_BGP))));
+    assertEquals(
+        List.of(bgp6),
+        nl.routes()
+            .list(RouteFilter.ALL.table(TABLE).protocol(Rtnl.RTPROT_BGP).family(Family.INET6)));
+    assertEquals(
+        Set.of(bgp, bgp6, main),
+        Set.copyOf(nl.routes().list(RouteFilter.ALL.protocol(Rtnl.RTPROT_BGP))));
+    assertTrue(
+        nl.routes().list().stream().anyMatch(r -> r.table() == Rtnl.RT_TABLE_LOCAL), "all tables");
     assertEquals(List.of(), nl.routes().list(4321), "a table that does not exist is empty");
   }
 
@@ -210,9 +296,12 @@ class RoutesTest {
     Route v6 = Route.of("2001:db8:7::/48").via("fd00:1::1", v0).build();
     nl.routes().add(v6);
     assertEquals(v6, nl.routes().get(Ip.parse("2001:db8:7::1")));
-    NetlinkException e = assertThrows(NetlinkException.class, () -> nl.routes().get(Ip.parse("203.0.113.1")));
+    NetlinkException e =
+        assertThrows(NetlinkException.class, () -> nl.routes().get(Ip.parse("203.0.113.1")));
     assertEquals(Errno.ENETUNREACH, e.errno());
-    assertTrue(e.getMessage().startsWith("get route 203.0.113.1: Network is unreachable (ENETUNREACH)"), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("get route 203.0.113.1: Network is unreachable (ENETUNREACH)"),
+        e.getMessage());
   }
 
   @Test
@@ -220,13 +309,17 @@ class RoutesTest {
     Batch batch = nl.batch();
     List<IpPrefix> prefixes = DocumentationPrefixes.ipv4();
     for (int i = 0; i < 1000; i++) {
-      batch.addRoute(Route.of(prefixes.get(i)).table(TABLE).via("192.0.2." + (1 + i % 3), v0).build());
+      batch.addRoute(
+          Route.of(prefixes.get(i)).table(TABLE).via("192.0.2." + (1 + i % 3), v0).build());
     }
-    batch.addRoute(Route.of(prefixes.get(7)).table(TABLE).via("192.0.2.1", v0).build()); // 1000: exists
+    batch.addRoute(
+        Route.of(prefixes.get(7)).table(TABLE).via("192.0.2.1", v0).build()); // 1000: exists
     batch.deleteRoute(Route.of("203.0.113.0/24").table(TABLE).build()); // 1001: no such route
     BatchResult result = batch.execute();
     assertEquals(Set.of(1000, 1001), result.failures().keySet());
-    assertEquals("add route " + prefixes.get(7) + " table 1000: File exists (EEXIST)", result.failure(1000).getMessage());
+    assertEquals(
+        "add route " + prefixes.get(7) + " table 1000: File exists (EEXIST)",
+        result.failure(1000).getMessage());
     assertEquals(Errno.ESRCH, result.failure(1001).errno());
     assertEquals(0, batch.size(), "executing empties the batch");
     assertEquals(1000, nl.routes().list(TABLE).size());

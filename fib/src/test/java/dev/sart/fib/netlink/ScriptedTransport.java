@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
- * A kernel stand-in: records every datagram sent and answers each message of it through a
- * script, which writes reply datagrams. For tests of {@link NetlinkSocket}'s request logic.
+ * A kernel stand-in: records every datagram sent and answers each message of it through a script,
+ * which writes reply datagrams. For tests of {@link NetlinkSocket}'s request logic.
  */
 final class ScriptedTransport implements Transport {
   /** The script: gets each message sent and a sink for reply datagrams. */
@@ -53,15 +53,21 @@ final class ScriptedTransport implements Transport {
   @Override
   public void close() {}
 
-  /** An NLMSG_ERROR answering {@code request}: an ack when errno is 0, with an extended-ack text when given. */
+  /**
+   * An NLMSG_ERROR answering {@code request}: an ack when errno is 0, with an extended-ack text
+   * when given.
+   */
   static MessageWriter ack(Message request, int errno, String extAck) {
     MessageWriter w = new MessageWriter();
     int flags = Rtnl.NLM_F_CAPPED | (extAck != null ? Rtnl.NLM_F_ACK_TLVS : 0);
     int start = w.begin(Rtnl.NLMSG_ERROR, flags, request.seq());
     w.u32(-errno);
     // the request's header, capped
-    w.u32(Rtnl.NLMSG_HDRLEN + request.payload().remaining()).u16(request.type()).u16(request.flags())
-        .u32(request.seq()).u32(request.pid());
+    w.u32(Rtnl.NLMSG_HDRLEN + request.payload().remaining())
+        .u16(request.type())
+        .u16(request.flags())
+        .u32(request.seq())
+        .u32(request.pid());
     if (extAck != null) {
       w.attrString(Rtnl.NLMSGERR_ATTR_MSG, extAck);
     }

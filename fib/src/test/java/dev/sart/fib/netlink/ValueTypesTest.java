@@ -17,7 +17,8 @@ class ValueTypesTest {
     assertEquals("203.0.113.9/32", IpPrefix.parse("203.0.113.9").toString());
     assertEquals(128, IpPrefix.parse("fd00::1").length());
     assertThrows(IllegalArgumentException.class, () -> IpPrefix.parse("192.0.2.0/33"));
-    assertThrows(IllegalArgumentException.class, () -> IpPrefix.parse("example.com/24"), "no name lookups");
+    assertThrows(
+        IllegalArgumentException.class, () -> IpPrefix.parse("example.com/24"), "no name lookups");
   }
 
   @Test
@@ -28,15 +29,23 @@ class ValueTypesTest {
     assertTrue(p.contains(IpPrefix.parse("198.51.100.128/25")));
     assertFalse(p.contains(IpPrefix.parse("198.51.100.0/23")));
     assertFalse(IpPrefix.parse("::/0").contains(Ip.parse("192.0.2.1")));
-    assertTrue(IpPrefix.parse("0.0.0.0/0").compareTo(IpPrefix.parse("::/0")) < 0, "IPv4 sorts first");
+    assertTrue(
+        IpPrefix.parse("0.0.0.0/0").compareTo(IpPrefix.parse("::/0")) < 0, "IPv4 sorts first");
   }
 
   @Test
   void ipv6_prints_as_rfc_5952_says() {
     assertEquals("2001:db8::1", Ip.format(Ip.parse("2001:0db8:0:0:0:0:0:1")));
-    assertEquals("2001:db8:0:1:1:1:1:1", Ip.format(Ip.parse("2001:db8:0:1:1:1:1:1")), "§4.2.2: one zero word stays");
-    assertEquals("2001:db8::1:0:0:1", Ip.format(Ip.parse("2001:db8:0:0:1:0:0:1")), "§4.2.3: the first of equal runs");
-    assertEquals("2001:db8:0:1::1", Ip.format(Ip.parse("2001:db8:0:1:0:0:0:1")), "§4.2.3: the longest run");
+    assertEquals(
+        "2001:db8:0:1:1:1:1:1",
+        Ip.format(Ip.parse("2001:db8:0:1:1:1:1:1")),
+        "§4.2.2: one zero word stays");
+    assertEquals(
+        "2001:db8::1:0:0:1",
+        Ip.format(Ip.parse("2001:db8:0:0:1:0:0:1")),
+        "§4.2.3: the first of equal runs");
+    assertEquals(
+        "2001:db8:0:1::1", Ip.format(Ip.parse("2001:db8:0:1:0:0:0:1")), "§4.2.3: the longest run");
     assertEquals("::", Ip.format(Ip.parse("::")));
     assertEquals("fd00::", Ip.format(Ip.parse("fd00::")));
     assertEquals("::1", Ip.format(Ip.parse("::1")));

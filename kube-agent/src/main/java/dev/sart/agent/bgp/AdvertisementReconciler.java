@@ -14,21 +14,23 @@ import java.util.logging.Logger;
 
 /**
  * BGPAdvertisement (sart.md §6.5). The controller lists the target peers in {@code status.peers}
- * (NotAdvertised, or Withdraw to take a prefix back); for the entries that are peers of this node the
- * agent moves NotAdvertised to Advertised once the prefix is exported to that peer: the peer is
+ * (NotAdvertised, or Withdraw to take a prefix back); for the entries that are peers of this node
+ * the agent moves NotAdvertised to Advertised once the prefix is exported to that peer: the peer is
  * Established, its export policy accepts the prefix and the speaker originates it; Advertised goes
  * back to NotAdvertised when the session goes down (so the entry is true), and Withdraw entries are
  * removed. The speaker originates a prefix while at least one entry of this node's peers is
  * Advertised, and withdraws it otherwise (also when the BGPAdvertisement is deleted).
  *
- * <p>AddPath originates a prefix for every peer of the speaker; which peers get it is decided by the
- * per-peer export policies ({@link ExportPolicies}), which the agent brings up to date before this
- * reconciler runs: a peer's policy accepts exactly the prefixes whose entry for it is not Withdraw.
+ * <p>AddPath originates a prefix for every peer of the speaker; which peers get it is decided by
+ * the per-peer export policies ({@link ExportPolicies}), which the agent brings up to date before
+ * this reconciler runs: a peer's policy accepts exactly the prefixes whose entry for it is not
+ * Withdraw.
  */
 final class AdvertisementReconciler {
   private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
 
   private final KubernetesClient client;
+
   /** Prefixes the speaker originates because of us; null until read back from the speaker. */
   private Set<String> announced;
 
@@ -36,12 +38,17 @@ final class AdvertisementReconciler {
     this.client = client;
   }
 
-  /** After a speaker restart nothing is announced; it is read back from the speaker on the next pass. */
+  /**
+   * After a speaker restart nothing is announced; it is read back from the speaker on the next
+   * pass.
+   */
   void forget() {
     announced = null;
   }
 
-  /** The prefixes the speaker originates because of us (read back from the speaker the first time). */
+  /**
+   * The prefixes the speaker originates because of us (read back from the speaker the first time).
+   */
   Set<String> originated(Speaker speaker) {
     if (announced == null) {
       announced = new HashSet<>(speaker.localPrefixes());
@@ -53,7 +60,10 @@ final class AdvertisementReconciler {
    * @param mine whether a BGPPeer name is a live peer of this node
    * @param established whether a BGPPeer name is a peer of this node whose session is Established
    */
-  void reconcile(List<BGPAdvertisement> adverts, Predicate<String> mine, Predicate<String> established,
+  void reconcile(
+      List<BGPAdvertisement> adverts,
+      Predicate<String> mine,
+      Predicate<String> established,
       Speaker speaker) {
     if (speaker != null && announced == null) {
       announced = new HashSet<>(speaker.localPrefixes());
@@ -64,8 +74,8 @@ final class AdvertisementReconciler {
       if (a.getSpec() == null || a.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
-      Map<String, AdvertiseStatus> peers = a.getStatus() == null || a.getStatus().peers() == null
-          ? Map.of() : a.getStatus().peers();
+      Map<String, AdvertiseStatus> peers =
+          a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
       Map<String, AdvertiseStatus> next = new LinkedHashMap<>(peers);
       for (Map.Entry<String, AdvertiseStatus> e : peers.entrySet()) {
         String peer = e.getKey();
@@ -86,14 +96,16 @@ final class AdvertisementReconciler {
           }
         }
       }
-      if (next.entrySet().stream().anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
+      if (next.entrySet().stream()
+          .anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
         wanted.add(a.getSpec().cidr());
       }
       if (!next.equals(peers)) {
         updates.put(a, next);
       }
     }
-    // the speaker first, then the statuses: an entry says Advertised only once the speaker has the prefix
+    // the speaker first, then the statuses: an entry says Advertised only once the speaker has the
+    // prefix
     for (String cidr : speaker == null ? Set.<String>of() : wanted) {
       if (!announced.contains(cidr)) {
         speaker.addPath(cidr);
@@ -108,31 +120,48 @@ final class AdvertisementReconciler {
         LOG.info(() -> "event=prefix-withdrawn cidr=" + cidr);
       }
     }
-    updates.forEach((a, next) -> client.resources(BGPAdvertisement.class).inNamespace(a.getMetadata().getNamespace())
-        .withName(a.getMetadata().getName()).editStatus(cur -> {
-          // each changed entry of ours is applied only if the server still has the value it was decided
-          // from (the controller may have written Withdraw meanwhile); the rest is kept as it is
-          Map<String, AdvertiseStatus> base = a.getStatus() == null || a.getStatus().peers() == null
-              ? Map.of() : a.getStatus().peers();
-          Map<String, AdvertiseStatus> merged = new LinkedHashMap<>(
-              cur.getStatus() == null || cur.getStatus().peers() == null ? Map.of() : cur.getStatus().peers());
-          Set<String> keys = new HashSet<>(base.keySet());
-          keys.addAll(next.keySet());
-          for (String k : keys) {
-            if (java.util.Objects.equals(merged.get(k), base.get(k)) && !java.util.Objects.equals(base.get(k), next.get(k))) {
-              if (next.containsKey(k)) {
-                merged.put(k, next.get(k));
-              } else {
-                merged.remove(k);
-              }
-            }
-          }
-          cur.setStatus(new BGPAdvertisementStatus(merged));
-          return cur;
-        }));
+    updates.forEach(
+        (a, next) ->
+            client
+                .resources(BGPAdvertisement.class)
+                .inNamespace(a.getMetadata().getNamespace())
+                .withName(a.getMetadata().getName())
+                .editStatus(
+                    cur -> {
+                      // each changed entry of ours is applied only if the server still has the
+                      // value it was decided
+                      // from (the controller may have written Withdraw meanwhile); the rest is kept
+                      // as it is
+                      Map<String, AdvertiseStatus> base =
+                          a.getStatus() == null || a.getStatus().peers() == null
+                              ? Map.of()
+                              : a.getStatus().peers();
+                      Map<String, AdvertiseStatus> merged =
+                          new LinkedHashMap<>(
+                              cur.getStatus() == null || cur.getStatus().peers() == null
+                                  ? Map.of()
+                                  : cur.getStatus().peers());
+                      Set<String> keys = new HashSet<>(base.keySet());
+                      keys.addAll(next.keySet());
+                      for (String k : keys) {
+                        if (java.util.Objects.equals(merged.get(k), base.get(k))
+                            && !java.util.Objects.equals(base.get(k), next.get(k))) {
+                          if (next.containsKey(k)) {
+                            merged.put(k, next.get(k));
+                          } else {
+                            merged.remove(k);
+                          }
+                        }
+                      }
+                      cur.setStatus(new BGPAdvertisementStatus(merged));
+                      return cur;
+                    }));
   }
 
-  /** Without a speaker: the entries of this node's peers are NotAdvertised (or removed when Withdraw). */
+  /**
+   * Without a speaker: the entries of this node's peers are NotAdvertised (or removed when
+   * Withdraw).
+   */
   void reconcileStatusOnly(List<BGPAdvertisement> adverts, Set<String> mine) {
     reconcile(adverts, mine::contains, peer -> false, null);
   }

@@ -27,8 +27,8 @@ import java.util.function.Supplier;
  *       (the node);
  *   <li>{@code sart_agent_bgp_peer_status{peer,status}} 1 for each BGPPeer of the node in its
  *       current state, {@code sart_agent_node_bgp_status{name,status}} 1 for the NodeBGP's newest
- *       condition, {@code sart_agent_node_bgp_backoff_count_total{name}} its {@code status.backoff},
- *       read from the agent's informer caches at each scrape ({@link #refresh}).
+ *       condition, {@code sart_agent_node_bgp_backoff_count_total{name}} its {@code
+ *       status.backoff}, read from the agent's informer caches at each scrape ({@link #refresh}).
  * </ul>
  */
 public final class AgentMetrics {
@@ -42,22 +42,42 @@ public final class AgentMetrics {
   private final MultiGauge peerStatus;
   private final MultiGauge nodeBgpStatus;
 
-  AgentMetrics(MeterRegistry registry, String node, Supplier<Collection<BGPPeer>> peers, Supplier<NodeBGP> nodeBgp) {
+  AgentMetrics(
+      MeterRegistry registry,
+      String node,
+      Supplier<Collection<BGPPeer>> peers,
+      Supplier<NodeBGP> nodeBgp) {
     this.peers = peers;
     this.nodeBgp = nodeBgp;
     Tags tags = Tags.of("resource", RESOURCE, "instance", node);
-    duration = Timer.builder("sart.agent.reconcile.duration").tags(tags).description("time of one pass of the agent")
-        .publishPercentileHistogram().register(registry);
-    total = Counter.builder("sart.agent.reconciliation").tags(tags).description("passes of the agent")
-        .register(registry);
-    errors = Counter.builder("sart.agent.reconciliation.errors").tags(tags)
-        .description("passes that failed or found the speaker unreachable").register(registry);
-    peerStatus = MultiGauge.builder("sart.agent.bgp.peer.status").description("1 for the BGPPeer's current state")
-        .register(registry);
-    nodeBgpStatus = MultiGauge.builder("sart.agent.node.bgp.status")
-        .description("1 for the NodeBGP's newest condition").register(registry);
-    FunctionCounter.builder("sart.agent.node.bgp.backoff.count", this, AgentMetrics::backoff).tag("name", node)
-        .description("times the node's speaker was found restarted or gone (NodeBGP status.backoff)")
+    duration =
+        Timer.builder("sart.agent.reconcile.duration")
+            .tags(tags)
+            .description("time of one pass of the agent")
+            .publishPercentileHistogram()
+            .register(registry);
+    total =
+        Counter.builder("sart.agent.reconciliation")
+            .tags(tags)
+            .description("passes of the agent")
+            .register(registry);
+    errors =
+        Counter.builder("sart.agent.reconciliation.errors")
+            .tags(tags)
+            .description("passes that failed or found the speaker unreachable")
+            .register(registry);
+    peerStatus =
+        MultiGauge.builder("sart.agent.bgp.peer.status")
+            .description("1 for the BGPPeer's current state")
+            .register(registry);
+    nodeBgpStatus =
+        MultiGauge.builder("sart.agent.node.bgp.status")
+            .description("1 for the NodeBGP's newest condition")
+            .register(registry);
+    FunctionCounter.builder("sart.agent.node.bgp.backoff.count", this, AgentMetrics::backoff)
+        .tag("name", node)
+        .description(
+            "times the node's speaker was found restarted or gone (NodeBGP status.backoff)")
         .register(registry);
   }
 
@@ -76,18 +96,27 @@ public final class AgentMetrics {
     for (BGPPeer p : peers.get()) {
       BGPPeerCondition c = PeerReconciler.last(p.getStatus());
       if (c != null && p.getMetadata().getDeletionTimestamp() == null) {
-        rows.add(MultiGauge.Row.of(Tags.of("peer", p.getMetadata().getName(), "status", c.status().name()), 1));
+        rows.add(
+            MultiGauge.Row.of(
+                Tags.of("peer", p.getMetadata().getName(), "status", c.status().name()), 1));
       }
     }
     peerStatus.register(rows, true);
     NodeBGP nb = nodeBgp.get();
     NodeBGPCondition c = nb == null ? null : NodeBgpReconciler.last(nb.getStatus());
-    nodeBgpStatus.register(c == null ? List.of()
-        : List.of(MultiGauge.Row.of(Tags.of("name", nb.getMetadata().getName(), "status", c.status().name()), 1)), true);
+    nodeBgpStatus.register(
+        c == null
+            ? List.of()
+            : List.of(
+                MultiGauge.Row.of(
+                    Tags.of("name", nb.getMetadata().getName(), "status", c.status().name()), 1)),
+        true);
   }
 
   private double backoff() {
     NodeBGP nb = nodeBgp.get();
-    return nb == null || nb.getStatus() == null || nb.getStatus().backoff() == null ? 0 : nb.getStatus().backoff();
+    return nb == null || nb.getStatus() == null || nb.getStatus().backoff() == null
+        ? 0
+        : nb.getStatus().backoff();
   }
 }

@@ -22,15 +22,15 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
- * The BGP side of the node agent: watches this node's NodeBGP and BGPPeers and all BGPAdvertisements
- * (fabric8 informers) and drives the node's speaker through its gRPC API.
+ * The BGP side of the node agent: watches this node's NodeBGP and BGPPeers and all
+ * BGPAdvertisements (fabric8 informers) and drives the node's speaker through its gRPC API.
  *
  * <p>One owner thread runs every pass over the whole node state (level-triggered): an informer
  * event, a peer-state event from the speaker's stream, the stream breaking, a failure's retry and a
- * periodic resync all just ask for a pass, and requests coalesce. A speaker found unconfigured
- * (AS 0) or a broken peer-state stream means the speaker restarted: the agent forgets what it had
- * sent and re-applies the ASN, router id, multipath, the per-peer export policies, every peer and
- * every announced prefix.
+ * periodic resync all just ask for a pass, and requests coalesce. A speaker found unconfigured (AS
+ * 0) or a broken peer-state stream means the speaker restarted: the agent forgets what it had sent
+ * and re-applies the ASN, router id, multipath, the per-peer export policies, every peer and every
+ * announced prefix.
  */
 public final class BgpAgent implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(BgpAgent.class.getName());
@@ -42,8 +42,13 @@ public final class BgpAgent implements AutoCloseable {
   private final String speakerEndpoint;
   private final ScheduledExecutorService loop;
   private final AtomicBoolean pending = new AtomicBoolean();
-  /** False until every informer has its first list: a pass on a partial cache would delete peers and prefixes. */
+
+  /**
+   * False until every informer has its first list: a pass on a partial cache would delete peers and
+   * prefixes.
+   */
   private volatile boolean ready;
+
   private final NodeBgpReconciler nodeBgp;
   private final PeerReconciler peers;
   private final AdvertisementReconciler adverts;
@@ -61,8 +66,13 @@ public final class BgpAgent implements AutoCloseable {
   private long passes;
   private volatile boolean lastPassOk;
   private volatile AgentMetrics metrics;
-  /** The uid of the deleted NodeBGP whose speaker this agent cleared (it must not configure it again). */
+
+  /**
+   * The uid of the deleted NodeBGP whose speaker this agent cleared (it must not configure it
+   * again).
+   */
   private String released;
+
   /** The neighbours that held the NodeBGP's deletion at the last pass. */
   private List<String> heldBy;
 
@@ -71,8 +81,8 @@ public final class BgpAgent implements AutoCloseable {
   }
 
   /**
-   * @param speakerEndpoint the speaker's gRPC endpoint (host:port), overriding the NodeBGP's
-   *     {@code speaker.path}; null to use that
+   * @param speakerEndpoint the speaker's gRPC endpoint (host:port), overriding the NodeBGP's {@code
+   *     speaker.path}; null to use that
    */
   public BgpAgent(KubernetesClient client, String node, Duration resync, String speakerEndpoint) {
     this.speakerEndpoint = speakerEndpoint;
@@ -82,7 +92,9 @@ public final class BgpAgent implements AutoCloseable {
     this.client = client;
     this.node = node;
     this.resync = resync;
-    this.loop = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("bgp-agent-" + node).factory());
+    this.loop =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("bgp-agent-" + node).factory());
     this.nodeBgp = new NodeBgpReconciler(client);
     this.peers = new PeerReconciler(client);
     this.adverts = new AdvertisementReconciler(client);
@@ -93,9 +105,12 @@ public final class BgpAgent implements AutoCloseable {
    * The daemon calls {@link AgentMetrics#refresh} before each scrape.
    */
   public AgentMetrics metrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    metrics = new AgentMetrics(registry, node,
-        () -> bgpPeers == null ? List.of() : bgpPeers.getStore().list(),
-        () -> nodeBgps == null ? null : nodeBgps.getStore().getByKey(node));
+    metrics =
+        new AgentMetrics(
+            registry,
+            node,
+            () -> bgpPeers == null ? List.of() : bgpPeers.getStore().list(),
+            () -> nodeBgps == null ? null : nodeBgps.getStore().getByKey(node));
     return metrics;
   }
 
@@ -131,52 +146,62 @@ public final class BgpAgent implements AutoCloseable {
   public BgpAgent start() {
     // all three exist before any starts: an event of one triggers a pass that reads the others
     nodeBgps = inform(client.resources(NodeBGP.class).runnableInformer(0));
-    bgpPeers = inform(client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).runnableInformer(0));
-    bgpPeers.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(BGPPeer p) {
-        peersChanged();
-      }
+    bgpPeers =
+        inform(
+            client
+                .resources(BGPPeer.class)
+                .withLabel(Sart.BGP_PEER_NODE_LABEL, node)
+                .runnableInformer(0));
+    bgpPeers.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(BGPPeer p) {
+            peersChanged();
+          }
 
-      @Override
-      public void onUpdate(BGPPeer before, BGPPeer after) {
-        if (!java.util.Objects.equals(before.getMetadata().getDeletionTimestamp(),
-            after.getMetadata().getDeletionTimestamp())) {
-          peersChanged();
-        }
-      }
+          @Override
+          public void onUpdate(BGPPeer before, BGPPeer after) {
+            if (!java.util.Objects.equals(
+                before.getMetadata().getDeletionTimestamp(),
+                after.getMetadata().getDeletionTimestamp())) {
+              peersChanged();
+            }
+          }
 
-      @Override
-      public void onDelete(BGPPeer p, boolean deletedFinalStateUnknown) {
-        peersChanged();
-      }
-    });
-    bgpAdverts = inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
+          @Override
+          public void onDelete(BGPPeer p, boolean deletedFinalStateUnknown) {
+            peersChanged();
+          }
+        });
+    bgpAdverts =
+        inform(client.resources(BGPAdvertisement.class).inAnyNamespace().runnableInformer(0));
     informers.forEach(i -> i.start().toCompletableFuture().join());
     ready = true;
-    loop.scheduleWithFixedDelay(this::trigger, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
+    loop.scheduleWithFixedDelay(
+        this::trigger, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     LOG.info(() -> "event=bgp-agent-started node=" + node);
     trigger();
     return this;
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> i) {
-    i.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        trigger();
-      }
+    i.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(T obj) {
+            trigger();
+          }
 
-      @Override
-      public void onUpdate(T oldObj, T newObj) {
-        trigger();
-      }
+          @Override
+          public void onUpdate(T oldObj, T newObj) {
+            trigger();
+          }
 
-      @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        trigger();
-      }
-    });
+          @Override
+          public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            trigger();
+          }
+        });
     informers.add(i);
     return i;
   }
@@ -206,7 +231,10 @@ public final class BgpAgent implements AutoCloseable {
         loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"", e);
+      LOG.log(
+          Level.WARNING,
+          "event=reconcile-failed node=" + node + " reason=\"" + e.getMessage() + "\"",
+          e);
       loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
     } finally {
       AgentMetrics m = metrics;
@@ -234,8 +262,10 @@ public final class BgpAgent implements AutoCloseable {
     String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
     if (speaker == null || !speaker.endpoint().equals(endpoint)) {
       closeSpeaker();
-      long t = nb.getSpec().speaker().timeout() == null || nb.getSpec().speaker().timeout() == 0 ? 10
-          : nb.getSpec().speaker().timeout();
+      long t =
+          nb.getSpec().speaker().timeout() == null || nb.getSpec().speaker().timeout() == 0
+              ? 10
+              : nb.getSpec().speaker().timeout();
       speaker = new Speaker(endpoint, Duration.ofSeconds(t));
       restarted();
     }
@@ -254,11 +284,13 @@ public final class BgpAgent implements AutoCloseable {
       lost = true;
     }
     if (lost && !speakerDown) {
-      // every session of the old speaker is gone, even if the new one comes up before the stream says so
+      // every session of the old speaker is gone, even if the new one comes up before the stream
+      // says so
       peers.speakerDown(myPeers);
       speakerDown = true;
     }
-    if (outcome == NodeBgpReconciler.Outcome.UNREACHABLE || outcome == NodeBgpReconciler.Outcome.INVALID) {
+    if (outcome == NodeBgpReconciler.Outcome.UNREACHABLE
+        || outcome == NodeBgpReconciler.Outcome.INVALID) {
       if (!speakerDown) {
         peers.speakerDown(myPeers);
         speakerDown = true;
@@ -276,7 +308,8 @@ public final class BgpAgent implements AutoCloseable {
     Set<String> mine = names(myPeers);
     List<BGPAdvertisement> all = List.copyOf(bgpAdverts.getStore().list());
     Map<String, Set<String>> targets = ExportPolicies.targets(all, mine);
-    // the export policies first: each peer is added with its own, and a prefix is originated only once
+    // the export policies first: each peer is added with its own, and a prefix is originated only
+    // once
     // every peer's policy says whether that peer gets it
     exports.apply(speaker, targets, adverts.originated(speaker), false);
     peers.reconcile(nb, myPeers, speaker, watch);
@@ -284,11 +317,19 @@ public final class BgpAgent implements AutoCloseable {
       peers.createListed(nb, myPeers);
     }
     PeerWatch current = watch;
-    Map<String, String> addrs = myPeers.stream().filter(p -> p.getSpec() != null)
-        .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
-    adverts.reconcile(all, mine::contains, name -> addrs.containsKey(name) && current.established(addrs.get(name)),
+    Map<String, String> addrs =
+        myPeers.stream()
+            .filter(p -> p.getSpec() != null)
+            .collect(
+                Collectors.toMap(
+                    p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
+    adverts.reconcile(
+        all,
+        mine::contains,
+        name -> addrs.containsKey(name) && current.established(addrs.get(name)),
         speaker);
-    // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the speaker go
+    // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
+    // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
     if (deleting) {
       release(nb);
@@ -296,7 +337,10 @@ public final class BgpAgent implements AutoCloseable {
     return true;
   }
 
-  /** A deleted NodeBGP: held while the speaker has neighbours, else the speaker is cleared and it goes. */
+  /**
+   * A deleted NodeBGP: held while the speaker has neighbours, else the speaker is cleared and it
+   * goes.
+   */
   private void release(NodeBGP nb) {
     List<String> holding = nodeBgp.release(nb, speaker);
     if (holding.isEmpty()) {
@@ -311,11 +355,15 @@ public final class BgpAgent implements AutoCloseable {
   }
 
   private static Set<String> names(List<BGPPeer> ps) {
-    return ps.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+    return ps.stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .map(p -> p.getMetadata().getName())
+        .collect(Collectors.toSet());
   }
 
-  /** The speaker is new to us: what it was given is forgotten and the peer-state stream reopened. */
+  /**
+   * The speaker is new to us: what it was given is forgotten and the peer-state stream reopened.
+   */
   private void restarted() {
     peers.forget();
     adverts.forget();

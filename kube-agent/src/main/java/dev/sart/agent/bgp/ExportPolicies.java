@@ -14,17 +14,17 @@ import java.util.logging.Logger;
 /**
  * Per-peer announcement of the BGPAdvertisements' prefixes (sart.md §6.5: a prefix goes to the
  * advert's target peers, not to every peer of the node) through the speaker's export policies
- * (bgp/README.md, "Policies"). AddPath originates a prefix for every peer of the speaker at once, so
- * every BGPPeer of this node gets an export policy owned by the agent, {@code sart-agent-export-<BGPPeer
- * name>}, whose statements are, in order:
+ * (bgp/README.md, "Policies"). AddPath originates a prefix for every peer of the speaker at once,
+ * so every BGPPeer of this node gets an export policy owned by the agent, {@code
+ * sart-agent-export-<BGPPeer name>}, whose statements are, in order:
  *
  * <ol>
  *   <li>accept exactly (prefix-list entries without {@code ge}/{@code le}) the prefixes of the
  *       BGPAdvertisements whose {@code status.peers} has this peer as NotAdvertised or Advertised;
  *   <li>reject exactly every other prefix the agent originates or is about to originate;
- *   <li>no statement matches: accept unchanged. Routes the speaker learnt from other peers (transit)
- *       pass as they did without a policy, unless one has exactly the prefix of an agent-originated
- *       route (the speaker sends its best path per prefix anyway).
+ *   <li>no statement matches: accept unchanged. Routes the speaker learnt from other peers
+ *       (transit) pass as they did without a policy, unless one has exactly the prefix of an
+ *       agent-originated route (the speaker sends its best path per prefix anyway).
  * </ol>
  *
  * <p>Order of the calls in a pass (BgpAgent): the policies first, so that a peer is added with its
@@ -59,22 +59,29 @@ final class ExportPolicies {
     Map<String, Set<String>> out = new HashMap<>();
     peers.forEach(p -> out.put(p, new TreeSet<>()));
     for (BGPAdvertisement a : adverts) {
-      if (a.getSpec() == null || a.getSpec().cidr() == null || a.getMetadata().getDeletionTimestamp() != null
-          || a.getStatus() == null || a.getStatus().peers() == null) {
+      if (a.getSpec() == null
+          || a.getSpec().cidr() == null
+          || a.getMetadata().getDeletionTimestamp() != null
+          || a.getStatus() == null
+          || a.getStatus().peers() == null) {
         continue;
       }
-      a.getStatus().peers().forEach((peer, s) -> {
-        if (s != AdvertiseStatus.Withdraw && out.containsKey(peer)) {
-          out.get(peer).add(a.getSpec().cidr());
-        }
-      });
+      a.getStatus()
+          .peers()
+          .forEach(
+              (peer, s) -> {
+                if (s != AdvertiseStatus.Withdraw && out.containsKey(peer)) {
+                  out.get(peer).add(a.getSpec().cidr());
+                }
+              });
     }
     return out;
   }
 
   /**
    * The policy of one peer: accept {@code accepted}, reject the rest of {@code managed}, accept
-   * anything else. A statement with an empty prefix list would match every route, so it is left out.
+   * anything else. A statement with an empty prefix list would match every route, so it is left
+   * out.
    */
   static Policy policy(String peer, Set<String> accepted, Set<String> managed) {
     Policy.Builder b = Policy.newBuilder().setName(name(peer)).setDefaultReject(false);
@@ -82,12 +89,14 @@ final class ExportPolicies {
     Set<String> reject = new TreeSet<>(managed);
     reject.removeAll(accept);
     if (!accept.isEmpty()) {
-      PolicyStatement.Builder s = PolicyStatement.newBuilder().setPrefixListName("sart-agent-targets");
+      PolicyStatement.Builder s =
+          PolicyStatement.newBuilder().setPrefixListName("sart-agent-targets");
       accept.forEach(c -> s.addPrefixList("permit " + c));
       b.addStatements(s);
     }
     if (!reject.isEmpty()) {
-      PolicyStatement.Builder s = PolicyStatement.newBuilder().setPrefixListName("sart-agent-others").setReject(true);
+      PolicyStatement.Builder s =
+          PolicyStatement.newBuilder().setPrefixListName("sart-agent-others").setReject(true);
       reject.forEach(c -> s.addPrefixList("permit " + c));
       b.addStatements(s);
     }
@@ -101,7 +110,8 @@ final class ExportPolicies {
    * @param prune also delete the agent's policies of peers not in {@code targets} (only once those
    *     peers have left the speaker: a policy in use cannot be deleted)
    */
-  void apply(Speaker speaker, Map<String, Set<String>> targets, Set<String> originated, boolean prune) {
+  void apply(
+      Speaker speaker, Map<String, Set<String>> targets, Set<String> originated, boolean prune) {
     if (applied == null) {
       applied = new HashMap<>();
       for (Policy p : speaker.policies()) {
@@ -117,8 +127,16 @@ final class ExportPolicies {
       if (!want.equals(applied.get(want.getName()))) {
         speaker.setPolicy(want);
         applied.put(want.getName(), want);
-        LOG.info(() -> "event=export-policy-set peer=" + e.getKey() + " policy=" + want.getName()
-            + " accepted=" + e.getValue().size() + " rejected=" + (managed.size() - e.getValue().size()));
+        LOG.info(
+            () ->
+                "event=export-policy-set peer="
+                    + e.getKey()
+                    + " policy="
+                    + want.getName()
+                    + " accepted="
+                    + e.getValue().size()
+                    + " rejected="
+                    + (managed.size() - e.getValue().size()));
       }
     }
     if (prune) {

@@ -26,7 +26,10 @@ final class NodeBgpReconciler {
   enum Outcome {
     /** Configured as the NodeBGP says and was so before. */
     READY,
-    /** Configured by this pass (fresh speaker: first start, or restarted): everything must be re-applied. */
+    /**
+     * Configured by this pass (fresh speaker: first start, or restarted): everything must be
+     * re-applied.
+     */
     CONFIGURED,
     /** Runs with another ASN or router id than the NodeBGP's (set by someone else). */
     INVALID,
@@ -49,27 +52,60 @@ final class NodeBgpReconciler {
       info = speaker.info();
     } catch (StatusRuntimeException e) {
       NodeBGPCondition last = last(nb.getStatus());
-      boolean known = last != null && last.status() == NodeBGPCondition.Status.Unavailable
-          && last.reason() == NodeBGPCondition.Reason.NotConfigured;
+      boolean known =
+          last != null
+              && last.status() == NodeBGPCondition.Status.Unavailable
+              && last.reason() == NodeBGPCondition.Reason.NotConfigured;
       // once per outage at INFO; the retries every second at FINE
-      LOG.log(known ? java.util.logging.Level.FINE : java.util.logging.Level.INFO, () -> "event=speaker-unreachable node=" + nb.getMetadata().getName() + " endpoint=" + speaker.endpoint()
-          + " reason=\"" + e.getStatus() + "\"");
+      LOG.log(
+          known ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
+          () ->
+              "event=speaker-unreachable node="
+                  + nb.getMetadata().getName()
+                  + " endpoint="
+                  + speaker.endpoint()
+                  + " reason=\""
+                  + e.getStatus()
+                  + "\"");
       record(nb, NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured, false);
       return Outcome.UNREACHABLE;
     }
     Outcome outcome;
     if (info.getAsn() == 0) {
-      // a speaker that starts without configuration has AS 0 (sart: the sign of a (re)started speaker)
+      // a speaker that starts without configuration has AS 0 (sart: the sign of a (re)started
+      // speaker)
       speaker.configure(asn, routerId);
       speaker.multipath(multipath);
-      LOG.info(() -> "event=speaker-configured node=" + nb.getMetadata().getName() + " asn=" + asn + " routerId="
-          + routerId + " multipath=" + multipath);
+      LOG.info(
+          () ->
+              "event=speaker-configured node="
+                  + nb.getMetadata().getName()
+                  + " asn="
+                  + asn
+                  + " routerId="
+                  + routerId
+                  + " multipath="
+                  + multipath);
       outcome = Outcome.CONFIGURED;
-    } else if (Integer.toUnsignedLong(info.getAsn()) != asn || !info.getRouterId().equals(routerId)) {
-      LOG.warning(() -> "event=speaker-invalid node=" + nb.getMetadata().getName() + " speakerAsn="
-          + Integer.toUnsignedLong(info.getAsn()) + " speakerRouterId=" + info.getRouterId() + " asn=" + asn
-          + " routerId=" + routerId);
-      record(nb, NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.InvalidConfiguration, false);
+    } else if (Integer.toUnsignedLong(info.getAsn()) != asn
+        || !info.getRouterId().equals(routerId)) {
+      LOG.warning(
+          () ->
+              "event=speaker-invalid node="
+                  + nb.getMetadata().getName()
+                  + " speakerAsn="
+                  + Integer.toUnsignedLong(info.getAsn())
+                  + " speakerRouterId="
+                  + info.getRouterId()
+                  + " asn="
+                  + asn
+                  + " routerId="
+                  + routerId);
+      record(
+          nb,
+          NodeBGPCondition.Status.Unavailable,
+          NodeBGPCondition.Reason.InvalidConfiguration,
+          false);
       return Outcome.INVALID;
     } else {
       if (info.getMultiPath() != multipath) {
@@ -78,7 +114,11 @@ final class NodeBgpReconciler {
       outcome = Outcome.READY;
     }
     // AS 0 on a speaker this NodeBGP had made Available: it restarted behind our back
-    record(nb, NodeBGPCondition.Status.Available, NodeBGPCondition.Reason.Configured, outcome == Outcome.CONFIGURED);
+    record(
+        nb,
+        NodeBGPCondition.Status.Available,
+        NodeBGPCondition.Reason.Configured,
+        outcome == Outcome.CONFIGURED);
     return outcome;
   }
 
@@ -87,33 +127,47 @@ final class NodeBgpReconciler {
    * away) counts one back-off; so does configuring a speaker again while the newest condition still
    * says Available ({@code restart}: the speaker restarted before the agent saw it go).
    */
-  private void record(NodeBGP nb, NodeBGPCondition.Status status, NodeBGPCondition.Reason reason, boolean restart) {
+  private void record(
+      NodeBGP nb, NodeBGPCondition.Status status, NodeBGPCondition.Reason reason, boolean restart) {
     NodeBGPCondition cached = last(nb.getStatus());
     if (cached != null && cached.status() == status && cached.reason() == reason && !restart) {
       return;
     }
-    // decided again on the object as the API server has it now: the cache may lag behind our own writes
-    client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).editStatus(cur -> {
-      NodeBGPStatus s = cur.getStatus();
-      NodeBGPCondition last = last(s);
-      boolean wasAvailable = last != null && last.status() == NodeBGPCondition.Status.Available;
-      boolean same = last != null && last.status() == status && last.reason() == reason;
-      List<NodeBGPCondition> conds = new ArrayList<>(s == null || s.conditions() == null ? List.of() : s.conditions());
-      if (!same) {
-        conds.add(new NodeBGPCondition(status, reason));
-      }
-      while (conds.size() > MAX_CONDITIONS) {
-        conds.removeFirst();
-      }
-      long backoff = s == null || s.backoff() == null ? 0 : s.backoff();
-      if (wasAvailable && (!same || restart)) {
-        backoff++;
-        long b = backoff;
-        LOG.info(() -> "event=speaker-backoff node=" + cur.getMetadata().getName() + " backoff=" + b);
-      }
-      cur.setStatus(new NodeBGPStatus(backoff, s == null ? null : s.clusterBgpRefs(), conds));
-      return cur;
-    });
+    // decided again on the object as the API server has it now: the cache may lag behind our own
+    // writes
+    client
+        .resources(NodeBGP.class)
+        .withName(nb.getMetadata().getName())
+        .editStatus(
+            cur -> {
+              NodeBGPStatus s = cur.getStatus();
+              NodeBGPCondition last = last(s);
+              boolean wasAvailable =
+                  last != null && last.status() == NodeBGPCondition.Status.Available;
+              boolean same = last != null && last.status() == status && last.reason() == reason;
+              List<NodeBGPCondition> conds =
+                  new ArrayList<>(s == null || s.conditions() == null ? List.of() : s.conditions());
+              if (!same) {
+                conds.add(new NodeBGPCondition(status, reason));
+              }
+              while (conds.size() > MAX_CONDITIONS) {
+                conds.removeFirst();
+              }
+              long backoff = s == null || s.backoff() == null ? 0 : s.backoff();
+              if (wasAvailable && (!same || restart)) {
+                backoff++;
+                long b = backoff;
+                LOG.info(
+                    () ->
+                        "event=speaker-backoff node="
+                            + cur.getMetadata().getName()
+                            + " backoff="
+                            + b);
+              }
+              cur.setStatus(
+                  new NodeBGPStatus(backoff, s == null ? null : s.clusterBgpRefs(), conds));
+              return cur;
+            });
   }
 
   /** sart's agent puts its finalizer on the node's NodeBGP (sart.md §6.1, §6.5). */
@@ -121,13 +175,17 @@ final class NodeBgpReconciler {
     if (nb.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
       return;
     }
-    client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).edit(cur -> {
-      if (cur.getMetadata().getDeletionTimestamp() == null
-          && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
-        cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
-      }
-      return cur;
-    });
+    client
+        .resources(NodeBGP.class)
+        .withName(nb.getMetadata().getName())
+        .edit(
+            cur -> {
+              if (cur.getMetadata().getDeletionTimestamp() == null
+                  && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
+                cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
+              }
+              return cur;
+            });
   }
 
   /** Whether a deleted NodeBGP still waits for this agent (its finalizer is on it). */
@@ -144,20 +202,28 @@ final class NodeBgpReconciler {
    */
   List<String> release(NodeBGP nb, Speaker speaker) {
     String name = nb.getMetadata().getName();
-    List<String> neighbours = speaker.neighbors().stream().map(dev.sart.proto.v1.Peer::getAddress).sorted().toList();
+    List<String> neighbours =
+        speaker.neighbors().stream().map(dev.sart.proto.v1.Peer::getAddress).sorted().toList();
     if (!neighbours.isEmpty()) {
       return neighbours;
     }
     speaker.clear();
-    client.resources(NodeBGP.class).withName(name).edit(cur -> {
-      cur.getMetadata().getFinalizers().remove(Sart.NODE_BGP_FINALIZER);
-      return cur;
-    });
+    client
+        .resources(NodeBGP.class)
+        .withName(name)
+        .edit(
+            cur -> {
+              cur.getMetadata().getFinalizers().remove(Sart.NODE_BGP_FINALIZER);
+              return cur;
+            });
     LOG.info(() -> "event=nodebgp-released node=" + name + " speaker=cleared");
     return List.of();
   }
 
-  /** Counts a speaker restart seen by the peer-state stream breaking while the speaker was Available. */
+  /**
+   * Counts a speaker restart seen by the peer-state stream breaking while the speaker was
+   * Available.
+   */
   void restarted(NodeBGP nb) {
     NodeBGPCondition last = last(nb.getStatus());
     if (last != null && last.status() == NodeBGPCondition.Status.Available) {
@@ -166,6 +232,8 @@ final class NodeBgpReconciler {
   }
 
   static NodeBGPCondition last(NodeBGPStatus s) {
-    return s == null || s.conditions() == null || s.conditions().isEmpty() ? null : s.conditions().getLast();
+    return s == null || s.conditions() == null || s.conditions().isEmpty()
+        ? null
+        : s.conditions().getLast();
   }
 }

@@ -27,8 +27,8 @@ import java.util.logging.Logger;
  * BGPPeer (sart.md §6.5): every BGPPeer of this node is a peer of the speaker with the BGPPeer's
  * timers (sart ignored them), groups, the session options of {@link PeerOptions} and the agent's
  * export policy for it ({@link ExportPolicies}, defined before the peer is added); a spec change
- * re-creates the session; a deleted BGPPeer (finalizer) leaves the speaker, the NodeBGP's peer list and
- * every BGPAdvertisement's status. The session state goes into {@code status.conditions} as the
+ * re-creates the session; a deleted BGPPeer (finalizer) leaves the speaker, the NodeBGP's peer list
+ * and every BGPAdvertisement's status. The session state goes into {@code status.conditions} as the
  * speaker's stream reports it; leaving Established counts one {@code backoff}.
  */
 final class PeerReconciler {
@@ -38,7 +38,11 @@ final class PeerReconciler {
   static final String REASON_SPEAKER_DOWN = "SpeakerDown";
 
   private final KubernetesClient client;
-  /** What was sent to the speaker per peer address, with the password: the speaker never reports it back. */
+
+  /**
+   * What was sent to the speaker per peer address, with the password: the speaker never reports it
+   * back.
+   */
   private final Map<String, Peer> applied = new HashMap<>();
 
   PeerReconciler(KubernetesClient client) {
@@ -60,12 +64,16 @@ final class PeerReconciler {
         continue;
       }
       if (!p.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-        client.resources(BGPPeer.class).withName(name).edit(cur -> {
-          if (!cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-            cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
-          }
-          return cur;
-        });
+        client
+            .resources(BGPPeer.class)
+            .withName(name)
+            .edit(
+                cur -> {
+                  if (!cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
+                    cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
+                  }
+                  return cur;
+                });
       }
       Peer desired;
       try {
@@ -87,8 +95,18 @@ final class PeerReconciler {
           // the speaker has it (the agent restarted, the speaker did not): taken as it is
           LOG.fine(() -> "event=peer-adopted peer=" + name + " address=" + addr);
         } else {
-          LOG.info(() -> "event=peer-added peer=" + name + " address=" + addr + " asn=" + desired.getAsn()
-              + " holdTime=" + desired.getHoldTime() + " keepaliveTime=" + desired.getKeepaliveTime());
+          LOG.info(
+              () ->
+                  "event=peer-added peer="
+                      + name
+                      + " address="
+                      + addr
+                      + " asn="
+                      + desired.getAsn()
+                      + " holdTime="
+                      + desired.getHoldTime()
+                      + " keepaliveTime="
+                      + desired.getKeepaliveTime());
         }
         applied.put(addr, desired);
       } else if (!was.equals(desired)) {
@@ -108,10 +126,18 @@ final class PeerReconciler {
     // peers the speaker has but no BGPPeer wants (deleted while the agent was away)
     for (Peer n : speaker.neighbors()) {
       Peer mine = applied.get(n.getAddress());
-      if (wanted.contains(n.getAddress()) && mine != null && !mine.getExportPolicy().equals(n.getExportPolicy())) {
-        // adopted from a speaker that had it without the agent's export policy (or with another one)
+      if (wanted.contains(n.getAddress())
+          && mine != null
+          && !mine.getExportPolicy().equals(n.getExportPolicy())) {
+        // adopted from a speaker that had it without the agent's export policy (or with another
+        // one)
         speaker.setExportPolicy(n, mine.getExportPolicy());
-        LOG.info(() -> "event=peer-export-policy address=" + n.getAddress() + " policy=" + mine.getExportPolicy());
+        LOG.info(
+            () ->
+                "event=peer-export-policy address="
+                    + n.getAddress()
+                    + " policy="
+                    + mine.getExportPolicy());
       }
       if (!wanted.contains(n.getAddress())) {
         speaker.deletePeer(n.getAddress());
@@ -123,9 +149,9 @@ final class PeerReconciler {
   }
 
   /**
-   * sart: a peer listed in the NodeBGP's {@code spec.peers} (by ClusterBGP) with no BGPPeer gets one,
-   * labelled with the node. Checked again on the API server's current objects: the caches may not have
-   * seen a deletion that removed the entry yet.
+   * sart: a peer listed in the NodeBGP's {@code spec.peers} (by ClusterBGP) with no BGPPeer gets
+   * one, labelled with the node. Checked again on the API server's current objects: the caches may
+   * not have seen a deletion that removed the entry yet.
    */
   void createListed(NodeBGP nb, List<BGPPeer> peers) {
     if (nb.getSpec().peers() == null) {
@@ -138,8 +164,10 @@ final class PeerReconciler {
         continue;
       }
       NodeBGP now = client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).get();
-      boolean stillListed = now != null && now.getSpec().peers() != null
-          && now.getSpec().peers().stream().anyMatch(x -> x.name().equals(listed.name()));
+      boolean stillListed =
+          now != null
+              && now.getSpec().peers() != null
+              && now.getSpec().peers().stream().anyMatch(x -> x.name().equals(listed.name()));
       if (!stillListed || client.resources(BGPPeer.class).withName(listed.name()).get() != null) {
         continue;
       }
@@ -150,7 +178,10 @@ final class PeerReconciler {
     }
   }
 
-  /** The speaker is gone (restarted or unreachable): every peer is Idle until the stream says otherwise. */
+  /**
+   * The speaker is gone (restarted or unreachable): every peer is Idle until the stream says
+   * otherwise.
+   */
   void speakerDown(List<BGPPeer> peers) {
     for (BGPPeer p : peers) {
       if (p.getMetadata().getDeletionTimestamp() == null) {
@@ -164,30 +195,53 @@ final class PeerReconciler {
     String addr = p.getSpec().addr();
     speaker.deletePeer(addr);
     applied.remove(addr);
-    if (nb.getSpec().peers() != null && nb.getSpec().peers().stream().anyMatch(x -> x.name().equals(name))) {
-      client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).edit(cur -> {
-        List<NodeBGPPeer> ps = new ArrayList<>(cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
-        ps.removeIf(x -> x.name().equals(name));
-        cur.setSpec(new dev.sart.crds.NodeBGPSpec(cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(),
-            ps));
-        return cur;
-      });
+    if (nb.getSpec().peers() != null
+        && nb.getSpec().peers().stream().anyMatch(x -> x.name().equals(name))) {
+      client
+          .resources(NodeBGP.class)
+          .withName(nb.getMetadata().getName())
+          .edit(
+              cur -> {
+                List<NodeBGPPeer> ps =
+                    new ArrayList<>(
+                        cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
+                ps.removeIf(x -> x.name().equals(name));
+                cur.setSpec(
+                    new dev.sart.crds.NodeBGPSpec(
+                        cur.getSpec().asn(),
+                        cur.getSpec().routerId(),
+                        cur.getSpec().speaker(),
+                        ps));
+                return cur;
+              });
     }
-    for (BGPAdvertisement a : client.resources(BGPAdvertisement.class).inAnyNamespace().list().getItems()) {
-      if (a.getStatus() != null && a.getStatus().peers() != null && a.getStatus().peers().containsKey(name)) {
-        client.resources(BGPAdvertisement.class).inNamespace(a.getMetadata().getNamespace())
-            .withName(a.getMetadata().getName()).editStatus(cur -> {
-              Map<String, dev.sart.crds.AdvertiseStatus> m = new LinkedHashMap<>(cur.getStatus().peers());
-              m.remove(name);
-              cur.setStatus(new BGPAdvertisementStatus(m));
-              return cur;
-            });
+    for (BGPAdvertisement a :
+        client.resources(BGPAdvertisement.class).inAnyNamespace().list().getItems()) {
+      if (a.getStatus() != null
+          && a.getStatus().peers() != null
+          && a.getStatus().peers().containsKey(name)) {
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace(a.getMetadata().getNamespace())
+            .withName(a.getMetadata().getName())
+            .editStatus(
+                cur -> {
+                  Map<String, dev.sart.crds.AdvertiseStatus> m =
+                      new LinkedHashMap<>(cur.getStatus().peers());
+                  m.remove(name);
+                  cur.setStatus(new BGPAdvertisementStatus(m));
+                  return cur;
+                });
       }
     }
-    client.resources(BGPPeer.class).withName(name).edit(cur -> {
-      cur.getMetadata().getFinalizers().remove(Sart.BGP_PEER_FINALIZER);
-      return cur;
-    });
+    client
+        .resources(BGPPeer.class)
+        .withName(name)
+        .edit(
+            cur -> {
+              cur.getMetadata().getFinalizers().remove(Sart.BGP_PEER_FINALIZER);
+              return cur;
+            });
     LOG.info(() -> "event=peer-deleted peer=" + name + " address=" + addr);
   }
 
@@ -198,47 +252,72 @@ final class PeerReconciler {
     if (ps != null && ps.stream().anyMatch(x -> x.name().equals(name))) {
       return;
     }
-    client.resources(NodeBGP.class).withName(nb.getMetadata().getName()).edit(cur -> {
-      List<NodeBGPPeer> l = new ArrayList<>(cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
-      if (l.stream().anyMatch(x -> x.name().equals(name))) {
-        return cur;
-      }
-      l.add(new NodeBGPPeer(name, p.getSpec()));
-      cur.setSpec(new dev.sart.crds.NodeBGPSpec(cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), l));
-      return cur;
-    });
+    client
+        .resources(NodeBGP.class)
+        .withName(nb.getMetadata().getName())
+        .edit(
+            cur -> {
+              List<NodeBGPPeer> l =
+                  new ArrayList<>(
+                      cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
+              if (l.stream().anyMatch(x -> x.name().equals(name))) {
+                return cur;
+              }
+              l.add(new NodeBGPPeer(name, p.getSpec()));
+              cur.setSpec(
+                  new dev.sart.crds.NodeBGPSpec(
+                      cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), l));
+              return cur;
+            });
   }
 
-  /** Appends the state when it differs from the newest condition; leaving Established counts a back-off. */
+  /**
+   * Appends the state when it differs from the newest condition; leaving Established counts a
+   * back-off.
+   */
   private void status(BGPPeer p, Peer.State state, String reason) {
     BGPPeerCondition.Status want = status(state);
     BGPPeerCondition cached = last(p.getStatus());
     if (cached != null && cached.status() == want && cached.reason().equals(reason)) {
       return;
     }
-    client.resources(BGPPeer.class).withName(p.getMetadata().getName()).editStatus(cur -> {
-      BGPPeerStatus s = cur.getStatus();
-      BGPPeerCondition last = last(s);
-      if (last != null && last.status() == want && last.reason().equals(reason)) {
-        return cur;
-      }
-      List<BGPPeerCondition> conds = new ArrayList<>(s == null || s.conditions() == null ? List.of() : s.conditions());
-      conds.add(new BGPPeerCondition(want, reason));
-      while (conds.size() > MAX_CONDITIONS) {
-        conds.removeFirst();
-      }
-      long backoff = s == null || s.backoff() == null ? 0 : s.backoff();
-      if (last != null && last.status() == BGPPeerCondition.Status.Established) {
-        backoff++;
-      }
-      cur.setStatus(new BGPPeerStatus(backoff, conds));
-      return cur;
-    });
-    LOG.info(() -> "event=peer-state peer=" + p.getMetadata().getName() + " state=" + want + " reason=" + reason);
+    client
+        .resources(BGPPeer.class)
+        .withName(p.getMetadata().getName())
+        .editStatus(
+            cur -> {
+              BGPPeerStatus s = cur.getStatus();
+              BGPPeerCondition last = last(s);
+              if (last != null && last.status() == want && last.reason().equals(reason)) {
+                return cur;
+              }
+              List<BGPPeerCondition> conds =
+                  new ArrayList<>(s == null || s.conditions() == null ? List.of() : s.conditions());
+              conds.add(new BGPPeerCondition(want, reason));
+              while (conds.size() > MAX_CONDITIONS) {
+                conds.removeFirst();
+              }
+              long backoff = s == null || s.backoff() == null ? 0 : s.backoff();
+              if (last != null && last.status() == BGPPeerCondition.Status.Established) {
+                backoff++;
+              }
+              cur.setStatus(new BGPPeerStatus(backoff, conds));
+              return cur;
+            });
+    LOG.info(
+        () ->
+            "event=peer-state peer="
+                + p.getMetadata().getName()
+                + " state="
+                + want
+                + " reason="
+                + reason);
   }
 
   static BGPPeerCondition last(BGPPeerStatus s) {
-    return s == null || s.conditions() == null || s.conditions().isEmpty() ? null : s.conditions().getLast();
+    return s == null || s.conditions() == null || s.conditions().isEmpty()
+        ? null
+        : s.conditions().getLast();
   }
 
   static BGPPeerCondition.Status status(Peer.State s) {
@@ -257,16 +336,18 @@ final class PeerReconciler {
   Peer desired(BGPPeer p) {
     BGPPeerSpec s = p.getSpec();
     PeerOptions o = PeerOptions.of(p);
-    Peer.Builder b = Peer.newBuilder()
-        .setName(p.getMetadata().getName())
-        .setAsn((int) (long) s.asn())
-        .setAddress(s.addr())
-        .addFamilies(Speaker.family(s.addr().contains(":") ? "::/0" : "0.0.0.0/0"))
-        .setMultihopTtl(o.multihopTtl())
-        .setTtlSecurity(o.ttlSecurity())
-        .setConnectRetryTime(o.connectRetryTime())
-        // the prefixes of the adverts that target this peer, and no other of the agent's (ExportPolicies)
-        .setExportPolicy(ExportPolicies.name(p.getMetadata().getName()));
+    Peer.Builder b =
+        Peer.newBuilder()
+            .setName(p.getMetadata().getName())
+            .setAsn((int) (long) s.asn())
+            .setAddress(s.addr())
+            .addFamilies(Speaker.family(s.addr().contains(":") ? "::/0" : "0.0.0.0/0"))
+            .setMultihopTtl(o.multihopTtl())
+            .setTtlSecurity(o.ttlSecurity())
+            .setConnectRetryTime(o.connectRetryTime())
+            // the prefixes of the adverts that target this peer, and no other of the agent's
+            // (ExportPolicies)
+            .setExportPolicy(ExportPolicies.name(p.getMetadata().getName()));
     if (s.holdTime() != null) {
       b.setHoldTime((int) (long) s.holdTime());
     }
@@ -280,18 +361,23 @@ final class PeerReconciler {
   }
 
   private String password(PeerOptions o) {
-    Secret secret = client.secrets().inNamespace(o.passwordSecret().namespace()).withName(o.passwordSecret().name()).get();
+    Secret secret =
+        client
+            .secrets()
+            .inNamespace(o.passwordSecret().namespace())
+            .withName(o.passwordSecret().name())
+            .get();
     if (secret == null) {
       throw new IllegalStateException("password Secret " + o.passwordSecret() + " does not exist");
     }
     String key = o.passwordSecret().key();
     if (secret.getData() != null && secret.getData().containsKey(key)) {
-      return new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+      return new String(
+          Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
     }
     if (secret.getStringData() != null && secret.getStringData().containsKey(key)) {
       return secret.getStringData().get(key);
     }
     throw new IllegalStateException("password Secret " + o.passwordSecret() + " has no key " + key);
   }
-
 }

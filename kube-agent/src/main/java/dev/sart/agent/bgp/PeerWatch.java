@@ -23,7 +23,10 @@ final class PeerWatch implements StreamObserver<PeerStateEvent> {
     this.changed = changed;
   }
 
-  /** The last state the speaker reported for the peer at {@code address}, or null before its first report. */
+  /**
+   * The last state the speaker reported for the peer at {@code address}, or null before its first
+   * report.
+   */
   Peer.State state(String address) {
     return states.get(address);
   }
@@ -46,7 +49,12 @@ final class PeerWatch implements StreamObserver<PeerStateEvent> {
   public void onNext(PeerStateEvent e) {
     Peer.State old = states.put(e.getPeer().getAddress(), e.getPeer().getState());
     if (old != e.getPeer().getState()) {
-      LOG.fine(() -> "event=peer-state peer=" + e.getPeer().getAddress() + " state=" + e.getPeer().getState());
+      LOG.fine(
+          () ->
+              "event=peer-state peer="
+                  + e.getPeer().getAddress()
+                  + " state="
+                  + e.getPeer().getState());
       changed.run();
     }
   }

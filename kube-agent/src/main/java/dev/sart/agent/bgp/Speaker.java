@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The node's BGP speaker as the agent sees it: sart.v1 BgpApi over gRPC (DESIGN.md §2: the agent
- * never imports the speaker, even inside one JVM). One instance per endpoint ({@code speaker.path}).
+ * never imports the speaker, even inside one JVM). One instance per endpoint ({@code
+ * speaker.path}).
  */
 final class Speaker implements AutoCloseable {
   private final String endpoint;
@@ -51,7 +52,8 @@ final class Speaker implements AutoCloseable {
   }
 
   private BgpApiGrpc.BgpApiBlockingStub api() {
-    return BgpApiGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return BgpApiGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   BgpInfo info() {
@@ -105,16 +107,20 @@ final class Speaker implements AutoCloseable {
   }
 
   void deletePath(String cidr) {
-    api().deletePath(DeletePathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr).build());
+    api()
+        .deletePath(
+            DeletePathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr).build());
   }
 
   /** The prefixes originated locally (paths with no peer), IPv4 and IPv6. */
   List<String> localPrefixes() {
     List<String> out = new ArrayList<>();
     for (AddressFamily.Afi afi : List.of(AddressFamily.Afi.AFI_IP4, AddressFamily.Afi.AFI_IP6)) {
-      AddressFamily f = AddressFamily.newBuilder().setAfi(afi).setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+      AddressFamily f =
+          AddressFamily.newBuilder().setAfi(afi).setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
       api().getPath(GetPathRequest.newBuilder().setFamily(f).build()).getPathsList().stream()
-          .filter(p -> p.getPeerAddr().isEmpty()).forEach(p -> out.add(p.getNlri()));
+          .filter(p -> p.getPeerAddr().isEmpty())
+          .forEach(p -> out.add(p.getNlri()));
     }
     return out;
   }
@@ -145,21 +151,29 @@ final class Speaker implements AutoCloseable {
    * speaker reports them.
    */
   void setExportPolicy(Peer current, String exportPolicy) {
-    api().setNeighborPolicy(SetNeighborPolicyRequest.newBuilder().setAddr(current.getAddress())
-        .setImportPolicy(current.getImportPolicy()).setExportPolicy(exportPolicy)
-        .setMaxPrefix(current.getMaxPrefix()).setSoftReconfigurationInbound(current.getSoftReconfigurationInbound())
-        .setAdvertisePeerAs(current.getAdvertisePeerAs()).build());
+    api()
+        .setNeighborPolicy(
+            SetNeighborPolicyRequest.newBuilder()
+                .setAddr(current.getAddress())
+                .setImportPolicy(current.getImportPolicy())
+                .setExportPolicy(exportPolicy)
+                .setMaxPrefix(current.getMaxPrefix())
+                .setSoftReconfigurationInbound(current.getSoftReconfigurationInbound())
+                .setAdvertisePeerAs(current.getAdvertisePeerAs())
+                .build());
   }
 
   /** Starts the speaker's peer-state stream: the current state of every peer, then each change. */
   void watchPeerState(StreamObserver<PeerStateEvent> observer) {
-    BgpApiGrpc.newStub(channel).watchPeerState(WatchPeerStateRequest.getDefaultInstance(), observer);
+    BgpApiGrpc.newStub(channel)
+        .watchPeerState(WatchPeerStateRequest.getDefaultInstance(), observer);
   }
 
   static AddressFamily family(String cidr) {
     return AddressFamily.newBuilder()
         .setAfi(cidr.contains(":") ? AddressFamily.Afi.AFI_IP6 : AddressFamily.Afi.AFI_IP4)
-        .setSafi(AddressFamily.Safi.SAFI_UNICAST).build();
+        .setSafi(AddressFamily.Safi.SAFI_UNICAST)
+        .build();
   }
 
   @Override

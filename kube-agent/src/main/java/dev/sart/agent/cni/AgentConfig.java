@@ -16,7 +16,8 @@ import java.util.Set;
 /**
  * The agent's CNI settings.
  *
- * @param socket the UNIX socket sart-cni connects to (sart: /var/run/sart.sock), made with mode 0600
+ * @param socket the UNIX socket sart-cni connects to (sart: /var/run/sart.sock), made with mode
+ *     0600
  * @param hostNetns the namespace the pods' host ends live in, or null for the agent's own (a
  *     hostNetwork DaemonSet; tests give a namespace of their own)
  * @param nodeAddress4 the node's IPv4 address: the pods' gateway, put on each host veth (sart:
@@ -30,21 +31,43 @@ import java.util.Set;
  * @param enableForwarding whether the agent turns IPv4 and IPv6 forwarding on in the host namespace
  * @param grpcAddress host:port on which sart's gRPC CNIApi is served for tools, or null for none
  */
-public record AgentConfig(Path socket, Path hostNetns, InetAddress nodeAddress4, InetAddress nodeAddress6, int mtu,
-    int routeTable, int rulePriority, List<Block> blocks, String defaultPool, boolean enableForwarding,
+public record AgentConfig(
+    Path socket,
+    Path hostNetns,
+    InetAddress nodeAddress4,
+    InetAddress nodeAddress6,
+    int mtu,
+    int routeTable,
+    int rulePriority,
+    List<Block> blocks,
+    String defaultPool,
+    boolean enableForwarding,
     String grpcAddress) {
 
   public static final Path DEFAULT_SOCKET = Path.of("/var/run/sart.sock");
-  static final Set<String> KEYS = Set.of("socket", "hostNetns", "nodeAddress4", "nodeAddress6", "mtu", "routeTable",
-      "rulePriority", "blocks", "defaultPool", "enableForwarding", "grpcAddress");
+  static final Set<String> KEYS =
+      Set.of(
+          "socket",
+          "hostNetns",
+          "nodeAddress4",
+          "nodeAddress6",
+          "mtu",
+          "routeTable",
+          "rulePriority",
+          "blocks",
+          "defaultPool",
+          "enableForwarding",
+          "grpcAddress");
 
   public AgentConfig {
     blocks = List.copyOf(blocks);
     if (nodeAddress4 != null && Family.of(nodeAddress4) != Family.INET) {
-      throw new IllegalArgumentException("nodeAddress4 is not an IPv4 address: " + Ip.format(nodeAddress4));
+      throw new IllegalArgumentException(
+          "nodeAddress4 is not an IPv4 address: " + Ip.format(nodeAddress4));
     }
     if (nodeAddress6 != null && Family.of(nodeAddress6) != Family.INET6) {
-      throw new IllegalArgumentException("nodeAddress6 is not an IPv6 address: " + Ip.format(nodeAddress6));
+      throw new IllegalArgumentException(
+          "nodeAddress6 is not an IPv6 address: " + Ip.format(nodeAddress6));
     }
     if (mtu != 0 && (mtu < 68 || mtu > 65535)) {
       throw new IllegalArgumentException("mtu " + mtu + " outside 68..65535");
@@ -55,8 +78,12 @@ public record AgentConfig(Path socket, Path hostNetns, InetAddress nodeAddress4,
     for (Block b : blocks) {
       if (b.cidr().family() == Family.INET && nodeAddress4 == null
           || b.cidr().family() == Family.INET6 && nodeAddress6 == null) {
-        throw new IllegalArgumentException("block " + b.cidr() + " needs nodeAddress"
-            + (b.cidr().family() == Family.INET ? "4" : "6") + ": the pods' gateway");
+        throw new IllegalArgumentException(
+            "block "
+                + b.cidr()
+                + " needs nodeAddress"
+                + (b.cidr().family() == Family.INET ? "4" : "6")
+                + ": the pods' gateway");
       }
     }
     if (defaultPool != null && blocks.stream().noneMatch(b -> b.pool().equals(defaultPool))) {
@@ -65,26 +92,63 @@ public record AgentConfig(Path socket, Path hostNetns, InetAddress nodeAddress4,
   }
 
   /** Defaults with the given blocks. */
-  public static AgentConfig of(Path socket, Path hostNetns, String nodeAddress4, String nodeAddress6, List<Block> blocks,
+  public static AgentConfig of(
+      Path socket,
+      Path hostNetns,
+      String nodeAddress4,
+      String nodeAddress6,
+      List<Block> blocks,
       String defaultPool) {
-    return new AgentConfig(socket, hostNetns, nodeAddress4 == null ? null : Ip.parse(nodeAddress4),
-        nodeAddress6 == null ? null : Ip.parse(nodeAddress6), 0, 120, 2000, blocks, defaultPool, true, null);
+    return new AgentConfig(
+        socket,
+        hostNetns,
+        nodeAddress4 == null ? null : Ip.parse(nodeAddress4),
+        nodeAddress6 == null ? null : Ip.parse(nodeAddress6),
+        0,
+        120,
+        2000,
+        blocks,
+        defaultPool,
+        true,
+        null);
   }
 
   public AgentConfig withMtu(int m) {
-    return new AgentConfig(socket, hostNetns, nodeAddress4, nodeAddress6, m, routeTable, rulePriority, blocks,
-        defaultPool, enableForwarding, grpcAddress);
+    return new AgentConfig(
+        socket,
+        hostNetns,
+        nodeAddress4,
+        nodeAddress6,
+        m,
+        routeTable,
+        rulePriority,
+        blocks,
+        defaultPool,
+        enableForwarding,
+        grpcAddress);
   }
 
   public AgentConfig withGrpcAddress(String a) {
-    return new AgentConfig(socket, hostNetns, nodeAddress4, nodeAddress6, mtu, routeTable, rulePriority, blocks,
-        defaultPool, enableForwarding, a);
+    return new AgentConfig(
+        socket,
+        hostNetns,
+        nodeAddress4,
+        nodeAddress6,
+        mtu,
+        routeTable,
+        rulePriority,
+        blocks,
+        defaultPool,
+        enableForwarding,
+        a);
   }
 
   /**
    * Reads the JSON configuration file:
+   *
    * <pre>{"socket": "/var/run/sart.sock", "nodeAddress4": "192.0.2.1", "mtu": 1500,
-   *  "blocks": [{"pool": "default-pod-pool", "cidr": "10.1.0.0/29"}], "defaultPool": "default-pod-pool"}</pre>
+   *  "blocks": [{"pool": "default-pod-pool", "cidr": "10.1.0.0/29"}], "defaultPool": "default-pod-pool"}
+   * </pre>
    */
   public static AgentConfig read(Path file) throws IOException {
     JsonNode n = CniRequest.JSON.readTree(Files.readAllBytes(file));
@@ -94,18 +158,26 @@ public record AgentConfig(Path socket, Path hostNetns, InetAddress nodeAddress4,
     for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
       String k = it.next();
       if (!KEYS.contains(k)) {
-        throw new IllegalArgumentException(file + ": unknown key \"" + k + "\" (keys: " + KEYS + ")");
+        throw new IllegalArgumentException(
+            file + ": unknown key \"" + k + "\" (keys: " + KEYS + ")");
       }
     }
     List<Block> blocks = new ArrayList<>();
     for (JsonNode b : n.path("blocks")) {
-      blocks.add(new Block(b.path("pool").asText(""), dev.sart.fib.netlink.IpPrefix.parse(b.path("cidr").asText())));
+      blocks.add(
+          new Block(
+              b.path("pool").asText(""),
+              dev.sart.fib.netlink.IpPrefix.parse(b.path("cidr").asText())));
     }
-    return new AgentConfig(Path.of(n.path("socket").asText(DEFAULT_SOCKET.toString())),
+    return new AgentConfig(
+        Path.of(n.path("socket").asText(DEFAULT_SOCKET.toString())),
         n.hasNonNull("hostNetns") ? Path.of(n.get("hostNetns").asText()) : null,
         n.hasNonNull("nodeAddress4") ? Ip.parse(n.get("nodeAddress4").asText()) : null,
         n.hasNonNull("nodeAddress6") ? Ip.parse(n.get("nodeAddress6").asText()) : null,
-        n.path("mtu").asInt(0), n.path("routeTable").asInt(120), n.path("rulePriority").asInt(2000), blocks,
+        n.path("mtu").asInt(0),
+        n.path("routeTable").asInt(120),
+        n.path("rulePriority").asInt(2000),
+        blocks,
         n.hasNonNull("defaultPool") ? n.get("defaultPool").asText() : null,
         n.path("enableForwarding").asBoolean(true),
         n.hasNonNull("grpcAddress") ? n.get("grpcAddress").asText() : null);

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.logging.Logger;
 
 /**
- * The agent's CNI side, assembled: the allocator over this node's blocks, pod networking, the
- * state read back from the kernel, the UNIX socket for sart-cni, and sart's gRPC CNIApi.
+ * The agent's CNI side, assembled: the allocator over this node's blocks, pod networking, the state
+ * read back from the kernel, the UNIX socket for sart-cni, and sart's gRPC CNIApi.
  *
  * <p>Start-up order matters: the kernel is read and the allocations restored before the socket
  * accepts its first request, so an ADD never gets an address a running pod has.
@@ -27,7 +27,8 @@ public final class CniAgent implements AutoCloseable {
   private final CniServer server;
   private final Server grpc;
 
-  private CniAgent(PodNetwork network, Ipam ipam, CniService service, CniServer server, Server grpc) {
+  private CniAgent(
+      PodNetwork network, Ipam ipam, CniService service, CniServer server, Server grpc) {
     this.network = network;
     this.ipam = ipam;
     this.service = service;
@@ -50,9 +51,14 @@ public final class CniAgent implements AutoCloseable {
       Server grpc = null;
       if (config.grpcAddress() != null) {
         int colon = config.grpcAddress().lastIndexOf(':');
-        grpc = NettyServerBuilder.forAddress(new InetSocketAddress(config.grpcAddress().substring(0, colon),
-            Integer.parseInt(config.grpcAddress().substring(colon + 1)))).addService(new CniGrpcService(service))
-            .build().start();
+        grpc =
+            NettyServerBuilder.forAddress(
+                    new InetSocketAddress(
+                        config.grpcAddress().substring(0, colon),
+                        Integer.parseInt(config.grpcAddress().substring(colon + 1))))
+                .addService(new CniGrpcService(service))
+                .build()
+                .start();
       }
       CniServer server = new CniServer(config.socket(), service);
       return new CniAgent(network, ipam, service, server, grpc);
@@ -75,7 +81,8 @@ public final class CniAgent implements AutoCloseable {
           LOG.warning("removing " + f.hostName() + ": " + e.getMessage());
           network.discard(f);
         } else {
-          LOG.warning("pod interface " + f.hostName() + " kept but not restored: " + e.getMessage());
+          LOG.warning(
+              "pod interface " + f.hostName() + " kept but not restored: " + e.getMessage());
         }
       }
     }

@@ -1,8 +1,8 @@
 package dev.sart.agent.cni;
 
 /**
- * A CNI error (CNI spec §"Error"): a well-known code 1–99 or one of sart's own (100 and up),
- * a message and details. The server prints it as the spec's error JSON and exits with 1.
+ * A CNI error (CNI spec §"Error"): a well-known code 1–99 or one of sart's own (100 and up), a
+ * message and details. The server prints it as the spec's error JSON and exits with 1.
  */
 public final class CniException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -16,6 +16,7 @@ public final class CniException extends Exception {
   public static final int DECODE = 6;
   public static final int INVALID_NETWORK_CONFIG = 7;
   public static final int TRY_AGAIN_LATER = 11;
+
   /** CNI spec 1.1 §"STATUS": the plugin cannot service ADD requests. */
   public static final int NOT_AVAILABLE = 50;
 

@@ -16,9 +16,9 @@ import java.util.Map;
 
 /**
  * sart's gRPC {@code CNIApi} (Add, Del, Check) for tools: the same {@link CniService} the plugin
- * reaches, with {@code Args} turned into the CNI environment and {@code Args.data} as the
- * network configuration. An error is an INTERNAL status whose description is the CNI error JSON
- * (sart: ErrorResult as JSON).
+ * reaches, with {@code Args} turned into the CNI environment and {@code Args.data} as the network
+ * configuration. An error is an INTERNAL status whose description is the CNI error JSON (sart:
+ * ErrorResult as JSON).
  */
 final class CniGrpcService extends CNIApiGrpc.CNIApiImplBase {
   private final CniService service;
@@ -61,18 +61,28 @@ final class CniGrpcService extends CNIApiGrpc.CNIApiImplBase {
       try {
         JsonNode n = CniRequest.JSON.readTree(out);
         for (JsonNode i : n.path("interfaces")) {
-          b.addInterfaces(Interface.newBuilder().setName(i.path("name").asText()).setMac(i.path("mac").asText())
-              .setSandbox(i.path("sandbox").asText("")));
+          b.addInterfaces(
+              Interface.newBuilder()
+                  .setName(i.path("name").asText())
+                  .setMac(i.path("mac").asText())
+                  .setSandbox(i.path("sandbox").asText("")));
         }
         for (JsonNode ip : n.path("ips")) {
-          b.addIps(IPConf.newBuilder().setInterface(ip.path("interface").asInt()).setAddress(ip.path("address").asText())
-              .setGateway(ip.path("gateway").asText("")));
+          b.addIps(
+              IPConf.newBuilder()
+                  .setInterface(ip.path("interface").asInt())
+                  .setAddress(ip.path("address").asText())
+                  .setGateway(ip.path("gateway").asText("")));
         }
         for (JsonNode rt : n.path("routes")) {
-          b.addRoutes(RouteConf.newBuilder().setDst(rt.path("dst").asText()).setGw(rt.path("gw").asText("")));
+          b.addRoutes(
+              RouteConf.newBuilder()
+                  .setDst(rt.path("dst").asText())
+                  .setGw(rt.path("gw").asText("")));
         }
       } catch (IOException e) {
-        response.onError(Status.INTERNAL.withDescription("bad result: " + e.getMessage()).asRuntimeException());
+        response.onError(
+            Status.INTERNAL.withDescription("bad result: " + e.getMessage()).asRuntimeException());
         return;
       }
     }

@@ -9,15 +9,16 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/**
- * An ADD result (CNI spec §"Success"): the interfaces made, the addresses on them, the routes.
- */
+/** An ADD result (CNI spec §"Success"): the interfaces made, the addresses on them, the routes. */
 record CniResult(List<Iface> interfaces, List<IpConfig> ips, List<RouteConfig> routes) {
 
   /** An interface; {@code sandbox} is the netns path of a container-side one, else null. */
   record Iface(String name, String mac, int mtu, String sandbox) {}
 
-  /** An address "192.0.2.5/32" on interface {@code interfaceIndex} (of {@link #interfaces}), with its gateway. */
+  /**
+   * An address "192.0.2.5/32" on interface {@code interfaceIndex} (of {@link #interfaces}), with
+   * its gateway.
+   */
   record IpConfig(InetAddress address, int prefixLength, InetAddress gateway, int interfaceIndex) {}
 
   /** A route in the container: {@code dst} via {@code gw}. */

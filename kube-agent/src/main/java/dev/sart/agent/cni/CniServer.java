@@ -18,9 +18,9 @@ import java.util.logging.Logger;
 
 /**
  * The UNIX socket sart-cni connects to: one request frame per connection, answered with one
- * response frame. The socket file is made with mode 0600 before it gets its name, so no other
- * user can ever connect. Each connection is served on a virtual thread; {@link CniService}
- * serialises per container id.
+ * response frame. The socket file is made with mode 0600 before it gets its name, so no other user
+ * can ever connect. Each connection is served on a virtual thread; {@link CniService} serialises
+ * per container id.
  */
 final class CniServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(CniServer.class.getName());
@@ -34,7 +34,9 @@ final class CniServer implements AutoCloseable {
     this.path = path;
     this.service = service;
     Files.createDirectories(path.toAbsolutePath().getParent());
-    Path tmp = path.resolveSibling("." + path.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+    Path tmp =
+        path.resolveSibling(
+            "." + path.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
     Files.deleteIfExists(tmp);
     this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     server.bind(UnixDomainSocketAddress.of(tmp));

@@ -16,8 +16,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The CNI commands (CNI spec §"CNI operations"), one method each, reading top to bottom. Calls
- * for one container id are serialised; others run in parallel.
+ * The CNI commands (CNI spec §"CNI operations"), one method each, reading top to bottom. Calls for
+ * one container id are serialised; others run in parallel.
  */
 public final class CniService {
   private static final Logger LOG = Logger.getLogger(CniService.class.getName());
@@ -35,7 +35,9 @@ public final class CniService {
     this.network = network;
   }
 
-  /** Handles one invocation as the plugin forwarded it: the CNI_* environment and the raw netconf. */
+  /**
+   * Handles one invocation as the plugin forwarded it: the CNI_* environment and the raw netconf.
+   */
   public Response handle(Map<String, String> env, byte[] stdin) {
     Phases phases = new Phases();
     Response r = handle(env, stdin, phases);
@@ -51,7 +53,8 @@ public final class CniService {
       try {
         conf = CniRequest.JSON.readTree(stdin);
       } catch (java.io.IOException e) {
-        throw new CniException(CniException.DECODE, "failed to decode the network configuration", e.getMessage());
+        throw new CniException(
+            CniException.DECODE, "failed to decode the network configuration", e.getMessage());
       }
       version = versionOf(conf);
       CniRequest r = CniRequest.parse(env, conf);
@@ -62,15 +65,20 @@ public final class CniService {
         case "CHECK" -> locks.with(r.containerId(), () -> check(r));
         case "STATUS" -> status(r);
         case "GC" -> gc(r);
-        default -> throw new CniException(CniException.INVALID_ENVIRONMENT, "unknown CNI_COMMAND "
-            + r.command(), "");
+        default ->
+            throw new CniException(
+                CniException.INVALID_ENVIRONMENT, "unknown CNI_COMMAND " + r.command(), "");
       };
     } catch (CniException e) {
       return new Response(1, CniResult.errorJson(version, e));
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "CNI " + env.get("CNI_COMMAND") + " failed", e);
-      return new Response(1, CniResult.errorJson(version, new CniException(CniException.INTERNAL,
-          "internal error in the sart agent", e.toString())));
+      return new Response(
+          1,
+          CniResult.errorJson(
+              version,
+              new CniException(
+                  CniException.INTERNAL, "internal error in the sart agent", e.toString())));
     }
   }
 
@@ -83,12 +91,16 @@ public final class CniService {
     String pool = ipam.poolFor(r.args(), r.pool());
     if (pool == null) {
       // sart: DefaultPoolNotFound is TryAgainLater: an auto-assign pool may be created later
-      throw new CniException(CniException.TRY_AGAIN_LATER, "no pool named and no default pod pool", "");
+      throw new CniException(
+          CniException.TRY_AGAIN_LATER, "no pool named and no default pod pool", "");
     }
     return pool;
   }
 
-  /** ADD: address, then interfaces and routes; what this call did is undone in reverse when a step fails. */
+  /**
+   * ADD: address, then interfaces and routes; what this call did is undone in reverse when a step
+   * fails.
+   */
   private Response add(CniRequest r, Phases phases) throws CniException {
     phases.mark("lock");
     Attachment a = r.attachment();
@@ -98,9 +110,12 @@ public final class CniService {
     try {
       alloc = ipam.allocate(pool, a);
     } catch (IpamException e) {
-      int code = !e.tryAgainLater() && (ipam.hasFree(pool)
-          || ipam.allocations().stream().anyMatch(x -> x.pool().equals(pool)))
-          ? CniException.IPAM : CniException.TRY_AGAIN_LATER;
+      int code =
+          !e.tryAgainLater()
+                  && (ipam.hasFree(pool)
+                      || ipam.allocations().stream().anyMatch(x -> x.pool().equals(pool)))
+              ? CniException.IPAM
+              : CniException.TRY_AGAIN_LATER;
       throw new CniException(code, e.getMessage(), "");
     }
     phases.mark("ipam");
@@ -119,32 +134,53 @@ public final class CniService {
     }
   }
 
-  /** DEL: everything of the attachment goes; what is gone already (netns, link, allocation) is fine. */
+  /**
+   * DEL: everything of the attachment goes; what is gone already (netns, link, allocation) is fine.
+   */
   private Response del(CniRequest r) throws CniException {
     Attachment a = r.attachment();
     Optional<Allocation> alloc = ipam.find(a);
     network.delete(a, alloc.map(Allocation::addresses).orElse(List.of()));
     ipam.release(a);
-    alloc.ifPresent(x -> LOG.info(() -> "pod network deleted attachment=" + a + " addresses="
-        + x.addresses().stream().map(Ip::format).toList()));
+    alloc.ifPresent(
+        x ->
+            LOG.info(
+                () ->
+                    "pod network deleted attachment="
+                        + a
+                        + " addresses="
+                        + x.addresses().stream().map(Ip::format).toList()));
     return new Response(0, NOTHING);
   }
 
-  /** CHECK: the agent's allocation matches the previous result, and the kernel holds what ADD made. */
+  /**
+   * CHECK: the agent's allocation matches the previous result, and the kernel holds what ADD made.
+   */
   private Response check(CniRequest r) throws CniException {
     Attachment a = r.attachment();
     if (r.prevResult() == null) {
       throw new CniException(CniException.INVALID_NETWORK_CONFIG, "CHECK needs prevResult", "");
     }
-    Allocation alloc = ipam.find(a).orElseThrow(() -> new CniException(CniException.IPAM,
-        "CHECK failed: the agent has no addresses for " + a, ""));
+    Allocation alloc =
+        ipam.find(a)
+            .orElseThrow(
+                () ->
+                    new CniException(
+                        CniException.IPAM,
+                        "CHECK failed: the agent has no addresses for " + a,
+                        ""));
     Set<String> want = new HashSet<>();
     for (InetAddress x : alloc.addresses()) {
       want.add(Ip.format(x) + "/" + (x.getAddress().length * 8));
     }
     if (!want.equals(new HashSet<>(CniResult.addresses(r.prevResult())))) {
-      throw new CniException(CniException.IPAM, "CHECK failed: prevResult lists "
-          + CniResult.addresses(r.prevResult()) + " but the agent gave " + want, "");
+      throw new CniException(
+          CniException.IPAM,
+          "CHECK failed: prevResult lists "
+              + CniResult.addresses(r.prevResult())
+              + " but the agent gave "
+              + want,
+          "");
     }
     network.check(alloc, r.netns());
     return new Response(0, NOTHING);
@@ -159,29 +195,36 @@ public final class CniService {
       throw new CniException(CniException.NOT_AVAILABLE, e.getMessage(), "");
     }
     if (!ipam.hasFree(pool)) {
-      throw new CniException(CniException.NOT_AVAILABLE, "pool " + pool + " has no free address on this node", "");
+      throw new CniException(
+          CniException.NOT_AVAILABLE, "pool " + pool + " has no free address on this node", "");
     }
     return new Response(0, NOTHING);
   }
 
-  /** GC (CNI 1.1): every attachment the runtime does not list in cni.dev/valid-attachments is deleted. */
+  /**
+   * GC (CNI 1.1): every attachment the runtime does not list in cni.dev/valid-attachments is
+   * deleted.
+   */
   private Response gc(CniRequest r) throws CniException {
     if (r.validAttachments() == null) {
-      throw new CniException(CniException.INVALID_NETWORK_CONFIG, "GC needs cni.dev/valid-attachments", "");
+      throw new CniException(
+          CniException.INVALID_NETWORK_CONFIG, "GC needs cni.dev/valid-attachments", "");
     }
     Set<Attachment> valid = new HashSet<>(r.validAttachments());
     for (Allocation alloc : ipam.allocations()) {
       Attachment a = alloc.attachment();
       if (!valid.contains(a)) {
-        locks.with(a.containerId(), () -> {
-          Optional<Allocation> still = ipam.find(a);
-          if (still.isPresent()) {
-            network.delete(a, still.get().addresses());
-            ipam.release(a);
-            LOG.info(() -> "garbage-collected attachment=" + a);
-          }
-          return null;
-        });
+        locks.with(
+            a.containerId(),
+            () -> {
+              Optional<Allocation> still = ipam.find(a);
+              if (still.isPresent()) {
+                network.delete(a, still.get().addresses());
+                ipam.release(a);
+                LOG.info(() -> "garbage-collected attachment=" + a);
+              }
+              return null;
+            });
       }
     }
     return new Response(0, NOTHING);

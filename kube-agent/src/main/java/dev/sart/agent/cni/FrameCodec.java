@@ -11,8 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The agent's side of sart-cni's framing (DESIGN.md §8; the plugin's side is
- * {@code dev.sart.cni.Frame}, which loads nothing else), big-endian:
+ * The agent's side of sart-cni's framing (DESIGN.md §8; the plugin's side is {@code
+ * dev.sart.cni.Frame}, which loads nothing else), big-endian:
  *
  * <pre>
  * request  = "SCNI" u8 version(1) u16 count { u16 length, UTF-8 "NAME=VALUE" }*count  u32 length, netconf bytes
@@ -64,7 +64,8 @@ final class FrameCodec {
     }
     byte[] stdin = data.readNBytes(length);
     if (stdin.length < length) {
-      throw new EOFException("frame truncated in the netconf: " + stdin.length + " of " + length + " bytes");
+      throw new EOFException(
+          "frame truncated in the netconf: " + stdin.length + " of " + length + " bytes");
     }
     return new Request(env, stdin);
   }

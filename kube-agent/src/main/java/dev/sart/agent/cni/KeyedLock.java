@@ -4,8 +4,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One lock per key (a container id), made on first use and dropped when nobody holds or waits
- * for it: calls for one container run one at a time, calls for different containers in parallel.
+ * One lock per key (a container id), made on first use and dropped when nobody holds or waits for
+ * it: calls for one container run one at a time, calls for different containers in parallel.
  */
 final class KeyedLock {
   private static final class Entry {
@@ -21,11 +21,14 @@ final class KeyedLock {
   }
 
   <T> T with(String key, Body<T> body) throws CniException {
-    Entry e = entries.compute(key, (k, v) -> {
-      Entry x = v == null ? new Entry() : v;
-      x.users++;
-      return x;
-    });
+    Entry e =
+        entries.compute(
+            key,
+            (k, v) -> {
+              Entry x = v == null ? new Entry() : v;
+              x.users++;
+              return x;
+            });
     e.lock.lock();
     try {
       return body.run();

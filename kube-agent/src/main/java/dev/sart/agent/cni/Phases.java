@@ -3,8 +3,8 @@ package dev.sart.agent.cni;
 /**
  * One CNI call's bookkeeping: where its time went, as named checkpoints on the monotonic clock
  * printed as the microseconds each phase took (logged at FINE by {@link CniServer}; turn on with
- * the {@code dev.sart.agent.cni} logger at FINE; a checkpoint costs one {@code nanoTime}), and
- * work that need not delay the answer (the INFO line about the pod), run after it is sent.
+ * the {@code dev.sart.agent.cni} logger at FINE; a checkpoint costs one {@code nanoTime}), and work
+ * that need not delay the answer (the INFO line about the pod), run after it is sent.
  */
 final class Phases {
   private static final int MAX = 32;
@@ -37,7 +37,10 @@ final class Phases {
 
   @Override
   public String toString() {
-    StringBuilder sb = new StringBuilder("total=").append(((n == 0 ? start : at[n - 1]) - start) / 1000).append("us");
+    StringBuilder sb =
+        new StringBuilder("total=")
+            .append(((n == 0 ? start : at[n - 1]) - start) / 1000)
+            .append("us");
     long prev = start;
     for (int i = 0; i < n; i++) {
       sb.append(' ').append(names[i]).append('=').append((at[i] - prev) / 1000);

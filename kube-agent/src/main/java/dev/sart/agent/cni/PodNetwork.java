@@ -9,10 +9,9 @@ import dev.sart.fib.netlink.Family;
 import dev.sart.fib.netlink.Ip;
 import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Link;
-import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Netns;
-import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rule;
@@ -46,13 +45,14 @@ import java.util.logging.Logger;
  * with the node's address, which network policies and pods' logs expect, and a pod sees the node
  * under one address whichever way it looks.
  *
- * <p>The host veth's alias records {@code pool/containerId/ifname} (sart's format) and the
- * table's routes record the addresses: the kernel holds the whole state, and {@link #scan} reads
- * it back at start-up.
+ * <p>The host veth's alias records {@code pool/containerId/ifname} (sart's format) and the table's
+ * routes record the addresses: the kernel holds the whole state, and {@link #scan} reads it back at
+ * start-up.
  */
 final class PodNetwork implements AutoCloseable {
   /** rtm_protocol of the pod routes (sart's value, so routes it made are recognised). */
   static final int ROUTE_PROTOCOL = 50;
+
   private static final Logger LOG = Logger.getLogger(PodNetwork.class.getName());
 
   private final AgentConfig config;
@@ -65,10 +65,14 @@ final class PodNetwork implements AutoCloseable {
     this.host = Netlink.open(hostNs);
   }
 
-  /** The host end's name: "sart" and 11 hex digits of SHA-256(containerId/ifname); IFNAMSIZ is 16. */
+  /**
+   * The host end's name: "sart" and 11 hex digits of SHA-256(containerId/ifname); IFNAMSIZ is 16.
+   */
   static String hostVethName(Attachment a) {
     try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(a.toString().getBytes(StandardCharsets.UTF_8));
+      byte[] h =
+          MessageDigest.getInstance("SHA-256")
+              .digest(a.toString().getBytes(StandardCharsets.UTF_8));
       return "sart" + HexFormat.of().formatHex(h).substring(0, 11);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
@@ -88,7 +92,8 @@ final class PodNetwork implements AutoCloseable {
     }
     String[] p = alias.split("/");
     return p.length == 3 && !p[0].isEmpty() && !p[1].isEmpty() && !p[2].isEmpty()
-        ? Optional.of(new Recorded(p[0], new Attachment(p[1], p[2]))) : Optional.empty();
+        ? Optional.of(new Recorded(p[0], new Attachment(p[1], p[2])))
+        : Optional.empty();
   }
 
   /** Once at start-up: the rules sending lookups to the pod table, and forwarding on. */
@@ -100,11 +105,12 @@ final class PodNetwork implements AutoCloseable {
       }
     }
     if (config.enableForwarding()) {
-      hostNs.run(() -> {
-        Files.writeString(Path.of("/proc/sys/net/ipv4/ip_forward"), "1");
-        Files.writeString(Path.of("/proc/sys/net/ipv6/conf/all/forwarding"), "1");
-        return null;
-      });
+      hostNs.run(
+          () -> {
+            Files.writeString(Path.of("/proc/sys/net/ipv4/ip_forward"), "1");
+            Files.writeString(Path.of("/proc/sys/net/ipv6/conf/all/forwarding"), "1");
+            return null;
+          });
     }
   }
 
@@ -129,24 +135,32 @@ final class PodNetwork implements AutoCloseable {
 
   static Netns openPodNetns(String path) throws CniException {
     if (path.isEmpty() || !Files.exists(Path.of(path))) {
-      throw new CniException(CniException.UNKNOWN_CONTAINER, "the container's network namespace " + path
-          + " does not exist", "");
+      throw new CniException(
+          CniException.UNKNOWN_CONTAINER,
+          "the container's network namespace " + path + " does not exist",
+          "");
     }
     try {
       return Netns.open(Path.of(path));
     } catch (NetlinkException e) {
-      throw new CniException(CniException.NETNS, "cannot open the network namespace " + path, e.getMessage());
+      throw new CniException(
+          CniException.NETNS, "cannot open the network namespace " + path, e.getMessage());
     }
   }
 
-  /** Makes (or, on a repeated ADD, re-applies) the pod's network; the steps it took are pushed on {@code undo}. */
-  CniResult add(Allocation alloc, String netnsPath, int mtuOverride, Undo undo, Phases phases) throws CniException {
+  /**
+   * Makes (or, on a repeated ADD, re-applies) the pod's network; the steps it took are pushed on
+   * {@code undo}.
+   */
+  CniResult add(Allocation alloc, String netnsPath, int mtuOverride, Undo undo, Phases phases)
+      throws CniException {
     Attachment a = alloc.attachment();
     String hostName = hostVethName(a);
     String alias = alias(alloc.pool(), a);
     int mtu = mtuOverride > 0 ? mtuOverride : config.mtu();
     phases.mark("names");
-    try (Netns podNs = openPodNetns(netnsPath); Netlink pod = Netlink.open(podNs)) {
+    try (Netns podNs = openPodNetns(netnsPath);
+        Netlink pod = Netlink.open(podNs)) {
       phases.mark("netns");
       Optional<Link> existing = host.links().find(hostName);
       if (existing.isPresent() && existing.get().alias() == null) {
@@ -156,17 +170,33 @@ final class PodNetwork implements AutoCloseable {
       }
       if (existing.isPresent()) {
         if (!alias.equals(existing.get().alias())) {
-          throw new CniException(CniException.INTERNAL, "host interface " + hostName + " belongs to "
-              + existing.get().alias() + ", not " + alias, "");
+          throw new CniException(
+              CniException.INTERNAL,
+              "host interface "
+                  + hostName
+                  + " belongs to "
+                  + existing.get().alias()
+                  + ", not "
+                  + alias,
+              "");
         }
         if (pod.links().find(a.ifname()).isEmpty()) {
-          throw new CniException(CniException.INTERNAL, "host interface " + hostName + " exists but "
-              + a.ifname() + " is not in " + netnsPath, "DEL the attachment first");
+          throw new CniException(
+              CniException.INTERNAL,
+              "host interface "
+                  + hostName
+                  + " exists but "
+                  + a.ifname()
+                  + " is not in "
+                  + netnsPath,
+              "DEL the attachment first");
         }
       } else {
         if (pod.links().find(a.ifname()).isPresent()) {
-          throw new CniException(CniException.INTERNAL, "interface " + a.ifname() + " exists already in "
-              + netnsPath, "");
+          throw new CniException(
+              CniException.INTERNAL,
+              "interface " + a.ifname() + " exists already in " + netnsPath,
+              "");
         }
         host.links().addVeth(hostName, a.ifname(), podNs);
         undo.push(() -> deleteLink(hostName));
@@ -190,9 +220,12 @@ final class PodNetwork implements AutoCloseable {
         InetAddress gw = gateway(f);
         int len = f.maxPrefixLength();
         Set<AddressFlag> flags = f == Family.INET6 ? Set.of(AddressFlag.NODAD) : Set.of();
-        host.addresses().replace(new Address(hostLink.index(), gw, len, Scope.UNIVERSE, flags, null));
-        pod.addresses().replace(new Address(podLink.index(), addr, len, Scope.UNIVERSE, flags, null));
-        pod.routes().replace(Route.of(IpPrefix.host(gw)).dev(podLink.index()).scope(Scope.LINK).build());
+        host.addresses()
+            .replace(new Address(hostLink.index(), gw, len, Scope.UNIVERSE, flags, null));
+        pod.addresses()
+            .replace(new Address(podLink.index(), addr, len, Scope.UNIVERSE, flags, null));
+        pod.routes()
+            .replace(Route.of(IpPrefix.host(gw)).dev(podLink.index()).scope(Scope.LINK).build());
         IpPrefix any = new IpPrefix(f == Family.INET ? Ip.parse("0.0.0.0") : Ip.parse("::"), 0);
         pod.routes().replace(Route.of(any).via(Ip.format(gw), podLink.index()).build());
         host.routes().replace(hostRoute(addr, hostLink.index()));
@@ -201,12 +234,32 @@ final class PodNetwork implements AutoCloseable {
       }
       phases.mark("addresses");
       // logged after the answer is sent: a console line cost ~0.6 ms of the ADD here
-      phases.later(() -> LOG.info(() -> "pod network added attachment=" + a + " pool=" + alloc.pool() + " host="
-          + hostName + " addresses=" + alloc.addresses().stream().map(Ip::format).toList()));
-      return new CniResult(List.of(
-          new CniResult.Iface(hostName, hostLink.mac() == null ? "" : hostLink.mac().toString(), hostLink.mtu(), null),
-          new CniResult.Iface(a.ifname(), podLink.mac() == null ? "" : podLink.mac().toString(), podLink.mtu(), netnsPath)),
-          ips, routes);
+      phases.later(
+          () ->
+              LOG.info(
+                  () ->
+                      "pod network added attachment="
+                          + a
+                          + " pool="
+                          + alloc.pool()
+                          + " host="
+                          + hostName
+                          + " addresses="
+                          + alloc.addresses().stream().map(Ip::format).toList()));
+      return new CniResult(
+          List.of(
+              new CniResult.Iface(
+                  hostName,
+                  hostLink.mac() == null ? "" : hostLink.mac().toString(),
+                  hostLink.mtu(),
+                  null),
+              new CniResult.Iface(
+                  a.ifname(),
+                  podLink.mac() == null ? "" : podLink.mac().toString(),
+                  podLink.mtu(),
+                  netnsPath)),
+          ips,
+          routes);
     } catch (NetlinkException e) {
       throw netlink(e);
     }
@@ -215,25 +268,37 @@ final class PodNetwork implements AutoCloseable {
   private InetAddress gateway(Family f) throws CniException {
     InetAddress gw = f == Family.INET ? config.nodeAddress4() : config.nodeAddress6();
     if (gw == null) {
-      throw new CniException(CniException.INVALID_NETWORK_CONFIG, "the agent has no node "
-          + (f == Family.INET ? "IPv4" : "IPv6") + " address to use as the pods' gateway", "set nodeAddress"
-          + (f == Family.INET ? "4" : "6") + " in the agent's configuration");
+      throw new CniException(
+          CniException.INVALID_NETWORK_CONFIG,
+          "the agent has no node "
+              + (f == Family.INET ? "IPv4" : "IPv6")
+              + " address to use as the pods' gateway",
+          "set nodeAddress" + (f == Family.INET ? "4" : "6") + " in the agent's configuration");
     }
     return gw;
   }
 
   private Route hostRoute(InetAddress addr, int index) {
-    return Route.of(IpPrefix.host(addr)).table(config.routeTable()).protocol(ROUTE_PROTOCOL).dev(index)
-        .scope(Scope.LINK).build();
+    return Route.of(IpPrefix.host(addr))
+        .table(config.routeTable())
+        .protocol(ROUTE_PROTOCOL)
+        .dev(index)
+        .scope(Scope.LINK)
+        .build();
   }
 
-  /** Removes the pod's host end (the pod end goes with it) and host routes; what is gone already is fine. */
+  /**
+   * Removes the pod's host end (the pod end goes with it) and host routes; what is gone already is
+   * fine.
+   */
   void delete(Attachment a, List<InetAddress> addresses) throws CniException {
     String hostName = hostVethName(a);
     try {
       Optional<Link> link = host.links().find(hostName);
       for (InetAddress addr : addresses) {
-        for (Route r : host.routes().list(RouteFilter.ALL.table(config.routeTable()).protocol(ROUTE_PROTOCOL))) {
+        for (Route r :
+            host.routes()
+                .list(RouteFilter.ALL.table(config.routeTable()).protocol(ROUTE_PROTOCOL))) {
           if (r.destination().equals(IpPrefix.host(addr))) {
             try {
               host.routes().delete(r);
@@ -271,8 +336,11 @@ final class PodNetwork implements AutoCloseable {
     Attachment a = alloc.attachment();
     String hostName = hostVethName(a);
     try {
-      Link hostLink = host.links().find(hostName).orElseThrow(() -> mismatch("host interface " + hostName
-          + " of " + a + " is missing"));
+      Link hostLink =
+          host.links()
+              .find(hostName)
+              .orElseThrow(
+                  () -> mismatch("host interface " + hostName + " of " + a + " is missing"));
       if (!alias(alloc.pool(), a).equals(hostLink.alias())) {
         throw mismatch("host interface " + hostName + " is recorded as " + hostLink.alias());
       }
@@ -282,32 +350,66 @@ final class PodNetwork implements AutoCloseable {
       List<Route> table = host.routes().list(RouteFilter.ALL.table(config.routeTable()));
       for (InetAddress addr : alloc.addresses()) {
         Route want = hostRoute(addr, hostLink.index());
-        if (table.stream().noneMatch(r -> r.destination().equals(want.destination())
-            && r.nextHops().equals(want.nextHops()))) {
-          throw mismatch("no route to " + Ip.format(addr) + " via " + hostName + " in table " + config.routeTable());
+        if (table.stream()
+            .noneMatch(
+                r ->
+                    r.destination().equals(want.destination())
+                        && r.nextHops().equals(want.nextHops()))) {
+          throw mismatch(
+              "no route to "
+                  + Ip.format(addr)
+                  + " via "
+                  + hostName
+                  + " in table "
+                  + config.routeTable());
         }
       }
-      try (Netns podNs = openPodNetns(netnsPath); Netlink pod = Netlink.open(podNs)) {
-        Link podLink = pod.links().find(a.ifname()).orElseThrow(() -> mismatch("interface " + a.ifname()
-            + " is missing in " + netnsPath));
+      try (Netns podNs = openPodNetns(netnsPath);
+          Netlink pod = Netlink.open(podNs)) {
+        Link podLink =
+            pod.links()
+                .find(a.ifname())
+                .orElseThrow(
+                    () -> mismatch("interface " + a.ifname() + " is missing in " + netnsPath));
         if (!podLink.isUp()) {
           throw mismatch("interface " + a.ifname() + " in " + netnsPath + " is down");
         }
         if (podLink.linkIndex() != hostLink.index()) {
-          throw mismatch("interface " + a.ifname() + " in " + netnsPath + " is not the peer of " + hostName);
+          throw mismatch(
+              "interface " + a.ifname() + " in " + netnsPath + " is not the peer of " + hostName);
         }
         List<Address> have = pod.addresses().list(podLink.index());
         List<Route> podRoutes = pod.routes().list(RouteFilter.ALL.table(254));
         for (InetAddress addr : alloc.addresses()) {
           Family f = Family.of(addr);
-          if (have.stream().noneMatch(x -> x.address().equals(addr) && x.prefixLength() == f.maxPrefixLength())) {
-            throw mismatch(a.ifname() + " in " + netnsPath + " lacks " + Ip.format(addr) + "/" + f.maxPrefixLength());
+          if (have.stream()
+              .noneMatch(
+                  x -> x.address().equals(addr) && x.prefixLength() == f.maxPrefixLength())) {
+            throw mismatch(
+                a.ifname()
+                    + " in "
+                    + netnsPath
+                    + " lacks "
+                    + Ip.format(addr)
+                    + "/"
+                    + f.maxPrefixLength());
           }
           InetAddress gw = gateway(f);
-          if (podRoutes.stream().noneMatch(r -> r.destination().length() == 0 && r.family() == f
-              && r.nextHops().size() == 1 && gw.equals(r.nextHops().getFirst().gateway())
-              && r.nextHops().getFirst().index() == podLink.index())) {
-            throw mismatch("no default route via " + Ip.format(gw) + " dev " + a.ifname() + " in " + netnsPath);
+          if (podRoutes.stream()
+              .noneMatch(
+                  r ->
+                      r.destination().length() == 0
+                          && r.family() == f
+                          && r.nextHops().size() == 1
+                          && gw.equals(r.nextHops().getFirst().gateway())
+                          && r.nextHops().getFirst().index() == podLink.index())) {
+            throw mismatch(
+                "no default route via "
+                    + Ip.format(gw)
+                    + " dev "
+                    + a.ifname()
+                    + " in "
+                    + netnsPath);
           }
         }
       }
@@ -324,13 +426,16 @@ final class PodNetwork implements AutoCloseable {
     return new CniException(CniException.NETLINK, e.getMessage(), "");
   }
 
-  /** What the kernel holds: every attachment recorded on a host veth, with the addresses routed to it. */
+  /**
+   * What the kernel holds: every attachment recorded on a host veth, with the addresses routed to
+   * it.
+   */
   record Found(Recorded recorded, String hostName, List<InetAddress> addresses) {}
 
   /**
    * Reads the attachments back from the kernel (start-up). Host routes of ours that lead to no
-   * recorded veth are removed, and so are recorded veths without any route (an ADD cut short:
-   * the runtime retries it).
+   * recorded veth are removed, and so are recorded veths without any route (an ADD cut short: the
+   * runtime retries it).
    */
   List<Found> scan() {
     Map<Integer, Found> byIndex = new LinkedHashMap<>();
@@ -345,7 +450,8 @@ final class PodNetwork implements AutoCloseable {
         }
       }
     }
-    for (Route r : host.routes().list(RouteFilter.ALL.table(config.routeTable()).protocol(ROUTE_PROTOCOL))) {
+    for (Route r :
+        host.routes().list(RouteFilter.ALL.table(config.routeTable()).protocol(ROUTE_PROTOCOL))) {
       Found f = r.nextHops().size() == 1 ? byIndex.get(r.nextHops().getFirst().index()) : null;
       if (f != null && r.destination().length() == r.family().maxPrefixLength()) {
         f.addresses().add(r.destination().address());
@@ -361,7 +467,12 @@ final class PodNetwork implements AutoCloseable {
     List<Found> out = new ArrayList<>();
     for (Found f : byIndex.values()) {
       if (f.addresses().isEmpty()) {
-        LOG.info(() -> "removing half-made pod interface " + f.hostName() + " of " + f.recorded().attachment());
+        LOG.info(
+            () ->
+                "removing half-made pod interface "
+                    + f.hostName()
+                    + " of "
+                    + f.recorded().attachment());
         deleteLink(f.hostName());
       } else {
         out.add(f);

@@ -4,8 +4,8 @@ import dev.sart.fib.netlink.IpPrefix;
 import java.util.Objects;
 
 /**
- * An AddressBlock of this node: a CIDR carved from a pod AddressPool (sart's
- * {@code AddressBlock.spec.cidr} and {@code poolRef}).
+ * An AddressBlock of this node: a CIDR carved from a pod AddressPool (sart's {@code
+ * AddressBlock.spec.cidr} and {@code poolRef}).
  */
 public record Block(String pool, IpPrefix cidr) {
   public Block {

@@ -20,11 +20,11 @@ import java.util.Set;
  * Addresses from this node's blocks, per pool and family. Pure: no I/O, one lock.
  *
  * <p>Addresses are not reused at once: each pool keeps a cursor after the last address given and
- * searches forward from it, wrapping around, so a released address comes back only after the
- * rest of the pool has been used (coil#232: an address reused at once meets stale conntrack
- * entries and caches). A block never gives its IPv4 network and broadcast addresses (sart handed
- * out the network address) nor the IPv6 Subnet-Router anycast address (RFC 4291 §2.6.1), except in
- * blocks too small to have them (/31, RFC 3021; /32; /128).
+ * searches forward from it, wrapping around, so a released address comes back only after the rest
+ * of the pool has been used (coil#232: an address reused at once meets stale conntrack entries and
+ * caches). A block never gives its IPv4 network and broadcast addresses (sart handed out the
+ * network address) nor the IPv6 Subnet-Router anycast address (RFC 4291 §2.6.1), except in blocks
+ * too small to have them (/31, RFC 3021; /32; /128).
  */
 public final class BlockAllocator implements Ipam {
   /** The largest number of addresses looked at in one block: IPv6 blocks may be huge. */
@@ -34,7 +34,10 @@ public final class BlockAllocator implements Ipam {
   private final Map<Attachment, Allocation> allocations = new HashMap<>();
   private final String defaultPool;
 
-  /** @param defaultPool the pool used when a request names none (AddressPool {@code autoAssign}), or null */
+  /**
+   * @param defaultPool the pool used when a request names none (AddressPool {@code autoAssign}), or
+   *     null
+   */
   public BlockAllocator(Collection<Block> blocks, String defaultPool) {
     this.defaultPool = defaultPool;
     blocks.forEach(this::addBlock);
@@ -44,12 +47,20 @@ public final class BlockAllocator implements Ipam {
   public synchronized void addBlock(Block b) {
     for (Pool p : pools.values()) {
       for (BlockState s : p.blocks) {
-        if (s.block.cidr().contains(b.cidr().address()) || b.cidr().contains(s.block.cidr().address())) {
+        if (s.block.cidr().contains(b.cidr().address())
+            || b.cidr().contains(s.block.cidr().address())) {
           if (s.block.equals(b)) {
             return;
           }
-          throw new IllegalArgumentException("block " + b.pool() + "=" + b.cidr() + " overlaps " + s.block.pool()
-              + "=" + s.block.cidr());
+          throw new IllegalArgumentException(
+              "block "
+                  + b.pool()
+                  + "="
+                  + b.cidr()
+                  + " overlaps "
+                  + s.block.pool()
+                  + "="
+                  + s.block.cidr());
         }
       }
     }
@@ -72,7 +83,8 @@ public final class BlockAllocator implements Ipam {
     Allocation existing = allocations.get(attachment);
     if (existing != null) {
       if (!existing.pool().equals(pool)) {
-        throw new IpamException(attachment + " has addresses from pool " + existing.pool() + " already, not " + pool);
+        throw new IpamException(
+            attachment + " has addresses from pool " + existing.pool() + " already, not " + pool);
       }
       return existing;
     }
@@ -87,8 +99,13 @@ public final class BlockAllocator implements Ipam {
         for (InetAddress g : given) {
           p.free(g);
         }
-        throw new IpamException("pool " + pool + " has no free " + (f == Family.INET ? "IPv4" : "IPv6")
-            + " address left in this node's blocks " + p.cidrs(f));
+        throw new IpamException(
+            "pool "
+                + pool
+                + " has no free "
+                + (f == Family.INET ? "IPv4" : "IPv6")
+                + " address left in this node's blocks "
+                + p.cidrs(f));
       }
       given.add(a);
     }
@@ -122,20 +139,27 @@ public final class BlockAllocator implements Ipam {
       if (existing.equals(allocation)) {
         return;
       }
-      throw new IpamException(allocation.attachment() + " is restored twice: " + existing + " and " + allocation);
+      throw new IpamException(
+          allocation.attachment() + " is restored twice: " + existing + " and " + allocation);
     }
     Pool p = pools.get(allocation.pool());
     if (p == null) {
-      throw new IpamException("pool " + allocation.pool() + " of " + allocation.attachment() + " has no block here");
+      throw new IpamException(
+          "pool " + allocation.pool() + " of " + allocation.attachment() + " has no block here");
     }
     for (InetAddress a : allocation.addresses()) {
       BlockState s = p.blockOf(a);
       if (s == null) {
-        throw new IpamException(Ip.format(a) + " of " + allocation.attachment() + " is in no block of pool "
-            + allocation.pool());
+        throw new IpamException(
+            Ip.format(a)
+                + " of "
+                + allocation.attachment()
+                + " is in no block of pool "
+                + allocation.pool());
       }
       if (s.used.contains(s.offset(a))) {
-        throw new IpamException(Ip.format(a) + " of " + allocation.attachment() + " is taken twice");
+        throw new IpamException(
+            Ip.format(a) + " of " + allocation.attachment() + " is taken twice");
       }
     }
     for (InetAddress a : allocation.addresses()) {
@@ -152,8 +176,12 @@ public final class BlockAllocator implements Ipam {
   @Override
   public synchronized boolean hasFree(String pool) {
     Pool p = pools.get(pool);
-    return p != null && p.families().stream().allMatch(f -> p.blocks.stream()
-        .anyMatch(s -> s.block.cidr().family() == f && s.used.size() < s.usable()));
+    return p != null
+        && p.families().stream()
+            .allMatch(
+                f ->
+                    p.blocks.stream()
+                        .anyMatch(s -> s.block.cidr().family() == f && s.used.size() < s.usable()));
   }
 
   /** The blocks of one pool and its cursor per family. */
@@ -183,9 +211,8 @@ public final class BlockAllocator implements Ipam {
     }
 
     /**
-     * The next free address after the cursor: the rest of the cursor's block, then the other
-     * blocks of {@code f} in order, then the cursor's block from its start (the whole pool is one
-     * ring).
+     * The next free address after the cursor: the rest of the cursor's block, then the other blocks
+     * of {@code f} in order, then the cursor's block from its start (the whole pool is one ring).
      */
     InetAddress next(Family f) {
       List<BlockState> of = blocks.stream().filter(b -> b.block.cidr().family() == f).toList();
@@ -237,8 +264,12 @@ public final class BlockAllocator implements Ipam {
       // after a restart the cursor resumes after the highest address in use
       if (s.cursor < o) {
         s.cursor = o;
-        cursorBlock.put(s.block.cidr().family(), blocks.stream()
-            .filter(b -> b.block.cidr().family() == s.block.cidr().family()).toList().indexOf(s));
+        cursorBlock.put(
+            s.block.cidr().family(),
+            blocks.stream()
+                .filter(b -> b.block.cidr().family() == s.block.cidr().family())
+                .toList()
+                .indexOf(s));
       }
     }
 

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Pod address management as the CNI server needs it. Implementations are thread-safe; an
- * attachment holds at most one allocation.
+ * Pod address management as the CNI server needs it. Implementations are thread-safe; an attachment
+ * holds at most one allocation.
  */
 public interface Ipam {
   /**
@@ -33,7 +33,8 @@ public interface Ipam {
   /**
    * The pool of a pod: {@code configured} (the network configuration's {@code pool}) or the
    * default; an implementation that knows the cluster also looks at the pod's and its namespace's
-   * annotations ({@code cniArgs} holds K8S_POD_NAMESPACE and K8S_POD_NAME). Null when there is none.
+   * annotations ({@code cniArgs} holds K8S_POD_NAMESPACE and K8S_POD_NAME). Null when there is
+   * none.
    */
   default String poolFor(java.util.Map<String, String> cniArgs, String configured) {
     return configured != null ? configured : defaultPool();

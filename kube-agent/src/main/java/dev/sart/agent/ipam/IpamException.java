@@ -10,7 +10,10 @@ public final class IpamException extends Exception {
     this(message, false);
   }
 
-  /** @param tryAgainLater more addresses are on their way (e.g. a block was requested): the ADD may be retried */
+  /**
+   * @param tryAgainLater more addresses are on their way (e.g. a block was requested): the ADD may
+   *     be retried
+   */
   public IpamException(String message, boolean tryAgainLater) {
     super(message);
     this.tryAgainLater = tryAgainLater;

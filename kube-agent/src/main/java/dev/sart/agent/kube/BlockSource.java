@@ -26,10 +26,10 @@ import java.util.Set;
 import java.util.logging.Logger;
 
 /**
- * This node's pod AddressBlocks in the API server (sart.md §6.1, §7): the blocks labelled
- * {@code addressblock.sart.terassyi.net/node=<node>}; a new block is asked for with a BlockRequest
- * {@code <pool>-<node>} that the controller answers with an AddressBlock (the request is deleted once
- * it has); an empty block is given back by deleting its AddressBlock. Each block is announced as one
+ * This node's pod AddressBlocks in the API server (sart.md §6.1, §7): the blocks labelled {@code
+ * addressblock.sart.terassyi.net/node=<node>}; a new block is asked for with a BlockRequest {@code
+ * <pool>-<node>} that the controller answers with an AddressBlock (the request is deleted once it
+ * has); an empty block is given back by deleting its AddressBlock. Each block is announced as one
  * BGPAdvertisement in {@code kube-system}, named like the block, owned by it, with every BGPPeer of
  * the node as a target.
  */
@@ -41,7 +41,9 @@ public final class BlockSource {
   private final String node;
   private final Duration wait;
 
-  /** @param wait how long a block request may take before the CNI ADD is told to try again later */
+  /**
+   * @param wait how long a block request may take before the CNI ADD is told to try again later
+   */
   public BlockSource(KubernetesClient client, String node, Duration wait) {
     this.client = client;
     this.node = node;
@@ -50,10 +52,20 @@ public final class BlockSource {
 
   /** The pod blocks assigned to this node (a block being deleted is not one any more). */
   public List<Block> blocks() {
-    return client.resources(AddressBlock.class).withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node).list().getItems()
-        .stream().filter(b -> b.getSpec() != null && b.getSpec().type() == AddressType.POD
-            && node.equals(b.getSpec().nodeRef()) && b.getMetadata().getDeletionTimestamp() == null)
-        .map(b -> new Block(b.getSpec().poolRef(), IpPrefix.parse(b.getSpec().cidr()))).toList();
+    return client
+        .resources(AddressBlock.class)
+        .withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node)
+        .list()
+        .getItems()
+        .stream()
+        .filter(
+            b ->
+                b.getSpec() != null
+                    && b.getSpec().type() == AddressType.POD
+                    && node.equals(b.getSpec().nodeRef())
+                    && b.getMetadata().getDeletionTimestamp() == null)
+        .map(b -> new Block(b.getSpec().poolRef(), IpPrefix.parse(b.getSpec().cidr())))
+        .toList();
   }
 
   /**
@@ -73,10 +85,18 @@ public final class BlockSource {
     }
     Instant until = Instant.now().plus(wait);
     while (Instant.now().isBefore(until)) {
-      Optional<Block> fresh = blocks().stream().filter(b -> b.pool().equals(pool) && !known.contains(b)).findFirst();
+      Optional<Block> fresh =
+          blocks().stream().filter(b -> b.pool().equals(pool) && !known.contains(b)).findFirst();
       if (fresh.isPresent()) {
         client.resources(BlockRequest.class).withName(name).delete();
-        LOG.info(() -> "event=block-assigned pool=" + pool + " node=" + node + " cidr=" + fresh.get().cidr());
+        LOG.info(
+            () ->
+                "event=block-assigned pool="
+                    + pool
+                    + " node="
+                    + node
+                    + " cidr="
+                    + fresh.get().cidr());
         return fresh;
       }
       Thread.sleep(200);
@@ -92,53 +112,112 @@ public final class BlockSource {
     }
     client.resources(BGPAdvertisement.class).inNamespace(ADVERT_NAMESPACE).withName(name).delete();
     client.resources(AddressBlock.class).withName(name).delete();
-    LOG.info(() -> "event=block-released pool=" + block.pool() + " node=" + node + " cidr=" + block.cidr());
+    LOG.info(
+        () ->
+            "event=block-released pool="
+                + block.pool()
+                + " node="
+                + node
+                + " cidr="
+                + block.cidr());
   }
 
   /**
    * One BGPAdvertisement per block of this node, with every BGPPeer of the node listed (new peers
-   * added as NotAdvertised); the BGP side of the agent announces it. Serialised: {@code sartd agent}
-   * calls it on its schedule, on BGPPeer events and from KubeIpam at once (two creations of one
-   * advertisement: the second failed with AlreadyExists and stopped the agent at start-up).
+   * added as NotAdvertised); the BGP side of the agent announces it. Serialised: {@code sartd
+   * agent} calls it on its schedule, on BGPPeer events and from KubeIpam at once (two creations of
+   * one advertisement: the second failed with AlreadyExists and stopped the agent at start-up).
    */
   public synchronized void advertise() {
-    List<String> peers = client.resources(BGPPeer.class).withLabel(Sart.BGP_PEER_NODE_LABEL, node).list().getItems()
-        .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).map(p -> p.getMetadata().getName())
-        .toList();
-    for (AddressBlock b : client.resources(AddressBlock.class).withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node).list()
-        .getItems()) {
-      if (b.getSpec() == null || b.getSpec().type() != AddressType.POD || b.getMetadata().getDeletionTimestamp() != null) {
+    List<String> peers =
+        client
+            .resources(BGPPeer.class)
+            .withLabel(Sart.BGP_PEER_NODE_LABEL, node)
+            .list()
+            .getItems()
+            .stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .map(p -> p.getMetadata().getName())
+            .toList();
+    for (AddressBlock b :
+        client
+            .resources(AddressBlock.class)
+            .withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node)
+            .list()
+            .getItems()) {
+      if (b.getSpec() == null
+          || b.getSpec().type() != AddressType.POD
+          || b.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
       String name = b.getMetadata().getName();
-      BGPAdvertisement a = client.resources(BGPAdvertisement.class).inNamespace(ADVERT_NAMESPACE).withName(name).get();
+      BGPAdvertisement a =
+          client
+              .resources(BGPAdvertisement.class)
+              .inNamespace(ADVERT_NAMESPACE)
+              .withName(name)
+              .get();
       if (a == null) {
-        a = new BGPAdvertisement(ADVERT_NAMESPACE, name, new BGPAdvertisementSpec(b.getSpec().cidr(), AddressType.POD,
-            b.getSpec().cidr().contains(":") ? Protocol.IPV6 : Protocol.IPV4, null));
+        a =
+            new BGPAdvertisement(
+                ADVERT_NAMESPACE,
+                name,
+                new BGPAdvertisementSpec(
+                    b.getSpec().cidr(),
+                    AddressType.POD,
+                    b.getSpec().cidr().contains(":") ? Protocol.IPV6 : Protocol.IPV4,
+                    null));
         a.getMetadata().setLabels(Map.of(Sart.ADDRESS_POOL_LABEL, b.getSpec().poolRef()));
-        a.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion(Sart.API_VERSION)
-            .withKind("AddressBlock").withName(name).withUid(b.getMetadata().getUid()).build()));
+        a.getMetadata()
+            .setOwnerReferences(
+                List.of(
+                    new OwnerReferenceBuilder()
+                        .withApiVersion(Sart.API_VERSION)
+                        .withKind("AddressBlock")
+                        .withName(name)
+                        .withUid(b.getMetadata().getUid())
+                        .build()));
         client.resource(a).create();
-        LOG.info(() -> "event=block-advertisement-created block=" + name + " cidr=" + b.getSpec().cidr());
+        LOG.info(
+            () ->
+                "event=block-advertisement-created block=" + name + " cidr=" + b.getSpec().cidr());
       }
-      Map<String, AdvertiseStatus> have = a.getStatus() == null || a.getStatus().peers() == null
-          ? Map.of() : a.getStatus().peers();
+      Map<String, AdvertiseStatus> have =
+          a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
       if (!have.keySet().containsAll(peers)) {
-        client.resources(BGPAdvertisement.class).inNamespace(ADVERT_NAMESPACE).withName(name).editStatus(cur -> {
-          Map<String, AdvertiseStatus> m = new LinkedHashMap<>(
-              cur.getStatus() == null || cur.getStatus().peers() == null ? Map.of() : cur.getStatus().peers());
-          peers.forEach(p -> m.putIfAbsent(p, AdvertiseStatus.NotAdvertised));
-          cur.setStatus(new BGPAdvertisementStatus(m));
-          return cur;
-        });
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace(ADVERT_NAMESPACE)
+            .withName(name)
+            .editStatus(
+                cur -> {
+                  Map<String, AdvertiseStatus> m =
+                      new LinkedHashMap<>(
+                          cur.getStatus() == null || cur.getStatus().peers() == null
+                              ? Map.of()
+                              : cur.getStatus().peers());
+                  peers.forEach(p -> m.putIfAbsent(p, AdvertiseStatus.NotAdvertised));
+                  cur.setStatus(new BGPAdvertisementStatus(m));
+                  return cur;
+                });
       }
     }
   }
 
   private String blockName(Block block) {
-    return client.resources(AddressBlock.class).withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node).list().getItems()
-        .stream().filter(b -> b.getSpec() != null && b.getSpec().poolRef().equals(block.pool())
-            && IpPrefix.parse(b.getSpec().cidr()).equals(block.cidr()))
-        .map(b -> b.getMetadata().getName()).findFirst().orElse(null);
+    return client
+        .resources(AddressBlock.class)
+        .withLabel(Sart.ADDRESS_BLOCK_NODE_LABEL, node)
+        .list()
+        .getItems()
+        .stream()
+        .filter(
+            b ->
+                b.getSpec() != null
+                    && b.getSpec().poolRef().equals(block.pool())
+                    && IpPrefix.parse(b.getSpec().cidr()).equals(block.cidr()))
+        .map(b -> b.getMetadata().getName())
+        .findFirst()
+        .orElse(null);
   }
 }

@@ -15,9 +15,9 @@ import java.util.logging.Logger;
 
 /**
  * Pod IPAM over this node's AddressBlocks: the {@link BlockAllocator} (addresses, no immediate
- * reuse) fed from the API server through {@link BlockSource}. When the node has no block of the pool
- * with a free address, a block is requested and the ADD waits for it; when a release leaves a block
- * with no pod, the block is given back. Each block is announced as one BGPAdvertisement.
+ * reuse) fed from the API server through {@link BlockSource}. When the node has no block of the
+ * pool with a free address, a block is requested and the ADD waits for it; when a release leaves a
+ * block with no pod, the block is given back. Each block is announced as one BGPAdvertisement.
  */
 public final class KubeIpam implements Ipam {
   private static final Logger LOG = Logger.getLogger(KubeIpam.class.getName());
@@ -25,6 +25,7 @@ public final class KubeIpam implements Ipam {
   private final BlockSource source;
   private final PoolSelector pools;
   private BlockAllocator allocator;
+
   /** One block request per pool at a time. */
   private final Object requesting = new Object();
 
@@ -39,7 +40,10 @@ public final class KubeIpam implements Ipam {
     return allocator;
   }
 
-  /** Adds the blocks assigned to this node since the last look (e.g. at start-up or after a request). */
+  /**
+   * Adds the blocks assigned to this node since the last look (e.g. at start-up or after a
+   * request).
+   */
   public synchronized void refresh() {
     for (Block b : source.blocks()) {
       allocator.addBlock(b);
@@ -64,7 +68,9 @@ public final class KubeIpam implements Ipam {
           throw new IpamException("interrupted while waiting for a block of pool " + pool);
         }
         if (got.isEmpty()) {
-          throw new IpamException("no block of pool " + pool + " with a free address on this node yet (requested)", true);
+          throw new IpamException(
+              "no block of pool " + pool + " with a free address on this node yet (requested)",
+              true);
         }
         synchronized (this) {
           allocator.addBlock(got.get());
@@ -82,20 +88,26 @@ public final class KubeIpam implements Ipam {
     return allocator().find(attachment);
   }
 
-  /** Frees the addresses; a block left with no allocation is given back (sart: DEL deletes an empty block). */
+  /**
+   * Frees the addresses; a block left with no allocation is given back (sart: DEL deletes an empty
+   * block).
+   */
   @Override
   public synchronized Optional<Allocation> release(Attachment attachment) {
     Optional<Allocation> released = allocator.release(attachment);
-    released.ifPresent(a -> {
-      for (Block b : blocksOf(a)) {
-        boolean empty = allocator.allocations().stream().flatMap(x -> x.addresses().stream())
-            .noneMatch(x -> b.cidr().contains(x));
-        if (empty) {
-          source.release(b);
-          rebuildWithout(b);
-        }
-      }
-    });
+    released.ifPresent(
+        a -> {
+          for (Block b : blocksOf(a)) {
+            boolean empty =
+                allocator.allocations().stream()
+                    .flatMap(x -> x.addresses().stream())
+                    .noneMatch(x -> b.cidr().contains(x));
+            if (empty) {
+              source.release(b);
+              rebuildWithout(b);
+            }
+          }
+        });
     return released;
   }
 
@@ -111,7 +123,10 @@ public final class KubeIpam implements Ipam {
     return out;
   }
 
-  /** The allocator has no way to drop a block: a new one over the other blocks takes the allocations over. */
+  /**
+   * The allocator has no way to drop a block: a new one over the other blocks takes the allocations
+   * over.
+   */
   private void rebuildWithout(Block gone) {
     List<Block> rest = new ArrayList<>(allocator.blocks());
     rest.remove(gone);
@@ -120,7 +135,8 @@ public final class KubeIpam implements Ipam {
       try {
         next.restore(a);
       } catch (IpamException e) {
-        throw new IllegalStateException("allocation " + a + " lost moving off block " + gone.cidr(), e);
+        throw new IllegalStateException(
+            "allocation " + a + " lost moving off block " + gone.cidr(), e);
       }
     }
     allocator = next;
@@ -143,7 +159,10 @@ public final class KubeIpam implements Ipam {
     return pools.autoAssign();
   }
 
-  /** A free address in this node's blocks, or a pod AddressPool of that name to request a block from. */
+  /**
+   * A free address in this node's blocks, or a pod AddressPool of that name to request a block
+   * from.
+   */
   @Override
   public boolean hasFree(String pool) {
     return allocator().hasFree(pool) || pools.isPodPool(pool);

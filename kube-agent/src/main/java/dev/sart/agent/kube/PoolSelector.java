@@ -11,12 +11,13 @@ import java.util.Map;
 
 /**
  * The pod AddressPool of a pod (sart.md §6.2, §7): the pod's {@code sart.terassyi.net/addresspool}
- * annotation, else its namespace's, else the pod pool with {@code autoAssign: true}; null when there
- * is none (the CNI ADD is told to try again later: the pool may be created later).
+ * annotation, else its namespace's, else the pod pool with {@code autoAssign: true}; null when
+ * there is none (the CNI ADD is told to try again later: the pool may be created later).
  */
 public final class PoolSelector {
   /** CNI_ARGS keys the runtime sets for a pod (kubelet's dockershim/CRI convention). */
   static final String POD_NAMESPACE = "K8S_POD_NAMESPACE";
+
   static final String POD_NAME = "K8S_POD_NAME";
 
   private final KubernetesClient client;
@@ -49,9 +50,14 @@ public final class PoolSelector {
 
   /** The pod pool with autoAssign (the webhook allows one per type), or null. */
   public String autoAssign() {
-    List<AddressPool> auto = client.resources(AddressPool.class).list().getItems().stream()
-        .filter(p -> p.getSpec() != null && p.getSpec().type() == AddressType.POD && p.getSpec().autoAssignOrFalse())
-        .toList();
+    List<AddressPool> auto =
+        client.resources(AddressPool.class).list().getItems().stream()
+            .filter(
+                p ->
+                    p.getSpec() != null
+                        && p.getSpec().type() == AddressType.POD
+                        && p.getSpec().autoAssignOrFalse())
+            .toList();
     return auto.isEmpty() ? null : auto.getFirst().getMetadata().getName();
   }
 

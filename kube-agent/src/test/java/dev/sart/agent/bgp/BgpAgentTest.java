@@ -36,8 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * sart's agent behaviours (sart.md §6.5; its agent_node_bgp, agent_bgp_peer and
  * agent_bgp_advertisement tests) against fabric8's mock API server in CRUD mode, a real speaker
  * (BgpServer + BgpApiService over gRPC) and a real BGP daemon (BIRD) as the peer, whose routing
- * table is the oracle. The test plays the controller: it creates the objects and the status
- * entries the controller would write.
+ * table is the oracle. The test plays the controller: it creates the objects and the status entries
+ * the controller would write.
  */
 @EnableKubernetesMockClient(crud = true)
 class BgpAgentTest {
@@ -48,8 +48,7 @@ class BgpAgentTest {
   private static final String PEER = NODE + "-65002-192.0.2.2";
   private static final String PEER2 = NODE + "-65003-192.0.2.6";
 
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
   private RealSpeaker speaker;
   private BgpAgent agent;
   private Router bird;
@@ -63,27 +62,53 @@ class BgpAgentTest {
       speaker.close();
     }
     client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client.resources(BGPPeer.class).list().getItems().forEach(p -> client.resource(p).edit(c -> {
-      c.getMetadata().getFinalizers().clear();
-      return c;
-    }));
+    client
+        .resources(BGPPeer.class)
+        .list()
+        .getItems()
+        .forEach(
+            p ->
+                client
+                    .resource(p)
+                    .edit(
+                        c -> {
+                          c.getMetadata().getFinalizers().clear();
+                          return c;
+                        }));
     client.resources(BGPPeer.class).delete();
-    client.resources(NodeBGP.class).list().getItems().forEach(n -> client.resource(n).edit(c -> {
-      c.getMetadata().getFinalizers().clear(); // the agent's
-      return c;
-    }));
+    client
+        .resources(NodeBGP.class)
+        .list()
+        .getItems()
+        .forEach(
+            n ->
+                client
+                    .resource(n)
+                    .edit(
+                        c -> {
+                          c.getMetadata().getFinalizers().clear(); // the agent's
+                          return c;
+                        }));
     client.resources(NodeBGP.class).delete();
   }
 
-  /** The speaker's namespace (192.0.2.1, AS 65001 once configured) and BIRD (192.0.2.2, AS 65002). */
-  private void start(UnaryOperator<Neighbor> birdSide, Map<String, String> peerAnnotations) throws Exception {
+  /**
+   * The speaker's namespace (192.0.2.1, AS 65001 once configured) and BIRD (192.0.2.2, AS 65002).
+   */
+  private void start(UnaryOperator<Neighbor> birdSide, Map<String, String> peerAnnotations)
+      throws Exception {
     Topology t = testbed.topology();
     Node s = t.node("sart");
     Node p = t.node("peer");
     t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
     speaker = new RealSpeaker(s).start();
-    bird = RouterKind.BIRD.create(p, RouterConfig.of(65002, "192.0.2.2")
-        .neighbor(birdSide.apply(Neighbor.of("192.0.2.1", 65001)))).start();
+    bird =
+        RouterKind.BIRD
+            .create(
+                p,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(birdSide.apply(Neighbor.of("192.0.2.1", 65001))))
+            .start();
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
     client.resource(Crs.peer(NODE, 65002, "192.0.2.2", 30L, 10L, peerAnnotations)).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
@@ -108,12 +133,16 @@ class BgpAgentTest {
   }
 
   private static Map<String, AdvertiseStatus> advertStatus(String name) {
-    BGPAdvertisement a = client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).get();
-    return a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
+    BGPAdvertisement a =
+        client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).get();
+    return a.getStatus() == null || a.getStatus().peers() == null
+        ? Map.of()
+        : a.getStatus().peers();
   }
 
   private void awaitEstablished() {
-    await("BGPPeer Established").atMost(Duration.ofSeconds(60))
+    await("BGPPeer Established")
+        .atMost(Duration.ofSeconds(60))
         .until(() -> peerStatus() == BGPPeerCondition.Status.Established);
     bird.awaitEstablished("192.0.2.1");
   }
@@ -123,9 +152,12 @@ class BgpAgentTest {
     start();
     await().atMost(Duration.ofSeconds(30)).until(() -> speaker.bgp.localAs() == 65001);
     assertEquals(dev.sart.bgp.wire.Ip.parseV4("192.0.2.1"), speaker.bgp.routerId());
-    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
     NodeBGP nb = nodeBgp();
-    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Available, NodeBGPCondition.Reason.Configured),
+    assertEquals(
+        new NodeBGPCondition(NodeBGPCondition.Status.Available, NodeBGPCondition.Reason.Configured),
         NodeBgpReconciler.last(nb.getStatus()));
     assertEquals(0L, nb.getStatus().backoff());
   }
@@ -134,8 +166,12 @@ class BgpAgentTest {
   void anUnreachableSpeakerIsUnavailableWithoutABackoffUntilItWasEverAvailable() {
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:1")).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
-    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured),
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    assertEquals(
+        new NodeBGPCondition(
+            NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.NotConfigured),
         NodeBgpReconciler.last(nodeBgp().getStatus()));
     assertEquals(0L, nodeBgp().getStatus().backoff());
   }
@@ -147,10 +183,15 @@ class BgpAgentTest {
     speaker.bgp.setLocalAs(65009);
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
-    assertEquals(new NodeBGPCondition(NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.InvalidConfiguration),
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> NodeBgpReconciler.last(nodeBgp().getStatus()) != null);
+    assertEquals(
+        new NodeBGPCondition(
+            NodeBGPCondition.Status.Unavailable, NodeBGPCondition.Reason.InvalidConfiguration),
         NodeBgpReconciler.last(nodeBgp().getStatus()));
-    assertEquals(65009, speaker.bgp.localAs(), "the agent does not override a speaker configured otherwise");
+    assertEquals(
+        65009, speaker.bgp.localAs(), "the agent does not override a speaker configured otherwise");
   }
 
   @Test
@@ -158,28 +199,53 @@ class BgpAgentTest {
     start();
     awaitEstablished();
     dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
-    assertEquals(Duration.ofSeconds(30), p.config().holdTime(), "holdTime of the BGPPeer (sart ignored it)");
+    assertEquals(
+        Duration.ofSeconds(30), p.config().holdTime(), "holdTime of the BGPPeer (sart ignored it)");
     assertEquals(Duration.ofSeconds(10), p.config().keepaliveTime());
-    assertEquals(Duration.ofSeconds(30), p.status().holdTime(), "negotiated: the smaller of 30 and BIRD's 240");
+    assertEquals(
+        Duration.ofSeconds(30),
+        p.status().holdTime(),
+        "negotiated: the smaller of 30 and BIRD's 240");
     assertTrue(bgpPeer().getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER));
-    await().atMost(Duration.ofSeconds(10)).until(() -> nodeBgp().getSpec().peers() != null
-        && nodeBgp().getSpec().peers().stream().anyMatch(x -> x.name().equals(PEER)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                nodeBgp().getSpec().peers() != null
+                    && nodeBgp().getSpec().peers().stream().anyMatch(x -> x.name().equals(PEER)));
   }
 
   @Test
   void aChangedTimerReplacesTheSession() throws Exception {
     start();
     awaitEstablished();
-    client.resources(BGPPeer.class).withName(PEER).edit(p -> {
-      p.setSpec(new dev.sart.crds.BGPPeerSpec(p.getSpec().asn(), p.getSpec().addr(), 20L, 5L, null,
-          p.getSpec().nodeBGPRef(), null, p.getSpec().speaker(), null));
-      return p;
-    });
-    await("session with the new hold time").atMost(Duration.ofSeconds(60)).until(() -> {
-      dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
-      return p != null && p.config().holdTime().equals(Duration.ofSeconds(20))
-          && p.status().holdTime().equals(Duration.ofSeconds(20));
-    });
+    client
+        .resources(BGPPeer.class)
+        .withName(PEER)
+        .edit(
+            p -> {
+              p.setSpec(
+                  new dev.sart.crds.BGPPeerSpec(
+                      p.getSpec().asn(),
+                      p.getSpec().addr(),
+                      20L,
+                      5L,
+                      null,
+                      p.getSpec().nodeBGPRef(),
+                      null,
+                      p.getSpec().speaker(),
+                      null));
+              return p;
+            });
+    await("session with the new hold time")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              dev.sart.bgp.peer.Peer p = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
+              return p != null
+                  && p.config().holdTime().equals(Duration.ofSeconds(20))
+                  && p.status().holdTime().equals(Duration.ofSeconds(20));
+            });
     awaitEstablished();
   }
 
@@ -188,7 +254,8 @@ class BgpAgentTest {
     start();
     awaitEstablished();
     bird.stop();
-    await("BGPPeer leaves Established").atMost(Duration.ofSeconds(60))
+    await("BGPPeer leaves Established")
+        .atMost(Duration.ofSeconds(60))
         .until(() -> peerStatus() != BGPPeerCondition.Status.Established);
     assertEquals(1L, bgpPeer().getStatus().backoff());
   }
@@ -196,43 +263,74 @@ class BgpAgentTest {
   @Test
   void anAdvertisementIsAnnouncedToAnEstablishedPeerAndWithdrawn() throws Exception {
     start();
-    Crs.advert(client, "default", "svc-203.0.113.10", "203.0.113.10/32",
-        Map.of(PEER, AdvertiseStatus.NotAdvertised, "node2-65002-192.0.2.9", AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client,
+        "default",
+        "svc-203.0.113.10",
+        "203.0.113.10/32",
+        Map.of(
+            PEER,
+            AdvertiseStatus.NotAdvertised,
+            "node2-65002-192.0.2.9",
+            AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     bird.awaitRoute("203.0.113.10/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc-203.0.113.10").get(PEER)
-        == AdvertiseStatus.Advertised);
-    assertEquals(AdvertiseStatus.NotAdvertised, advertStatus("svc-203.0.113.10").get("node2-65002-192.0.2.9"),
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc-203.0.113.10").get(PEER) == AdvertiseStatus.Advertised);
+    assertEquals(
+        AdvertiseStatus.NotAdvertised,
+        advertStatus("svc-203.0.113.10").get("node2-65002-192.0.2.9"),
         "another node's peer is that node's agent's business");
 
-    client.resources(BGPAdvertisement.class).inNamespace("default").withName("svc-203.0.113.10").editStatus(a -> {
-      a.getStatus().peers().put(PEER, AdvertiseStatus.Withdraw);
-      return a;
-    });
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("default")
+        .withName("svc-203.0.113.10")
+        .editStatus(
+            a -> {
+              a.getStatus().peers().put(PEER, AdvertiseStatus.Withdraw);
+              return a;
+            });
     bird.awaitNoRoute("203.0.113.10/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> !advertStatus("svc-203.0.113.10").containsKey(PEER));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !advertStatus("svc-203.0.113.10").containsKey(PEER));
   }
 
   /**
-   * Per-peer announcement: two BGPPeers on the node (BIRD at 192.0.2.2, AS 65002, and another BIRD at
-   * 192.0.2.6, AS 65003); an advert reaches only the peers its status targets, as each BIRD shows it.
+   * Per-peer announcement: two BGPPeers on the node (BIRD at 192.0.2.2, AS 65002, and another BIRD
+   * at 192.0.2.6, AS 65003); an advert reaches only the peers its status targets, as each BIRD
+   * shows it.
    */
   @Test
   void anAdvertisementGoesOnlyToItsTargetPeersAndFollowsThem() throws Exception {
     Router bird2 = twoPeers();
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
-    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1"))).create();
-    client.resource(Crs.peer(NODE, 65003, "192.0.2.6", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1"))).create();
-    // a route the speaker learns from one peer and passes on to the other (transit): not the agent's
+    client
+        .resource(
+            Crs.peer(
+                NODE, 65002, "192.0.2.2", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1")))
+        .create();
+    client
+        .resource(
+            Crs.peer(
+                NODE, 65003, "192.0.2.6", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1")))
+        .create();
+    // a route the speaker learns from one peer and passes on to the other (transit): not the
+    // agent's
     bird2.announce("198.51.100.128/25");
-    Crs.advert(client, "default", "svc", "203.0.113.40/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client, "default", "svc", "203.0.113.40/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     awaitEstablished();
     bird2.awaitEstablished("192.0.2.5");
 
     // targeted at the first peer only
     bird.awaitRoute("203.0.113.40/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
     assertNoRouteFor(bird2, "203.0.113.40/32");
     assertNull(advertStatus("svc").get(PEER2));
     bird.awaitRoute("198.51.100.128/25");
@@ -241,16 +339,24 @@ class BgpAgentTest {
     setTargets("svc", Map.of(PEER, AdvertiseStatus.Withdraw, PEER2, AdvertiseStatus.NotAdvertised));
     bird2.awaitRoute("203.0.113.40/32");
     bird.awaitNoRoute("203.0.113.40/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> !advertStatus("svc").containsKey(PEER)
-        && advertStatus("svc").get(PEER2) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                !advertStatus("svc").containsKey(PEER)
+                    && advertStatus("svc").get(PEER2) == AdvertiseStatus.Advertised);
     assertTrue(bird.bestRoute("198.51.100.128/25").isPresent(), "transit routes still pass");
 
     // a restarted speaker gets the per-peer policies again: still only the second peer
     speaker.stop();
     speaker.start();
-    await("speaker configured again").atMost(Duration.ofSeconds(60)).until(() -> speaker.bgp.localAs() == 65001);
-    bird2.awaitSessionState("192.0.2.5", dev.sart.testbed.SessionState.ESTABLISHED, Duration.ofSeconds(60));
-    bird.awaitSessionState("192.0.2.1", dev.sart.testbed.SessionState.ESTABLISHED, Duration.ofSeconds(60));
+    await("speaker configured again")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> speaker.bgp.localAs() == 65001);
+    bird2.awaitSessionState(
+        "192.0.2.5", dev.sart.testbed.SessionState.ESTABLISHED, Duration.ofSeconds(60));
+    bird.awaitSessionState(
+        "192.0.2.1", dev.sart.testbed.SessionState.ESTABLISHED, Duration.ofSeconds(60));
     bird2.awaitRoute("203.0.113.40/32");
     bird.awaitRoute("198.51.100.128/25");
     assertNoRouteFor(bird, "203.0.113.40/32");
@@ -258,8 +364,12 @@ class BgpAgentTest {
     // both peers
     setTargets("svc", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     bird.awaitRoute("203.0.113.40/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised
-        && advertStatus("svc").get(PEER2) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised
+                    && advertStatus("svc").get(PEER2) == AdvertiseStatus.Advertised);
     assertTrue(bird2.bestRoute("203.0.113.40/32").isPresent());
 
     // Withdraw for the second peer only, then for the first
@@ -272,8 +382,14 @@ class BgpAgentTest {
 
     // a deleted peer's policy goes with it
     client.resources(BGPPeer.class).withName(PEER2).delete();
-    await("policy of the deleted peer removed").atMost(Duration.ofSeconds(30)).until(() -> speaker.bgp.policies().all()
-        .stream().map(dev.sart.bgp.policy.Policy::name).toList().equals(java.util.List.of(ExportPolicies.name(PEER))));
+    await("policy of the deleted peer removed")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                speaker.bgp.policies().all().stream()
+                    .map(dev.sart.bgp.policy.Policy::name)
+                    .toList()
+                    .equals(java.util.List.of(ExportPolicies.name(PEER))));
   }
 
   /**
@@ -287,8 +403,13 @@ class BgpAgentTest {
     try (Speaker api = new Speaker(speaker.endpoint(), Duration.ofSeconds(10))) {
       api.configure(65001, "192.0.2.1");
       for (String[] p : new String[][] {{"192.0.2.2", "65002"}, {"192.0.2.6", "65003"}}) {
-        api.addPeer(dev.sart.proto.v1.Peer.newBuilder().setAddress(p[0]).setAsn(Integer.parseInt(p[1]))
-            .setConnectRetryTime(1).setAdvertisePeerAs(true).build());
+        api.addPeer(
+            dev.sart.proto.v1.Peer.newBuilder()
+                .setAddress(p[0])
+                .setAsn(Integer.parseInt(p[1]))
+                .setConnectRetryTime(1)
+                .setAdvertisePeerAs(true)
+                .build());
       }
       api.addPath("203.0.113.50/32");
     }
@@ -300,18 +421,25 @@ class BgpAgentTest {
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
     client.resource(Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
     client.resource(Crs.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
-    Crs.advert(client, "default", "svc", "203.0.113.50/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client, "default", "svc", "203.0.113.50/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
 
     bird2.awaitNoRoute("203.0.113.50/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
     assertTrue(bird.bestRoute("203.0.113.50/32").isPresent(), "the targeted peer keeps it");
-    assertEquals(ExportPolicies.name(PEER2),
+    assertEquals(
+        ExportPolicies.name(PEER2),
         speaker.bgp.peer(InetAddress.getByName("192.0.2.6")).policy().exportPolicy().name());
-    assertTrue(speaker.bgp.peer(InetAddress.getByName("192.0.2.6")).policy().advertisePeerAs(),
+    assertTrue(
+        speaker.bgp.peer(InetAddress.getByName("192.0.2.6")).policy().advertisePeerAs(),
         "the speaker's own setting survives the new export policy");
-    assertSame(session1, speaker.bgp.peer(InetAddress.getByName("192.0.2.2")), "adopted, not re-added");
-    assertSame(session2, speaker.bgp.peer(InetAddress.getByName("192.0.2.6")), "adopted, not re-added");
+    assertSame(
+        session1, speaker.bgp.peer(InetAddress.getByName("192.0.2.2")), "adopted, not re-added");
+    assertSame(
+        session2, speaker.bgp.peer(InetAddress.getByName("192.0.2.6")), "adopted, not re-added");
   }
 
   /**
@@ -326,31 +454,50 @@ class BgpAgentTest {
     t.link(s, p1).addresses("192.0.2.1/30", "192.0.2.2/30");
     t.link(s, p2).addresses("192.0.2.5/30", "192.0.2.6/30");
     speaker = new RealSpeaker(s).start();
-    bird = RouterKind.BIRD.create(p1, RouterConfig.of(65002, "192.0.2.2")
-        .neighbor(Neighbor.of("192.0.2.1", 65001))).start();
-    return RouterKind.BIRD.create(p2, RouterConfig.of(65003, "192.0.2.6")
-        .neighbor(Neighbor.of("192.0.2.5", 65001))).start();
+    bird =
+        RouterKind.BIRD
+            .create(
+                p1, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
+            .start();
+    return RouterKind.BIRD
+        .create(p2, RouterConfig.of(65003, "192.0.2.6").neighbor(Neighbor.of("192.0.2.5", 65001)))
+        .start();
   }
 
-  /** The router does not get the route, now or in the next few seconds (the other peer already has it). */
+  /**
+   * The router does not get the route, now or in the next few seconds (the other peer already has
+   * it).
+   */
   private static void assertNoRouteFor(Router r, String prefix) {
-    await(r + " never gets " + prefix).during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+    await(r + " never gets " + prefix)
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10))
         .until(() -> r.routes(dev.sart.testbed.IpPrefix.parse(prefix)).isEmpty());
   }
 
   /** The controller's writes: each given entry set (or replaced), the others kept. */
   private static void setTargets(String advert, Map<String, AdvertiseStatus> entries) {
-    client.resources(BGPAdvertisement.class).inNamespace("default").withName(advert).editStatus(a -> {
-      a.getStatus().peers().putAll(entries);
-      return a;
-    });
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("default")
+        .withName(advert)
+        .editStatus(
+            a -> {
+              a.getStatus().peers().putAll(entries);
+              return a;
+            });
   }
 
   @Test
   void deletingAnAdvertisementWithdrawsThePrefix() throws Exception {
     start();
     awaitEstablished();
-    Crs.advert(client, "default", "pod-block", "198.51.100.0/29", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client,
+        "default",
+        "pod-block",
+        "198.51.100.0/29",
+        Map.of(PEER, AdvertiseStatus.NotAdvertised));
     bird.awaitRoute("198.51.100.0/29");
     client.resources(BGPAdvertisement.class).inNamespace("default").withName("pod-block").delete();
     bird.awaitNoRoute("198.51.100.0/29");
@@ -359,33 +506,50 @@ class BgpAgentTest {
   @Test
   void aRestartedSpeakerIsConfiguredAgainWithItsPeersAndPrefixes() throws Exception {
     start();
-    Crs.advert(client, "default", "svc", "203.0.113.20/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client, "default", "svc", "203.0.113.20/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     bird.awaitRoute("203.0.113.20/32");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
 
     speaker.stop();
     speaker.start();
     assertEquals(0, speaker.bgp.localAs(), "a restarted speaker knows nothing");
 
-    await("speaker configured again").atMost(Duration.ofSeconds(60)).until(() -> speaker.bgp.localAs() == 65001);
-    await("NodeBGP backoff").atMost(Duration.ofSeconds(30)).until(() -> nodeBgp().getStatus().backoff() == 1L);
-    await("BGPPeer Established again").atMost(Duration.ofSeconds(60))
-        .until(() -> speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null
-            && peerStatus() == BGPPeerCondition.Status.Established);
+    await("speaker configured again")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> speaker.bgp.localAs() == 65001);
+    await("NodeBGP backoff")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> nodeBgp().getStatus().backoff() == 1L);
+    await("BGPPeer Established again")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null
+                    && peerStatus() == BGPPeerCondition.Status.Established);
     bird.awaitRoute("203.0.113.20/32");
     assertTrue(bgpPeer().getStatus().backoff() >= 1, "the session went down with the speaker");
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
   }
 
   @Test
   void aDeletedPeerLeavesTheSpeakerTheNodeBgpAndTheAdvertisements() throws Exception {
     start();
-    Crs.advert(client, "default", "svc", "203.0.113.30/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client, "default", "svc", "203.0.113.30/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
-    await().atMost(Duration.ofSeconds(30)).until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc").get(PEER) == AdvertiseStatus.Advertised);
     client.resources(BGPPeer.class).withName(PEER).delete();
-    await("BGPPeer gone (finalizer removed)").atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() == null);
+    await("BGPPeer gone (finalizer removed)")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> bgpPeer() == null);
     assertNull(speaker.bgp.peer(InetAddress.getByName("192.0.2.2")));
     assertTrue(nodeBgp().getSpec().peers() == null || nodeBgp().getSpec().peers().isEmpty());
     assertTrue(advertStatus("svc").isEmpty(), advertStatus("svc")::toString);
@@ -395,19 +559,27 @@ class BgpAgentTest {
   @Test
   void aDeletedNodeBgpIsHeldWhileTheSpeakerHasNeighboursThenClearsTheSpeaker() throws Exception {
     start();
-    Crs.advert(client, "default", "svc", "203.0.113.60/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    Crs.advert(
+        client, "default", "svc", "203.0.113.60/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     bird.awaitRoute("203.0.113.60/32");
-    await().atMost(Duration.ofSeconds(30))
+    await()
+        .atMost(Duration.ofSeconds(30))
         .until(() -> nodeBgp().getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER));
 
     client.resources(NodeBGP.class).withName(NODE).delete();
     // sart: refused while the speaker has a neighbour; the agent keeps serving the node meanwhile
-    await("NodeBGP held").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> {
-      NodeBGP nb = nodeBgp();
-      return nb != null && nb.getMetadata().getDeletionTimestamp() != null && speaker.bgp.localAs() == 65001
-          && speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null;
-    });
+    await("NodeBGP held")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              NodeBGP nb = nodeBgp();
+              return nb != null
+                  && nb.getMetadata().getDeletionTimestamp() != null
+                  && speaker.bgp.localAs() == 65001
+                  && speaker.bgp.peer(InetAddress.getByName("192.0.2.2")) != null;
+            });
     bird.awaitRoute("203.0.113.60/32");
     assertEquals(BGPPeerCondition.Status.Established, peerStatus());
 
@@ -421,7 +593,10 @@ class BgpAgentTest {
     assertTrue(speaker.bgp.peers().isEmpty());
     bird.awaitNoRoute("203.0.113.60/32");
     // and it stays cleared: the agent does not configure a speaker for a NodeBGP that is gone
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> speaker.bgp.localAs() == 0);
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> speaker.bgp.localAs() == 0);
   }
 
   @Test
@@ -430,18 +605,26 @@ class BgpAgentTest {
     speaker = new RealSpeaker(t.node("sart")).start();
     client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
     client.resource(Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
-    java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
-    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).onPeersChanged(told::incrementAndGet).start();
+    java.util.concurrent.atomic.AtomicInteger told =
+        new java.util.concurrent.atomic.AtomicInteger();
+    agent =
+        new BgpAgent(client, NODE, Duration.ofSeconds(30))
+            .onPeersChanged(told::incrementAndGet)
+            .start();
     await("the existing peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 1);
     client.resource(Crs.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
     await("a new peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 2);
     // another node's peer is none of ours
     client.resource(Crs.peer("node2", 65004, "192.0.2.9", null, null, null)).create();
     client.resources(BGPPeer.class).withName(PEER2).delete();
-    await("a deleted peer (finalizer: being deleted, then gone)").atMost(Duration.ofSeconds(30))
+    await("a deleted peer (finalizer: being deleted, then gone)")
+        .atMost(Duration.ofSeconds(30))
         .until(() -> told.get() >= 3 && bgpPeer2() == null);
     int n = told.get();
-    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> told.get() == n);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(4))
+        .until(() -> told.get() == n);
   }
 
   private static BGPPeer bgpPeer2() {
@@ -455,12 +638,20 @@ class BgpAgentTest {
     Node p = t.node("peer");
     t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
     speaker = new RealSpeaker(s).start();
-    bird = RouterKind.BIRD.create(p, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
-        .start();
+    bird =
+        RouterKind.BIRD
+            .create(
+                p, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
+            .start();
     NodeBGP nb = Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
-    nb.setSpec(new dev.sart.crds.NodeBGPSpec(65001L, "192.0.2.1", nb.getSpec().speaker(),
-        java.util.List.of(new dev.sart.crds.NodeBGPPeer(PEER, Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)
-            .getSpec()))));
+    nb.setSpec(
+        new dev.sart.crds.NodeBGPSpec(
+            65001L,
+            "192.0.2.1",
+            nb.getSpec().speaker(),
+            java.util.List.of(
+                new dev.sart.crds.NodeBGPPeer(
+                    PEER, Crs.peer(NODE, 65002, "192.0.2.2", null, null, null).getSpec()))));
     client.resource(nb).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     await().atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() != null);
@@ -470,19 +661,36 @@ class BgpAgentTest {
 
   @Test
   void thePasswordComesFromASecret() throws Exception {
-    client.secrets().inNamespace("kube-system").resource(new SecretBuilder().withNewMetadata().withName("peer-md5")
-        .endMetadata().addToStringData("password", "s3cret").build()).create();
-    start(n -> n.withPassword("s3cret"), Map.of(PeerOptions.CONNECT_RETRY_TIME, "1",
-        PeerOptions.PASSWORD_SECRET, "kube-system/peer-md5"));
+    client
+        .secrets()
+        .inNamespace("kube-system")
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("peer-md5")
+                .endMetadata()
+                .addToStringData("password", "s3cret")
+                .build())
+        .create();
+    start(
+        n -> n.withPassword("s3cret"),
+        Map.of(
+            PeerOptions.CONNECT_RETRY_TIME,
+            "1",
+            PeerOptions.PASSWORD_SECRET,
+            "kube-system/peer-md5"));
     awaitEstablished();
   }
 
   @Test
   void aBadAnnotationIsReportedInTheStatus() throws Exception {
     start(n -> n, Map.of(PeerOptions.MULTIHOP_TTL, "300"));
-    await().atMost(Duration.ofSeconds(30)).until(() -> peerStatus() == BGPPeerCondition.Status.Unknown);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> peerStatus() == BGPPeerCondition.Status.Unknown);
     String reason = PeerReconciler.last(bgpPeer().getStatus()).reason();
-    assertTrue(reason.startsWith("InvalidConfiguration") && reason.contains("multihop-ttl"), reason);
+    assertTrue(
+        reason.startsWith("InvalidConfiguration") && reason.contains("multihop-ttl"), reason);
     assertNull(speaker.bgp.peer(InetAddress.getByName("192.0.2.2")));
   }
 }

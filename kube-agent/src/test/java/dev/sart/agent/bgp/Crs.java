@@ -20,28 +20,61 @@ final class Crs {
   private Crs() {}
 
   static NodeBGP nodeBgp(String node, long asn, String routerId, String endpoint) {
-    return new NodeBGP(node, new NodeBGPSpec(asn, routerId, new SpeakerConfig(endpoint, 5L, false), null));
+    return new NodeBGP(
+        node, new NodeBGPSpec(asn, routerId, new SpeakerConfig(endpoint, 5L, false), null));
   }
 
-  static BGPPeer peer(String node, long asn, String addr, Long holdTime, Long keepalive, Map<String, String> annotations) {
+  static BGPPeer peer(
+      String node,
+      long asn,
+      String addr,
+      Long holdTime,
+      Long keepalive,
+      Map<String, String> annotations) {
     String name = node + "-" + asn + "-" + addr;
-    BGPPeer p = new BGPPeer(name, new BGPPeerSpec(asn, addr, holdTime, keepalive, null, node, null,
-        new SpeakerConfig("unused", null, null), null));
+    BGPPeer p =
+        new BGPPeer(
+            name,
+            new BGPPeerSpec(
+                asn,
+                addr,
+                holdTime,
+                keepalive,
+                null,
+                node,
+                null,
+                new SpeakerConfig("unused", null, null),
+                null));
     p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
     p.getMetadata().setAnnotations(annotations);
     return p;
   }
 
   /** Creates the advert and writes the controller's part of the status: the target peers. */
-  static BGPAdvertisement advert(KubernetesClient client, String ns, String name, String cidr,
+  static BGPAdvertisement advert(
+      KubernetesClient client,
+      String ns,
+      String name,
+      String cidr,
       Map<String, AdvertiseStatus> peers) {
-    BGPAdvertisement a = new BGPAdvertisement(ns, name, new BGPAdvertisementSpec(cidr, AddressType.SERVICE,
-        cidr.contains(":") ? Protocol.IPV6 : Protocol.IPV4, null));
+    BGPAdvertisement a =
+        new BGPAdvertisement(
+            ns,
+            name,
+            new BGPAdvertisementSpec(
+                cidr,
+                AddressType.SERVICE,
+                cidr.contains(":") ? Protocol.IPV6 : Protocol.IPV4,
+                null));
     client.resource(a).create();
-    return client.resources(BGPAdvertisement.class).inNamespace(ns).withName(name).editStatus(cur -> {
-      cur.setStatus(new BGPAdvertisementStatus(peers));
-      return cur;
-    });
+    return client
+        .resources(BGPAdvertisement.class)
+        .inNamespace(ns)
+        .withName(name)
+        .editStatus(
+            cur -> {
+              cur.setStatus(new BGPAdvertisementStatus(peers));
+              return cur;
+            });
   }
-
 }

@@ -26,8 +26,11 @@ final class RealSpeaker implements AutoCloseable {
   RealSpeaker start() throws IOException {
     bgp = new BgpServer(179, 1, NamespaceThreads.factory(node, "bgp-io"));
     bgp.start();
-    grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)).addService(new BgpApiService(bgp))
-        .build().start();
+    grpc =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+            .addService(new BgpApiService(bgp))
+            .build()
+            .start();
     port = grpc.getPort();
     return this;
   }
@@ -48,4 +51,3 @@ final class RealSpeaker implements AutoCloseable {
     stop();
   }
 }
-

@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The agent as a process of its own (dev.sart.agent.AgentMain), so that a test can kill it with SIGKILL. */
+/**
+ * The agent as a process of its own (dev.sart.agent.AgentMain), so that a test can kill it with
+ * SIGKILL.
+ */
 final class AgentProcess implements AutoCloseable {
   private final Process process;
 
@@ -20,11 +23,22 @@ final class AgentProcess implements AutoCloseable {
   static AgentProcess start(Path config, Path log) throws IOException {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String cp = "target/classes:" + Files.readString(Path.of("target/classpath.txt")).strip();
-    ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", cp, "dev.sart.agent.AgentMain", "--config", config.toString()));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                cp,
+                "dev.sart.agent.AgentMain",
+                "--config",
+                config.toString()));
     pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process p = pb.start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
     if (!"ready".equals(line)) {
       p.destroyForcibly();

@@ -25,17 +25,20 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with
- * host-local IPAM) in the same run: the wall time from exec to exit of ADD and DEL (veth, addresses,
- * routes and all) and of VERSION alone (the JVM start-up floor). The calls alternate between the
- * two plugins so that both see the same machine load. ADD/DEL run in the node's namespace through
+ * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with host-local
+ * IPAM) in the same run: the wall time from exec to exit of ADD and DEL (veth, addresses, routes
+ * and all) and of VERSION alone (the JVM start-up floor). The calls alternate between the two
+ * plugins so that both see the same machine load. ADD/DEL run in the node's namespace through
  * {@code ip netns exec} for both plugins (ptp makes its host end where it runs); the cost of that
  * wrapper alone is measured and printed too.
  *
- * <pre>./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20</pre>
+ * <pre>
+ * ./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20
+ * </pre>
  */
 public final class CniBenchmark {
   static final Path PTP_DIR = Path.of("/usr/lib/cni");
+
   /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
   private static final Logger CNI_LOG = Logger.getLogger("dev.sart.agent.cni");
 
@@ -47,42 +50,55 @@ public final class CniBenchmark {
     boolean[] measuring = {false};
     if (Boolean.getBoolean("bench.phases")) {
       CNI_LOG.setLevel(Level.FINE);
-      CNI_LOG.addHandler(new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          String m = r.getMessage();
-          if (measuring[0] && m != null && m.startsWith("CNI ADD phases ")) {
-            synchronized (phases) {
-              for (String kv : m.substring("CNI ADD phases ".length()).split(" ")) {
-                int eq = kv.indexOf('=');
-                phases.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>())
-                    .add(Long.parseLong(kv.substring(eq + 1).replace("us", "")));
+      CNI_LOG.addHandler(
+          new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+              String m = r.getMessage();
+              if (measuring[0] && m != null && m.startsWith("CNI ADD phases ")) {
+                synchronized (phases) {
+                  for (String kv : m.substring("CNI ADD phases ".length()).split(" ")) {
+                    int eq = kv.indexOf('=');
+                    phases
+                        .computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>())
+                        .add(Long.parseLong(kv.substring(eq + 1).replace("us", "")));
+                  }
+                }
               }
             }
-          }
-        }
 
-        @Override
-        public void flush() {}
+            @Override
+            public void flush() {}
 
-        @Override
-        public void close() {}
-      });
+            @Override
+            public void close() {}
+          });
     }
-    if (!Files.isExecutable(PTP_DIR.resolve("ptp")) || !Files.isExecutable(PTP_DIR.resolve("host-local"))) {
-      throw new IllegalStateException("the reference plugins are missing: apt-get install containernetworking-plugins");
+    if (!Files.isExecutable(PTP_DIR.resolve("ptp"))
+        || !Files.isExecutable(PTP_DIR.resolve("host-local"))) {
+      throw new IllegalStateException(
+          "the reference plugins are missing: apt-get install containernetworking-plugins");
     }
     try (Topology t = Topology.create("cni-benchmark")) {
       Node node = t.node("node");
       Path socket = t.dir().resolve("sart.sock");
-      AgentConfig config = AgentConfig.of(socket, Path.of("/var/run/netns", node.netns()), "192.0.2.1", null,
-          List.of(Block.parse("default=198.51.100.0/24")), "default").withMtu(1500);
+      AgentConfig config =
+          AgentConfig.of(
+                  socket,
+                  Path.of("/var/run/netns", node.netns()),
+                  "192.0.2.1",
+                  null,
+                  List.of(Block.parse("default=198.51.100.0/24")),
+                  "default")
+              .withMtu(1500);
       Node sartPod = t.node("sartpod");
       Node ptpPod = t.node("ptppod");
       String sartConf = new CniRuntime(socket).conf("1.0.0");
-      String ptpConf = "{\"cniVersion\":\"1.0.0\",\"name\":\"bench-ptp\",\"type\":\"ptp\",\"ipMasq\":false,\"mtu\":1500,"
-          + "\"ipam\":{\"type\":\"host-local\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\"}]],\"dataDir\":\""
-          + t.dir().resolve("host-local") + "\"}}";
+      String ptpConf =
+          "{\"cniVersion\":\"1.0.0\",\"name\":\"bench-ptp\",\"type\":\"ptp\",\"ipMasq\":false,\"mtu\":1500,"
+              + "\"ipam\":{\"type\":\"host-local\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\"}]],\"dataDir\":\""
+              + t.dir().resolve("host-local")
+              + "\"}}";
       String sart = CniRuntime.PLUGIN.toString();
       String ptp = PTP_DIR.resolve("ptp").toString();
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
@@ -116,39 +132,61 @@ public final class CniBenchmark {
           }
         }
         String[] names = {"ADD", "DEL", "VERSION"};
-        System.out.printf("%n%d rounds after %d warm-up rounds; wall time from exec to exit, ms%n", rounds, warmup);
-        System.out.printf("%-26s %9s %9s %9s %9s %9s%n", "", "sart p50", "sart p99", "ptp p50", "ptp p99", "p50 ratio");
+        System.out.printf(
+            "%n%d rounds after %d warm-up rounds; wall time from exec to exit, ms%n",
+            rounds, warmup);
+        System.out.printf(
+            "%-26s %9s %9s %9s %9s %9s%n",
+            "", "sart p50", "sart p99", "ptp p50", "ptp p99", "p50 ratio");
         for (int k = 0; k < 3; k++) {
           double sp50 = pct(samples[2 * k], 50);
           double pp50 = pct(samples[2 * k + 1], 50);
-          System.out.printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n", names[k], sp50, pct(samples[2 * k], 99), pp50,
-              pct(samples[2 * k + 1], 99), sp50 / pp50);
+          System.out.printf(
+              "%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n",
+              names[k],
+              sp50,
+              pct(samples[2 * k], 99),
+              pp50,
+              pct(samples[2 * k + 1], 99),
+              sp50 / pp50);
         }
-        System.out.printf("%-26s %9.1f %9.1f  (included in ADD and DEL of both)%n", "ip netns exec alone",
-            pct(samples[6], 50), pct(samples[6], 99));
-        System.out.printf("%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
+        System.out.printf(
+            "%-26s %9.1f %9.1f  (included in ADD and DEL of both)%n",
+            "ip netns exec alone", pct(samples[6], 50), pct(samples[6], 99));
+        System.out.printf(
+            "%-26s %9.1f %9.1f  (the plugin's code in this JVM: the agent's share)%n",
             "sart ADD without the exec", pct(samples[7], 50), pct(samples[7], 99));
-        System.out.printf("%-26s %9.1f %9.1f%n", "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
-        System.out.printf("%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
-            + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
-        System.out.printf("%-26s %9s %9s %9s %9s %9s%n", "", "sart", "+agent", "ptp", "+JVM", "ratio");
+        System.out.printf(
+            "%-26s %9.1f %9.1f%n",
+            "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+        System.out.printf(
+            "%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
+                + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
+        System.out.printf(
+            "%-26s %9s %9s %9s %9s %9s%n", "", "sart", "+agent", "ptp", "+JVM", "ratio");
         for (int k = 0; k < 3; k++) {
           double sc = pct(cpu[2 * k], 50);
           double sa = pct(agentCpu[2 * k], 50);
           double pc = pct(cpu[2 * k + 1], 50);
-          System.out.printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n", names[k], sc, sa, pc, pct(agentCpu[2 * k + 1], 50),
-              sc / pc);
+          System.out.printf(
+              "%-26s %9.1f %9.1f %9.1f %9.1f %9.2f%n",
+              names[k], sc, sa, pc, pct(agentCpu[2 * k + 1], 50), sc / pc);
         }
         System.out.printf("%-26s %9.1f%n", "ip netns exec alone", pct(cpu[6], 50));
         synchronized (phases) {
           if (!phases.isEmpty()) {
-            System.out.printf("%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), ms:%n");
+            System.out.printf(
+                "%nInside the agent, ADD (both kinds above; CniServer's FINE phase log), ms:%n");
             System.out.printf("  %-10s %7s %7s %7s%n", "phase", "p50", "mean", "p90");
             for (Map.Entry<String, List<Long>> e : phases.entrySet()) {
               long[] us = e.getValue().stream().mapToLong(Long::longValue).toArray();
               // pct() takes ns; these are µs
-              System.out.printf("  %-10s %7.2f %7.2f %7.2f%n", e.getKey(), pct(us, 50) * 1e3,
-                  Arrays.stream(us).average().orElse(0) / 1e3, pct(us, 90) * 1e3);
+              System.out.printf(
+                  "  %-10s %7.2f %7.2f %7.2f%n",
+                  e.getKey(),
+                  pct(us, 50) * 1e3,
+                  Arrays.stream(us).average().orElse(0) / 1e3,
+                  pct(us, 90) * 1e3);
             }
           }
         }
@@ -163,8 +201,17 @@ public final class CniBenchmark {
   }
 
   private static Map<String, String> env(String command, String id, Node pod) {
-    return Map.of("CNI_COMMAND", command, "CNI_CONTAINERID", id, "CNI_NETNS", "/var/run/netns/" + pod.netns(),
-        "CNI_IFNAME", "eth0", "CNI_PATH", PTP_DIR.toString());
+    return Map.of(
+        "CNI_COMMAND",
+        command,
+        "CNI_CONTAINERID",
+        id,
+        "CNI_NETNS",
+        "/var/run/netns/" + pod.netns(),
+        "CNI_IFNAME",
+        "eth0",
+        "CNI_PATH",
+        PTP_DIR.toString());
   }
 
   private static List<String> cat(List<String> prefix, String last) {
@@ -173,16 +220,24 @@ public final class CniBenchmark {
     return l;
   }
 
-  /** Per kind of call, the last call's CPU: the child's (with its waited-for children) and this JVM's, ns. */
+  /**
+   * Per kind of call, the last call's CPU: the child's (with its waited-for children) and this
+   * JVM's, ns.
+   */
   private static final long[][] lastCpu = new long[7][2];
-  private static final MethodHandle GETRUSAGE = Linker.nativeLinker().downcallHandle(
-      Linker.nativeLinker().defaultLookup().find("getrusage").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+
+  private static final MethodHandle GETRUSAGE =
+      Linker.nativeLinker()
+          .downcallHandle(
+              Linker.nativeLinker().defaultLookup().find("getrusage").orElseThrow(),
+              FunctionDescriptor.of(
+                  ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
 
   /** getrusage(RUSAGE_CHILDREN): user + system time of every child reaped so far, ns. */
   private static long childrenCpu() {
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment ru = a.allocate(144); // struct rusage; ru_utime and ru_stime are the first two timevals
+      MemorySegment ru =
+          a.allocate(144); // struct rusage; ru_utime and ru_stime are the first two timevals
       if ((int) GETRUSAGE.invokeExact(-1, ru) != 0) {
         throw new IllegalStateException("getrusage failed");
       }
@@ -193,11 +248,17 @@ public final class CniBenchmark {
     }
   }
 
-  private static final MethodHandle CLOCK_GETTIME = Linker.nativeLinker().downcallHandle(
-      Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+  private static final MethodHandle CLOCK_GETTIME =
+      Linker.nativeLinker()
+          .downcallHandle(
+              Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
+              FunctionDescriptor.of(
+                  ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
 
-  /** clock_gettime(CLOCK_PROCESS_CPUTIME_ID): this JVM's CPU time, ns (the MXBean's has a 10 ms tick here). */
+  /**
+   * clock_gettime(CLOCK_PROCESS_CPUTIME_ID): this JVM's CPU time, ns (the MXBean's has a 10 ms tick
+   * here).
+   */
   private static long selfCpu() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment ts = a.allocate(16);
@@ -210,9 +271,12 @@ public final class CniBenchmark {
     }
   }
 
-  /** Nanoseconds from starting the process to its exit; fails unless it exits 0. Records its CPU as call {@code kind}. */
-  private static long time(int kind, List<String> argv, Map<String, String> env, String stdin) throws IOException,
-      InterruptedException {
+  /**
+   * Nanoseconds from starting the process to its exit; fails unless it exits 0. Records its CPU as
+   * call {@code kind}.
+   */
+  private static long time(int kind, List<String> argv, Map<String, String> env, String stdin)
+      throws IOException, InterruptedException {
     long children = childrenCpu();
     long self = selfCpu();
     ProcessBuilder pb = new ProcessBuilder(argv);
@@ -235,7 +299,8 @@ public final class CniBenchmark {
     // the JDK's reaper thread has waited for it when waitFor returns
     lastCpu[kind][0] = childrenCpu() - children;
     if (code != 0) {
-      throw new IllegalStateException(argv + " " + env + " exited " + code + ": " + new String(out, StandardCharsets.UTF_8));
+      throw new IllegalStateException(
+          argv + " " + env + " exited " + code + ": " + new String(out, StandardCharsets.UTF_8));
     }
     return elapsed;
   }

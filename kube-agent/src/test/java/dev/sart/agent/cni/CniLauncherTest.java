@@ -34,7 +34,9 @@ class CniLauncherTest {
   }
 
   private static String version(Path plugin) {
-    return Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()), "{\"cniVersion\":\"1.0.0\"}")
+    return Shell.exec(
+            List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()),
+            "{\"cniVersion\":\"1.0.0\"}")
         .stdout();
   }
 
@@ -44,11 +46,28 @@ class CniLauncherTest {
     assertEquals(VERSION_OUT, version(plugin));
     // AOTMode=on refuses to start when the cache cannot be used
     String javaHome = Files.readString(dir.resolve("sart-cni.java-home")).strip();
-    Shell.Result r = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", javaHome + "/bin/java",
-        "-XX:AOTCache=" + dir.resolve("sart-cni.aot"), "-XX:AOTMode=on", "-Xint", "-XX:+UseSerialGC",
-        "-XX:-UsePerfData", "-Xss512k", "-Xms8m", "-Xmx64m", "-XX:ReservedCodeCacheSize=8m",
-        "--add-exports", "java.base/sun.security.jca=ALL-UNNAMED", "-cp",
-        dir.resolve("sart-cni.jar").toString(), "dev.sart.cni.SartCni"), "{\"cniVersion\":\"1.0.0\"}");
+    Shell.Result r =
+        Shell.exec(
+            List.of(
+                "env",
+                "-i",
+                "CNI_COMMAND=VERSION",
+                javaHome + "/bin/java",
+                "-XX:AOTCache=" + dir.resolve("sart-cni.aot"),
+                "-XX:AOTMode=on",
+                "-Xint",
+                "-XX:+UseSerialGC",
+                "-XX:-UsePerfData",
+                "-Xss512k",
+                "-Xms8m",
+                "-Xmx64m",
+                "-XX:ReservedCodeCacheSize=8m",
+                "--add-exports",
+                "java.base/sun.security.jca=ALL-UNNAMED",
+                "-cp",
+                dir.resolve("sart-cni.jar").toString(),
+                "dev.sart.cni.SartCni"),
+            "{\"cniVersion\":\"1.0.0\"}");
     assertEquals(VERSION_OUT, r.stdout(), r.stderr());
   }
 
@@ -61,7 +80,8 @@ class CniLauncherTest {
     // stale: the jar is rebuilt (one more entry), the cache is the old one
     Path rebuilt = dir.resolve("rebuilt.jar");
     try (JarInputStream in = new JarInputStream(Files.newInputStream(jar));
-        JarOutputStream out = new JarOutputStream(Files.newOutputStream(rebuilt), in.getManifest())) {
+        JarOutputStream out =
+            new JarOutputStream(Files.newOutputStream(rebuilt), in.getManifest())) {
       for (JarEntry e; (e = in.getNextJarEntry()) != null; ) {
         out.putNextEntry(new JarEntry(e.getName()));
         in.transferTo(out);
@@ -79,7 +99,8 @@ class CniLauncherTest {
     assertEquals(VERSION_OUT, version(plugin));
 
     Files.delete(dir.resolve("sart-cni.java-home"));
-    Shell.Result noJava = Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()), "");
+    Shell.Result noJava =
+        Shell.exec(List.of("env", "-i", "CNI_COMMAND=VERSION", plugin.toString()), "");
     assertNotEquals(0, noJava.exitCode());
     assertEquals(true, noJava.stdout().contains("\"code\":5"), noJava.stdout());
   }

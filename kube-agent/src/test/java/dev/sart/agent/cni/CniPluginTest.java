@@ -56,9 +56,17 @@ class CniPluginTest {
   }
 
   private AgentConfig config() {
-    return AgentConfig.of(socket, Path.of("/var/run/netns", node.netns()), "192.0.2.1", "2001:db8::1",
-        List.of(Block.parse("default=198.51.100.0/28"), Block.parse("default=2001:db8:1::/124"),
-            Block.parse("small=203.0.113.0/30")), "default").withMtu(1400);
+    return AgentConfig.of(
+            socket,
+            Path.of("/var/run/netns", node.netns()),
+            "192.0.2.1",
+            "2001:db8::1",
+            List.of(
+                Block.parse("default=198.51.100.0/28"),
+                Block.parse("default=2001:db8:1::/124"),
+                Block.parse("small=203.0.113.0/30")),
+            "default")
+        .withMtu(1400);
   }
 
   private static String ns(Node pod) {
@@ -122,10 +130,15 @@ class CniPluginTest {
       CniRuntime.validateResult(v, result);
       List<String> addrs = addresses(result);
       assertEquals(2, addrs.size(), result.toString());
-      assertTrue(addrs.get(0).startsWith("198.51.100.") && addrs.get(0).endsWith("/32"), addrs.toString());
-      assertTrue(addrs.get(1).startsWith("2001:db8:1::") && addrs.get(1).endsWith("/128"), addrs.toString());
+      assertTrue(
+          addrs.get(0).startsWith("198.51.100.") && addrs.get(0).endsWith("/32"), addrs.toString());
+      assertTrue(
+          addrs.get(1).startsWith("2001:db8:1::") && addrs.get(1).endsWith("/128"),
+          addrs.toString());
       String inPod = pod.exec("ip", "-j", "address", "show", "eth0");
-      assertTrue(inPod.contains(addrs.get(0).split("/")[0]) && inPod.contains(addrs.get(1).split("/")[0]), inPod);
+      assertTrue(
+          inPod.contains(addrs.get(0).split("/")[0]) && inPod.contains(addrs.get(1).split("/")[0]),
+          inPod);
 
       String withPrev = with(conf, "prevResult", result.toString());
       CniRuntime.Outcome check = exec(env("CHECK", id, ns(pod), "eth0"), withPrev);
@@ -136,7 +149,8 @@ class CniPluginTest {
       }
       CniRuntime.Outcome status = exec(env("STATUS", null, null, null), conf);
       String valid = "[{\"containerID\":\"" + id + "\",\"ifname\":\"eth0\"}]";
-      CniRuntime.Outcome gc = exec(env("GC", null, null, null), with(conf, "cni.dev/valid-attachments", valid));
+      CniRuntime.Outcome gc =
+          exec(env("GC", null, null, null), with(conf, "cni.dev/valid-attachments", valid));
       if (v.equals("1.1.0")) {
         assertEquals("", status.ok().stdout());
         assertEquals("", gc.ok().stdout());
@@ -176,7 +190,8 @@ class CniPluginTest {
     String link = a.exec("ip", "-j", "link", "show", "eth0");
     assertTrue(link.contains("\"mtu\":1400"), "the MTU of the configuration: " + link);
     String routes = a.exec("ip", "-j", "route", "show", "default");
-    assertTrue(routes.contains("\"gateway\":\"192.0.2.1\""), "default route via the node: " + routes);
+    assertTrue(
+        routes.contains("\"gateway\":\"192.0.2.1\""), "default route via the node: " + routes);
   }
 
   @Test
@@ -196,7 +211,9 @@ class CniPluginTest {
     assertEquals(3, hostVeths().size(), "no interface for the failed ADD");
 
     Node late = t.node("late");
-    exec(env("ADD", "late", "/var/run/netns/" + late.netns() + "-missing", "eth0"), runtime.conf("1.0.0"))
+    exec(
+            env("ADD", "late", "/var/run/netns/" + late.netns() + "-missing", "eth0"),
+            runtime.conf("1.0.0"))
         .error(CniException.UNKNOWN_CONTAINER);
     assertEquals(3, agent.allocations().size(), "the address of the failed ADD is given back");
     // the undone ADD made nothing in the namespace it reached either: make ADD fail after the veth
@@ -247,18 +264,24 @@ class CniPluginTest {
   @Test
   void bad_requests_get_the_spec_error_codes() throws Exception {
     Node p = t.node("p");
-    exec(env("ADD", "x", ns(p), "eth0"), runtime.conf("0.2.0")).error(CniException.INCOMPATIBLE_VERSION);
+    exec(env("ADD", "x", ns(p), "eth0"), runtime.conf("0.2.0"))
+        .error(CniException.INCOMPATIBLE_VERSION);
     exec(env("ADD", "x", ns(p), "eth0"), "{\"cniVersion\":").error(CniException.DECODE);
-    exec(env("ADD", null, ns(p), "eth0"), runtime.conf("1.0.0")).error(CniException.INVALID_ENVIRONMENT);
-    exec(env("ADD", "x", ns(p), null), runtime.conf("1.0.0")).error(CniException.INVALID_ENVIRONMENT);
-    exec(env("ADD", "x", null, "eth0"), runtime.conf("1.0.0")).error(CniException.INVALID_ENVIRONMENT);
+    exec(env("ADD", null, ns(p), "eth0"), runtime.conf("1.0.0"))
+        .error(CniException.INVALID_ENVIRONMENT);
+    exec(env("ADD", "x", ns(p), null), runtime.conf("1.0.0"))
+        .error(CniException.INVALID_ENVIRONMENT);
+    exec(env("ADD", "x", null, "eth0"), runtime.conf("1.0.0"))
+        .error(CniException.INVALID_ENVIRONMENT);
     exec(env("ADD", "x", ns(p), "eth0"), with(runtime.conf("1.0.0"), "mtu", "\"big\""))
         .error(CniException.INVALID_NETWORK_CONFIG);
     exec(env("ADD", "x", ns(p), "eth0"), with(runtime.conf("1.0.0"), "pool", "\"nope\""))
         .error(CniException.TRY_AGAIN_LATER);
     agent.close();
     agent = null;
-    JsonNode down = exec(env("ADD", "x", ns(p), "eth0"), runtime.conf("1.0.0")).error(CniException.TRY_AGAIN_LATER);
+    JsonNode down =
+        exec(env("ADD", "x", ns(p), "eth0"), runtime.conf("1.0.0"))
+            .error(CniException.TRY_AGAIN_LATER);
     assertEquals("1.0.0", down.path("cniVersion").asText());
     exec(env("STATUS", null, null, null), runtime.conf("1.1.0")).error(CniException.NOT_AVAILABLE);
     assertEquals(List.of(), hostVeths());
@@ -275,19 +298,28 @@ class CniPluginTest {
     }
     List<Allocation> allocations = agent.allocations();
     // an ADD cut short (a recorded veth without routes) and an orphan route of ours
-    node.exec("ip", "link", "add", "sartdeadbeef000", "type", "veth", "peer", "name", "sartdeadbeef001");
+    node.exec(
+        "ip", "link", "add", "sartdeadbeef000", "type", "veth", "peer", "name", "sartdeadbeef001");
     node.exec("ip", "link", "set", "sartdeadbeef000", "alias", "default/ghost/eth0");
     node.exec("ip", "route", "add", "198.51.100.13/32", "dev", "lo", "table", "120", "proto", "50");
     agent.close();
     agent = CniAgent.start(config());
 
-    assertEquals(new HashSet<>(allocations), new HashSet<>(agent.allocations()), "restored from the kernel");
+    assertEquals(
+        new HashSet<>(allocations), new HashSet<>(agent.allocations()), "restored from the kernel");
     assertEquals(3, hostVeths().size(), "the half-made interface is gone: " + hostVeths());
     assertFalse(podRoutesOnNode().contains("198.51.100.13"), "the orphan route is gone");
     for (int i = 0; i < 3; i++) {
-      String prev = with(runtime.conf("1.0.0"), "prevResult", "{\"ips\":[" + addresses(add("r" + i, pods.get(i),
-          runtime.conf("1.0.0"))).stream().map(a -> "{\"address\":\"" + a + "\"}").reduce((x, y) -> x + "," + y)
-          .orElseThrow() + "]}");
+      String prev =
+          with(
+              runtime.conf("1.0.0"),
+              "prevResult",
+              "{\"ips\":["
+                  + addresses(add("r" + i, pods.get(i), runtime.conf("1.0.0"))).stream()
+                      .map(a -> "{\"address\":\"" + a + "\"}")
+                      .reduce((x, y) -> x + "," + y)
+                      .orElseThrow()
+                  + "]}");
       exec(env("CHECK", "r" + i, ns(pods.get(i)), "eth0"), prev).ok();
     }
     JsonNode fresh = add("new", t.node("fresh"), runtime.conf("1.0.0"));
@@ -309,14 +341,18 @@ class CniPluginTest {
     Node drop = t.node("drop");
     add("keep", keep, runtime.conf("1.1.0"));
     add("drop", drop, runtime.conf("1.1.0"));
-    String conf = with(runtime.conf("1.1.0"), "cni.dev/valid-attachments",
-        "[{\"containerID\":\"keep\",\"ifname\":\"eth0\"}]");
+    String conf =
+        with(
+            runtime.conf("1.1.0"),
+            "cni.dev/valid-attachments",
+            "[{\"containerID\":\"keep\",\"ifname\":\"eth0\"}]");
     exec(env("GC", null, null, null), conf).ok();
     assertEquals(1, hostVeths().size());
     assertTrue(hostVeths().getFirst().endsWith("default/keep/eth0"), hostVeths().toString());
     assertEquals(1, agent.allocations().size());
     assertEquals("", drop.exec("ip", "-br", "link", "show", "type", "veth"));
     assertNotEquals("", keep.exec("ip", "-br", "link", "show", "type", "veth"));
-    exec(env("GC", null, null, null), runtime.conf("1.1.0")).error(CniException.INVALID_NETWORK_CONFIG);
+    exec(env("GC", null, null, null), runtime.conf("1.1.0"))
+        .error(CniException.INVALID_NETWORK_CONFIG);
   }
 }

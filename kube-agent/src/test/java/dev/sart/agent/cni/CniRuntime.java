@@ -21,13 +21,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Plays the container runtime: executes the built sart-cni plugin with the CNI_* environment and
- * the network configuration on stdin (CNI spec §"Protocol"), or runs the same plugin code in
- * this JVM; checks results against the spec's JSON shapes.
+ * the network configuration on stdin (CNI spec §"Protocol"), or runs the same plugin code in this
+ * JVM; checks results against the spec's JSON shapes.
  */
 public final class CniRuntime {
   public static final ObjectMapper JSON = new ObjectMapper();
+
   /** Built by sart-cni's package phase (./mvnw -pl kube-agent -am verify builds it first). */
-  static final Path PLUGIN = Path.of("../sart-cni/target/dist/sart-cni").toAbsolutePath().normalize();
+  static final Path PLUGIN =
+      Path.of("../sart-cni/target/dist/sart-cni").toAbsolutePath().normalize();
 
   /** What the plugin printed and its exit code. */
   public record Outcome(int code, String stdout) {
@@ -68,8 +70,13 @@ public final class CniRuntime {
   }
 
   public String conf(String version) {
-    return "{\"cniVersion\":\"" + version + "\",\"name\":\"" + name + "\",\"type\":\"sart-cni\",\"endpoint\":\""
-        + socket + "\",\"timeout\":60}";
+    return "{\"cniVersion\":\""
+        + version
+        + "\",\"name\":\""
+        + name
+        + "\",\"type\":\"sart-cni\",\"endpoint\":\""
+        + socket
+        + "\",\"timeout\":60}";
   }
 
   /** The configuration with prevResult (CHECK, DEL) or other keys added at the top level. */
@@ -77,7 +84,8 @@ public final class CniRuntime {
     return conf.substring(0, conf.length() - 1) + ",\"" + key + "\":" + rawJson + "}";
   }
 
-  public static Map<String, String> env(String command, String containerId, String netns, String ifname) {
+  public static Map<String, String> env(
+      String command, String containerId, String netns, String ifname) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("CNI_COMMAND", command);
     if (containerId != null) {
@@ -125,7 +133,10 @@ public final class CniRuntime {
     }
   }
 
-  /** Runs the plugin's code in this JVM (the storm: hundreds of calls without hundreds of JVM starts). */
+  /**
+   * Runs the plugin's code in this JVM (the storm: hundreds of calls without hundreds of JVM
+   * starts).
+   */
   static Outcome inProcess(Map<String, String> env, String stdin) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
@@ -164,16 +175,24 @@ public final class CniRuntime {
     boolean legacy = version.startsWith("0.");
     assertTrue(r.path("ips").isArray() && !r.path("ips").isEmpty(), "ips: " + r);
     for (JsonNode ip : r.path("ips")) {
-      onlyKeys(ip, legacy ? Set.of("version", "interface", "address", "gateway")
-          : Set.of("interface", "address", "gateway"));
+      onlyKeys(
+          ip,
+          legacy
+              ? Set.of("version", "interface", "address", "gateway")
+              : Set.of("interface", "address", "gateway"));
       String address = ip.path("address").asText();
       assertTrue(address.matches("[0-9a-f.:]+/\\d+"), "address: " + ip);
       if (legacy) {
-        assertEquals(address.contains(":") ? "6" : "4", ip.path("version").asText(), "0.x ips carry version: " + ip);
+        assertEquals(
+            address.contains(":") ? "6" : "4",
+            ip.path("version").asText(),
+            "0.x ips carry version: " + ip);
       }
       int idx = ip.path("interface").asInt(-1);
       assertTrue(idx >= 0 && idx < ifs.size(), "interface index: " + ip);
-      assertTrue(ifs.get(idx).path("sandbox").isTextual(), "the address is on the container's interface: " + r);
+      assertTrue(
+          ifs.get(idx).path("sandbox").isTextual(),
+          "the address is on the container's interface: " + r);
     }
     for (JsonNode rt : r.path("routes")) {
       onlyKeys(rt, Set.of("dst", "gw"));

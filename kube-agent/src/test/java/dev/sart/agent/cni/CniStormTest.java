@@ -42,19 +42,26 @@ class CniStormTest {
   @RegisterExtension final Testbed testbed = new Testbed();
 
   static final int PODS = 200;
+
   /** 126 + 62 + 14 usable IPv4 addresses. */
   static final int POOL_SIZE = 202;
 
   @Test
-  void concurrent_add_and_del_with_the_agent_killed_and_restarted_leave_a_consistent_node() throws Exception {
+  void concurrent_add_and_del_with_the_agent_killed_and_restarted_leave_a_consistent_node()
+      throws Exception {
     Topology t = testbed.topology();
     Node node = t.node("node");
     Path socket = t.dir().resolve("sart.sock");
     Path config = t.dir().resolve("agent.json");
-    Files.writeString(config, "{\"socket\":\"" + socket + "\",\"hostNetns\":\"/var/run/netns/" + node.netns()
-        + "\",\"nodeAddress4\":\"192.0.2.1\",\"defaultPool\":\"default\",\"blocks\":["
-        + "{\"pool\":\"default\",\"cidr\":\"198.51.100.0/25\"},{\"pool\":\"default\",\"cidr\":\"198.51.100.128/26\"},"
-        + "{\"pool\":\"default\",\"cidr\":\"198.51.100.192/28\"}]}");
+    Files.writeString(
+        config,
+        "{\"socket\":\""
+            + socket
+            + "\",\"hostNetns\":\"/var/run/netns/"
+            + node.netns()
+            + "\",\"nodeAddress4\":\"192.0.2.1\",\"defaultPool\":\"default\",\"blocks\":["
+            + "{\"pool\":\"default\",\"cidr\":\"198.51.100.0/25\"},{\"pool\":\"default\",\"cidr\":\"198.51.100.128/26\"},"
+            + "{\"pool\":\"default\",\"cidr\":\"198.51.100.192/28\"}]}");
     Path log = t.dir().resolve("agent.log");
     List<Node> pods = new ArrayList<>();
     for (int i = 0; i < PODS + 3; i++) {
@@ -70,15 +77,17 @@ class CniStormTest {
       List<Future<?>> calls = new ArrayList<>();
       for (int i = 0; i < PODS; i++) {
         int n = i;
-        calls.add(pool.submit(() -> {
-          call("ADD", "s" + n, pods.get(n), conf, retries);
-          done.incrementAndGet();
-          if (n % 2 == 1) {
-            call("DEL", "s" + n, pods.get(n), conf, retries);
-            done.incrementAndGet();
-          }
-          return null;
-        }));
+        calls.add(
+            pool.submit(
+                () -> {
+                  call("ADD", "s" + n, pods.get(n), conf, retries);
+                  done.incrementAndGet();
+                  if (n % 2 == 1) {
+                    call("DEL", "s" + n, pods.get(n), conf, retries);
+                    done.incrementAndGet();
+                  }
+                  return null;
+                }));
       }
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (done.get() < 100 && System.nanoTime() < deadline) {
@@ -90,7 +99,9 @@ class CniStormTest {
       for (Future<?> f : calls) {
         f.get();
       }
-      assertTrue(atKill < PODS + PODS / 2, "the agent was killed in the middle of the storm, after " + atKill + " calls");
+      assertTrue(
+          atKill < PODS + PODS / 2,
+          "the agent was killed in the middle of the storm, after " + atKill + " calls");
     }
     try {
       // the kernel: one veth and one route per live pod, each pod its own address
@@ -104,7 +115,10 @@ class CniStormTest {
           addressOf.put("s" + i, a.getFirst());
         }
       }
-      assertEquals(PODS / 2, new HashSet<>(addressOf.values()).size(), "no address held twice: " + addressOf);
+      assertEquals(
+          PODS / 2,
+          new HashSet<>(addressOf.values()).size(),
+          "no address held twice: " + addressOf);
       assertNodeHolds(node, addressOf);
 
       // the agent's memory: exactly the addresses no pod holds are left
@@ -112,33 +126,43 @@ class CniStormTest {
       List<String> extra = new ArrayList<>();
       for (int i = 0; i < free; i++) {
         Node ns = i < PODS / 2 ? pods.get(2 * i + 1) : pods.get(PODS + i - PODS / 2);
-        JsonNode r = CniRuntime.inProcess(env("ADD", "x" + i, "/var/run/netns/" + ns.netns(), "eth0"), conf).ok().json();
+        JsonNode r =
+            CniRuntime.inProcess(env("ADD", "x" + i, "/var/run/netns/" + ns.netns(), "eth0"), conf)
+                .ok()
+                .json();
         String a = r.path("ips").get(0).path("address").asText().split("/")[0];
         assertTrue(!addressOf.containsValue(a) && !extra.contains(a), a + " given twice");
         extra.add(a);
       }
-      CniRuntime.inProcess(env("ADD", "one-too-many", "/var/run/netns/" + pods.get(PODS + 2).netns(), "eth0"), conf)
+      CniRuntime.inProcess(
+              env("ADD", "one-too-many", "/var/run/netns/" + pods.get(PODS + 2).netns(), "eth0"),
+              conf)
           .error(CniException.IPAM);
 
       // and everything goes away
       for (int i = 0; i < PODS; i += 2) {
-        CniRuntime.inProcess(env("DEL", "s" + i, "/var/run/netns/" + pods.get(i).netns(), "eth0"), conf).ok();
+        CniRuntime.inProcess(
+                env("DEL", "s" + i, "/var/run/netns/" + pods.get(i).netns(), "eth0"), conf)
+            .ok();
       }
       for (int i = 0; i < free; i++) {
         CniRuntime.inProcess(env("DEL", "x" + i, "", "eth0"), conf).ok();
       }
       assertNodeHolds(node, Map.of());
-      System.out.println("storm: " + PODS + " pods, " + retries.get() + " calls retried around the agent kill");
+      System.out.println(
+          "storm: " + PODS + " pods, " + retries.get() + " calls retried around the agent kill");
     } finally {
       agent[0].close();
     }
   }
 
   /** A runtime's retry: a call that fails (the agent is down or restarting) is made again. */
-  private static void call(String command, String id, Node pod, String conf, AtomicInteger retries) throws Exception {
+  private static void call(String command, String id, Node pod, String conf, AtomicInteger retries)
+      throws Exception {
     long deadline = System.nanoTime() + 90_000_000_000L;
     while (true) {
-      CniRuntime.Outcome o = CniRuntime.inProcess(env(command, id, "/var/run/netns/" + pod.netns(), "eth0"), conf);
+      CniRuntime.Outcome o =
+          CniRuntime.inProcess(env(command, id, "/var/run/netns/" + pod.netns(), "eth0"), conf);
       if (o.code() == 0) {
         return;
       }
@@ -151,15 +175,20 @@ class CniStormTest {
   }
 
   private static List<String> podAddresses(Node pod) {
-    try (Netns ns = Netns.named(pod.netns()); Netlink nl = Netlink.open(ns)) {
-      return nl.addresses().list(Family.INET, 0).stream().filter(a -> !a.address().isLoopbackAddress())
-          .map(Address::cidr).map(c -> c.split("/")[0]).toList();
+    try (Netns ns = Netns.named(pod.netns());
+        Netlink nl = Netlink.open(ns)) {
+      return nl.addresses().list(Family.INET, 0).stream()
+          .filter(a -> !a.address().isLoopbackAddress())
+          .map(Address::cidr)
+          .map(c -> c.split("/")[0])
+          .toList();
     }
   }
 
   /** The node's sart veths and table-120 routes are exactly those of {@code addressOf}. */
   private static void assertNodeHolds(Node node, Map<String, String> addressOf) {
-    try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {
+    try (Netns ns = Netns.named(node.netns());
+        Netlink nl = Netlink.open(ns)) {
       Set<String> aliases = new HashSet<>();
       for (Link l : nl.links().list()) {
         if (l.name().startsWith("sart")) {

@@ -30,14 +30,17 @@ class BlockAllocatorTest {
     for (int i = 0; i < 6; i++) {
       got.add(addrs(ipam.allocate("p", pod(i))).getFirst());
     }
-    assertEquals(List.of("192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5", "192.0.2.6"), got);
+    assertEquals(
+        List.of("192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5", "192.0.2.6"), got);
     assertThrows(IpamException.class, () -> ipam.allocate("p", pod(6)));
     assertFalse(ipam.hasFree("p"));
   }
 
   @Test
   void small_blocks_use_every_address() throws Exception {
-    BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("p=192.0.2.0/31"), Block.parse("p=192.0.2.8/32")), "p");
+    BlockAllocator ipam =
+        new BlockAllocator(
+            List.of(Block.parse("p=192.0.2.0/31"), Block.parse("p=192.0.2.8/32")), "p");
     Set<String> got = new HashSet<>();
     for (int i = 0; i < 3; i++) {
       got.add(addrs(ipam.allocate("p", pod(i))).getFirst());
@@ -47,22 +50,29 @@ class BlockAllocatorTest {
 
   @Test
   void a_released_address_comes_back_only_after_the_rest_of_the_pool() throws Exception {
-    BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("p=192.0.2.0/29"), Block.parse("p=192.0.2.16/30")), "p");
+    BlockAllocator ipam =
+        new BlockAllocator(
+            List.of(Block.parse("p=192.0.2.0/29"), Block.parse("p=192.0.2.16/30")), "p");
     assertEquals(List.of("192.0.2.1"), addrs(ipam.allocate("p", pod(0))));
     ipam.release(pod(0));
-    assertEquals(List.of("192.0.2.2"), addrs(ipam.allocate("p", pod(1))), "not the address just released");
+    assertEquals(
+        List.of("192.0.2.2"), addrs(ipam.allocate("p", pod(1))), "not the address just released");
     List<String> next = new ArrayList<>();
     for (int i = 2; i < 8; i++) {
       next.add(addrs(ipam.allocate("p", pod(i))).getFirst());
     }
-    assertEquals(List.of("192.0.2.3", "192.0.2.4", "192.0.2.5", "192.0.2.6", "192.0.2.17", "192.0.2.18"), next,
+    assertEquals(
+        List.of("192.0.2.3", "192.0.2.4", "192.0.2.5", "192.0.2.6", "192.0.2.17", "192.0.2.18"),
+        next,
         "the other block before the wrap");
     assertEquals(List.of("192.0.2.1"), addrs(ipam.allocate("p", pod(8))), "then the released one");
   }
 
   @Test
   void an_attachment_keeps_its_allocation_and_pools_are_separate() throws Exception {
-    BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("a=192.0.2.0/30"), Block.parse("b=198.51.100.0/30")), "a");
+    BlockAllocator ipam =
+        new BlockAllocator(
+            List.of(Block.parse("a=192.0.2.0/30"), Block.parse("b=198.51.100.0/30")), "a");
     Allocation first = ipam.allocate("a", pod(0));
     assertEquals(first, ipam.allocate("a", pod(0)), "a repeated ADD gets the same addresses");
     assertThrows(IpamException.class, () -> ipam.allocate("b", pod(0)));
@@ -73,8 +83,11 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void dual_stack_pools_give_one_address_per_family_and_skip_the_subnet_router_anycast() throws Exception {
-    BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("p=192.0.2.0/30"), Block.parse("p=2001:db8::/126")), "p");
+  void dual_stack_pools_give_one_address_per_family_and_skip_the_subnet_router_anycast()
+      throws Exception {
+    BlockAllocator ipam =
+        new BlockAllocator(
+            List.of(Block.parse("p=192.0.2.0/30"), Block.parse("p=2001:db8::/126")), "p");
     assertEquals(List.of("192.0.2.1", "2001:db8::1"), addrs(ipam.allocate("p", pod(0))));
     assertEquals(List.of("192.0.2.2", "2001:db8::2"), addrs(ipam.allocate("p", pod(1))));
     IpamException full = assertThrows(IpamException.class, () -> ipam.allocate("p", pod(2)));
@@ -90,9 +103,16 @@ class BlockAllocatorTest {
     InetAddress five = Ip.parse("192.0.2.5");
     ipam.restore(new Allocation(pod(0), "p", List.of(five)));
     ipam.restore(new Allocation(pod(0), "p", List.of(five)));
-    assertThrows(IpamException.class, () -> ipam.restore(new Allocation(pod(1), "p", List.of(five))), "taken twice");
-    assertThrows(IpamException.class, () -> ipam.restore(new Allocation(pod(2), "p", List.of(Ip.parse("203.0.113.1")))));
-    assertThrows(IpamException.class, () -> ipam.restore(new Allocation(pod(3), "q", List.of(Ip.parse("192.0.2.6")))));
+    assertThrows(
+        IpamException.class,
+        () -> ipam.restore(new Allocation(pod(1), "p", List.of(five))),
+        "taken twice");
+    assertThrows(
+        IpamException.class,
+        () -> ipam.restore(new Allocation(pod(2), "p", List.of(Ip.parse("203.0.113.1")))));
+    assertThrows(
+        IpamException.class,
+        () -> ipam.restore(new Allocation(pod(3), "q", List.of(Ip.parse("192.0.2.6")))));
     Allocation next = ipam.allocate("p", pod(4));
     assertEquals(List.of("192.0.2.6"), addrs(next));
     assertNotEquals(five, next.addresses().getFirst());
@@ -100,8 +120,11 @@ class BlockAllocatorTest {
 
   @Test
   void overlapping_blocks_are_refused() {
-    assertThrows(IllegalArgumentException.class,
-        () -> new BlockAllocator(List.of(Block.parse("a=192.0.2.0/24"), Block.parse("b=192.0.2.16/28")), null));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new BlockAllocator(
+                List.of(Block.parse("a=192.0.2.0/24"), Block.parse("b=192.0.2.16/28")), null));
     assertThrows(IllegalArgumentException.class, () -> Block.parse("192.0.2.0/24"));
   }
 }

@@ -31,7 +31,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,13 +50,29 @@ class KubeIpamTest {
 
   @BeforeEach
   void setUp() {
-    client.resource(new AddressPool("default-pod-pool", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, true)))
+    client
+        .resource(
+            new AddressPool(
+                "default-pod-pool", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, true)))
         .create();
-    BGPPeer p = new BGPPeer("node1-65000-192.0.2.1", new BGPPeerSpec(65000L, "192.0.2.1", null, null, null, NODE, null,
-        new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    BGPPeer p =
+        new BGPPeer(
+            "node1-65000-192.0.2.1",
+            new BGPPeerSpec(
+                65000L,
+                "192.0.2.1",
+                null,
+                null,
+                null,
+                NODE,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
     p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
     client.resource(p).create();
-    ipam = new KubeIpam(new BlockSource(client, NODE, Duration.ofSeconds(20)), new PoolSelector(client));
+    ipam =
+        new KubeIpam(
+            new BlockSource(client, NODE, Duration.ofSeconds(20)), new PoolSelector(client));
   }
 
   @AfterEach
@@ -73,25 +88,32 @@ class KubeIpamTest {
 
   /** sart's controller: the next /29 of the pool for the node that asked. */
   private String answer(String pool) {
-    await("BlockRequest").atMost(Duration.ofSeconds(20))
-        .until(() -> client.resources(BlockRequest.class).withName(pool + "-" + NODE).get() != null);
+    await("BlockRequest")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> client.resources(BlockRequest.class).withName(pool + "-" + NODE).get() != null);
     int i = index.getAndIncrement();
     String name = pool + "-" + i;
-    AddressBlock b = new AddressBlock(name, new AddressBlockSpec("10.1.0." + (i * 8) + "/29", AddressType.POD, pool,
-        NODE, null));
-    b.getMetadata().setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
+    AddressBlock b =
+        new AddressBlock(
+            name,
+            new AddressBlockSpec("10.1.0." + (i * 8) + "/29", AddressType.POD, pool, NODE, null));
+    b.getMetadata()
+        .setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
     client.resource(b).create();
     return name;
   }
 
   private Allocation allocateAnswering(String pool, Attachment a) throws Exception {
-    CompletableFuture<Allocation> f = CompletableFuture.supplyAsync(() -> {
-      try {
-        return ipam.allocate(pool, a);
-      } catch (IpamException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Allocation> f =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return ipam.allocate(pool, a);
+              } catch (IpamException e) {
+                throw new RuntimeException(e);
+              }
+            });
     answer(pool);
     return f.get();
   }
@@ -101,15 +123,24 @@ class KubeIpamTest {
     Allocation a = allocateAnswering("default-pod-pool", new Attachment("c1", "eth0"));
     assertTrue(IpPrefix.parse("10.1.0.0/29").contains(a.addresses().getFirst()), a::toString);
     assertNotEquals("10.1.0.0", Ip.format(a.addresses().getFirst()), "never the network address");
-    await().atMost(Duration.ofSeconds(10))
-        .until(() -> client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get() == null);
-    BGPAdvertisement adv = client.resources(BGPAdvertisement.class).inNamespace("kube-system")
-        .withName("default-pod-pool-0").get();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                client.resources(BlockRequest.class).withName("default-pod-pool-" + NODE).get()
+                    == null);
+    BGPAdvertisement adv =
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .withName("default-pod-pool-0")
+            .get();
     assertEquals("10.1.0.0/29", adv.getSpec().cidr());
     assertEquals(AddressType.POD, adv.getSpec().type());
     assertEquals("default-pod-pool", adv.getMetadata().getLabels().get(Sart.ADDRESS_POOL_LABEL));
     assertEquals("AddressBlock", adv.getMetadata().getOwnerReferences().getFirst().getKind());
-    assertEquals(Map.of("node1-65000-192.0.2.1", AdvertiseStatus.NotAdvertised), adv.getStatus().peers());
+    assertEquals(
+        Map.of("node1-65000-192.0.2.1", AdvertiseStatus.NotAdvertised), adv.getStatus().peers());
   }
 
   @Test
@@ -129,8 +160,16 @@ class KubeIpamTest {
     }
     // a /29 has six usable addresses: the seventh pod needs another block
     Allocation seventh = allocateAnswering("default-pod-pool", new Attachment("c6", "eth0"));
-    assertTrue(IpPrefix.parse("10.1.0.8/29").contains(seventh.addresses().getFirst()), seventh::toString);
-    assertEquals(2, client.resources(BGPAdvertisement.class).inNamespace("kube-system").list().getItems().size(),
+    assertTrue(
+        IpPrefix.parse("10.1.0.8/29").contains(seventh.addresses().getFirst()), seventh::toString);
+    assertEquals(
+        2,
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .list()
+            .getItems()
+            .size(),
         "one advertisement per block");
   }
 
@@ -139,34 +178,79 @@ class KubeIpamTest {
     allocateAnswering("default-pod-pool", new Attachment("c1", "eth0"));
     ipam.release(new Attachment("c1", "eth0"));
     assertNull(client.resources(AddressBlock.class).withName("default-pod-pool-0").get());
-    assertNull(client.resources(BGPAdvertisement.class).inNamespace("kube-system").withName("default-pod-pool-0").get());
+    assertNull(
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .withName("default-pod-pool-0")
+            .get());
     assertTrue(ipam.allocations().isEmpty());
   }
 
   @Test
   void noAnswerIsAnErrorTheAddCanRetry() {
-    KubeIpam impatient = new KubeIpam(new BlockSource(client, NODE, Duration.ofMillis(500)), new PoolSelector(client));
-    IpamException e = assertThrows(IpamException.class, () -> impatient.allocate("default-pod-pool",
-        new Attachment("c1", "eth0")));
+    KubeIpam impatient =
+        new KubeIpam(
+            new BlockSource(client, NODE, Duration.ofMillis(500)), new PoolSelector(client));
+    IpamException e =
+        assertThrows(
+            IpamException.class,
+            () -> impatient.allocate("default-pod-pool", new Attachment("c1", "eth0")));
     assertTrue(e.getMessage().contains("requested"), e.getMessage());
   }
 
   @Test
   void thePoolComesFromThePodThenItsNamespaceThenAutoAssign() {
-    client.resource(new AddressPool("other", new AddressPoolSpec("10.10.0.0/24", AddressType.POD, 29, false))).create();
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("annotated")
-        .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "ns-pool").endMetadata().build()).create();
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build()).create();
-    client.resource(new PodBuilder().withNewMetadata().withNamespace("annotated").withName("p1")
-        .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "other").endMetadata().build()).create();
-    client.resource(new PodBuilder().withNewMetadata().withNamespace("annotated").withName("p2").endMetadata().build())
+    client
+        .resource(
+            new AddressPool(
+                "other", new AddressPoolSpec("10.10.0.0/24", AddressType.POD, 29, false)))
         .create();
-    client.resource(new PodBuilder().withNewMetadata().withNamespace("plain").withName("p3").endMetadata().build())
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName("annotated")
+                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "ns-pool")
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
+        .create();
+    client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace("annotated")
+                .withName("p1")
+                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "other")
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace("annotated")
+                .withName("p2")
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace("plain")
+                .withName("p3")
+                .endMetadata()
+                .build())
         .create();
     PoolSelector s = new PoolSelector(client);
     assertEquals("other", s.pool(args("annotated", "p1"), null), "the pod's annotation wins");
     assertEquals("ns-pool", s.pool(args("annotated", "p2"), null), "then the namespace's");
-    assertEquals("default-pod-pool", s.pool(args("plain", "p3"), null), "then the auto-assign pod pool");
+    assertEquals(
+        "default-pod-pool", s.pool(args("plain", "p3"), null), "then the auto-assign pod pool");
     assertEquals("default-pod-pool", ipam.defaultPool());
     client.resources(AddressPool.class).withName("default-pod-pool").delete();
     assertNull(s.pool(args("plain", "p3"), null), "no pool at all: the ADD is retried later");
@@ -175,5 +259,4 @@ class KubeIpamTest {
   private static Map<String, String> args(String ns, String pod) {
     return Map.of(PoolSelector.POD_NAMESPACE, ns, PoolSelector.POD_NAME, pod);
   }
-
 }

@@ -33,12 +33,12 @@ import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
- * One BGPAdvertisement per load-balancer address of a Service (in its namespace, named
- * {@code <service>-<address>}, labelled {@code kubernetes.io/service-name}, owned by the Service), whose
+ * One BGPAdvertisement per load-balancer address of a Service (in its namespace, named {@code
+ * <service>-<address>}, labelled {@code kubernetes.io/service-name}, owned by the Service), whose
  * {@code status.peers} lists the peers that should announce it ({@link Targets}): a new target is
  * {@code NotAdvertised} (the agent announces and marks it {@code Advertised}); a peer that is no
- * longer a target is marked {@code Withdraw} (the agent withdraws and removes the entry).
- * An advertisement to delete first gets every peer marked {@code Withdraw}; its finalizer goes only
+ * longer a target is marked {@code Withdraw} (the agent withdraws and removes the entry). An
+ * advertisement to delete first gets every peer marked {@code Withdraw}; its finalizer goes only
  * when the agents have removed every entry.
  */
 public final class AdvertisementReconciler implements AutoCloseable {
@@ -50,8 +50,14 @@ public final class AdvertisementReconciler implements AutoCloseable {
   private final Loop loop;
   private final Metrics metrics;
   private final List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
-  /** Per advertisement ({@code namespace/name}): how often a peer's entry fell back from Advertised to NotAdvertised. */
-  private final Map<String, java.util.concurrent.atomic.AtomicLong> backoffs = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Per advertisement ({@code namespace/name}): how often a peer's entry fell back from Advertised
+   * to NotAdvertised.
+   */
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> backoffs =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private final java.util.function.Consumer<StringBuilder> section = this::scrape;
 
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
@@ -60,40 +66,54 @@ public final class AdvertisementReconciler implements AutoCloseable {
     // sart's sart_controller_bgp_advertisements{type}
     for (var type : AddressType.values()) {
       var label = type == AddressType.SERVICE ? "service" : "pod";
-      meters.add(io.micrometer.core.instrument.Gauge.builder("sart.controller.bgp.advertisements", informers,
-              i -> i.list(BGPAdvertisement.class).stream().filter(a -> a.getSpec() != null && a.getSpec().type() == type).count())
-          .tag("type", label).description("BGPAdvertisements").register(metrics.registry()));
+      meters.add(
+          io.micrometer.core.instrument.Gauge.builder(
+                  "sart.controller.bgp.advertisements",
+                  informers,
+                  i ->
+                      i.list(BGPAdvertisement.class).stream()
+                          .filter(a -> a.getSpec() != null && a.getSpec().type() == type)
+                          .count())
+              .tag("type", label)
+              .description("BGPAdvertisements")
+              .register(metrics.registry()));
     }
     this.views = new ServiceViews(loadBalancerClass);
     this.loop = new Loop("bgpadvertisement", this::reconcile, metrics);
-    Function<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> byService = o -> {
-      var labels = o.getMetadata().getLabels();
-      var name = labels == null ? null : labels.get(Sart.SERVICE_NAME_LABEL);
-      return name == null ? List.of() : List.of(o.getMetadata().getNamespace() + "/" + name);
-    };
+    Function<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> byService =
+        o -> {
+          var labels = o.getMetadata().getLabels();
+          var name = labels == null ? null : labels.get(Sart.SERVICE_NAME_LABEL);
+          return name == null ? List.of() : List.of(o.getMetadata().getNamespace() + "/" + name);
+        };
     informers.of(EndpointSlice.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
     informers.of(BGPAdvertisement.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
     informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
     informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
     informers.watch(BGPAdvertisement.class, a -> byService.apply(a).forEach(loop::enqueue));
     informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
-    informers.of(BGPAdvertisement.class).addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
-      @Override
-      public void onAdd(BGPAdvertisement advert) {}
+    informers
+        .of(BGPAdvertisement.class)
+        .addEventHandler(
+            new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+              @Override
+              public void onAdd(BGPAdvertisement advert) {}
 
-      @Override
-      public void onUpdate(BGPAdvertisement old, BGPAdvertisement now) {
-        long resets = backoffs(peers(old), peers(now));
-        if (resets > 0) {
-          backoffs.computeIfAbsent(key(now), k -> new java.util.concurrent.atomic.AtomicLong()).addAndGet(resets);
-        }
-      }
+              @Override
+              public void onUpdate(BGPAdvertisement old, BGPAdvertisement now) {
+                long resets = backoffs(peers(old), peers(now));
+                if (resets > 0) {
+                  backoffs
+                      .computeIfAbsent(key(now), k -> new java.util.concurrent.atomic.AtomicLong())
+                      .addAndGet(resets);
+                }
+              }
 
-      @Override
-      public void onDelete(BGPAdvertisement advert, boolean unknown) {
-        backoffs.remove(key(advert));
-      }
-    });
+              @Override
+              public void onDelete(BGPAdvertisement advert, boolean unknown) {
+                backoffs.remove(key(advert));
+              }
+            });
     metrics.addSection(section);
   }
 
@@ -107,18 +127,23 @@ public final class AdvertisementReconciler implements AutoCloseable {
    */
   static long backoffs(Map<String, AdvertiseStatus> before, Map<String, AdvertiseStatus> after) {
     return after.entrySet().stream()
-        .filter(e -> e.getValue() == AdvertiseStatus.NotAdvertised && before.get(e.getKey()) == AdvertiseStatus.Advertised)
+        .filter(
+            e ->
+                e.getValue() == AdvertiseStatus.NotAdvertised
+                    && before.get(e.getKey()) == AdvertiseStatus.Advertised)
         .count();
   }
 
   /**
-   * sart's {@code sart_controller_bgp_advertisement_status{name,status}} (peers of each advertisement in
-   * each state, from the cache at scrape time) and {@code sart_controller_bgp_advertisement_backoff_count{name}}
-   * (which sart declares but never counts), both with a {@code namespace} label as well since
-   * advertisements of different namespaces can share a name.
+   * sart's {@code sart_controller_bgp_advertisement_status{name,status}} (peers of each
+   * advertisement in each state, from the cache at scrape time) and {@code
+   * sart_controller_bgp_advertisement_backoff_count{name}} (which sart declares but never counts),
+   * both with a {@code namespace} label as well since advertisements of different namespaces can
+   * share a name.
    */
   private void scrape(StringBuilder text) {
-    text.append("# HELP sart_controller_bgp_advertisement_status peers of a BGPAdvertisement in each state\n")
+    text.append(
+            "# HELP sart_controller_bgp_advertisement_status peers of a BGPAdvertisement in each state\n")
         .append("# TYPE sart_controller_bgp_advertisement_status gauge\n");
     for (var advert : informers.list(BGPAdvertisement.class)) {
       var counts = new java.util.EnumMap<AdvertiseStatus, Integer>(AdvertiseStatus.class);
@@ -126,18 +151,36 @@ public final class AdvertisementReconciler implements AutoCloseable {
         counts.put(state, 0);
       }
       peers(advert).values().forEach(state -> counts.merge(state, 1, Integer::sum));
-      var labels = "name=\"" + Metrics.label(advert.getMetadata().getName()) + "\",namespace=\""
-          + Metrics.label(String.valueOf(advert.getMetadata().getNamespace())) + "\"";
-      counts.forEach((state, n) -> text.append("sart_controller_bgp_advertisement_status{").append(labels)
-          .append(",status=\"").append(state.name()).append("\"} ").append(n).append('\n'));
+      var labels =
+          "name=\""
+              + Metrics.label(advert.getMetadata().getName())
+              + "\",namespace=\""
+              + Metrics.label(String.valueOf(advert.getMetadata().getNamespace()))
+              + "\"";
+      counts.forEach(
+          (state, n) ->
+              text.append("sart_controller_bgp_advertisement_status{")
+                  .append(labels)
+                  .append(",status=\"")
+                  .append(state.name())
+                  .append("\"} ")
+                  .append(n)
+                  .append('\n'));
     }
-    text.append("# HELP sart_controller_bgp_advertisement_backoff_count peer entries of a BGPAdvertisement set back from Advertised to NotAdvertised\n")
+    text.append(
+            "# HELP sart_controller_bgp_advertisement_backoff_count peer entries of a BGPAdvertisement set back from Advertised to NotAdvertised\n")
         .append("# TYPE sart_controller_bgp_advertisement_backoff_count counter\n");
-    backoffs.forEach((key, n) -> {
-      int slash = key.indexOf('/');
-      text.append("sart_controller_bgp_advertisement_backoff_count{name=\"").append(Metrics.label(key.substring(slash + 1)))
-          .append("\",namespace=\"").append(Metrics.label(key.substring(0, slash))).append("\"} ").append(n.get()).append('\n');
-    });
+    backoffs.forEach(
+        (key, n) -> {
+          int slash = key.indexOf('/');
+          text.append("sart_controller_bgp_advertisement_backoff_count{name=\"")
+              .append(Metrics.label(key.substring(slash + 1)))
+              .append("\",namespace=\"")
+              .append(Metrics.label(key.substring(0, slash)))
+              .append("\"} ")
+              .append(n.get())
+              .append('\n');
+        });
   }
 
   public void start() {
@@ -154,12 +197,16 @@ public final class AdvertisementReconciler implements AutoCloseable {
     for (var advert : informers.list(BGPAdvertisement.class)) {
       var labels = advert.getMetadata().getLabels();
       if (labels != null && labels.containsKey(Sart.SERVICE_NAME_LABEL)) {
-        loop.enqueue(advert.getMetadata().getNamespace() + "/" + labels.get(Sart.SERVICE_NAME_LABEL));
+        loop.enqueue(
+            advert.getMetadata().getNamespace() + "/" + labels.get(Sart.SERVICE_NAME_LABEL));
       }
     }
   }
 
-  /** The advertisement name for one address: {@code <service>-<address>} with dots and colons as dashes. */
+  /**
+   * The advertisement name for one address: {@code <service>-<address>} with dots and colons as
+   * dashes.
+   */
   public static String name(String service, InetAddress address) {
     return service + "-" + Cidr.format(address).replace('.', '-').replace(':', '-');
   }
@@ -169,11 +216,13 @@ public final class AdvertisementReconciler implements AutoCloseable {
     int slash = key.indexOf('/');
     String namespace = key.substring(0, slash);
     String serviceName = key.substring(slash + 1);
-    List<InetAddress> addresses = service != null && views.wanted(service) ? ServiceViews.current(service) : List.of();
+    List<InetAddress> addresses =
+        service != null && views.wanted(service) ? ServiceViews.current(service) : List.of();
 
     Set<String> targets = Set.of();
     if (!addresses.isEmpty()) {
-      List<EndpointSlice> slices = informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key);
+      List<EndpointSlice> slices =
+          informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key);
       targets = Targets.of(service, slices, informers.list(BGPPeer.class));
     }
     var existing = new HashMap<String, BGPAdvertisement>();
@@ -208,7 +257,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
   }
 
   /** The next peer map: targets announced (Withdraw or new → NotAdvertised), others withdrawn. */
-  static Map<String, AdvertiseStatus> next(Map<String, AdvertiseStatus> current, Set<String> targets) {
+  static Map<String, AdvertiseStatus> next(
+      Map<String, AdvertiseStatus> current, Set<String> targets) {
     var next = new TreeMap<String, AdvertiseStatus>(current);
     for (var target : targets) {
       var state = next.get(target);
@@ -231,22 +281,48 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private BGPAdvertisement create(Service service, String name, InetAddress address) {
     boolean v4 = address instanceof Inet4Address;
-    var advert = new BGPAdvertisement(service.getMetadata().getNamespace(), name, new BGPAdvertisementSpec(
-        Cidr.format(address) + (v4 ? "/32" : "/128"), AddressType.SERVICE, v4 ? Protocol.IPV4 : Protocol.IPV6, null));
-    advert.getMetadata().setLabels(Map.of(Sart.SERVICE_NAME_LABEL, service.getMetadata().getName()));
+    var advert =
+        new BGPAdvertisement(
+            service.getMetadata().getNamespace(),
+            name,
+            new BGPAdvertisementSpec(
+                Cidr.format(address) + (v4 ? "/32" : "/128"),
+                AddressType.SERVICE,
+                v4 ? Protocol.IPV4 : Protocol.IPV6,
+                null));
+    advert
+        .getMetadata()
+        .setLabels(Map.of(Sart.SERVICE_NAME_LABEL, service.getMetadata().getName()));
     advert.getMetadata().setFinalizers(List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
-    advert.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
-        .withApiVersion("v1").withKind("Service").withName(service.getMetadata().getName())
-        .withUid(service.getMetadata().getUid()).withController(true).build()));
+    advert
+        .getMetadata()
+        .setOwnerReferences(
+            List.of(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Service")
+                    .withName(service.getMetadata().getName())
+                    .withUid(service.getMetadata().getUid())
+                    .withController(true)
+                    .build()));
     try {
       var created = informers.client().resource(advert).create();
-      LOG.info("advertisement created name=" + name + " namespace=" + advert.getMetadata().getNamespace()
-          + " cidr=" + advert.getSpec().cidr());
+      LOG.info(
+          "advertisement created name="
+              + name
+              + " namespace="
+              + advert.getMetadata().getNamespace()
+              + " cidr="
+              + advert.getSpec().cidr());
       return created;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
-        return informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
-            .withName(name).get();
+        return informers
+            .client()
+            .resources(BGPAdvertisement.class)
+            .inNamespace(advert.getMetadata().getNamespace())
+            .withName(name)
+            .get();
       }
       throw e;
     }
@@ -254,8 +330,12 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
     var patch = Serialization.asJson(Map.of("status", new BGPAdvertisementStatus(peers)));
-    // resource(advert), not withName(...): a patch by name first GETs the object (one more round trip)
-    informers.client().resource(advert).subresource("status")
+    // resource(advert), not withName(...): a patch by name first GETs the object (one more round
+    // trip)
+    informers
+        .client()
+        .resource(advert)
+        .subresource("status")
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
@@ -266,18 +346,24 @@ public final class AdvertisementReconciler implements AutoCloseable {
       patchStatus(advert, withdrawn);
       return; // the status change comes back as an event
     }
-    var resource = informers.client().resources(BGPAdvertisement.class).inNamespace(advert.getMetadata().getNamespace())
-        .withName(advert.getMetadata().getName());
+    var resource =
+        informers
+            .client()
+            .resources(BGPAdvertisement.class)
+            .inNamespace(advert.getMetadata().getNamespace())
+            .withName(advert.getMetadata().getName());
     if (advert.getMetadata().getDeletionTimestamp() == null) {
       resource.delete();
       return;
     }
-    if (peers.isEmpty() && advert.getMetadata().getFinalizers() != null
+    if (peers.isEmpty()
+        && advert.getMetadata().getFinalizers() != null
         && advert.getMetadata().getFinalizers().contains(Sart.BGP_ADVERTISEMENT_FINALIZER)) {
-      resource.edit(a -> {
-        a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
-        return a;
-      });
+      resource.edit(
+          a -> {
+            a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
+            return a;
+          });
       LOG.info("advertisement withdrawn and released name=" + advert.getMetadata().getName());
     }
   }

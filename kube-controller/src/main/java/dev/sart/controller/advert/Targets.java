@@ -13,18 +13,22 @@ import java.util.TreeSet;
 
 /**
  * Which BGPPeers announce a Service's addresses, by {@code externalTrafficPolicy}:
+ *
  * <ul>
- *   <li>{@code Cluster}: the peers of every node, while the Service has at least one ready endpoint;</li>
- *   <li>{@code Local}: the peers of the nodes that host a ready endpoint.</li>
+ *   <li>{@code Cluster}: the peers of every node, while the Service has at least one ready
+ *       endpoint;
+ *   <li>{@code Local}: the peers of the nodes that host a ready endpoint.
  * </ul>
+ *
  * An endpoint counts only while its EndpointSlice says it is ready and not terminating: a
- * terminating pod is withdrawn before it is gone. Peers are filtered by the Service's
- * {@code bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart).
+ * terminating pod is withdrawn before it is gone. Peers are filtered by the Service's {@code
+ * bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart).
  */
 public final class Targets {
   private Targets() {}
 
-  public static Set<String> of(Service service, Collection<EndpointSlice> slices, Collection<BGPPeer> peers) {
+  public static Set<String> of(
+      Service service, Collection<EndpointSlice> slices, Collection<BGPPeer> peers) {
     var groups = groups(service);
     boolean local = "Local".equals(service.getSpec().getExternalTrafficPolicy());
     var readyNodes = new HashSet<String>();
@@ -47,7 +51,9 @@ public final class Targets {
       return targets;
     }
     for (var peer : peers) {
-      if (peer.getSpec() == null || peer.getMetadata().getDeletionTimestamp() != null || !matches(groups, peer)) {
+      if (peer.getSpec() == null
+          || peer.getMetadata().getDeletionTimestamp() != null
+          || !matches(groups, peer)) {
         continue;
       }
       if (!local || readyNodes.contains(peer.getSpec().nodeBGPRef())) {
@@ -63,7 +69,8 @@ public final class Targets {
     if (conditions == null) {
       return true;
     }
-    return !Boolean.FALSE.equals(conditions.getReady()) && !Boolean.TRUE.equals(conditions.getTerminating());
+    return !Boolean.FALSE.equals(conditions.getReady())
+        && !Boolean.TRUE.equals(conditions.getTerminating());
   }
 
   private static Set<String> groups(Service service) {
@@ -71,7 +78,10 @@ public final class Targets {
     var text = annotations == null ? null : annotations.get(Sart.PEER_GROUP_ANNOTATION);
     var result = new HashSet<String>();
     if (text != null) {
-      Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(result::add);
+      Arrays.stream(text.split(","))
+          .map(String::trim)
+          .filter(s -> !s.isEmpty())
+          .forEach(result::add);
     }
     return result;
   }

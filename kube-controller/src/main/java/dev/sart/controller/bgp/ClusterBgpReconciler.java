@@ -32,10 +32,10 @@ import java.util.logging.Logger;
 /**
  * ClusterBGP → NodeBGP per selected node → BGPPeers. Works per node ({@link NodePlan}: every
  * ClusterBGP that selects the node contributes), so a node in several ClusterBGPs gets one NodeBGP
- * with all their peers, and a node that leaves every selector loses its NodeBGP and generated peers.
- * BGPPeers created by hand (no {@code clusterBGPRef}) are never touched. Node labels are copied onto
- * the NodeBGP. No finalizers: whatever a deleted ClusterBGP or Node leaves behind is found on the
- * next pass over the nodes.
+ * with all their peers, and a node that leaves every selector loses its NodeBGP and generated
+ * peers. BGPPeers created by hand (no {@code clusterBGPRef}) are never touched. Node labels are
+ * copied onto the NodeBGP. No finalizers: whatever a deleted ClusterBGP or Node leaves behind is
+ * found on the next pass over the nodes.
  */
 public final class ClusterBgpReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ClusterBgpReconciler.class.getName());
@@ -50,21 +50,27 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     this.informers = informers;
     this.events = events;
     this.loop = new Loop("clusterbgp", this::reconcile, metrics);
-    informers.watch(Node.class, n -> {
-      loop.enqueue(NODE + n.getMetadata().getName());
-      enqueueClusters();
-    });
-    informers.watch(ClusterBGP.class, c -> {
-      loop.enqueue(CLUSTER + c.getMetadata().getName());
-      enqueueNodes();
-    });
+    informers.watch(
+        Node.class,
+        n -> {
+          loop.enqueue(NODE + n.getMetadata().getName());
+          enqueueClusters();
+        });
+    informers.watch(
+        ClusterBGP.class,
+        c -> {
+          loop.enqueue(CLUSTER + c.getMetadata().getName());
+          enqueueNodes();
+        });
     informers.watch(BGPPeerTemplate.class, t -> enqueueNodes());
     informers.watch(NodeBGP.class, n -> loop.enqueue(NODE + n.getMetadata().getName()));
-    informers.watch(BGPPeer.class, p -> {
-      if (p.getSpec() != null) {
-        loop.enqueue(NODE + p.getSpec().nodeBGPRef());
-      }
-    });
+    informers.watch(
+        BGPPeer.class,
+        p -> {
+          if (p.getSpec() != null) {
+            loop.enqueue(NODE + p.getSpec().nodeBGPRef());
+          }
+        });
   }
 
   public void start() {
@@ -80,7 +86,9 @@ public final class ClusterBgpReconciler implements AutoCloseable {
   }
 
   private void enqueueClusters() {
-    informers.list(ClusterBGP.class).forEach(c -> loop.enqueue(CLUSTER + c.getMetadata().getName()));
+    informers
+        .list(ClusterBGP.class)
+        .forEach(c -> loop.enqueue(CLUSTER + c.getMetadata().getName()));
   }
 
   private Duration reconcile(String key) {
@@ -92,7 +100,10 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     return null;
   }
 
-  /** {@code status.desiredNodes}: nodes the selector matches; {@code status.nodes}: those that got a NodeBGP from it. */
+  /**
+   * {@code status.desiredNodes}: nodes the selector matches; {@code status.nodes}: those that got a
+   * NodeBGP from it.
+   */
   private void reconcileCluster(String name) {
     var cluster = informers.get(ClusterBGP.class, name);
     if (cluster == null || cluster.getSpec() == null) {
@@ -112,7 +123,10 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     }
     var status = new ClusterBGPStatus(List.copyOf(desired), List.copyOf(nodes));
     if (!status.equals(cluster.getStatus())) {
-      informers.client().resource(cluster).subresource("status")
+      informers
+          .client()
+          .resource(cluster)
+          .subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
     }
   }
@@ -120,9 +134,13 @@ public final class ClusterBgpReconciler implements AutoCloseable {
   private void reconcileNode(String nodeName) {
     var node = informers.get(Node.class, nodeName);
     var client = informers.client();
-    NodePlan plan = node == null || node.getMetadata().getDeletionTimestamp() != null
-        ? new NodePlan(null, List.of(), Map.of(), List.of())
-        : NodePlan.of(node, informers.list(ClusterBGP.class), t -> informers.get(BGPPeerTemplate.class, t));
+    NodePlan plan =
+        node == null || node.getMetadata().getDeletionTimestamp() != null
+            ? new NodePlan(null, List.of(), Map.of(), List.of())
+            : NodePlan.of(
+                node,
+                informers.list(ClusterBGP.class),
+                t -> informers.get(BGPPeerTemplate.class, t));
     for (var problem : plan.problems()) {
       LOG.info("clusterbgp problem node=" + nodeName + " " + problem);
       if (node != null) {
@@ -137,7 +155,8 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     }
     // generated peers no longer wanted go; hand-made ones (no clusterBGPRef) stay
     for (var peer : existingPeers.values()) {
-      if (peer.getSpec().clusterBGPRef() != null && !plan.peers().containsKey(peer.getMetadata().getName())
+      if (peer.getSpec().clusterBGPRef() != null
+          && !plan.peers().containsKey(peer.getMetadata().getName())
           && peer.getMetadata().getDeletionTimestamp() == null) {
         client.resource(peer).delete();
         LOG.info("bgppeer deleted name=" + peer.getMetadata().getName() + " node=" + nodeName);
@@ -155,38 +174,69 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     var listed = new ArrayList<NodeBGPPeer>();
     plan.peers().forEach((n, s) -> listed.add(new NodeBGPPeer(n, s)));
     existingPeers.values().stream()
-        .filter(p -> p.getSpec().clusterBGPRef() == null && p.getMetadata().getDeletionTimestamp() == null)
+        .filter(
+            p ->
+                p.getSpec().clusterBGPRef() == null
+                    && p.getMetadata().getDeletionTimestamp() == null)
         .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
         .forEach(p -> listed.add(new NodeBGPPeer(p.getMetadata().getName(), p.getSpec())));
-    var spec = new NodeBGPSpec(plan.spec().asn(), plan.spec().routerId(), plan.spec().speaker(), listed);
-    var labels = node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
+    var spec =
+        new NodeBGPSpec(plan.spec().asn(), plan.spec().routerId(), plan.spec().speaker(), listed);
+    var labels =
+        node.getMetadata().getLabels() == null
+            ? Map.<String, String>of()
+            : node.getMetadata().getLabels();
     if (nodeBgp == null) {
       var created = new NodeBGP(nodeName, spec);
       created.getMetadata().setLabels(labels);
-      created.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
-          .withApiVersion("v1").withKind("Node").withName(nodeName).withUid(node.getMetadata().getUid()).build()));
+      created
+          .getMetadata()
+          .setOwnerReferences(
+              List.of(
+                  new OwnerReferenceBuilder()
+                      .withApiVersion("v1")
+                      .withKind("Node")
+                      .withName(nodeName)
+                      .withUid(node.getMetadata().getUid())
+                      .build()));
       try {
         nodeBgp = client.resource(created).create();
-        LOG.info("nodebgp created name=" + nodeName + " asn=" + spec.asn() + " routerId=" + spec.routerId());
+        LOG.info(
+            "nodebgp created name="
+                + nodeName
+                + " asn="
+                + spec.asn()
+                + " routerId="
+                + spec.routerId());
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           throw e;
         }
         nodeBgp = client.resources(NodeBGP.class).withName(nodeName).get();
       }
-    } else if (!spec.equals(nodeBgp.getSpec()) || !Objects.equals(labels, nodeBgp.getMetadata().getLabels())) {
-      nodeBgp = client.resources(NodeBGP.class).withName(nodeName).edit(n -> {
-        n.setSpec(spec);
-        n.getMetadata().setLabels(new HashMap<>(labels));
-        return n;
-      });
+    } else if (!spec.equals(nodeBgp.getSpec())
+        || !Objects.equals(labels, nodeBgp.getMetadata().getLabels())) {
+      nodeBgp =
+          client
+              .resources(NodeBGP.class)
+              .withName(nodeName)
+              .edit(
+                  n -> {
+                    n.setSpec(spec);
+                    n.getMetadata().setLabels(new HashMap<>(labels));
+                    return n;
+                  });
     }
     var refs = List.copyOf(plan.clusters());
     var status = nodeBgp.getStatus();
     if (status == null || !refs.equals(status.clusterBgpRefs())) {
       // only our field: backoff and conditions belong to the agent
-      client.resource(nodeBgp).subresource("status")
-          .patch(PatchContext.of(PatchType.JSON), Patches.setStatusField(status != null, "clusterBgpRefs", refs));
+      client
+          .resource(nodeBgp)
+          .subresource("status")
+          .patch(
+              PatchContext.of(PatchType.JSON),
+              Patches.setStatusField(status != null, "clusterBgpRefs", refs));
     }
     for (var entry : plan.peers().entrySet()) {
       var existing = existingPeers.get(entry.getKey());
@@ -201,22 +251,32 @@ public final class ClusterBgpReconciler implements AutoCloseable {
             throw e;
           }
         }
-      } else if (!same(existing.getSpec(), entry.getValue()) && existing.getSpec().clusterBGPRef() != null) {
-        client.resources(BGPPeer.class).withName(entry.getKey()).edit(p -> {
-          p.setSpec(entry.getValue());
-          return p;
-        });
+      } else if (!same(existing.getSpec(), entry.getValue())
+          && existing.getSpec().clusterBGPRef() != null) {
+        client
+            .resources(BGPPeer.class)
+            .withName(entry.getKey())
+            .edit(
+                p -> {
+                  p.setSpec(entry.getValue());
+                  return p;
+                });
       }
     }
   }
 
   private static boolean same(BGPPeerSpec a, BGPPeerSpec b) {
-    return a.equals(b) || (Objects.equals(a.asn(), b.asn()) && Objects.equals(a.addr(), b.addr())
-        && Objects.equals(a.holdTime(), b.holdTime()) && Objects.equals(a.keepaliveTime(), b.keepaliveTime())
-        && Objects.equals(new HashSet<>(a.groups() == null ? List.of() : a.groups()),
-            new HashSet<>(b.groups() == null ? List.of() : b.groups()))
-        && Objects.equals(a.speaker(), b.speaker()) && Objects.equals(a.clusterBGPRef(), b.clusterBGPRef())
-        && Objects.equals(a.capabilities(), b.capabilities()));
+    return a.equals(b)
+        || (Objects.equals(a.asn(), b.asn())
+            && Objects.equals(a.addr(), b.addr())
+            && Objects.equals(a.holdTime(), b.holdTime())
+            && Objects.equals(a.keepaliveTime(), b.keepaliveTime())
+            && Objects.equals(
+                new HashSet<>(a.groups() == null ? List.of() : a.groups()),
+                new HashSet<>(b.groups() == null ? List.of() : b.groups()))
+            && Objects.equals(a.speaker(), b.speaker())
+            && Objects.equals(a.clusterBGPRef(), b.clusterBGPRef())
+            && Objects.equals(a.capabilities(), b.capabilities()));
   }
 
   @Override

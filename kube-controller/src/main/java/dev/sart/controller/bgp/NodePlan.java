@@ -22,12 +22,17 @@ import java.util.function.Function;
 /**
  * What the ClusterBGPs want for one node: its NodeBGP spec and the BGPPeers generated for it. Pure.
  *
- * @param spec the NodeBGP spec, or null when no ClusterBGP selects the node (or its ASN / router id cannot be found)
+ * @param spec the NodeBGP spec, or null when no ClusterBGP selects the node (or its ASN / router id
+ *     cannot be found)
  * @param clusters the ClusterBGPs that select the node, by name
  * @param peers generated BGPPeers by name
  * @param problems why a ClusterBGP or a peer was left out
  */
-public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPPeerSpec> peers, List<String> problems) {
+public record NodePlan(
+    NodeBGPSpec spec,
+    List<String> clusters,
+    Map<String, BGPPeerSpec> peers,
+    List<String> problems) {
 
   /** A selector matches when every one of its labels matches (an empty selector matches all). */
   public static boolean matches(Map<String, String> selector, Map<String, String> labels) {
@@ -35,18 +40,24 @@ public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPP
       return true;
     }
     var have = labels == null ? Map.<String, String>of() : labels;
-    return selector.entrySet().stream().allMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
+    return selector.entrySet().stream()
+        .allMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
   }
 
-  public static NodePlan of(Node node, List<ClusterBGP> all, Function<String, BGPPeerTemplate> templates) {
-    var labels = node.getMetadata().getLabels() == null ? Map.<String, String>of() : node.getMetadata().getLabels();
+  public static NodePlan of(
+      Node node, List<ClusterBGP> all, Function<String, BGPPeerTemplate> templates) {
+    var labels =
+        node.getMetadata().getLabels() == null
+            ? Map.<String, String>of()
+            : node.getMetadata().getLabels();
     var name = node.getMetadata().getName();
     var problems = new ArrayList<String>();
-    var selecting = all.stream()
-        .filter(c -> c.getSpec() != null && c.getMetadata().getDeletionTimestamp() == null)
-        .filter(c -> matches(c.getSpec().nodeSelector(), labels))
-        .sorted(Comparator.comparing(c -> c.getMetadata().getName()))
-        .toList();
+    var selecting =
+        all.stream()
+            .filter(c -> c.getSpec() != null && c.getMetadata().getDeletionTimestamp() == null)
+            .filter(c -> matches(c.getSpec().nodeSelector(), labels))
+            .sorted(Comparator.comparing(c -> c.getMetadata().getName()))
+            .toList();
     NodeBGPSpec spec = null;
     var clusters = new ArrayList<String>();
     var peers = new LinkedHashMap<String, BGPPeerSpec>();
@@ -64,8 +75,16 @@ public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPP
       if (spec == null) {
         spec = new NodeBGPSpec(asn, routerId, cluster.getSpec().speaker(), null);
       } else if (!spec.asn().equals(asn) || !spec.routerId().equals(routerId)) {
-        problems.add("ClusterBGP " + cname + ": node " + name + " already has ASN " + spec.asn() + " and router id "
-            + spec.routerId() + " from another ClusterBGP");
+        problems.add(
+            "ClusterBGP "
+                + cname
+                + ": node "
+                + name
+                + " already has ASN "
+                + spec.asn()
+                + " and router id "
+                + spec.routerId()
+                + " from another ClusterBGP");
         continue;
       }
       clusters.add(cname);
@@ -80,7 +99,12 @@ public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPP
         if (peer.peerTemplateRef() != null) {
           var template = templates.apply(peer.peerTemplateRef());
           if (template == null || template.getSpec() == null) {
-            problems.add("ClusterBGP " + cname + ": BGPPeerTemplate " + peer.peerTemplateRef() + " not found");
+            problems.add(
+                "ClusterBGP "
+                    + cname
+                    + ": BGPPeerTemplate "
+                    + peer.peerTemplateRef()
+                    + " not found");
             continue;
           }
           base = template.getSpec();
@@ -91,14 +115,27 @@ public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPP
           continue;
         }
         var peerName = peerName(peer.peerTemplateRef(), name, merged.asn(), merged.addr());
-        peers.putIfAbsent(peerName, new BGPPeerSpec(merged.asn(), merged.addr(), merged.holdTime(), merged.keepaliveTime(),
-            merged.capabilities(), name, cname, cluster.getSpec().speaker(), merged.groups()));
+        peers.putIfAbsent(
+            peerName,
+            new BGPPeerSpec(
+                merged.asn(),
+                merged.addr(),
+                merged.holdTime(),
+                merged.keepaliveTime(),
+                merged.capabilities(),
+                name,
+                cname,
+                cluster.getSpec().speaker(),
+                merged.groups()));
       }
     }
     return new NodePlan(spec, clusters, peers, problems);
   }
 
-  /** {@code <template>-<node>-<asn>-<addr>}, or {@code <node>-<asn>-<addr>} for an inline peer (as sart). */
+  /**
+   * {@code <template>-<node>-<asn>-<addr>}, or {@code <node>-<asn>-<addr>} for an inline peer (as
+   * sart).
+   */
   public static String peerName(String template, String node, long asn, String addr) {
     var address = Cidr.format(Cidr.parseAddress(addr)).replace(':', '-');
     return (template == null ? "" : template + "-") + node + "-" + asn + "-" + address;
@@ -136,34 +173,36 @@ public record NodePlan(NodeBGPSpec spec, List<String> clusters, Map<String, BGPP
       }
       return asn;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("label " + Sart.ASN_NODE_LABEL + "=" + text + " is not an ASN");
+      throw new IllegalArgumentException(
+          "label " + Sart.ASN_NODE_LABEL + "=" + text + " is not an ASN");
     }
   }
 
   static String routerId(RouterIdSelector selector, Node node) {
-    String text = switch (selector.from()) {
-      case ROUTER_ID -> selector.routerId();
-      case LABEL -> {
-        var labels = node.getMetadata().getLabels();
-        var value = labels == null ? null : labels.get(Sart.ROUTER_ID_NODE_LABEL);
-        if (value == null) {
-          throw new IllegalArgumentException("no label " + Sart.ROUTER_ID_NODE_LABEL);
-        }
-        yield value;
-      }
-      case INTERNAL_ADDRESS -> {
-        var addresses = node.getStatus() == null ? null : node.getStatus().getAddresses();
-        if (addresses == null) {
-          throw new IllegalArgumentException("no InternalIP address");
-        }
-        yield addresses.stream()
-            .filter(a -> "InternalIP".equals(a.getType()))
-            .map(a -> a.getAddress())
-            .filter(a -> a != null && !a.contains(":"))
-            .findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no IPv4 InternalIP address"));
-      }
-    };
+    String text =
+        switch (selector.from()) {
+          case ROUTER_ID -> selector.routerId();
+          case LABEL -> {
+            var labels = node.getMetadata().getLabels();
+            var value = labels == null ? null : labels.get(Sart.ROUTER_ID_NODE_LABEL);
+            if (value == null) {
+              throw new IllegalArgumentException("no label " + Sart.ROUTER_ID_NODE_LABEL);
+            }
+            yield value;
+          }
+          case INTERNAL_ADDRESS -> {
+            var addresses = node.getStatus() == null ? null : node.getStatus().getAddresses();
+            if (addresses == null) {
+              throw new IllegalArgumentException("no InternalIP address");
+            }
+            yield addresses.stream()
+                .filter(a -> "InternalIP".equals(a.getType()))
+                .map(a -> a.getAddress())
+                .filter(a -> a != null && !a.contains(":"))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no IPv4 InternalIP address"));
+          }
+        };
     try {
       if (!(Cidr.parseAddress(text) instanceof Inet4Address)) {
         throw new IllegalArgumentException("router id " + text + " is not IPv4");

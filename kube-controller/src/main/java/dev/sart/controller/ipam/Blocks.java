@@ -15,7 +15,8 @@ public record Blocks(Cidr pool, int blockSize) {
   public Blocks {
     pool = pool.masked();
     if (blockSize < pool.prefixLength() || blockSize > pool.addressBits()) {
-      throw new IllegalArgumentException("blockSize " + blockSize + " outside " + pool.prefixLength() + ".." + pool.addressBits());
+      throw new IllegalArgumentException(
+          "blockSize " + blockSize + " outside " + pool.prefixLength() + ".." + pool.addressBits());
     }
   }
 
@@ -31,7 +32,8 @@ public record Blocks(Cidr pool, int blockSize) {
 
   public Cidr block(BigInteger index) {
     if (index.signum() < 0 || index.compareTo(count()) >= 0) {
-      throw new IllegalArgumentException("block index " + index + " outside 0.." + count().subtract(BigInteger.ONE));
+      throw new IllegalArgumentException(
+          "block index " + index + " outside 0.." + count().subtract(BigInteger.ONE));
     }
     return new Cidr(pool.addressAt(index.multiply(stride())), blockSize);
   }

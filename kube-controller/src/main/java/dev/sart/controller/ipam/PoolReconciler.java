@@ -36,15 +36,19 @@ import java.util.logging.Logger;
 
 /**
  * AddressPools and their AddressBlocks:
+ *
  * <ul>
- *   <li>a service pool gets one AddressBlock of its whole CIDR, named like the pool (as sart);</li>
- *   <li>a BlockRequest for a pod pool gets the lowest free block, created as {@code <pool>-<index>}:
- *       the name is the lock on the index (a second create of it fails), and the block carries the
- *       request's UID so that a retried request finds its block instead of taking another;</li>
- *   <li>blocks are owned by the pool and labelled with the pool and the node;</li>
- *   <li>a pool's deletion waits (finalizer) while it has pod blocks or Services hold its addresses;</li>
- *   <li>pod blocks of nodes that no longer exist are deleted (with the agent's finalizer, whose agent is gone).</li>
+ *   <li>a service pool gets one AddressBlock of its whole CIDR, named like the pool (as sart);
+ *   <li>a BlockRequest for a pod pool gets the lowest free block, created as {@code
+ *       <pool>-<index>}: the name is the lock on the index (a second create of it fails), and the
+ *       block carries the request's UID so that a retried request finds its block instead of taking
+ *       another;
+ *   <li>blocks are owned by the pool and labelled with the pool and the node;
+ *   <li>a pool's deletion waits (finalizer) while it has pod blocks or Services hold its addresses;
+ *   <li>pod blocks of nodes that no longer exist are deleted (with the agent's finalizer, whose
+ *       agent is gone).
  * </ul>
+ *
  * Holds no state of its own: the blocks in the API server are the allocation.
  */
 public final class PoolReconciler implements AutoCloseable {
@@ -59,7 +63,8 @@ public final class PoolReconciler implements AutoCloseable {
   private final Metrics metrics;
   private final Loop loop;
   private final Set<String> gauged = new HashSet<>();
-  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<io.micrometer.core.instrument.Meter> meters =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public PoolReconciler(Informers informers, Events events, Metrics metrics) {
     this.informers = informers;
@@ -67,12 +72,14 @@ public final class PoolReconciler implements AutoCloseable {
     this.metrics = metrics;
     this.loop = new Loop("addresspool", this::reconcile, metrics);
     informers.watch(AddressPool.class, p -> loop.enqueue(POOL + p.getMetadata().getName()));
-    informers.watch(AddressBlock.class, b -> {
-      if (b.getSpec() != null) {
-        loop.enqueue(POOL + b.getSpec().poolRef());
-      }
-      loop.enqueue(GC);
-    });
+    informers.watch(
+        AddressBlock.class,
+        b -> {
+          if (b.getSpec() != null) {
+            loop.enqueue(POOL + b.getSpec().poolRef());
+          }
+          loop.enqueue(GC);
+        });
     informers.watch(BlockRequest.class, r -> loop.enqueue(REQUEST + r.getMetadata().getName()));
     informers.watch(Node.class, n -> loop.enqueue(GC));
     informers.of(Service.class);
@@ -81,7 +88,9 @@ public final class PoolReconciler implements AutoCloseable {
   public void start() {
     loop.start();
     informers.list(AddressPool.class).forEach(p -> loop.enqueue(POOL + p.getMetadata().getName()));
-    informers.list(BlockRequest.class).forEach(r -> loop.enqueue(REQUEST + r.getMetadata().getName()));
+    informers
+        .list(BlockRequest.class)
+        .forEach(r -> loop.enqueue(REQUEST + r.getMetadata().getName()));
     loop.enqueue(GC);
   }
 
@@ -113,18 +122,32 @@ public final class PoolReconciler implements AutoCloseable {
       return deletePool(pool);
     }
     gauges(name);
-    if (pool.getMetadata().getFinalizers() == null || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
-      client.resources(AddressPool.class).withName(name).edit(p -> {
-        var finalizers = new ArrayList<>(p.getMetadata().getFinalizers() == null ? List.of() : p.getMetadata().getFinalizers());
-        finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
-        p.getMetadata().setFinalizers(finalizers);
-        return p;
-      });
+    if (pool.getMetadata().getFinalizers() == null
+        || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
+      client
+          .resources(AddressPool.class)
+          .withName(name)
+          .edit(
+              p -> {
+                var finalizers =
+                    new ArrayList<>(
+                        p.getMetadata().getFinalizers() == null
+                            ? List.of()
+                            : p.getMetadata().getFinalizers());
+                finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
+                p.getMetadata().setFinalizers(finalizers);
+                return p;
+              });
     }
     if (spec.type() == AddressType.SERVICE) {
       var block = informers.get(AddressBlock.class, name);
-      var wanted = new AddressBlockSpec(Cidr.parse(spec.cidr()).masked().toString(), AddressType.SERVICE, name, null,
-          spec.autoAssignOrFalse());
+      var wanted =
+          new AddressBlockSpec(
+              Cidr.parse(spec.cidr()).masked().toString(),
+              AddressType.SERVICE,
+              name,
+              null,
+              spec.autoAssignOrFalse());
       if (block == null) {
         try {
           createBlock(pool, name, wanted, null, null);
@@ -134,10 +157,14 @@ public final class PoolReconciler implements AutoCloseable {
           }
         }
       } else if (!wanted.equals(block.getSpec()) && name.equals(block.getSpec().poolRef())) {
-        client.resources(AddressBlock.class).withName(name).edit(b -> {
-          b.setSpec(wanted);
-          return b;
-        });
+        client
+            .resources(AddressBlock.class)
+            .withName(name)
+            .edit(
+                b -> {
+                  b.setSpec(wanted);
+                  return b;
+                });
       }
     } else {
       writePodPoolStatus(pool);
@@ -147,17 +174,25 @@ public final class PoolReconciler implements AutoCloseable {
 
   /**
    * A pod pool's counts in its status: blocks it can be cut into and blocks that exist (every block
-   * event of the pool brings its reconcile here, so the counts follow the blocks). Service pools are
-   * counted by the Service reconciler, which holds their allocations.
+   * event of the pool brings its reconcile here, so the counts follow the blocks). Service pools
+   * are counted by the Service reconciler, which holds their allocations.
    */
   private void writePodPoolStatus(AddressPool pool) {
     var cidr = Cidr.parse(pool.getSpec().cidr());
     var layout = new Blocks(cidr.masked(), blockSize(pool));
-    var status = AddressPoolStatus.pod(cidr.isIpv4(), cidr.size(), layout.count(), blocksOf(pool.getMetadata().getName()).size());
+    var status =
+        AddressPoolStatus.pod(
+            cidr.isIpv4(),
+            cidr.size(),
+            layout.count(),
+            blocksOf(pool.getMetadata().getName()).size());
     if (status.equals(pool.getStatus())) {
       return;
     }
-    informers.client().resource(pool).subresource("status")
+    informers
+        .client()
+        .resource(pool)
+        .subresource("status")
         .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
   }
 
@@ -172,10 +207,11 @@ public final class PoolReconciler implements AutoCloseable {
         busy = blocks.size() + " AddressBlocks still exist";
       }
     } else {
-      var holders = informers.list(Service.class).stream()
-          .filter(s -> ServiceViews.current(s).stream().anyMatch(cidr::contains))
-          .map(ServiceViews::key)
-          .toList();
+      var holders =
+          informers.list(Service.class).stream()
+              .filter(s -> ServiceViews.current(s).stream().anyMatch(cidr::contains))
+              .map(ServiceViews::key)
+              .toList();
       if (!holders.isEmpty()) {
         busy = "Services still hold its addresses: " + holders;
       } else if (informers.get(AddressBlock.class, name) != null) {
@@ -188,23 +224,31 @@ public final class PoolReconciler implements AutoCloseable {
       events.warning(pool, "PoolInUse", "deletion waits: " + busy);
       return Duration.ofSeconds(10);
     }
-    client.resources(AddressPool.class).withName(name).edit(p -> {
-      p.getMetadata().getFinalizers().remove(Sart.ADDRESS_POOL_FINALIZER);
-      return p;
-    });
+    client
+        .resources(AddressPool.class)
+        .withName(name)
+        .edit(
+            p -> {
+              p.getMetadata().getFinalizers().remove(Sart.ADDRESS_POOL_FINALIZER);
+              return p;
+            });
     LOG.info("pool released name=" + name);
     return null;
   }
 
   private Duration reconcileRequest(String name) {
     var request = informers.get(BlockRequest.class, name);
-    if (request == null || request.getSpec() == null || request.getMetadata().getDeletionTimestamp() != null) {
+    if (request == null
+        || request.getSpec() == null
+        || request.getMetadata().getDeletionTimestamp() != null) {
       return null;
     }
     var client = informers.client();
     var uid = request.getMetadata().getUid();
     var status = request.getStatus();
-    if (status != null && status.block() != null && informers.get(AddressBlock.class, status.block()) != null) {
+    if (status != null
+        && status.block() != null
+        && informers.get(AddressBlock.class, status.block()) != null) {
       return null;
     }
     var poolName = request.getSpec().pool();
@@ -230,12 +274,15 @@ public final class PoolReconciler implements AutoCloseable {
       return Duration.ofSeconds(10);
     }
     // authoritative list (our own recent creates may not be in the cache yet)
-    var blocks = client.resources(AddressBlock.class).list().getItems().stream()
-        .filter(b -> b.getSpec() != null && poolName.equals(b.getSpec().poolRef()))
-        .toList();
+    var blocks =
+        client.resources(AddressBlock.class).list().getItems().stream()
+            .filter(b -> b.getSpec() != null && poolName.equals(b.getSpec().poolRef()))
+            .toList();
     for (var block : blocks) {
       var annotations = block.getMetadata().getAnnotations();
-      if (annotations != null && uid != null && uid.equals(annotations.get(REQUEST_UID_ANNOTATION))) {
+      if (annotations != null
+          && uid != null
+          && uid.equals(annotations.get(REQUEST_UID_ANNOTATION))) {
         answer(request, new BlockRequestStatus(block.getMetadata().getName(), null));
         return null;
       }
@@ -247,14 +294,23 @@ public final class PoolReconciler implements AutoCloseable {
     }
     var free = layout.firstFree(used);
     if (free.isEmpty()) {
-      answer(request, new BlockRequestStatus(null, "AddressPool " + poolName + " has no free block (" + layout.count() + " in use)"));
+      answer(
+          request,
+          new BlockRequestStatus(
+              null,
+              "AddressPool " + poolName + " has no free block (" + layout.count() + " in use)"));
       events.warning(request, "PoolExhausted", "AddressPool " + poolName + " has no free block");
       return Duration.ofSeconds(10);
     }
     var index = free.get();
     var blockName = poolName + "-" + index;
-    var spec = new AddressBlockSpec(layout.block(index).toString(), AddressType.POD, poolName, request.getSpec().node(),
-        pool.getSpec().autoAssignOrFalse());
+    var spec =
+        new AddressBlockSpec(
+            layout.block(index).toString(),
+            AddressType.POD,
+            poolName,
+            request.getSpec().node(),
+            pool.getSpec().autoAssignOrFalse());
     try {
       createBlock(pool, blockName, spec, index, uid);
     } catch (KubernetesClientException e) {
@@ -264,8 +320,19 @@ public final class PoolReconciler implements AutoCloseable {
       throw e;
     }
     answer(request, new BlockRequestStatus(blockName, null));
-    events.normal(request, "BlockAssigned", "AddressBlock " + blockName + " (" + spec.cidr() + ") for node " + spec.nodeRef());
-    LOG.info("block assigned pool=" + poolName + " node=" + spec.nodeRef() + " block=" + blockName + " cidr=" + spec.cidr());
+    events.normal(
+        request,
+        "BlockAssigned",
+        "AddressBlock " + blockName + " (" + spec.cidr() + ") for node " + spec.nodeRef());
+    LOG.info(
+        "block assigned pool="
+            + poolName
+            + " node="
+            + spec.nodeRef()
+            + " block="
+            + blockName
+            + " cidr="
+            + spec.cidr());
     return null;
   }
 
@@ -274,7 +341,8 @@ public final class PoolReconciler implements AutoCloseable {
     return pool.getSpec().blockSize() == null ? cidr.prefixLength() : pool.getSpec().blockSize();
   }
 
-  private void createBlock(AddressPool pool, String name, AddressBlockSpec spec, BigInteger index, String requestUid) {
+  private void createBlock(
+      AddressPool pool, String name, AddressBlockSpec spec, BigInteger index, String requestUid) {
     var block = new AddressBlock(name, spec);
     var labels = new HashMap<String, String>();
     labels.put(Sart.ADDRESS_POOL_LABEL, pool.getMetadata().getName());
@@ -285,14 +353,27 @@ public final class PoolReconciler implements AutoCloseable {
     if (requestUid != null) {
       block.getMetadata().setAnnotations(Map.of(REQUEST_UID_ANNOTATION, requestUid));
     }
-    block.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
-        .withApiVersion(Sart.API_VERSION).withKind("AddressPool").withName(pool.getMetadata().getName())
-        .withUid(pool.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).build()));
+    block
+        .getMetadata()
+        .setOwnerReferences(
+            List.of(
+                new OwnerReferenceBuilder()
+                    .withApiVersion(Sart.API_VERSION)
+                    .withKind("AddressPool")
+                    .withName(pool.getMetadata().getName())
+                    .withUid(pool.getMetadata().getUid())
+                    .withController(true)
+                    .withBlockOwnerDeletion(true)
+                    .build()));
     var client = informers.client();
     var created = client.resource(block).create();
     if (index != null) {
-      client.resource(created).subresource("status")
-          .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(new AddressBlockStatus(index.longValueExact())));
+      client
+          .resource(created)
+          .subresource("status")
+          .patch(
+              PatchContext.of(PatchType.JSON),
+              Patches.setStatus(new AddressBlockStatus(index.longValueExact())));
     }
   }
 
@@ -301,7 +382,10 @@ public final class PoolReconciler implements AutoCloseable {
       return;
     }
     try {
-      informers.client().resource(request).subresource("status")
+      informers
+          .client()
+          .resource(request)
+          .subresource("status")
           .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
@@ -314,44 +398,76 @@ public final class PoolReconciler implements AutoCloseable {
     var client = informers.client();
     for (var block : informers.list(AddressBlock.class)) {
       var spec = block.getSpec();
-      if (spec == null || spec.type() != AddressType.POD || spec.nodeRef() == null
+      if (spec == null
+          || spec.type() != AddressType.POD
+          || spec.nodeRef() == null
           || informers.get(Node.class, spec.nodeRef()) != null) {
         continue;
       }
       var resource = client.resources(AddressBlock.class).withName(block.getMetadata().getName());
-      if (block.getMetadata().getFinalizers() != null && !block.getMetadata().getFinalizers().isEmpty()) {
-        resource.edit(b -> {
-          b.getMetadata().getFinalizers().removeAll(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER, Sart.ADDRESS_BLOCK_CONTROLLER_FINALIZER));
-          return b;
-        });
+      if (block.getMetadata().getFinalizers() != null
+          && !block.getMetadata().getFinalizers().isEmpty()) {
+        resource.edit(
+            b -> {
+              b.getMetadata()
+                  .getFinalizers()
+                  .removeAll(
+                      List.of(
+                          Sart.ADDRESS_BLOCK_AGENT_FINALIZER,
+                          Sart.ADDRESS_BLOCK_CONTROLLER_FINALIZER));
+              return b;
+            });
       }
       if (block.getMetadata().getDeletionTimestamp() == null) {
         resource.delete();
       }
-      LOG.info("block collected name=" + block.getMetadata().getName() + " node=" + spec.nodeRef() + " reason=node gone");
+      LOG.info(
+          "block collected name="
+              + block.getMetadata().getName()
+              + " node="
+              + spec.nodeRef()
+              + " reason=node gone");
     }
   }
 
-  /** sart's {@code max_blocks} (2^(blockSize − prefix), not blockSize − prefix) and {@code allocated_blocks}. */
+  /**
+   * sart's {@code max_blocks} (2^(blockSize − prefix), not blockSize − prefix) and {@code
+   * allocated_blocks}.
+   */
   private void gauges(String pool) {
     if (!gauged.add(pool)) {
       return;
     }
     var registry = metrics.registry();
-    meters.add(Gauge.builder("sart.controller.max.blocks", informers, i -> {
-          var p = i.get(AddressPool.class, pool);
-          return p == null ? 0 : new Blocks(Cidr.parse(p.getSpec().cidr()), blockSize(p)).count().doubleValue();
-        })
-        .tag("pool", pool).tag("type", typeOf(pool))
-        .description("blocks a pool can be cut into").register(registry));
-    meters.add(Gauge.builder("sart.controller.allocated.blocks", informers, i -> blocksOf(pool).size())
-        .tag("pool", pool).tag("type", typeOf(pool))
-        .description("AddressBlocks of a pool").register(registry));
+    meters.add(
+        Gauge.builder(
+                "sart.controller.max.blocks",
+                informers,
+                i -> {
+                  var p = i.get(AddressPool.class, pool);
+                  return p == null
+                      ? 0
+                      : new Blocks(Cidr.parse(p.getSpec().cidr()), blockSize(p))
+                          .count()
+                          .doubleValue();
+                })
+            .tag("pool", pool)
+            .tag("type", typeOf(pool))
+            .description("blocks a pool can be cut into")
+            .register(registry));
+    meters.add(
+        Gauge.builder("sart.controller.allocated.blocks", informers, i -> blocksOf(pool).size())
+            .tag("pool", pool)
+            .tag("type", typeOf(pool))
+            .description("AddressBlocks of a pool")
+            .register(registry));
   }
 
   private String typeOf(String pool) {
     var p = informers.get(AddressPool.class, pool);
-    return p == null || p.getSpec() == null || p.getSpec().type() == null ? "" : p.getSpec().type() == AddressType.POD ? "pod" : "service";
+    return p == null || p.getSpec() == null || p.getSpec().type() == null
+        ? ""
+        : p.getSpec().type() == AddressType.POD ? "pod" : "service";
   }
 
   @Override

@@ -16,9 +16,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Load-balancer address allocation over all service pools: which pool(s) a Service draws from, which
- * addresses it keeps, gets and gives back. Pure (no Kubernetes calls) and not thread-safe: the
- * Service reconciler's thread owns it.
+ * Load-balancer address allocation over all service pools: which pool(s) a Service draws from,
+ * which addresses it keeps, gets and gives back. Pure (no Kubernetes calls) and not thread-safe:
+ * the Service reconciler's thread owns it.
  */
 public final class Allocator {
   private final Map<String, Pool> pools = new LinkedHashMap<>();
@@ -73,7 +73,9 @@ public final class Allocator {
     var lost = new ArrayList<InetAddress>();
     for (var address : view.current()) {
       var pool = poolOf(address);
-      if (pool.isPresent() && !pool.get().assign(address, view.key(), view.sharingKey(), view.backend(), view.ports())) {
+      if (pool.isPresent()
+          && !pool.get()
+              .assign(address, view.key(), view.sharingKey(), view.backend(), view.ports())) {
         lost.add(address);
       }
     }
@@ -109,8 +111,13 @@ public final class Allocator {
     // what it holds now: status (source of truth after a restart) and this allocator's memory
     var held = new LinkedHashSet<InetAddress>(view.current());
     pools.values().forEach(p -> held.addAll(p.heldBy(holder)));
-    // only what it can really have: an address in a pool, not held by another Service it may not share with
-    held.removeIf(a -> poolOf(a).map(p -> !p.assign(a, holder, view.sharingKey(), view.backend(), view.ports())).orElse(true));
+    // only what it can really have: an address in a pool, not held by another Service it may not
+    // share with
+    held.removeIf(
+        a ->
+            poolOf(a)
+                .map(p -> !p.assign(a, holder, view.sharingKey(), view.backend(), view.ports()))
+                .orElse(true));
 
     List<Want> wants;
     try {
@@ -126,13 +133,21 @@ public final class Allocator {
     var open = new ArrayList<Want>();
     for (var want : wants) {
       if (want.address() != null) {
-        if (held.contains(want.address()) || want.pool().assign(want.address(), holder, view.sharingKey(), view.backend(), view.ports())) {
+        if (held.contains(want.address())
+            || want.pool()
+                .assign(want.address(), holder, view.sharingKey(), view.backend(), view.ports())) {
           keep.add(want.address());
         } else {
-          error = "address " + Cidr.format(want.address()) + " of pool " + want.pool().name() + " is in use";
+          error =
+              "address "
+                  + Cidr.format(want.address())
+                  + " of pool "
+                  + want.pool().name()
+                  + " is in use";
         }
       } else {
-        var mine = held.stream().filter(a -> want.pool().contains(a) && !keep.contains(a)).findFirst();
+        var mine =
+            held.stream().filter(a -> want.pool().contains(a) && !keep.contains(a)).findFirst();
         if (mine.isPresent()) {
           keep.add(mine.get());
         } else {
@@ -182,8 +197,12 @@ public final class Allocator {
           throw new IllegalArgumentException("AddressPool " + name + " is being deleted");
         }
         if (view.familiesExplicit() && !view.families().contains(pool.isIpv4())) {
-          throw new IllegalArgumentException("pool " + name + " is " + family(pool.isIpv4())
-              + " but the Service's ipFamilies do not include it");
+          throw new IllegalArgumentException(
+              "pool "
+                  + name
+                  + " is "
+                  + family(pool.isIpv4())
+                  + " but the Service's ipFamilies do not include it");
         }
         named.add(pool);
       }
@@ -191,9 +210,19 @@ public final class Allocator {
     if (!view.requested().isEmpty()) {
       for (var address : view.requested()) {
         var candidates = named != null ? named : List.copyOf(pools.values());
-        var pool = candidates.stream().filter(p -> p.usable(address) && !draining.contains(p.name())).findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("requested address " + Cidr.format(address)
-                + " is in no usable address of " + (view.pools() != null ? "pools " + view.pools() : "any service AddressPool")));
+        var pool =
+            candidates.stream()
+                .filter(p -> p.usable(address) && !draining.contains(p.name()))
+                .findFirst()
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "requested address "
+                                + Cidr.format(address)
+                                + " is in no usable address of "
+                                + (view.pools() != null
+                                    ? "pools " + view.pools()
+                                    : "any service AddressPool")));
         wants.add(new Want(pool, address));
       }
       return wants;
@@ -202,15 +231,22 @@ public final class Allocator {
       named.forEach(p -> wants.add(new Want(p, null)));
       return wants;
     }
-    var families = switch (view.policy()) {
-      case "RequireDualStack", "PreferDualStack" -> view.families().size() > 1 ? view.families() : List.of(true, false);
-      default -> List.of(view.families().getFirst());
-    };
+    var families =
+        switch (view.policy()) {
+          case "RequireDualStack", "PreferDualStack" ->
+              view.families().size() > 1 ? view.families() : List.of(true, false);
+          default -> List.of(view.families().getFirst());
+        };
     boolean required = !"PreferDualStack".equals(view.policy());
     for (var v4 : families) {
-      var auto = pools.values().stream()
-          .filter(p -> p.isIpv4() == v4 && autoAssign.getOrDefault(p.name(), false) && !draining.contains(p.name()))
-          .findFirst();
+      var auto =
+          pools.values().stream()
+              .filter(
+                  p ->
+                      p.isIpv4() == v4
+                          && autoAssign.getOrDefault(p.name(), false)
+                          && !draining.contains(p.name()))
+              .findFirst();
       if (auto.isPresent()) {
         wants.add(new Want(auto.get(), null));
       } else if (required) {
@@ -231,11 +267,13 @@ public final class Allocator {
   private static List<InetAddress> sorted(Set<InetAddress> addresses, ServiceView view) {
     var families = view.families();
     return addresses.stream()
-        .sorted(Comparator.<InetAddress>comparingInt(a -> {
-              int i = families.indexOf(a instanceof Inet4Address);
-              return i < 0 ? families.size() : i;
-            })
-            .thenComparing(Cidr::toNumber))
+        .sorted(
+            Comparator.<InetAddress>comparingInt(
+                    a -> {
+                      int i = families.indexOf(a instanceof Inet4Address);
+                      return i < 0 ? families.size() : i;
+                    })
+                .thenComparing(Cidr::toNumber))
         .toList();
   }
 }

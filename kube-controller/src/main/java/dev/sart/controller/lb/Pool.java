@@ -11,17 +11,19 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The addresses of one service AddressPool and who holds them. Not thread-safe: one reconciler owns it.
+ * The addresses of one service AddressPool and who holds them. Not thread-safe: one reconciler owns
+ * it.
  *
  * <ul>
- *   <li>The network and broadcast addresses of an IPv4 pool of /30 or wider are not handed out unless
- *       the pool allows it ({@code allowFirstLast}); /31 and /32 use every address (RFC 3021). For IPv6
- *       the first address (the Subnet-Router anycast address, RFC 4291 §2.6.1) is skipped likewise.</li>
+ *   <li>The network and broadcast addresses of an IPv4 pool of /30 or wider are not handed out
+ *       unless the pool allows it ({@code allowFirstLast}); /31 and /32 use every address (RFC
+ *       3021). For IPv6 the first address (the Subnet-Router anycast address, RFC 4291 §2.6.1) is
+ *       skipped likewise.
  *   <li>No immediate reuse: allocation continues after the last address handed out and wraps around
- *       at the end, so a released address comes back only after the pool has cycled.</li>
+ *       at the end, so a released address comes back only after the pool has cycled.
  *   <li>Sharing: holders with the same non-null sharing key may hold one address when their ports
  *       do not clash and their backends are equal (both {@code externalTrafficPolicy: Cluster}, or
- *       both {@code Local} with the same pod selector, as MetalLB).</li>
+ *       both {@code Local} with the same pod selector, as MetalLB).
  * </ul>
  */
 public final class Pool {
@@ -31,8 +33,10 @@ public final class Pool {
   private final BigInteger last;
   private final TreeMap<BigInteger, Lease> leases = new TreeMap<>();
   private final Map<String, Set<BigInteger>> byHolder = new HashMap<>();
+
   /** The addresses leased under each sharing key (a shared Service looks only at those). */
   private final Map<String, java.util.TreeSet<BigInteger>> bySharingKey = new HashMap<>();
+
   private BigInteger cursor;
 
   /** The holders of one address; all have the same sharing key and backend. */
@@ -53,7 +57,8 @@ public final class Pool {
       if (sharingKey == null || !sharingKey.equals(key)) {
         return false;
       }
-      // MetalLB's rule: both Cluster, or both Local with the same pods (else a node with the pods of
+      // MetalLB's rule: both Cluster, or both Local with the same pods (else a node with the pods
+      // of
       // one Service would attract the traffic of the other)
       if (!java.util.Objects.equals(this.backend, backend)) {
         return false;
@@ -127,9 +132,11 @@ public final class Pool {
 
   /**
    * Takes {@code address} for {@code holder}: a requested address, or one read back from a
-   * Service's status after a restart. Fails (empty) when another holder has it and sharing is not allowed.
+   * Service's status after a restart. Fails (empty) when another holder has it and sharing is not
+   * allowed.
    */
-  public boolean assign(InetAddress address, String holder, String sharingKey, String backend, Set<Port> ports) {
+  public boolean assign(
+      InetAddress address, String holder, String sharingKey, String backend, Set<Port> ports) {
     if (!usable(address)) {
       return false;
     }
@@ -151,7 +158,8 @@ public final class Pool {
    * Hands an address to {@code holder}: first an address already shared under {@code sharingKey}
    * whose holders' ports do not clash, else the next free address after the last one handed out.
    */
-  public Optional<InetAddress> allocate(String holder, String sharingKey, String backend, Set<Port> ports) {
+  public Optional<InetAddress> allocate(
+      String holder, String sharingKey, String backend, Set<Port> ports) {
     if (sharingKey != null) {
       for (var offset : bySharingKey.getOrDefault(sharingKey, new java.util.TreeSet<>())) {
         var lease = leases.get(offset);
@@ -201,7 +209,10 @@ public final class Pool {
     }
   }
 
-  /** Gives {@code address} back for {@code holder}; the address is free when its last holder lets go. */
+  /**
+   * Gives {@code address} back for {@code holder}; the address is free when its last holder lets
+   * go.
+   */
   public void release(InetAddress address, String holder) {
     if (!cidr.contains(address)) {
       return;

@@ -36,8 +36,13 @@ import java.util.stream.Collectors;
 public final class ServiceReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ServiceReconciler.class.getName());
   private static final String POOL_KEY = "@pool:";
-  /** Writes every service pool's counts to its status; queued at most once per {@link #STATUS_DELAY}. */
+
+  /**
+   * Writes every service pool's counts to its status; queued at most once per {@link
+   * #STATUS_DELAY}.
+   */
   private static final String POOL_STATUS_KEY = "@pool-status";
+
   private static final Duration STATUS_DELAY = Duration.ofSeconds(1);
 
   private final Informers informers;
@@ -46,32 +51,47 @@ public final class ServiceReconciler implements AutoCloseable {
   private final Metrics metrics;
   private final Allocator allocator = new Allocator();
   private final Loop loop;
+
   /** Status writes, sent off the reconciler's thread (one at a time per Service). */
   private final Writes writes = new Writes("service-status", 8);
+
   private final Map<String, Integer> writeFailures = new ConcurrentHashMap<>();
-  /** The spec each pool had when last handled: a status-only change of a pool re-queues no Service. */
+
+  /**
+   * The spec each pool had when last handled: a status-only change of a pool re-queues no Service.
+   */
   private final Map<String, AddressPoolSpec> poolSpecs = new HashMap<>();
+
   private boolean poolStatusQueued;
   private final Map<String, String> lastError = new HashMap<>();
   private final Set<String> gauged = new HashSet<>();
-  /** When the oldest not yet handled event of each Service arrived (for the status-write timing). */
+
+  /**
+   * When the oldest not yet handled event of each Service arrived (for the status-write timing).
+   */
   private final Map<String, Long> received = new ConcurrentHashMap<>();
 
-  public ServiceReconciler(Informers informers, String loadBalancerClass, Events events, Metrics metrics) {
+  public ServiceReconciler(
+      Informers informers, String loadBalancerClass, Events events, Metrics metrics) {
     this.informers = informers;
     this.views = new ServiceViews(loadBalancerClass);
     this.events = events;
     this.metrics = metrics;
     this.loop = new Loop("service", this::reconcile, metrics);
-    informers.watch(Service.class, s -> {
-      var key = ServiceViews.key(s);
-      received.putIfAbsent(key, System.nanoTime());
-      loop.enqueue(key);
-    });
+    informers.watch(
+        Service.class,
+        s -> {
+          var key = ServiceViews.key(s);
+          received.putIfAbsent(key, System.nanoTime());
+          loop.enqueue(key);
+        });
     informers.watch(AddressPool.class, p -> loop.enqueue(POOL_KEY + p.getMetadata().getName()));
   }
 
-  /** Call after the informers synced: restores allocations from Service status, then starts handling. */
+  /**
+   * Call after the informers synced: restores allocations from Service status, then starts
+   * handling.
+   */
   public void start() {
     for (var pool : informers.list(AddressPool.class)) {
       upsert(pool);
@@ -116,13 +136,18 @@ public final class ServiceReconciler implements AutoCloseable {
     gauges(pool.getMetadata().getName());
   }
 
-  /** MetalLB-style gauges per pool and family: {@code sart_allocator_addresses_total}, {@code ..._in_use_total}. */
+  /**
+   * MetalLB-style gauges per pool and family: {@code sart_allocator_addresses_total}, {@code
+   * ..._in_use_total}.
+   */
   private void gauges(String name) {
     if (!gauged.add(name)) {
       return;
     }
     var family = allocator.pool(name).map(p -> p.isIpv4() ? "ipv4" : "ipv6").orElse("");
-    metrics.allocatorPool(name, family,
+    metrics.allocatorPool(
+        name,
+        family,
         () -> allocator.pool(name).map(p -> p.capacity().doubleValue()).orElse(0.0),
         () -> allocator.pool(name).map(p -> (double) p.inUse()).orElse(0.0));
   }
@@ -166,20 +191,23 @@ public final class ServiceReconciler implements AutoCloseable {
     if (!outcome.allocated().isEmpty() || !outcome.released().isEmpty()) {
       poolCountsChanged();
     }
-    Runnable announce = () -> {
-      if (!outcome.allocated().isEmpty()) {
-        LOG.info("allocated service=" + key + " addresses=" + text(outcome.allocated()));
-        events.normal(service, "IPAllocated", "Assigned IP " + text(outcome.allocated()));
-      }
-      if (!outcome.released().isEmpty()) {
-        LOG.info("released service=" + key + " addresses=" + text(outcome.released()));
-        events.normal(service, "IPReleased", "Released IP " + text(outcome.released()));
-      }
-    };
+    Runnable announce =
+        () -> {
+          if (!outcome.allocated().isEmpty()) {
+            LOG.info("allocated service=" + key + " addresses=" + text(outcome.allocated()));
+            events.normal(service, "IPAllocated", "Assigned IP " + text(outcome.allocated()));
+          }
+          if (!outcome.released().isEmpty()) {
+            LOG.info("released service=" + key + " addresses=" + text(outcome.released()));
+            events.normal(service, "IPReleased", "Released IP " + text(outcome.released()));
+          }
+        };
     if (!outcome.addresses().equals(view.current())) {
-      // the allocator's decision is made (and held); the PATCH goes out without holding up the next Service
+      // the allocator's decision is made (and held); the PATCH goes out without holding up the next
+      // Service
       long receivedAt = since == null ? 0 : since;
-      writes.submit(key, () -> writeStatus(key, service, outcome.addresses(), receivedAt, start, announce));
+      writes.submit(
+          key, () -> writeStatus(key, service, outcome.addresses(), receivedAt, start, announce));
     } else {
       announce.run();
     }
@@ -259,36 +287,57 @@ public final class ServiceReconciler implements AutoCloseable {
         continue;
       }
       var name = pool.name();
-      writes.submit(POOL_STATUS_KEY + ":" + name, () -> {
-        try {
-          informers.client().resource(object).subresource("status")
-              .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
-        } catch (KubernetesClientException e) {
-          if (e.getCode() != 404) {
-            LOG.info("pool status write failed pool=" + name + " error=" + e);
-            loop.enqueueAfter(POOL_STATUS_KEY, STATUS_DELAY);
-          }
-        }
-      });
+      writes.submit(
+          POOL_STATUS_KEY + ":" + name,
+          () -> {
+            try {
+              informers
+                  .client()
+                  .resource(object)
+                  .subresource("status")
+                  .patch(PatchContext.of(PatchType.JSON), Patches.setStatus(status));
+            } catch (KubernetesClientException e) {
+              if (e.getCode() != 404) {
+                LOG.info("pool status write failed pool=" + name + " error=" + e);
+                loop.enqueueAfter(POOL_STATUS_KEY, STATUS_DELAY);
+              }
+            }
+          });
     }
   }
 
   /**
-   * Writes {@code status.loadBalancer.ingress}; on success posts the Events of the change, on failure
-   * looks at the Service again after a backoff (the allocator keeps what it decided meanwhile).
+   * Writes {@code status.loadBalancer.ingress}; on success posts the Events of the change, on
+   * failure looks at the Service again after a backoff (the allocator keeps what it decided
+   * meanwhile).
    */
-  private void writeStatus(String key, Service service, List<InetAddress> addresses, long received, long start,
+  private void writeStatus(
+      String key,
+      Service service,
+      List<InetAddress> addresses,
+      long received,
+      long start,
       Runnable announce) {
-    var ingress = addresses.stream().map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}").collect(Collectors.joining(","));
+    var ingress =
+        addresses.stream()
+            .map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}")
+            .collect(Collectors.joining(","));
     var loadBalancer = "{\"ingress\":[" + ingress + "]}";
     // RFC 6902 JSON Patch: "add" replaces an existing member, and the list is replaced as a whole
-    var patch = service.getStatus() == null
-        ? "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"loadBalancer\":" + loadBalancer + "}}]"
-        : "[{\"op\":\"add\",\"path\":\"/status/loadBalancer\",\"value\":" + loadBalancer + "}]";
+    var patch =
+        service.getStatus() == null
+            ? "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"loadBalancer\":"
+                + loadBalancer
+                + "}}]"
+            : "[{\"op\":\"add\",\"path\":\"/status/loadBalancer\",\"value\":" + loadBalancer + "}]";
     long sent = System.nanoTime();
     try {
-      // resource(service), not withName(...): a patch by name first GETs the Service (a second round trip)
-      informers.client().resource(service).subresource("status")
+      // resource(service), not withName(...): a patch by name first GETs the Service (a second
+      // round trip)
+      informers
+          .client()
+          .resource(service)
+          .subresource("status")
           .patch(PatchContext.of(PatchType.JSON), patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
@@ -297,12 +346,21 @@ public final class ServiceReconciler implements AutoCloseable {
       int attempt = writeFailures.merge(key, 1, Integer::sum);
       var retry = Loop.backoff(attempt);
       metrics.failed("service");
-      LOG.info("status write failed service=" + key + " attempt=" + attempt + " retryMs=" + retry.toMillis() + " error=" + e);
+      LOG.info(
+          "status write failed service="
+              + key
+              + " attempt="
+              + attempt
+              + " retryMs="
+              + retry.toMillis()
+              + " error="
+              + e);
       loop.enqueueAfter(key, retry);
       return;
     }
     writeFailures.remove(key);
-    metrics.serviceStatusWritten(new Metrics.StatusWrite(key, received, start, sent, System.nanoTime()));
+    metrics.serviceStatusWritten(
+        new Metrics.StatusWrite(key, received, start, sent, System.nanoTime()));
     announce.run();
   }
 

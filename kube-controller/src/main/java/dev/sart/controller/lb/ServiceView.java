@@ -17,10 +17,11 @@ import java.util.Set;
  * @param sharingKey the allow-shared-ip key, or null
  * @param ports the Service's ports (what a shared address must not clash on)
  * @param current the addresses in {@code status.loadBalancer.ingress}
- * @param backend who serves the address behind the Service, for MetalLB's extra sharing rule: null for
- *     {@code externalTrafficPolicy: Cluster} (any node forwards), the Service's pod selector for
- *     {@code Local} (the address is announced only from nodes with its pods, so Services sharing it
- *     must select the same pods); Services share an address only when their backends are equal
+ * @param backend who serves the address behind the Service, for MetalLB's extra sharing rule: null
+ *     for {@code externalTrafficPolicy: Cluster} (any node forwards), the Service's pod selector
+ *     for {@code Local} (the address is announced only from nodes with its pods, so Services
+ *     sharing it must select the same pods); Services share an address only when their backends are
+ *     equal
  */
 public record ServiceView(
     String key,
@@ -36,8 +37,28 @@ public record ServiceView(
     String backend) {
 
   /** A Service with {@code externalTrafficPolicy: Cluster}. */
-  public ServiceView(String key, boolean wanted, List<String> pools, List<InetAddress> requested, List<Boolean> families,
-      String policy, boolean familiesExplicit, String sharingKey, Set<Port> ports, List<InetAddress> current) {
-    this(key, wanted, pools, requested, families, policy, familiesExplicit, sharingKey, ports, current, null);
+  public ServiceView(
+      String key,
+      boolean wanted,
+      List<String> pools,
+      List<InetAddress> requested,
+      List<Boolean> families,
+      String policy,
+      boolean familiesExplicit,
+      String sharingKey,
+      Set<Port> ports,
+      List<InetAddress> current) {
+    this(
+        key,
+        wanted,
+        pools,
+        requested,
+        families,
+        policy,
+        familiesExplicit,
+        sharingKey,
+        ports,
+        current,
+        null);
   }
 }

@@ -10,14 +10,19 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 
-/** Posts core/v1 Events about objects, off the reconciler's thread (an Event never delays a reconcile). */
+/**
+ * Posts core/v1 Events about objects, off the reconciler's thread (an Event never delays a
+ * reconcile).
+ */
 public final class Events implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Events.class.getName());
   public static final String COMPONENT = "sart-controller";
 
   private final KubernetesClient client;
-  private final java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger();
-  private final ExecutorService sender = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("sart-events").factory());
+  private final java.util.concurrent.atomic.AtomicInteger pending =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final ExecutorService sender =
+      Executors.newSingleThreadExecutor(Thread.ofVirtual().name("sart-events").factory());
 
   public Events(KubernetesClient client) {
     this.client = client;
@@ -35,40 +40,54 @@ public final class Events implements AutoCloseable {
     var meta = object.getMetadata();
     String namespace = meta.getNamespace() == null ? "default" : meta.getNamespace();
     String now = Instant.now().toString();
-    var event = new EventBuilder()
-        .withNewMetadata()
-        .withName(meta.getName() + "." + UUID.randomUUID().toString().substring(0, 8))
-        .withNamespace(namespace)
-        .endMetadata()
-        .withInvolvedObject(new ObjectReferenceBuilder()
-            .withApiVersion(object.getApiVersion())
-            .withKind(object.getKind())
-            .withName(meta.getName())
-            .withNamespace(meta.getNamespace())
-            .withUid(meta.getUid())
-            .withResourceVersion(meta.getResourceVersion())
-            .build())
-        .withType(type)
-        .withReason(reason)
-        .withMessage(message)
-        .withFirstTimestamp(now)
-        .withLastTimestamp(now)
-        .withCount(1)
-        .withNewSource().withComponent(COMPONENT).endSource()
-        .withReportingComponent(COMPONENT)
-        .build();
-    LOG.fine(() -> "event kind=" + object.getKind() + " name=" + meta.getName() + " reason=" + reason + " message=" + message);
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(meta.getName() + "." + UUID.randomUUID().toString().substring(0, 8))
+            .withNamespace(namespace)
+            .endMetadata()
+            .withInvolvedObject(
+                new ObjectReferenceBuilder()
+                    .withApiVersion(object.getApiVersion())
+                    .withKind(object.getKind())
+                    .withName(meta.getName())
+                    .withNamespace(meta.getNamespace())
+                    .withUid(meta.getUid())
+                    .withResourceVersion(meta.getResourceVersion())
+                    .build())
+            .withType(type)
+            .withReason(reason)
+            .withMessage(message)
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withCount(1)
+            .withNewSource()
+            .withComponent(COMPONENT)
+            .endSource()
+            .withReportingComponent(COMPONENT)
+            .build();
+    LOG.fine(
+        () ->
+            "event kind="
+                + object.getKind()
+                + " name="
+                + meta.getName()
+                + " reason="
+                + reason
+                + " message="
+                + message);
     try {
       pending.incrementAndGet();
-      sender.execute(() -> {
-        try {
-          client.v1().events().inNamespace(namespace).resource(event).create();
-        } catch (RuntimeException e) {
-          LOG.fine("event not posted: " + e);
-        } finally {
-          pending.decrementAndGet();
-        }
-      });
+      sender.execute(
+          () -> {
+            try {
+              client.v1().events().inNamespace(namespace).resource(event).create();
+            } catch (RuntimeException e) {
+              LOG.fine("event not posted: " + e);
+            } finally {
+              pending.decrementAndGet();
+            }
+          });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       pending.decrementAndGet();
       LOG.fine("event dropped while shutting down: " + reason);

@@ -33,32 +33,44 @@ public final class Informers implements AutoCloseable {
 
   @SuppressWarnings("unchecked")
   public synchronized <T extends HasMetadata> SharedIndexInformer<T> of(Class<T> type) {
-    return (SharedIndexInformer<T>) informers.computeIfAbsent(type, t -> {
-      MixedOperation<T, ? extends KubernetesResourceList<T>, Resource<T>> op = client.resources(type);
-      return op.inAnyNamespace().runnableInformer(0);
-    });
+    return (SharedIndexInformer<T>)
+        informers.computeIfAbsent(
+            type,
+            t -> {
+              MixedOperation<T, ? extends KubernetesResourceList<T>, Resource<T>> op =
+                  client.resources(type);
+              return op.inAnyNamespace().runnableInformer(0);
+            });
   }
 
-  /** Calls {@code onChange} with each added, updated (when the resource version changed) or deleted object. */
+  /**
+   * Calls {@code onChange} with each added, updated (when the resource version changed) or deleted
+   * object.
+   */
   public <T extends HasMetadata> void watch(Class<T> type, Consumer<T> onChange) {
-    of(type).addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        onChange.accept(obj);
-      }
+    of(type)
+        .addEventHandler(
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(T obj) {
+                onChange.accept(obj);
+              }
 
-      @Override
-      public void onUpdate(T old, T now) {
-        if (old == null || !java.util.Objects.equals(old.getMetadata().getResourceVersion(), now.getMetadata().getResourceVersion())) {
-          onChange.accept(now);
-        }
-      }
+              @Override
+              public void onUpdate(T old, T now) {
+                if (old == null
+                    || !java.util.Objects.equals(
+                        old.getMetadata().getResourceVersion(),
+                        now.getMetadata().getResourceVersion())) {
+                  onChange.accept(now);
+                }
+              }
 
-      @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        onChange.accept(obj);
-      }
-    });
+              @Override
+              public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                onChange.accept(obj);
+              }
+            });
   }
 
   /** The cached object {@code namespace/name} (or {@code name} for cluster-scoped kinds). */

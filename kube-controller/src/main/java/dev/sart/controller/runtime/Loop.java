@@ -12,8 +12,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A reconciler's work queue and its one thread: keys are deduplicated while queued, handled one at a
- * time (so the reconciler's memory has one owner), requeued after the delay the handler asks for,
+ * A reconciler's work queue and its one thread: keys are deduplicated while queued, handled one at
+ * a time (so the reconciler's memory has one owner), requeued after the delay the handler asks for,
  * and retried with exponential backoff (100 ms doubling to 30 s) when the handler throws.
  */
 public final class Loop implements AutoCloseable {
@@ -41,7 +41,9 @@ public final class Loop implements AutoCloseable {
     this.resource = resource;
     this.handler = handler;
     this.metrics = metrics;
-    this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("sart-" + resource + "-timer").factory());
+    this.timers =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("sart-" + resource + "-timer").factory());
     this.thread = Thread.ofPlatform().daemon().name("sart-" + resource).unstarted(this::run);
   }
 
@@ -63,7 +65,10 @@ public final class Loop implements AutoCloseable {
 
   /** The delay before retry number {@code attempt} (1, 2, ...): 100 ms doubling up to 30 s. */
   public static Duration backoff(int attempt) {
-    return Duration.ofMillis(Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << Math.min(Math.max(attempt, 1) - 1, 20)));
+    return Duration.ofMillis(
+        Math.min(
+            MAX_BACKOFF.toMillis(),
+            MIN_BACKOFF.toMillis() << Math.min(Math.max(attempt, 1) - 1, 20)));
   }
 
   /** Keys waiting (for tests and the benchmark). */
@@ -91,8 +96,18 @@ public final class Loop implements AutoCloseable {
         int n = failures.merge(key, 1, Integer::sum);
         long millis = backoff(n).toMillis();
         metrics.failed(resource);
-        LOG.log(n == 1 ? Level.INFO : Level.FINE,
-            "reconcile failed resource=" + resource + " key=" + key + " attempt=" + n + " retryMs=" + millis + " error=" + e);
+        LOG.log(
+            n == 1 ? Level.INFO : Level.FINE,
+            "reconcile failed resource="
+                + resource
+                + " key="
+                + key
+                + " attempt="
+                + n
+                + " retryMs="
+                + millis
+                + " error="
+                + e);
         enqueueAfter(key, Duration.ofMillis(millis));
       } finally {
         metrics.reconciled(resource, Duration.ofNanos(System.nanoTime() - start));

@@ -8,11 +8,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 
 /**
- * API writes a reconciler has decided on, sent off its thread: up to {@code parallel} at once, one at
- * a time per key and in order (a key's newer write waits for its older one; a write not yet started is
- * replaced by a newer one of the same key). The reconciler's thread thus never waits for a round trip
- * to the API server, and a burst of Services is written at the server's pace rather than one round
- * trip after another.
+ * API writes a reconciler has decided on, sent off its thread: up to {@code parallel} at once, one
+ * at a time per key and in order (a key's newer write waits for its older one; a write not yet
+ * started is replaced by a newer one of the same key). The reconciler's thread thus never waits for
+ * a round trip to the API server, and a burst of Services is written at the server's pace rather
+ * than one round trip after another.
  */
 public final class Writes implements AutoCloseable {
   /** A write; throws when the API server refused it. */
@@ -29,10 +29,14 @@ public final class Writes implements AutoCloseable {
 
   public Writes(String name, int parallel) {
     this.slots = new Semaphore(parallel);
-    this.senders = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sart-" + name + "-write-", 0).factory());
+    this.senders =
+        Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("sart-" + name + "-write-", 0).factory());
   }
 
-  /** Sends {@code write} for {@code key} after any write of the same key that is already under way. */
+  /**
+   * Sends {@code write} for {@code key} after any write of the same key that is already under way.
+   */
   public synchronized void submit(String key, Write write) {
     if (closed) {
       return;
@@ -47,22 +51,23 @@ public final class Writes implements AutoCloseable {
 
   private void send(String key, Write write) {
     try {
-      senders.execute(() -> {
-        try {
-          slots.acquire();
-          try {
-            write.run();
-          } finally {
-            slots.release();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (Exception e) {
-          // the write reports its own failure (and asks for a retry); nothing else to do here
-        } finally {
-          next(key);
-        }
-      });
+      senders.execute(
+          () -> {
+            try {
+              slots.acquire();
+              try {
+                write.run();
+              } finally {
+                slots.release();
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            } catch (Exception e) {
+              // the write reports its own failure (and asks for a retry); nothing else to do here
+            } finally {
+              next(key);
+            }
+          });
     } catch (RejectedExecutionException e) {
       // closing
     }

@@ -42,15 +42,21 @@ public final class Certs {
 
   public static List<Certificate> certificates(String pem) throws GeneralSecurityException {
     var factory = CertificateFactory.getInstance("X.509");
-    return new ArrayList<>(factory.generateCertificates(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII))));
+    return new ArrayList<>(
+        factory.generateCertificates(
+            new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII))));
   }
 
   public static PrivateKey privateKey(String pem) throws GeneralSecurityException {
     if (!pem.contains("-----BEGIN PRIVATE KEY-----")) {
-      throw new GeneralSecurityException("tls.key must be a PKCS#8 PEM (BEGIN PRIVATE KEY); convert with: openssl pkcs8 -topk8 -nocrypt");
+      throw new GeneralSecurityException(
+          "tls.key must be a PKCS#8 PEM (BEGIN PRIVATE KEY); convert with: openssl pkcs8 -topk8 -nocrypt");
     }
-    var base64 = pem.substring(pem.indexOf("-----BEGIN PRIVATE KEY-----") + 27, pem.indexOf("-----END PRIVATE KEY-----"))
-        .replaceAll("\\s", "");
+    var base64 =
+        pem.substring(
+                pem.indexOf("-----BEGIN PRIVATE KEY-----") + 27,
+                pem.indexOf("-----END PRIVATE KEY-----"))
+            .replaceAll("\\s", "");
     var spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64));
     for (var algorithm : List.of("RSA", "EC")) {
       try {
@@ -67,17 +73,43 @@ public final class Certs {
    * configuration's caBundle) as {@code tls.crt} and its key as {@code tls.key} into {@code dir}.
    * Uses the JDK's keytool (java.base has no public certificate-building API).
    */
-  public static void generate(String host, Path dir, int days) throws IOException, GeneralSecurityException, InterruptedException {
+  public static void generate(String host, Path dir, int days)
+      throws IOException, GeneralSecurityException, InterruptedException {
     Files.createDirectories(dir);
     var store = Files.createTempFile(dir, "certgen", ".p12");
     Files.delete(store);
     var password = "changeit";
     var keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    var process = new ProcessBuilder(keytool, "-genkeypair", "-alias", "tls", "-keyalg", "EC", "-groupname", "secp256r1",
-        "-sigalg", "SHA256withECDSA", "-dname", "CN=" + host, "-ext", "SAN=dns:" + host, "-ext", "BC:c=ca:true",
-        "-validity", Integer.toString(days), "-keystore", store.toString(), "-storetype", "PKCS12",
-        "-storepass", password, "-keypass", password)
-        .redirectErrorStream(true).start();
+    var process =
+        new ProcessBuilder(
+                keytool,
+                "-genkeypair",
+                "-alias",
+                "tls",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-sigalg",
+                "SHA256withECDSA",
+                "-dname",
+                "CN=" + host,
+                "-ext",
+                "SAN=dns:" + host,
+                "-ext",
+                "BC:c=ca:true",
+                "-validity",
+                Integer.toString(days),
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                password,
+                "-keypass",
+                password)
+            .redirectErrorStream(true)
+            .start();
     var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
       throw new IOException("keytool failed: " + output);
@@ -97,19 +129,26 @@ public final class Certs {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+    return "-----BEGIN "
+        + type
+        + "-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 
   /** The Secret the webhook certificate lives in (sart's name), mounted at {@code --cert-dir}. */
   public static final String SECRET_NAME = "sart-webhook-server-cert";
 
   /**
-   * A {@code kubernetes.io/tls} Secret manifest holding {@code tls.crt}, {@code tls.key} and
-   * {@code ca.crt} of {@code dir} (what {@code sartd certgen} writes as {@code secret.yaml}).
+   * A {@code kubernetes.io/tls} Secret manifest holding {@code tls.crt}, {@code tls.key} and {@code
+   * ca.crt} of {@code dir} (what {@code sartd certgen} writes as {@code secret.yaml}).
    */
   public static String secretManifest(Path dir, String name, String namespace) throws IOException {
-    var text = new StringBuilder("""
+    var text =
+        new StringBuilder(
+            """
         apiVersion: v1
         kind: Secret
         type: kubernetes.io/tls
@@ -117,12 +156,18 @@ public final class Certs {
           name: %s
           namespace: %s
         data:
-        """.formatted(name, namespace));
+        """
+                .formatted(name, namespace));
     for (var file : List.of("ca.crt", "tls.crt", "tls.key")) {
       var path = dir.resolve(file);
       if (java.nio.file.Files.exists(path)) {
-        text.append("  ").append(file).append(": ")
-            .append(java.util.Base64.getEncoder().encodeToString(java.nio.file.Files.readAllBytes(path))).append('\n');
+        text.append("  ")
+            .append(file)
+            .append(": ")
+            .append(
+                java.util.Base64.getEncoder()
+                    .encodeToString(java.nio.file.Files.readAllBytes(path)))
+            .append('\n');
       }
     }
     return text.toString();

@@ -3,8 +3,8 @@ package dev.sart.controller.webhook;
 import java.util.List;
 
 /**
- * The answer to one admission request: allowed or denied with a message, and for a mutating
- * webhook the RFC 6902 JSON Patch operations to apply (as JSON strings).
+ * The answer to one admission request: allowed or denied with a message, and for a mutating webhook
+ * the RFC 6902 JSON Patch operations to apply (as JSON strings).
  */
 public record Verdict(boolean allowed, String message, List<String> patch) {
   public static Verdict allow() {

@@ -15,8 +15,9 @@ import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
 
 /**
- * HTTPS endpoint of the admission webhooks ({@code admission.k8s.io/v1} AdmissionReview in, the same
- * kind out). The certificate and key come from the Secret mounted at the cert directory ({@link Certs}).
+ * HTTPS endpoint of the admission webhooks ({@code admission.k8s.io/v1} AdmissionReview in, the
+ * same kind out). The certificate and key come from the Secret mounted at the cert directory
+ * ({@link Certs}).
  */
 public final class WebhookServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(WebhookServer.class.getName());
@@ -25,7 +26,8 @@ public final class WebhookServer implements AutoCloseable {
   private final HttpsServer server;
   private final Admission admission;
 
-  public WebhookServer(InetSocketAddress address, SSLContext tls, Admission admission) throws IOException {
+  public WebhookServer(InetSocketAddress address, SSLContext tls, Admission admission)
+      throws IOException {
     this.admission = admission;
     server = HttpsServer.create(address, 0);
     server.setHttpsConfigurator(new HttpsConfigurator(tls));
@@ -63,12 +65,21 @@ public final class WebhookServer implements AutoCloseable {
       }
       Verdict verdict;
       try {
-        verdict = admission.review(exchange.getRequestURI().getPath(), request.path("operation").asText(),
-            request.get("object"), request.get("oldObject"));
+        verdict =
+            admission.review(
+                exchange.getRequestURI().getPath(),
+                request.path("operation").asText(),
+                request.get("object"),
+                request.get("oldObject"));
       } catch (RuntimeException e) {
         verdict = Verdict.deny("cannot review: " + e.getMessage());
       }
-      LOG.fine(() -> "admission path=" + exchange.getRequestURI().getPath() + " uid=" + request.path("uid").asText());
+      LOG.fine(
+          () ->
+              "admission path="
+                  + exchange.getRequestURI().getPath()
+                  + " uid="
+                  + request.path("uid").asText());
       ObjectNode out = JSON.createObjectNode();
       out.put("apiVersion", review.path("apiVersion").asText("admission.k8s.io/v1"));
       out.put("kind", "AdmissionReview");
@@ -81,7 +92,8 @@ public final class WebhookServer implements AutoCloseable {
       if (!verdict.patch().isEmpty()) {
         var patch = "[" + String.join(",", verdict.patch()) + "]";
         response.put("patchType", "JSONPatch");
-        response.put("patch", Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
+        response.put(
+            "patch", Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
       }
       send(exchange, 200, out.toString());
     }

@@ -43,19 +43,22 @@ import java.util.logging.Logger;
  * server (CRUD mode), the controller's lb reconcilers (Service, BGPAdvertisement, pool, ClusterBGP,
  * as {@code sartd controller --mode lb} runs them, without leader election). Measures, per Service,
  * the time from the create call to the watch event that shows its address in status:
+ *
  * <ol>
- *   <li>bulk: N Services created back to back (throughput and queueing);</li>
- *   <li>at N existing Services: M more created one at a time (latency of one allocation), each split
- *       into create → the controller's informer hands the event to the Service reconciler (API
- *       server and watch delivery), the controller's own share (event → status PATCH sent: queue wait
- *       plus allocation), the PATCH round trip, and PATCH acknowledged → the benchmark's watch sees it.</li>
+ *   <li>bulk: N Services created back to back (throughput and queueing);
+ *   <li>at N existing Services: M more created one at a time (latency of one allocation), each
+ *       split into create → the controller's informer hands the event to the Service reconciler
+ *       (API server and watch delivery), the controller's own share (event → status PATCH sent:
+ *       queue wait plus allocation), the PATCH round trip, and PATCH acknowledged → the benchmark's
+ *       watch sees it.
  * </ol>
+ *
  * Also the controller's retained heap (heap after GC with the controller running minus after it is
  * closed). Every address is checked to be unique.
  *
  * <p>Args: {@code [N=10000] [M=500] [flag...]}; flags: {@code mock-only} (no controller: create →
- * ADDED event only), {@code no-adverts} (the BGPAdvertisement reconciler off), {@code drain} (before
- * the one-at-a-time phase, wait until the controller's queues and Event writes are empty),
+ * ADDED event only), {@code no-adverts} (the BGPAdvertisement reconciler off), {@code drain}
+ * (before the one-at-a-time phase, wait until the controller's queues and Event writes are empty),
  * {@code mock-jvm} (the mock server in a JVM of its own instead of this one).
  */
 public final class LbBenchmark {
@@ -71,24 +74,38 @@ public final class LbBenchmark {
   private static void run(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int m = args.length > 1 ? Integer.parseInt(args[1]) : 500;
-    Set<String> flags = new HashSet<>(Arrays.asList(args).subList(Math.min(2, args.length), args.length));
+    Set<String> flags =
+        new HashSet<>(Arrays.asList(args).subList(Math.min(2, args.length), args.length));
     for (var flag : flags) {
       if (!Set.of("mock-only", "no-adverts", "drain", "mock-jvm").contains(flag)) {
-        throw new IllegalArgumentException("unknown flag " + flag + " (mock-only, no-adverts, drain, mock-jvm)");
+        throw new IllegalArgumentException(
+            "unknown flag " + flag + " (mock-only, no-adverts, drain, mock-jvm)");
       }
     }
     Logger.getLogger("").setLevel(Level.WARNING);
     Arrays.stream(Logger.getLogger("").getHandlers()).forEach(h -> h.setLevel(Level.WARNING));
-    System.out.printf("LbBenchmark N=%d M=%d flags=%s cores=%d load average=%.2f%n", n, m, flags,
-        Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    System.out.printf(
+        "LbBenchmark N=%d M=%d flags=%s cores=%d load average=%.2f%n",
+        n,
+        m,
+        flags,
+        Runtime.getRuntime().availableProcessors(),
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 
     Process mockProcess = null;
     io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server = null;
     Config base;
     if (flags.contains("mock-jvm")) {
-      mockProcess = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx2g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"), MockApiServer.class.getName())
-          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      mockProcess =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx2g",
+                  "-XX:+UseG1GC",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  MockApiServer.class.getName())
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
       var out = new BufferedReader(new InputStreamReader(mockProcess.getInputStream()));
       String line;
       while ((line = out.readLine()) != null && !line.startsWith("URL ")) {
@@ -97,8 +114,12 @@ public final class LbBenchmark {
       if (line == null) {
         throw new IllegalStateException("the mock server process exited");
       }
-      base = new ConfigBuilder(Config.empty()).withMasterUrl(line.substring(4)).withTrustCerts(true)
-          .withNamespace("test").build();
+      base =
+          new ConfigBuilder(Config.empty())
+              .withMasterUrl(line.substring(4))
+              .withTrustCerts(true)
+              .withNamespace("test")
+              .build();
       var process = mockProcess;
       Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
     } else {
@@ -107,10 +128,19 @@ public final class LbBenchmark {
     }
     var client = new KubernetesClientBuilder().withConfig(base).build();
     // under load a request can take long; do not give up on it
-    var observer = new KubernetesClientBuilder()
-        .withConfig(new ConfigBuilder(base).withRequestTimeout(300_000).withRequestRetryBackoffLimit(0).build())
-        .build();
-    client.resource(new AddressPool("bench", new AddressPoolSpec("10.64.0.0/16", AddressType.SERVICE, null, true))).create();
+    var observer =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(base)
+                    .withRequestTimeout(300_000)
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
+    client
+        .resource(
+            new AddressPool(
+                "bench", new AddressPoolSpec("10.64.0.0/16", AddressType.SERVICE, null, true)))
+        .create();
 
     if (flags.contains("mock-only")) {
       mockOnly(observer, n, m);
@@ -122,28 +152,35 @@ public final class LbBenchmark {
     var seenAt = new ConcurrentHashMap<String, Long>();
     var addresses = new ConcurrentHashMap<String, String>();
     var latches = new ConcurrentHashMap<String, CountDownLatch>();
-    var watch = observer.services().inNamespace("bench").watch(new Watcher<Service>() {
-      @Override
-      public void eventReceived(Action action, Service service) {
-        long now = System.nanoTime();
-        var ingress = MockCluster.ingressOf(service);
-        var name = service.getMetadata().getName();
-        if (!ingress.isEmpty() && addresses.putIfAbsent(name, ingress.getFirst()) == null) {
-          seenAt.put(name, now);
-          var latch = latches.remove(name);
-          if (latch != null) {
-            latch.countDown();
-          }
-        }
-      }
+    var watch =
+        observer
+            .services()
+            .inNamespace("bench")
+            .watch(
+                new Watcher<Service>() {
+                  @Override
+                  public void eventReceived(Action action, Service service) {
+                    long now = System.nanoTime();
+                    var ingress = MockCluster.ingressOf(service);
+                    var name = service.getMetadata().getName();
+                    if (!ingress.isEmpty()
+                        && addresses.putIfAbsent(name, ingress.getFirst()) == null) {
+                      seenAt.put(name, now);
+                      var latch = latches.remove(name);
+                      if (latch != null) {
+                        latch.countDown();
+                      }
+                    }
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {}
-    });
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
 
     var metrics = new Metrics();
     var writes = new ConcurrentHashMap<String, Metrics.StatusWrite>();
-    metrics.onServiceStatusWritten(w -> writes.putIfAbsent(w.key().substring(w.key().indexOf('/') + 1), w));
+    metrics.onServiceStatusWritten(
+        w -> writes.putIfAbsent(w.key().substring(w.key().indexOf('/') + 1), w));
     var controller = new Controller(client, metrics, !flags.contains("no-adverts"));
     controller.start();
 
@@ -161,10 +198,15 @@ public final class LbBenchmark {
     }
     long bulkNanos = System.nanoTime() - bulkStart;
     var bulkNames = new ArrayList<>(seenAt.keySet());
-    report("bulk: " + n + " Services created back to back, create → address seen", bulkNames, k -> seenAt.get(k) - created.get(k), n);
+    report(
+        "bulk: " + n + " Services created back to back, create → address seen",
+        bulkNames,
+        k -> seenAt.get(k) - created.get(k),
+        n);
     reportController("bulk", bulkNames, writes, n);
-    System.out.printf("bulk: all %d addressed in %.1f s (%.0f Services/s)%n", addresses.size(), bulkNanos / 1e9,
-        addresses.size() / (bulkNanos / 1e9));
+    System.out.printf(
+        "bulk: all %d addressed in %.1f s (%.0f Services/s)%n",
+        addresses.size(), bulkNanos / 1e9, addresses.size() / (bulkNanos / 1e9));
 
     if (flags.contains("drain")) {
       long drainStart = System.nanoTime();
@@ -172,7 +214,9 @@ public final class LbBenchmark {
         Thread.sleep(100);
       }
       Thread.sleep(1000);
-      System.out.printf("drain: controller queues and Event writes empty after %.1f s more%n", (System.nanoTime() - drainStart) / 1e9);
+      System.out.printf(
+          "drain: controller queues and Event writes empty after %.1f s more%n",
+          (System.nanoTime() - drainStart) / 1e9);
     }
 
     var single = new ArrayList<String>();
@@ -194,27 +238,46 @@ public final class LbBenchmark {
       Thread.sleep(10);
     }
     String at = "at " + n + " existing Services, " + m + " created one at a time: ";
-    report(at + "end to end (create → address seen)", single, k -> seenAt.get(k) - created.get(k), m);
+    report(
+        at + "end to end (create → address seen)", single, k -> seenAt.get(k) - created.get(k), m);
     report(at + "  create call round trip", single, k -> acked.get(k) - created.get(k), m);
-    var timed = single.stream().filter(k -> writes.containsKey(k) && writes.get(k).receivedNanos() != 0).toList();
-    report(at + "  create → event at the Service reconciler", timed, k -> writes.get(k).receivedNanos() - created.get(k), m);
+    var timed =
+        single.stream()
+            .filter(k -> writes.containsKey(k) && writes.get(k).receivedNanos() != 0)
+            .toList();
+    report(
+        at + "  create → event at the Service reconciler",
+        timed,
+        k -> writes.get(k).receivedNanos() - created.get(k),
+        m);
     reportController(at + " ", single, writes, m);
-    report(at + "  PATCH acknowledged → benchmark's watch sees it (negative: seen before the controller read the response)",
-        timed, k -> seenAt.get(k) - writes.get(k).ackedNanos(), m);
+    report(
+        at
+            + "  PATCH acknowledged → benchmark's watch sees it (negative: seen before the controller read the response)",
+        timed,
+        k -> seenAt.get(k) - writes.get(k).ackedNanos(),
+        m);
 
     var unique = new HashSet<>(addresses.values());
-    System.out.printf("addresses: %d Services, %d distinct addresses%s%n", addresses.size(), unique.size(),
-        unique.size() == addresses.size() ? "" : "  DUPLICATES!");
+    System.out.printf(
+        "addresses: %d Services, %d distinct addresses%s%n",
+        addresses.size(), unique.size(), unique.size() == addresses.size() ? "" : "  DUPLICATES!");
 
     long withController = usedAfterGc();
     controller.close();
     controller = null; // its caches must be unreachable for the second measurement
     Thread.sleep(500);
     long without = usedAfterGc();
-    System.out.printf("controller heap (retained, after GC): %.1f MiB for %d Services (%.2f KiB per Service); JVM heap in use%s: %.1f MiB%n",
-        (withController - without) / 1048576.0, addresses.size(), (withController - without) / 1024.0 / addresses.size(),
-        server != null ? " with mock server" : "", withController / 1048576.0);
-    System.out.printf("load average at the end: %.2f%n", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    System.out.printf(
+        "controller heap (retained, after GC): %.1f MiB for %d Services (%.2f KiB per Service); JVM heap in use%s: %.1f MiB%n",
+        (withController - without) / 1048576.0,
+        addresses.size(),
+        (withController - without) / 1024.0 / addresses.size(),
+        server != null ? " with mock server" : "",
+        withController / 1048576.0);
+    System.out.printf(
+        "load average at the end: %.2f%n",
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     watch.close();
     observer.close();
     client.close();
@@ -222,7 +285,9 @@ public final class LbBenchmark {
       try {
         server.destroy();
       } catch (IllegalStateException e) {
-        System.out.println("mock server shutdown: " + e.getMessage()); // its watch threads are slow to stop; the figures stand
+        System.out.println(
+            "mock server shutdown: "
+                + e.getMessage()); // its watch threads are slow to stop; the figures stand
       }
     }
     if (mockProcess != null) {
@@ -231,7 +296,10 @@ public final class LbBenchmark {
     System.exit(unique.size() == addresses.size() ? 0 : 1);
   }
 
-  /** The lb-mode reconcilers as {@code Reconcilers} wires them, with the advertisement reconciler optional. */
+  /**
+   * The lb-mode reconcilers as {@code Reconcilers} wires them, with the advertisement reconciler
+   * optional.
+   */
   private static final class Controller implements AutoCloseable {
     final Informers informers;
     final Events events;
@@ -245,7 +313,10 @@ public final class LbBenchmark {
       events = new Events(client);
       bgp = new ClusterBgpReconciler(informers, events, metrics);
       services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-      adverts = withAdverts ? new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics) : null;
+      adverts =
+          withAdverts
+              ? new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics)
+              : null;
       pools = new PoolReconciler(informers, events, metrics);
     }
 
@@ -261,8 +332,10 @@ public final class LbBenchmark {
 
     /** Nothing queued, no Event unsent, and (with advertisements) one per Service. */
     boolean drained(int n) {
-      return services.pending() == 0 && events.pending() == 0
-          && (adverts == null || (adverts.pending() == 0 && informers.list(BGPAdvertisement.class).size() >= n));
+      return services.pending() == 0
+          && events.pending() == 0
+          && (adverts == null
+              || (adverts.pending() == 0 && informers.list(BGPAdvertisement.class).size() >= n));
     }
 
     @Override
@@ -279,24 +352,31 @@ public final class LbBenchmark {
   }
 
   private static void mockOnly(KubernetesClient observer, int n, int m) {
-    // the mock server's own share: the same creates with no controller, then create → ADDED watch event
+    // the mock server's own share: the same creates with no controller, then create → ADDED watch
+    // event
     long t = System.nanoTime();
     for (int i = 0; i < n; i++) {
       create(observer, MockCluster.lbService("bench", "svc-" + i, Map.of()).build());
       if ((i + 1) % Math.max(1, n / 4) == 0) {
-        System.out.printf("mock only: %d creates in %.1f s%n", i + 1, (System.nanoTime() - t) / 1e9);
+        System.out.printf(
+            "mock only: %d creates in %.1f s%n", i + 1, (System.nanoTime() - t) / 1e9);
       }
     }
     var seen = new ConcurrentHashMap<String, Long>();
-    var added = observer.services().inNamespace("bench").watch(new Watcher<Service>() {
-      @Override
-      public void eventReceived(Action action, Service service) {
-        seen.putIfAbsent(service.getMetadata().getName(), System.nanoTime());
-      }
+    var added =
+        observer
+            .services()
+            .inNamespace("bench")
+            .watch(
+                new Watcher<Service>() {
+                  @Override
+                  public void eventReceived(Action action, Service service) {
+                    seen.putIfAbsent(service.getMetadata().getName(), System.nanoTime());
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {}
-    });
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
     var start = new ConcurrentHashMap<String, Long>();
     var names = new ArrayList<String>();
     for (int i = 0; i < m; i++) {
@@ -308,7 +388,11 @@ public final class LbBenchmark {
       }
       names.add(name);
     }
-    report("mock only, at " + n + " Services: create → watch event", names, k -> seen.get(k) - start.get(k), m);
+    report(
+        "mock only, at " + n + " Services: create → watch event",
+        names,
+        k -> seen.get(k) - start.get(k),
+        m);
     added.close();
   }
 
@@ -322,24 +406,58 @@ public final class LbBenchmark {
     }
   }
 
-  /** The controller's share per Service: queue wait, allocation, event → PATCH sent, PATCH round trip. */
-  private static void reportController(String what, List<String> names, Map<String, Metrics.StatusWrite> writes, int expected) {
-    var with = names.stream().filter(k -> writes.containsKey(k) && writes.get(k).receivedNanos() != 0).toList();
-    report(what + " controller: event → reconcile start (queue wait)", with, k -> writes.get(k).startNanos() - writes.get(k).receivedNanos(), expected);
-    report(what + " controller: reconcile start → PATCH sent (allocation, wait for a write slot)", with, k -> writes.get(k).sentNanos() - writes.get(k).startNanos(), expected);
-    report(what + " controller's own: event → PATCH sent", with, k -> writes.get(k).sentNanos() - writes.get(k).receivedNanos(), expected);
-    report(what + " controller: PATCH round trip", with, k -> writes.get(k).ackedNanos() - writes.get(k).sentNanos(), expected);
-    report(what + " controller: event → PATCH acknowledged", with, k -> writes.get(k).ackedNanos() - writes.get(k).receivedNanos(), expected);
+  /**
+   * The controller's share per Service: queue wait, allocation, event → PATCH sent, PATCH round
+   * trip.
+   */
+  private static void reportController(
+      String what, List<String> names, Map<String, Metrics.StatusWrite> writes, int expected) {
+    var with =
+        names.stream()
+            .filter(k -> writes.containsKey(k) && writes.get(k).receivedNanos() != 0)
+            .toList();
+    report(
+        what + " controller: event → reconcile start (queue wait)",
+        with,
+        k -> writes.get(k).startNanos() - writes.get(k).receivedNanos(),
+        expected);
+    report(
+        what + " controller: reconcile start → PATCH sent (allocation, wait for a write slot)",
+        with,
+        k -> writes.get(k).sentNanos() - writes.get(k).startNanos(),
+        expected);
+    report(
+        what + " controller's own: event → PATCH sent",
+        with,
+        k -> writes.get(k).sentNanos() - writes.get(k).receivedNanos(),
+        expected);
+    report(
+        what + " controller: PATCH round trip",
+        with,
+        k -> writes.get(k).ackedNanos() - writes.get(k).sentNanos(),
+        expected);
+    report(
+        what + " controller: event → PATCH acknowledged",
+        with,
+        k -> writes.get(k).ackedNanos() - writes.get(k).receivedNanos(),
+        expected);
   }
 
-  private static void report(String what, List<String> names, ToLongFunction<String> nanos, int expected) {
+  private static void report(
+      String what, List<String> names, ToLongFunction<String> nanos, int expected) {
     var sorted = names.stream().mapToLong(nanos).sorted().toArray();
     if (sorted.length == 0) {
       System.out.println(what + ": no samples");
       return;
     }
-    System.out.printf("%s: n=%d p50=%.2f ms p90=%.2f ms p99=%.2f ms max=%.2f ms%s%n", what, sorted.length,
-        pct(sorted, 50), pct(sorted, 90), pct(sorted, 99), sorted[sorted.length - 1] / 1e6,
+    System.out.printf(
+        "%s: n=%d p50=%.2f ms p90=%.2f ms p99=%.2f ms max=%.2f ms%s%n",
+        what,
+        sorted.length,
+        pct(sorted, 50),
+        pct(sorted, 90),
+        pct(sorted, 99),
+        sorted[sorted.length - 1] / 1e6,
         sorted.length == expected ? "" : " (missing " + (expected - sorted.length) + ")");
   }
 

@@ -23,12 +23,17 @@ class BlocksTest {
         for (long i = 0; i < count; i += Math.max(1, count / 7)) {
           var block = blocks.block(BigInteger.valueOf(i));
           long network = Cidr.toNumber(pool.address()).longValueExact();
-          assertEquals(network + i * stride, Cidr.toNumber(block.address()).longValueExact(), prefix + "/" + size + " #" + i);
+          assertEquals(
+              network + i * stride,
+              Cidr.toNumber(block.address()).longValueExact(),
+              prefix + "/" + size + " #" + i);
           assertEquals(size, block.prefixLength());
           assertEquals(BigInteger.valueOf(i), blocks.indexOf(block).orElseThrow());
         }
         var last = blocks.block(blocks.count().subtract(BigInteger.ONE));
-        assertTrue(pool.contains(last.addressAt(last.size().subtract(BigInteger.ONE))), "last block ends inside the pool");
+        assertTrue(
+            pool.contains(last.addressAt(last.size().subtract(BigInteger.ONE))),
+            "last block ends inside the pool");
       }
     }
   }
@@ -36,13 +41,19 @@ class BlocksTest {
   @Test
   void sartsSamplePoolsAndTheCaseTheXorGotWrong() {
     var pod = new Blocks(Cidr.parse("10.1.0.0/24"), 29);
-    assertEquals(List.of("10.1.0.0/29", "10.1.0.8/29", "10.1.0.248/29"),
-        List.of(pod.block(BigInteger.ZERO).toString(), pod.block(BigInteger.ONE).toString(), pod.block(BigInteger.valueOf(31)).toString()));
+    assertEquals(
+        List.of("10.1.0.0/29", "10.1.0.8/29", "10.1.0.248/29"),
+        List.of(
+            pod.block(BigInteger.ZERO).toString(),
+            pod.block(BigInteger.ONE).toString(),
+            pod.block(BigInteger.valueOf(31)).toString()));
     var small = new Blocks(Cidr.parse("10.10.0.0/29"), 32);
     assertEquals(BigInteger.valueOf(8), small.count());
     assertEquals("10.10.0.5/32", small.block(BigInteger.valueOf(5)).toString());
     // /16 pool with /26 blocks: 2 ^ 6 as XOR is 4, the stride is 64
-    assertEquals("10.16.0.64/26", new Blocks(Cidr.parse("10.16.0.0/16"), 26).block(BigInteger.ONE).toString());
+    assertEquals(
+        "10.16.0.64/26",
+        new Blocks(Cidr.parse("10.16.0.0/16"), 26).block(BigInteger.ONE).toString());
     var v6 = new Blocks(Cidr.parse("fd00:10::/48"), 120);
     assertEquals(BigInteger.ONE.shiftLeft(72), v6.count());
     assertEquals("fd00:10::100/120", v6.block(BigInteger.ONE).toString());
@@ -52,9 +63,16 @@ class BlocksTest {
   void firstFreeFillsHolesAndKnowsWhenFull() {
     var blocks = new Blocks(Cidr.parse("10.10.0.0/30"), 32);
     assertEquals(BigInteger.ZERO, blocks.firstFree(new TreeSet<>()).orElseThrow());
-    assertEquals(BigInteger.ONE, blocks.firstFree(new TreeSet<>(List.of(BigInteger.ZERO, BigInteger.TWO))).orElseThrow());
-    assertFalse(blocks.firstFree(new TreeSet<>(List.of(BigInteger.ZERO, BigInteger.ONE, BigInteger.TWO, BigInteger.valueOf(3))))
-        .isPresent());
+    assertEquals(
+        BigInteger.ONE,
+        blocks.firstFree(new TreeSet<>(List.of(BigInteger.ZERO, BigInteger.TWO))).orElseThrow());
+    assertFalse(
+        blocks
+            .firstFree(
+                new TreeSet<>(
+                    List.of(
+                        BigInteger.ZERO, BigInteger.ONE, BigInteger.TWO, BigInteger.valueOf(3))))
+            .isPresent());
     assertFalse(blocks.indexOf(Cidr.parse("10.10.0.4/32")).isPresent(), "outside the pool");
   }
 }

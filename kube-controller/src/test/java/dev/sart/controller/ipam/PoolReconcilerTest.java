@@ -29,7 +29,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** sart's controller_address_pool_{service,pod}_test, controller_block_request_test and address block rules re-expressed. */
+/**
+ * sart's controller_address_pool_{service,pod}_test, controller_block_request_test and address
+ * block rules re-expressed.
+ */
 class PoolReconcilerTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -45,7 +48,9 @@ class PoolReconcilerTest {
     server = MockCluster.server();
     client = server.createClient();
     for (var node : List.of("sart-worker", "sart-worker2")) {
-      client.resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build()).create();
+      client
+          .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+          .create();
     }
     informers = new Informers(client);
     events = new Events(client);
@@ -65,15 +70,31 @@ class PoolReconcilerTest {
   }
 
   private void podPool(String name, String cidr, int blockSize, boolean autoAssign) {
-    client.resource(new AddressPool(name, new AddressPoolSpec(cidr, AddressType.POD, blockSize, autoAssign))).create();
+    client
+        .resource(
+            new AddressPool(
+                name, new AddressPoolSpec(cidr, AddressType.POD, blockSize, autoAssign)))
+        .create();
   }
 
   private BlockRequest request(String pool, String node) {
-    var request = client.resource(new BlockRequest(pool + "-" + node, new BlockRequestSpec(pool, node))).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> {
-      var r = client.resources(BlockRequest.class).withName(request.getMetadata().getName()).get();
-      return r.getStatus() != null && (r.getStatus().block() != null || r.getStatus().error() != null);
-    });
+    var request =
+        client
+            .resource(new BlockRequest(pool + "-" + node, new BlockRequestSpec(pool, node)))
+            .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var r =
+                  client
+                      .resources(BlockRequest.class)
+                      .withName(request.getMetadata().getName())
+                      .get();
+              return r.getStatus() != null
+                  && (r.getStatus().block() != null || r.getStatus().error() != null);
+            });
     return client.resources(BlockRequest.class).withName(request.getMetadata().getName()).get();
   }
 
@@ -81,29 +102,64 @@ class PoolReconcilerTest {
   private String blockFor(String pool, String node) {
     var answered = request(pool, node);
     client.resource(answered).delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get() == null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                        .resources(BlockRequest.class)
+                        .withName(answered.getMetadata().getName())
+                        .get()
+                    == null);
     return answered.getStatus().block();
   }
 
   private Map<String, String> blocks() {
     var result = new TreeMap<String, String>();
-    client.resources(AddressBlock.class).list().getItems().forEach(b -> result.put(b.getMetadata().getName(), b.getSpec().cidr()));
+    client
+        .resources(AddressBlock.class)
+        .list()
+        .getItems()
+        .forEach(b -> result.put(b.getMetadata().getName(), b.getSpec().cidr()));
     return result;
   }
 
   @Test
   void aServicePoolIsOneBlockOfItsWholeCidr() {
-    client.resource(new AddressPool("default-lb-pool", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true))).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressBlock.class).withName("default-lb-pool").get() != null);
+    client
+        .resource(
+            new AddressPool(
+                "default-lb-pool",
+                new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true)))
+        .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> client.resources(AddressBlock.class).withName("default-lb-pool").get() != null);
     var block = client.resources(AddressBlock.class).withName("default-lb-pool").get();
     assertEquals("10.0.1.0/24", block.getSpec().cidr());
     assertEquals(AddressType.SERVICE, block.getSpec().type());
     assertEquals(Boolean.TRUE, block.getSpec().autoAssign());
     assertEquals("AddressPool", block.getMetadata().getOwnerReferences().getFirst().getKind());
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get()
-        .getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                    .resources(AddressPool.class)
+                    .withName("default-lb-pool")
+                    .get()
+                    .getMetadata()
+                    .getFinalizers()
+                    .contains(Sart.ADDRESS_POOL_FINALIZER));
     client.resources(AddressPool.class).withName("default-lb-pool").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get() == null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(AddressPool.class).withName("default-lb-pool").get() == null);
   }
 
   private dev.sart.crds.AddressPoolStatus status(String pool) {
@@ -113,18 +169,37 @@ class PoolReconcilerTest {
   @Test
   void aPodPoolCountsItsBlocksInStatus() {
     podPool("counted", "10.2.0.0/24", 26, false);
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
-        new dev.sart.crds.AddressPoolStatus("ipv4", "256", null, "4", 0L), status("counted")));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertEquals(
+                    new dev.sart.crds.AddressPoolStatus("ipv4", "256", null, "4", 0L),
+                    status("counted")));
     blockFor("counted", "sart-worker");
     blockFor("counted", "sart-worker2");
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(2L, status("counted").blocksInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(2L, status("counted").blocksInUse()));
     client.resources(AddressBlock.class).withName("counted-0").delete();
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, status("counted").blocksInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(1L, status("counted").blocksInUse()));
 
     // an IPv6 pool holds more than 2^63 addresses: the totals are exact decimal strings
     podPool("v6", "fd00:10::/56", 64, false);
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
-        new dev.sart.crds.AddressPoolStatus("ipv6", "4722366482869645213696", null, "256", 0L), status("v6")));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertEquals(
+                    new dev.sart.crds.AddressPoolStatus(
+                        "ipv6", "4722366482869645213696", null, "256", 0L),
+                    status("v6")));
   }
 
   @Test
@@ -133,18 +208,34 @@ class PoolReconcilerTest {
     assertEquals("default-pod-pool-0", blockFor("default-pod-pool", "sart-worker"));
     assertEquals("default-pod-pool-1", blockFor("default-pod-pool", "sart-worker2"));
     assertEquals("default-pod-pool-2", blockFor("default-pod-pool", "sart-worker"));
-    assertEquals(Map.of("default-pod-pool-0", "10.1.0.0/29", "default-pod-pool-1", "10.1.0.8/29",
-        "default-pod-pool-2", "10.1.0.16/29"), blocks());
+    assertEquals(
+        Map.of(
+            "default-pod-pool-0",
+            "10.1.0.0/29",
+            "default-pod-pool-1",
+            "10.1.0.8/29",
+            "default-pod-pool-2",
+            "10.1.0.16/29"),
+        blocks());
     var block = client.resources(AddressBlock.class).withName("default-pod-pool-1").get();
     assertEquals("sart-worker2", block.getSpec().nodeRef());
-    assertEquals(Map.of(Sart.ADDRESS_POOL_LABEL, "default-pod-pool", Sart.ADDRESS_BLOCK_NODE_LABEL, "sart-worker2"),
+    assertEquals(
+        Map.of(
+            Sart.ADDRESS_POOL_LABEL,
+            "default-pod-pool",
+            Sart.ADDRESS_BLOCK_NODE_LABEL,
+            "sart-worker2"),
         block.getMetadata().getLabels());
     assertEquals(1L, block.getStatus().index());
     assertEquals("default-pod-pool", block.getMetadata().getOwnerReferences().getFirst().getName());
 
-    // a freed block is the next one handed out (blocks are big; their addresses are not reused at once by the agent)
+    // a freed block is the next one handed out (blocks are big; their addresses are not reused at
+    // once by the agent)
     client.resources(AddressBlock.class).withName("default-pod-pool-1").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> !blocks().containsKey("default-pod-pool-1"));
     assertEquals("default-pod-pool-1", blockFor("default-pod-pool", "sart-worker"));
   }
 
@@ -154,28 +245,51 @@ class PoolReconcilerTest {
     var answered = request("default-pod-pool", "sart-worker");
     assertEquals("default-pod-pool-0", answered.getStatus().block());
     // the answer is lost (as if the status write had failed): the request is handled again
-    client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).subresource("status")
+    client
+        .resources(BlockRequest.class)
+        .withName(answered.getMetadata().getName())
+        .subresource("status")
         .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"remove\",\"path\":\"/status\"}]");
-    await().ignoreExceptions().atMost(WAIT).until(() -> {
-      var r = client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get();
-      return r.getStatus() != null && r.getStatus().block() != null;
-    });
-    assertEquals("default-pod-pool-0",
-        client.resources(BlockRequest.class).withName(answered.getMetadata().getName()).get().getStatus().block());
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var r =
+                  client
+                      .resources(BlockRequest.class)
+                      .withName(answered.getMetadata().getName())
+                      .get();
+              return r.getStatus() != null && r.getStatus().block() != null;
+            });
+    assertEquals(
+        "default-pod-pool-0",
+        client
+            .resources(BlockRequest.class)
+            .withName(answered.getMetadata().getName())
+            .get()
+            .getStatus()
+            .block());
     assertEquals(Map.of("default-pod-pool-0", "10.1.0.0/29"), blocks());
   }
 
   @Test
   void badRequestsAreAnsweredWithAnError() {
-    client.resource(new AddressPool("lb", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, false))).create();
-    assertEquals("AddressPool lb is not a pod pool", request("lb", "sart-worker").getStatus().error());
+    client
+        .resource(
+            new AddressPool(
+                "lb", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, false)))
+        .create();
+    assertEquals(
+        "AddressPool lb is not a pod pool", request("lb", "sart-worker").getStatus().error());
     assertEquals("no AddressPool nope", request("nope", "sart-worker").getStatus().error());
     podPool("non-default-pod-pool", "10.10.0.0/29", 32, false);
     for (int i = 0; i < 8; i++) {
       assertEquals("non-default-pod-pool-" + i, blockFor("non-default-pod-pool", "sart-worker"));
     }
     assertEquals("10.10.0.7/32", blocks().get("non-default-pod-pool-7"));
-    assertEquals("AddressPool non-default-pod-pool has no free block (8 in use)",
+    assertEquals(
+        "AddressPool non-default-pod-pool has no free block (8 in use)",
         request("non-default-pod-pool", "sart-worker2").getStatus().error());
   }
 
@@ -185,19 +299,35 @@ class PoolReconcilerTest {
     blockFor("default-pod-pool", "sart-worker");
     blockFor("default-pod-pool", "sart-worker2");
     // the agent's finalizer is on its blocks
-    client.resources(AddressBlock.class).withName("default-pod-pool-1").edit(b -> {
-      b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
-      return b;
-    });
+    client
+        .resources(AddressBlock.class)
+        .withName("default-pod-pool-1")
+        .edit(
+            b -> {
+              b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
+              return b;
+            });
     client.resources(AddressPool.class).withName("default-pod-pool").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inAnyNamespace().list().getItems().stream()
-        .anyMatch(e -> "PoolInUse".equals(e.getReason())));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inAnyNamespace().list().getItems().stream()
+                    .anyMatch(e -> "PoolInUse".equals(e.getReason())));
     assertNotNull(client.resources(AddressPool.class).withName("default-pod-pool").get());
 
     client.nodes().withName("sart-worker2").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> !blocks().containsKey("default-pod-pool-1"));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> !blocks().containsKey("default-pod-pool-1"));
     client.resources(AddressBlock.class).withName("default-pod-pool-0").delete();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.resources(AddressPool.class).withName("default-pod-pool").get() == null);
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> client.resources(AddressPool.class).withName("default-pod-pool").get() == null);
     assertNull(client.resources(AddressBlock.class).withName("default-pod-pool-0").get());
   }
 
@@ -205,9 +335,19 @@ class PoolReconcilerTest {
   void blockMetricsCountBlocksNotBits() {
     podPool("default-pod-pool", "10.1.0.0/24", 29, true);
     blockFor("default-pod-pool", "sart-worker");
-    await().ignoreExceptions().atMost(WAIT).until(() -> metrics.scrape().contains(
-        "sart_controller_allocated_blocks{pool=\"default-pod-pool\",type=\"pod\"} 1.0"));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                metrics
+                    .scrape()
+                    .contains(
+                        "sart_controller_allocated_blocks{pool=\"default-pod-pool\",type=\"pod\"} 1.0"));
     var text = metrics.scrape();
-    assertEquals(true, text.contains("sart_controller_max_blocks{pool=\"default-pod-pool\",type=\"pod\"} 32.0"), text);
+    assertEquals(
+        true,
+        text.contains("sart_controller_max_blocks{pool=\"default-pod-pool\",type=\"pod\"} 32.0"),
+        text);
   }
 }

@@ -20,9 +20,19 @@ import org.junit.jupiter.api.Test;
 class AllocatorTest {
   private static final Set<Port> HTTP = Set.of(new Port("TCP", 80));
 
-  private static ServiceView lb(String key, List<String> pools, List<String> requested, List<InetAddress> current) {
-    return new ServiceView(key, true, pools, requested.stream().map(Cidr::parseAddress).toList(), List.of(true),
-        "SingleStack", false, null, HTTP, current);
+  private static ServiceView lb(
+      String key, List<String> pools, List<String> requested, List<InetAddress> current) {
+    return new ServiceView(
+        key,
+        true,
+        pools,
+        requested.stream().map(Cidr::parseAddress).toList(),
+        List.of(true),
+        "SingleStack",
+        false,
+        null,
+        HTTP,
+        current);
   }
 
   private static ServiceView lb(String key) {
@@ -35,8 +45,11 @@ class AllocatorTest {
 
   private static Allocator allocator() {
     var allocator = new Allocator();
-    allocator.upsertPool("default-lb-pool", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true));
-    allocator.upsertPool("non-default-lb-pool", new AddressPoolSpec("10.0.100.0/24", AddressType.SERVICE, 24, false));
+    allocator.upsertPool(
+        "default-lb-pool", new AddressPoolSpec("10.0.1.0/24", AddressType.SERVICE, null, true));
+    allocator.upsertPool(
+        "non-default-lb-pool",
+        new AddressPoolSpec("10.0.100.0/24", AddressType.SERVICE, 24, false));
     return allocator;
   }
 
@@ -50,7 +63,8 @@ class AllocatorTest {
   @Test
   void networkAndBroadcastAreSkippedUnlessThePoolAllowsThem() {
     var allocator = new Allocator();
-    allocator.upsertPool("small", new AddressPoolSpec("192.0.2.0/30", AddressType.SERVICE, null, true));
+    allocator.upsertPool(
+        "small", new AddressPoolSpec("192.0.2.0/30", AddressType.SERVICE, null, true));
     assertEquals(List.of("192.0.2.1"), text(allocator.reconcile(lb("t/a")).addresses()));
     assertEquals(List.of("192.0.2.2"), text(allocator.reconcile(lb("t/b")).addresses()));
     var full = allocator.reconcile(lb("t/c"));
@@ -58,7 +72,9 @@ class AllocatorTest {
     assertEquals("pool small (192.0.2.0/30) has no free address", full.error());
 
     var open = new Allocator();
-    open.upsertPool("open", new AddressPoolSpec("192.0.2.0/30", AddressType.SERVICE, AllocType.BIT, null, true, true));
+    open.upsertPool(
+        "open",
+        new AddressPoolSpec("192.0.2.0/30", AddressType.SERVICE, AllocType.BIT, null, true, true));
     var got = new ArrayList<String>();
     for (var s : List.of("a", "b", "c", "d")) {
       got.addAll(text(open.reconcile(lb("t/" + s)).addresses()));
@@ -73,7 +89,8 @@ class AllocatorTest {
   @Test
   void aReleasedAddressIsNotHandedOutAgainUntilThePoolHasCycled() {
     var allocator = new Allocator();
-    allocator.upsertPool("p", new AddressPoolSpec("192.0.2.0/29", AddressType.SERVICE, null, true)); // .1 .. .6
+    allocator.upsertPool(
+        "p", new AddressPoolSpec("192.0.2.0/29", AddressType.SERVICE, null, true)); // .1 .. .6
     assertEquals(List.of("192.0.2.1"), text(allocator.reconcile(lb("t/a")).addresses()));
     assertEquals(List.of("192.0.2.2"), text(allocator.reconcile(lb("t/b")).addresses()));
     allocator.releaseAll("t/a");
@@ -88,13 +105,21 @@ class AllocatorTest {
   @Test
   void requestedAddressesComeFromThePoolThatContainsThem() {
     var allocator = allocator();
-    var outcome = allocator.reconcile(lb("test/app-svc-cluster2", List.of("non-default-lb-pool"), List.of("10.0.100.20"), List.of()));
+    var outcome =
+        allocator.reconcile(
+            lb(
+                "test/app-svc-cluster2",
+                List.of("non-default-lb-pool"),
+                List.of("10.0.100.20"),
+                List.of()));
     assertEquals(List.of("10.0.100.20"), text(outcome.addresses()));
     var clash = allocator.reconcile(lb("test/other", null, List.of("10.0.100.20"), List.of()));
     assertEquals("address 10.0.100.20 of pool non-default-lb-pool is in use", clash.error());
     assertEquals(List.of(), clash.addresses());
     var outside = allocator.reconcile(lb("test/x", null, List.of("198.51.100.1"), List.of()));
-    assertTrue(outside.error().startsWith("requested address 198.51.100.1 is in no usable address"), outside.error());
+    assertTrue(
+        outside.error().startsWith("requested address 198.51.100.1 is in no usable address"),
+        outside.error());
     var network = allocator.reconcile(lb("test/y", null, List.of("10.0.1.0"), List.of()));
     assertTrue(network.failed(), "the network address is not usable");
   }
@@ -104,10 +129,18 @@ class AllocatorTest {
     var allocator = allocator();
     var first = allocator.reconcile(lb("test/s", List.of("default-lb-pool"), List.of(), List.of()));
     assertEquals(List.of("10.0.1.1"), text(first.addresses()));
-    var moved = allocator.reconcile(lb("test/s", List.of("non-default-lb-pool"), List.of(), first.addresses()));
+    var moved =
+        allocator.reconcile(
+            lb("test/s", List.of("non-default-lb-pool"), List.of(), first.addresses()));
     assertEquals(List.of("10.0.100.1"), text(moved.addresses()));
     assertEquals(List.of("10.0.1.1"), text(moved.released()));
-    var two = allocator.reconcile(lb("test/s", List.of("default-lb-pool", "non-default-lb-pool"), List.of(), moved.addresses()));
+    var two =
+        allocator.reconcile(
+            lb(
+                "test/s",
+                List.of("default-lb-pool", "non-default-lb-pool"),
+                List.of(),
+                moved.addresses()));
     assertEquals(List.of("10.0.1.2", "10.0.100.1"), text(two.addresses()));
     assertEquals(List.of("10.0.1.2"), text(two.allocated()));
     var unknown = allocator.reconcile(lb("test/s", List.of("nope"), List.of(), two.addresses()));
@@ -129,8 +162,19 @@ class AllocatorTest {
   void notALoadBalancerAnyMoreReleases() {
     var allocator = allocator();
     var first = allocator.reconcile(lb("test/s"));
-    var gone = allocator.reconcile(new ServiceView("test/s", false, null, List.of(), List.of(true), "SingleStack", false,
-        null, HTTP, first.addresses()));
+    var gone =
+        allocator.reconcile(
+            new ServiceView(
+                "test/s",
+                false,
+                null,
+                List.of(),
+                List.of(true),
+                "SingleStack",
+                false,
+                null,
+                HTTP,
+                first.addresses()));
     assertEquals(first.addresses(), gone.released());
     assertEquals(0, allocator.pool("default-lb-pool").orElseThrow().inUse());
   }
@@ -138,25 +182,76 @@ class AllocatorTest {
   @Test
   void sharingOneAddressNeedsTheSameKeyAndPortsThatDoNotClash() {
     var allocator = allocator();
-    var dns = new ServiceView("kube-system/dns-tcp", true, null, List.of(), List.of(true), "SingleStack", false, "dns",
-        Set.of(new Port("TCP", 53)), List.of());
-    var dnsUdp = new ServiceView("kube-system/dns-udp", true, null, List.of(), List.of(true), "SingleStack", false, "dns",
-        Set.of(new Port("UDP", 53)), List.of());
-    var clash = new ServiceView("kube-system/dns-tcp2", true, null, List.of(), List.of(true), "SingleStack", false, "dns",
-        Set.of(new Port("TCP", 53)), List.of());
-    var otherKey = new ServiceView("kube-system/web", true, null, List.of(), List.of(true), "SingleStack", false, "web",
-        Set.of(new Port("UDP", 53)), List.of());
+    var dns =
+        new ServiceView(
+            "kube-system/dns-tcp",
+            true,
+            null,
+            List.of(),
+            List.of(true),
+            "SingleStack",
+            false,
+            "dns",
+            Set.of(new Port("TCP", 53)),
+            List.of());
+    var dnsUdp =
+        new ServiceView(
+            "kube-system/dns-udp",
+            true,
+            null,
+            List.of(),
+            List.of(true),
+            "SingleStack",
+            false,
+            "dns",
+            Set.of(new Port("UDP", 53)),
+            List.of());
+    var clash =
+        new ServiceView(
+            "kube-system/dns-tcp2",
+            true,
+            null,
+            List.of(),
+            List.of(true),
+            "SingleStack",
+            false,
+            "dns",
+            Set.of(new Port("TCP", 53)),
+            List.of());
+    var otherKey =
+        new ServiceView(
+            "kube-system/web",
+            true,
+            null,
+            List.of(),
+            List.of(true),
+            "SingleStack",
+            false,
+            "web",
+            Set.of(new Port("UDP", 53)),
+            List.of());
     var a = allocator.reconcile(dns).addresses();
     assertEquals(a, allocator.reconcile(dnsUdp).addresses());
     assertNotEquals(a, allocator.reconcile(clash).addresses());
     assertNotEquals(a, allocator.reconcile(otherKey).addresses());
     allocator.releaseAll("kube-system/dns-tcp");
-    assertEquals(1 + 2, allocator.pool("default-lb-pool").orElseThrow().inUse(), "still held by dns-udp");
+    assertEquals(
+        1 + 2, allocator.pool("default-lb-pool").orElseThrow().inUse(), "still held by dns-udp");
   }
 
   private static ServiceView shared(String key, Port port, String backend, List<String> requested) {
-    return new ServiceView(key, true, null, requested.stream().map(Cidr::parseAddress).toList(), List.of(true), "SingleStack",
-        false, "k", Set.of(port), List.of(), backend);
+    return new ServiceView(
+        key,
+        true,
+        null,
+        requested.stream().map(Cidr::parseAddress).toList(),
+        List.of(true),
+        "SingleStack",
+        false,
+        "k",
+        Set.of(port),
+        List.of(),
+        backend);
   }
 
   @Test
@@ -164,38 +259,99 @@ class AllocatorTest {
     var allocator = allocator();
     var tcp = new Port("TCP", 53);
     var udp = new Port("UDP", 53);
-    var dns = allocator.reconcile(shared("ns/dns-tcp", tcp, "local:app=dns", List.of())).addresses();
+    var dns =
+        allocator.reconcile(shared("ns/dns-tcp", tcp, "local:app=dns", List.of())).addresses();
     // the same pods (selector), another port: shares
-    assertEquals(dns, allocator.reconcile(shared("ns/dns-udp", udp, "local:app=dns", List.of())).addresses());
+    assertEquals(
+        dns,
+        allocator.reconcile(shared("ns/dns-udp", udp, "local:app=dns", List.of())).addresses());
     // other pods, or Cluster: would draw traffic to nodes without its pods, so not this address
-    assertNotEquals(dns, allocator.reconcile(shared("ns/other-pods", new Port("TCP", 54), "local:app=web", List.of())).addresses());
-    assertNotEquals(dns, allocator.reconcile(shared("ns/cluster", new Port("TCP", 55), null, List.of())).addresses());
+    assertNotEquals(
+        dns,
+        allocator
+            .reconcile(shared("ns/other-pods", new Port("TCP", 54), "local:app=web", List.of()))
+            .addresses());
+    assertNotEquals(
+        dns,
+        allocator
+            .reconcile(shared("ns/cluster", new Port("TCP", 55), null, List.of()))
+            .addresses());
     // asked for by address: refused with a reason, not silently moved
-    var refused = allocator.reconcile(shared("ns/asks", new Port("TCP", 56), null, List.of(Cidr.format(dns.getFirst()))));
+    var refused =
+        allocator.reconcile(
+            shared("ns/asks", new Port("TCP", 56), null, List.of(Cidr.format(dns.getFirst()))));
     assertTrue(refused.failed());
     assertTrue(refused.addresses().isEmpty());
     // two Cluster Services share whatever their selectors
-    var web = allocator.reconcile(shared("ns/web-a", new Port("TCP", 80), null, List.of())).addresses();
+    var web =
+        allocator.reconcile(shared("ns/web-a", new Port("TCP", 80), null, List.of())).addresses();
     assertNotEquals(dns, web);
-    assertEquals(web, allocator.reconcile(shared("ns/web-b", new Port("TCP", 81), null, List.of())).addresses());
+    assertEquals(
+        web,
+        allocator.reconcile(shared("ns/web-b", new Port("TCP", 81), null, List.of())).addresses());
   }
 
   @Test
   void dualStackGetsOneAddressPerFamilyInFamilyOrder() {
     var allocator = allocator();
-    allocator.upsertPool("v6", new AddressPoolSpec("2001:db8:1::/120", AddressType.SERVICE, null, true));
-    var dual = new ServiceView("t/d", true, null, List.of(), List.of(false, true), "RequireDualStack", true, null, HTTP, List.of());
+    allocator.upsertPool(
+        "v6", new AddressPoolSpec("2001:db8:1::/120", AddressType.SERVICE, null, true));
+    var dual =
+        new ServiceView(
+            "t/d",
+            true,
+            null,
+            List.of(),
+            List.of(false, true),
+            "RequireDualStack",
+            true,
+            null,
+            HTTP,
+            List.of());
     assertEquals(List.of("2001:db8:1::1", "10.0.1.1"), text(allocator.reconcile(dual).addresses()));
-    var v6 = new ServiceView("t/6", true, null, List.of(), List.of(false), "SingleStack", true, null, HTTP, List.of());
+    var v6 =
+        new ServiceView(
+            "t/6",
+            true,
+            null,
+            List.of(),
+            List.of(false),
+            "SingleStack",
+            true,
+            null,
+            HTTP,
+            List.of());
     assertEquals(List.of("2001:db8:1::2"), text(allocator.reconcile(v6).addresses()));
-    var v4only = new ServiceView("t/4", true, List.of("v6"), List.of(), List.of(true), "SingleStack", true, null, HTTP, List.of());
+    var v4only =
+        new ServiceView(
+            "t/4",
+            true,
+            List.of("v6"),
+            List.of(),
+            List.of(true),
+            "SingleStack",
+            true,
+            null,
+            HTTP,
+            List.of());
     assertTrue(allocator.reconcile(v4only).error().startsWith("pool v6 is IPv6"));
 
     var noV6 = allocator();
     var required = noV6.reconcile(dual);
     assertEquals("no auto-assign IPv6 service AddressPool", required.error());
-    var preferred = noV6.reconcile(new ServiceView("t/p", true, null, List.of(), List.of(true, false), "PreferDualStack", true,
-        null, HTTP, List.of()));
+    var preferred =
+        noV6.reconcile(
+            new ServiceView(
+                "t/p",
+                true,
+                null,
+                List.of(),
+                List.of(true, false),
+                "PreferDualStack",
+                true,
+                null,
+                HTTP,
+                List.of()));
     assertNull(preferred.error());
     assertEquals(List.of("10.0.1.1"), text(preferred.addresses()));
   }
@@ -208,7 +364,8 @@ class AllocatorTest {
     var again = allocator.reconcile(lb("t/a", null, List.of(), first.addresses()));
     assertEquals(first.addresses(), again.addresses());
     assertEquals("no auto-assign IPv4 service AddressPool", allocator.reconcile(lb("t/b")).error());
-    assertEquals("AddressPool default-lb-pool is being deleted",
+    assertEquals(
+        "AddressPool default-lb-pool is being deleted",
         allocator.reconcile(lb("t/c", List.of("default-lb-pool"), List.of(), List.of())).error());
   }
 
@@ -237,7 +394,10 @@ class AllocatorTest {
     }
     var fresh = after.reconcile(lb("t/new")).addresses();
     assertFalse(seen.contains(fresh.getFirst()));
-    assertEquals(List.of("10.0.1.51"), text(fresh), "continues after the highest held address, not the freed .11");
+    assertEquals(
+        List.of("10.0.1.51"),
+        text(fresh),
+        "continues after the highest held address, not the freed .11");
     // a status that claims an address someone else holds does not get it
     var liar = lb("t/liar", null, List.of(), List.of(Cidr.parseAddress("10.0.1.1")));
     assertEquals(List.of(Cidr.parseAddress("10.0.1.1")), after.restore(liar));

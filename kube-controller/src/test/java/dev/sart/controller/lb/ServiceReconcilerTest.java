@@ -23,7 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** sart's controller_service_watcher_test re-expressed, and what we add (classes, families, events, restart). */
+/**
+ * sart's controller_service_watcher_test re-expressed, and what we add (classes, families, events,
+ * restart).
+ */
 class ServiceReconcilerTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -40,7 +43,8 @@ class ServiceReconcilerTest {
     Controller(KubernetesClient client) throws Exception {
       informers = new Informers(client);
       events = new Events(client);
-      reconciler = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, new Metrics());
+      reconciler =
+          new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, new Metrics());
       informers.start();
       reconciler.start();
     }
@@ -70,15 +74,26 @@ class ServiceReconcilerTest {
   }
 
   private void awaitIngress(String name, List<String> expected) {
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(expected, ingress(client, "test", name)));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(expected, ingress(client, "test", name)));
   }
 
   @Test
   void allocatesFromTheAutoAssignPool() {
     client.resource(lbService("test", "app-svc-cluster", Map.of()).build()).create();
     awaitIngress("app-svc-cluster", List.of("10.0.1.1"));
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
-        .anyMatch(e -> "IPAllocated".equals(e.getReason()) && "app-svc-cluster".equals(e.getInvolvedObject().getName())));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inNamespace("test").list().getItems().stream()
+                    .anyMatch(
+                        e ->
+                            "IPAllocated".equals(e.getReason())
+                                && "app-svc-cluster".equals(e.getInvolvedObject().getName())));
   }
 
   private dev.sart.crds.AddressPoolStatus poolStatus(String name) {
@@ -88,71 +103,187 @@ class ServiceReconcilerTest {
   @Test
   void poolStatusCountsTheAddressesServicesHold() {
     // /24 without network and broadcast: 254 addresses to hand out
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(
-        new dev.sart.crds.AddressPoolStatus("ipv4", "254", 0L, null, null), poolStatus("default-lb-pool")));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertEquals(
+                    new dev.sart.crds.AddressPoolStatus("ipv4", "254", 0L, null, null),
+                    poolStatus("default-lb-pool")));
     client.resource(lbService("test", "a", Map.of()).build()).create();
     client.resource(lbService("test", "b", Map.of()).build()).create();
     // two Services sharing one address count it once
-    client.resource(lbService("test", "c", Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k", Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.5"))
-        .build()).create();
-    client.resource(lbService("test", "d", Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k", Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.5"))
-        .editSpec().editFirstPort().withPort(443).endPort().endSpec().build()).create();
+    client
+        .resource(
+            lbService(
+                    "test",
+                    "c",
+                    Map.of(
+                        Sart.ALLOW_SHARED_IP_ANNOTATION,
+                        "k",
+                        Sart.LOAD_BALANCER_IPS_ANNOTATION,
+                        "10.0.100.5"))
+                .build())
+        .create();
+    client
+        .resource(
+            lbService(
+                    "test",
+                    "d",
+                    Map.of(
+                        Sart.ALLOW_SHARED_IP_ANNOTATION,
+                        "k",
+                        Sart.LOAD_BALANCER_IPS_ANNOTATION,
+                        "10.0.100.5"))
+                .editSpec()
+                .editFirstPort()
+                .withPort(443)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
     awaitIngress("d", List.of("10.0.100.5"));
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(2L, poolStatus("default-lb-pool").addressesInUse()));
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, poolStatus("non-default-lb-pool").addressesInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(2L, poolStatus("default-lb-pool").addressesInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(1L, poolStatus("non-default-lb-pool").addressesInUse()));
     client.services().inNamespace("test").withName("a").delete();
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(1L, poolStatus("default-lb-pool").addressesInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(1L, poolStatus("default-lb-pool").addressesInUse()));
     client.services().inNamespace("test").withName("c").delete();
     client.services().inNamespace("test").withName("d").delete();
-    await().ignoreExceptions().atMost(WAIT).untilAsserted(() -> assertEquals(0L, poolStatus("non-default-lb-pool").addressesInUse()));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(0L, poolStatus("non-default-lb-pool").addressesInUse()));
   }
 
   @Test
   void localServicesShareAnAddressOnlyWhenTheySelectTheSamePods() {
     var shared = Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k");
-    client.resource(lbService("test", "tcp", shared).editSpec().withExternalTrafficPolicy("Local")
-        .withSelector(Map.of("app", "dns")).endSpec().build()).create();
+    client
+        .resource(
+            lbService("test", "tcp", shared)
+                .editSpec()
+                .withExternalTrafficPolicy("Local")
+                .withSelector(Map.of("app", "dns"))
+                .endSpec()
+                .build())
+        .create();
     awaitIngress("tcp", List.of("10.0.1.1"));
-    client.resource(lbService("test", "udp", shared).editSpec().withExternalTrafficPolicy("Local")
-        .withSelector(Map.of("app", "dns")).editFirstPort().withProtocol("UDP").endPort().endSpec().build()).create();
-    client.resource(lbService("test", "other", shared).editSpec().withExternalTrafficPolicy("Local")
-        .withSelector(Map.of("app", "web")).editFirstPort().withPort(8443).endPort().endSpec().build()).create();
+    client
+        .resource(
+            lbService("test", "udp", shared)
+                .editSpec()
+                .withExternalTrafficPolicy("Local")
+                .withSelector(Map.of("app", "dns"))
+                .editFirstPort()
+                .withProtocol("UDP")
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    client
+        .resource(
+            lbService("test", "other", shared)
+                .editSpec()
+                .withExternalTrafficPolicy("Local")
+                .withSelector(Map.of("app", "web"))
+                .editFirstPort()
+                .withPort(8443)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
     awaitIngress("udp", List.of("10.0.1.1"));
     awaitIngress("other", List.of("10.0.1.2"));
   }
 
   @Test
   void allocatesFromTheAnnotatedPoolAndTheRequestedAddress() {
-    client.resource(lbService("test", "app-svc-local", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool")).build()).create();
-    client.resource(lbService("test", "app-svc-cluster2", Map.of(
-        Sart.ADDRESS_POOL_ANNOTATION, "non-default-lb-pool",
-        Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20")).build()).create();
+    client
+        .resource(
+            lbService(
+                    "test",
+                    "app-svc-local",
+                    Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool"))
+                .build())
+        .create();
+    client
+        .resource(
+            lbService(
+                    "test",
+                    "app-svc-cluster2",
+                    Map.of(
+                        Sart.ADDRESS_POOL_ANNOTATION, "non-default-lb-pool",
+                        Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20"))
+                .build())
+        .create();
     awaitIngress("app-svc-local", List.of("10.0.1.1"));
     awaitIngress("app-svc-cluster2", List.of("10.0.100.20"));
   }
 
   @Test
   void specLoadBalancerIpAndMetallbAnnotationAreRequestsToo() {
-    client.resource(lbService("test", "by-spec", Map.of()).editSpec().withLoadBalancerIP("10.0.100.7").endSpec().build()).create();
-    client.resource(lbService("test", "by-metallb", Map.of(Sart.METALLB_LOAD_BALANCER_IPS_ANNOTATION, "10.0.1.99")).build()).create();
+    client
+        .resource(
+            lbService("test", "by-spec", Map.of())
+                .editSpec()
+                .withLoadBalancerIP("10.0.100.7")
+                .endSpec()
+                .build())
+        .create();
+    client
+        .resource(
+            lbService(
+                    "test",
+                    "by-metallb",
+                    Map.of(Sart.METALLB_LOAD_BALANCER_IPS_ANNOTATION, "10.0.1.99"))
+                .build())
+        .create();
     awaitIngress("by-spec", List.of("10.0.100.7"));
     awaitIngress("by-metallb", List.of("10.0.1.99"));
   }
 
   @Test
   void changingTheRequestedAddressOrThePoolReallocates() {
-    client.resource(lbService("test", "s", Map.of(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20")).build()).create();
+    client
+        .resource(
+            lbService("test", "s", Map.of(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20"))
+                .build())
+        .create();
     awaitIngress("s", List.of("10.0.100.20"));
-    client.services().inNamespace("test").withName("s").edit(s -> {
-      s.getMetadata().getAnnotations().put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21");
-      return s;
-    });
+    client
+        .services()
+        .inNamespace("test")
+        .withName("s")
+        .edit(
+            s -> {
+              s.getMetadata()
+                  .getAnnotations()
+                  .put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21");
+              return s;
+            });
     awaitIngress("s", List.of("10.0.100.21"));
-    client.services().inNamespace("test").withName("s").edit(s -> {
-      s.getMetadata().getAnnotations().remove(Sart.LOAD_BALANCER_IPS_ANNOTATION);
-      s.getMetadata().getAnnotations().put(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool,non-default-lb-pool");
-      return s;
-    });
+    client
+        .services()
+        .inNamespace("test")
+        .withName("s")
+        .edit(
+            s -> {
+              s.getMetadata().getAnnotations().remove(Sart.LOAD_BALANCER_IPS_ANNOTATION);
+              s.getMetadata()
+                  .getAnnotations()
+                  .put(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool,non-default-lb-pool");
+              return s;
+            });
     awaitIngress("s", List.of("10.0.1.1", "10.0.100.21"));
     var pool = controller.reconciler.allocatorForTests().pool("non-default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 1);
@@ -162,37 +293,80 @@ class ServiceReconcilerTest {
   void typeChangeAwayFromLoadBalancerReleasesAndDeletionFrees() {
     client.resource(lbService("test", "s", Map.of()).build()).create();
     awaitIngress("s", List.of("10.0.1.1"));
-    client.services().inNamespace("test").withName("s").edit(s -> {
-      s.getSpec().setType("ClusterIP");
-      return s;
-    });
+    client
+        .services()
+        .inNamespace("test")
+        .withName("s")
+        .edit(
+            s -> {
+              s.getSpec().setType("ClusterIP");
+              return s;
+            });
     awaitIngress("s", List.of());
     var pool = controller.reconciler.allocatorForTests().pool("default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
-        .map(Event::getReason).anyMatch("IPReleased"::equals));
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inNamespace("test").list().getItems().stream()
+                    .map(Event::getReason)
+                    .anyMatch("IPReleased"::equals));
 
     client.resource(lbService("test", "t", Map.of()).build()).create();
     awaitIngress("t", List.of("10.0.1.2"));
     client.services().inNamespace("test").withName("t").delete();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
-    assertTrue(client.services().inNamespace("test").withName("s").get().getMetadata().getFinalizers().isEmpty(),
+    assertTrue(
+        client
+            .services()
+            .inNamespace("test")
+            .withName("s")
+            .get()
+            .getMetadata()
+            .getFinalizers()
+            .isEmpty(),
         "no finalizer on Services");
   }
 
   @Test
   void otherLoadBalancerClassesAreLeftAlone() {
-    client.resource(lbService("test", "theirs", Map.of()).editSpec().withLoadBalancerClass("example.com/other").endSpec().build()).create();
-    client.resource(lbService("test", "ours", Map.of()).editSpec().withLoadBalancerClass(Sart.LOAD_BALANCER_CLASS).endSpec().build()).create();
+    client
+        .resource(
+            lbService("test", "theirs", Map.of())
+                .editSpec()
+                .withLoadBalancerClass("example.com/other")
+                .endSpec()
+                .build())
+        .create();
+    client
+        .resource(
+            lbService("test", "ours", Map.of())
+                .editSpec()
+                .withLoadBalancerClass(Sart.LOAD_BALANCER_CLASS)
+                .endSpec()
+                .build())
+        .create();
     awaitIngress("ours", List.of("10.0.1.1"));
     assertEquals(List.of(), ingress(client, "test", "theirs"));
   }
 
   @Test
   void aFailedAllocationIsAnEventAndIsRetriedWhenAPoolAppears() {
-    client.resource(lbService("test", "s", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "later")).build()).create();
-    await().ignoreExceptions().atMost(WAIT).until(() -> client.v1().events().inNamespace("test").list().getItems().stream()
-        .anyMatch(e -> "AllocationFailed".equals(e.getReason()) && e.getMessage().contains("later")));
+    client
+        .resource(lbService("test", "s", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "later")).build())
+        .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inNamespace("test").list().getItems().stream()
+                    .anyMatch(
+                        e ->
+                            "AllocationFailed".equals(e.getReason())
+                                && e.getMessage().contains("later")));
     pool(client, "later", "198.51.100.0/24", false);
     awaitIngress("s", List.of("198.51.100.1"));
   }
@@ -200,8 +374,15 @@ class ServiceReconcilerTest {
   @Test
   void dualStackGetsAnAddressOfEachFamily() {
     pool(client, "v6", "2001:db8:1::/120", true);
-    client.resource(lbService("test", "dual", Map.of()).editSpec().withIpFamilies("IPv6", "IPv4")
-        .withIpFamilyPolicy("RequireDualStack").endSpec().build()).create();
+    client
+        .resource(
+            lbService("test", "dual", Map.of())
+                .editSpec()
+                .withIpFamilies("IPv6", "IPv4")
+                .withIpFamilyPolicy("RequireDualStack")
+                .endSpec()
+                .build())
+        .create();
     awaitIngress("dual", List.of("2001:db8:1::1", "10.0.1.1"));
   }
 
@@ -210,15 +391,20 @@ class ServiceReconcilerTest {
     for (int i = 0; i < 20; i++) {
       create(lbService("test", "s" + i, Map.of()).build());
     }
-    await().ignoreExceptions().atMost(WAIT).until(() -> {
-      for (int i = 0; i < 20; i++) {
-        if (ingress(client, "test", "s" + i).isEmpty()) {
-          return false;
-        }
-      }
-      return true;
-    });
-    // stop in the middle of a burst: some Services are created while no controller runs, others right after restart
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              for (int i = 0; i < 20; i++) {
+                if (ingress(client, "test", "s" + i).isEmpty()) {
+                  return false;
+                }
+              }
+              return true;
+            });
+    // stop in the middle of a burst: some Services are created while no controller runs, others
+    // right after restart
     for (int i = 20; i < 30; i++) {
       create(lbService("test", "s" + i, Map.of()).build());
     }
@@ -229,14 +415,18 @@ class ServiceReconcilerTest {
     var freed = ingress(client, "test", "s3").getFirst();
     client.services().inNamespace("test").withName("s3").delete();
     controller = new Controller(client);
-    await().ignoreExceptions().atMost(WAIT).until(() -> {
-      for (int i = 0; i < 40; i++) {
-        if (i != 3 && ingress(client, "test", "s" + i).isEmpty()) {
-          return false;
-        }
-      }
-      return true;
-    });
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              for (int i = 0; i < 40; i++) {
+                if (i != 3 && ingress(client, "test", "s" + i).isEmpty()) {
+                  return false;
+                }
+              }
+              return true;
+            });
     var seen = new HashSet<String>();
     for (int i = 0; i < 40; i++) {
       if (i != 3) {
@@ -245,7 +435,9 @@ class ServiceReconcilerTest {
         assertTrue(seen.add(addresses.getFirst()), "duplicate " + addresses);
       }
     }
-    assertTrue(!seen.contains(freed), "the address s3 freed while the controller was down is not reused at once");
+    assertTrue(
+        !seen.contains(freed),
+        "the address s3 freed while the controller was down is not reused at once");
   }
 
   /**

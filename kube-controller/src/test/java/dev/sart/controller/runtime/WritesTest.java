@@ -18,11 +18,13 @@ class WritesTest {
       var done = new CopyOnWriteArrayList<String>();
       var first = new CountDownLatch(1);
       var started = new CountDownLatch(1);
-      writes.submit("a", () -> {
-        started.countDown();
-        first.await();
-        done.add("a1");
-      });
+      writes.submit(
+          "a",
+          () -> {
+            started.countDown();
+            first.await();
+            done.add("a1");
+          });
       started.await();
       // a1 is under way: a2 waits, a3 replaces it; b is another key and does not wait for a
       writes.submit("a", () -> done.add("a2"));
@@ -40,9 +42,11 @@ class WritesTest {
   void aFailedWriteDoesNotStopTheNextOfItsKey() {
     try (var writes = new Writes("test", 1)) {
       var done = new CopyOnWriteArrayList<String>();
-      writes.submit("a", () -> {
-        throw new IllegalStateException("refused");
-      });
+      writes.submit(
+          "a",
+          () -> {
+            throw new IllegalStateException("refused");
+          });
       writes.submit("a", () -> done.add("a2"));
       await().atMost(WAIT).until(() -> done.contains("a2"));
     }

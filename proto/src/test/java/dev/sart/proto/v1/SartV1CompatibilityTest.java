@@ -11,9 +11,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * sart's tools and agents talk to us over these messages, so the service names, method names
- * and field numbers must be exactly sart's. The byte strings below are written by hand from
- * sart's .proto field numbers, not produced by our own encoder.
+ * sart's tools and agents talk to us over these messages, so the service names, method names and
+ * field numbers must be exactly sart's. The byte strings below are written by hand from sart's
+ * .proto field numbers, not produced by our own encoder.
  */
 class SartV1CompatibilityTest {
 
@@ -30,26 +30,67 @@ class SartV1CompatibilityTest {
     // a compatible superset: sart's methods, then ours
     List<String> bgpApi = methodNames(BgpProto.getDescriptor().findServiceByName("BgpApi"));
     assertEquals(
-        List.of("Health", "GetBgpInfo", "GetNeighbor", "ListNeighbor", "GetPath", "GetNeighborPath",
-            "GetPathByPrefix", "SetAS", "SetRouterId", "ClearBgpInfo", "AddPeer", "DeletePeer",
-            "AddPath", "DeletePath", "ConfigureMultiPath"),
+        List.of(
+            "Health",
+            "GetBgpInfo",
+            "GetNeighbor",
+            "ListNeighbor",
+            "GetPath",
+            "GetNeighborPath",
+            "GetPathByPrefix",
+            "SetAS",
+            "SetRouterId",
+            "ClearBgpInfo",
+            "AddPeer",
+            "DeletePeer",
+            "AddPath",
+            "DeletePath",
+            "ConfigureMultiPath"),
         bgpApi.subList(0, 15));
-    assertEquals(List.of("WatchPeerState", "WatchPath", "RefreshNeighbor", "SetPolicy", "DeletePolicy", "ListPolicy",
-        "SetNeighborPolicy"), bgpApi.subList(15, bgpApi.size()));
-    assertEquals(List.of("ExportPeer", "ExportPeerState"),
+    assertEquals(
+        List.of(
+            "WatchPeerState",
+            "WatchPath",
+            "RefreshNeighbor",
+            "SetPolicy",
+            "DeletePolicy",
+            "ListPolicy",
+            "SetNeighborPolicy"),
+        bgpApi.subList(15, bgpApi.size()));
+    assertEquals(
+        List.of("ExportPeer", "ExportPeerState"),
         methodNames(BgpProto.getDescriptor().findServiceByName("BgpExporterApi")));
     assertEquals(
-        List.of("GetRoute", "ListRoutes", "AddRoute", "DeleteRoute", "AddMultiPathRoute", "DeleteMultiPathRoute"),
+        List.of(
+            "GetRoute",
+            "ListRoutes",
+            "AddRoute",
+            "DeleteRoute",
+            "AddMultiPathRoute",
+            "DeleteMultiPathRoute"),
         methodNames(FibProto.getDescriptor().findServiceByName("FibApi")));
-    assertEquals(List.of("GetChannel", "ListChannel", "GetRoutes"),
+    assertEquals(
+        List.of("GetChannel", "ListChannel", "GetRoutes"),
         methodNames(FibManagerProto.getDescriptor().findServiceByName("FibManagerApi")));
-    assertEquals(List.of("Add", "Del", "Check"), methodNames(CniProto.getDescriptor().findServiceByName("CNIApi")));
+    assertEquals(
+        List.of("Add", "Del", "Check"),
+        methodNames(CniProto.getDescriptor().findServiceByName("CNIApi")));
   }
 
   @Test
   void peerDecodesFromSartsFieldNumbers() throws Exception {
-    // asn(1)=65000, address(2)="192.0.2.1", hold_time(5)=90, state(10)=ESTABLISHED(6), passive_open(11), name(12)="tor"
-    byte[] wire = HEX.parseHex("08e8fb03" + "1209" + hex("192.0.2.1") + "285a" + "5006" + "5801" + "6203" + hex("tor"));
+    // asn(1)=65000, address(2)="192.0.2.1", hold_time(5)=90, state(10)=ESTABLISHED(6),
+    // passive_open(11), name(12)="tor"
+    byte[] wire =
+        HEX.parseHex(
+            "08e8fb03"
+                + "1209"
+                + hex("192.0.2.1")
+                + "285a"
+                + "5006"
+                + "5801"
+                + "6203"
+                + hex("tor"));
     Peer peer = Peer.parseFrom(wire);
     assertEquals(65000, peer.getAsn());
     assertEquals("192.0.2.1", peer.getAddress());
@@ -62,30 +103,50 @@ class SartV1CompatibilityTest {
 
   @Test
   void pathEncodesWithSartsFieldNumbers() {
-    Path path = Path.newBuilder()
-        .setNlri("203.0.113.0/24")
-        .addNextHops("192.0.2.1")
-        .addSegments(AsSegment.newBuilder().setType(AsSegment.Type.AS_SEQUENCE).addElm(65001))
-        .setLocalPref(100)
-        .setBest(true)
-        .build();
-    String expected = "0a0e" + hex("203.0.113.0/24") // nlri = 1
-        + "2209" + hex("192.0.2.1") // next_hops = 4
-        + "2a07" + "0802" + "1203e9fb03" // segments = 5 { type = AS_SEQUENCE(2), elm = [65001] packed }
-        + "3064" // local_pref = 6
-        + "5001"; // best = 10
+    Path path =
+        Path.newBuilder()
+            .setNlri("203.0.113.0/24")
+            .addNextHops("192.0.2.1")
+            .addSegments(AsSegment.newBuilder().setType(AsSegment.Type.AS_SEQUENCE).addElm(65001))
+            .setLocalPref(100)
+            .setBest(true)
+            .build();
+    String expected =
+        "0a0e"
+            + hex("203.0.113.0/24") // nlri = 1
+            + "2209"
+            + hex("192.0.2.1") // next_hops = 4
+            + "2a07"
+            + "0802"
+            + "1203e9fb03" // segments = 5 { type = AS_SEQUENCE(2), elm = [65001] packed }
+            + "3064" // local_pref = 6
+            + "5001"; // best = 10
     assertEquals(expected, HEX.formatHex(path.toByteArray()));
   }
 
   @Test
   void routeAndCniMessagesKeepSartsNumbers() throws Exception {
-    Route route = Route.newBuilder()
-        .setTable(254).setVersion(IpVersion.V4).setDestination("198.51.100.0/24")
-        .setProtocol(Protocol.Bgp).setAd(AdministrativeDistance.ADEBGP)
-        .addNextHops(NextHop.newBuilder().setGateway("192.0.2.1").setFlags(NextHop.NextHopFlags.ONLINK))
-        .build();
-    String expected = "08fe01" + "1002" + "1a0f" + hex("198.51.100.0/24") + "20ba01"
-        + "3a0d" + "0a09" + hex("192.0.2.1") + "1803" + "4814";
+    Route route =
+        Route.newBuilder()
+            .setTable(254)
+            .setVersion(IpVersion.V4)
+            .setDestination("198.51.100.0/24")
+            .setProtocol(Protocol.Bgp)
+            .setAd(AdministrativeDistance.ADEBGP)
+            .addNextHops(
+                NextHop.newBuilder().setGateway("192.0.2.1").setFlags(NextHop.NextHopFlags.ONLINK))
+            .build();
+    String expected =
+        "08fe01"
+            + "1002"
+            + "1a0f"
+            + hex("198.51.100.0/24")
+            + "20ba01"
+            + "3a0d"
+            + "0a09"
+            + hex("192.0.2.1")
+            + "1803"
+            + "4814";
     assertEquals(expected, HEX.formatHex(route.toByteArray()));
 
     Args args = Args.parseFrom(HEX.parseHex("0a03" + hex("abc") + "1a04" + hex("eth0")));
@@ -98,7 +159,8 @@ class SartV1CompatibilityTest {
   void attributesTravelInAnyUnderSartsTypeUrls() throws Exception {
     Any origin = Any.pack(OriginAttribute.newBuilder().setValue(2).build());
     assertEquals("type.googleapis.com/sart.v1.OriginAttribute", origin.getTypeUrl());
-    assertEquals("type.googleapis.com/sart.v1.FourOctedASNCapability",
+    assertEquals(
+        "type.googleapis.com/sart.v1.FourOctedASNCapability",
         Any.pack(FourOctedASNCapability.getDefaultInstance()).getTypeUrl());
     assertEquals(2, origin.unpack(OriginAttribute.class).getValue());
   }

@@ -53,16 +53,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * by a routed link, each with its own {@code sartd bgp} and {@code sartd fib} processes and the
  * node agent (in the test JVM, against fabric8's mock API server in CRUD mode: BGP side and CNI
  * server with this node's AddressBlocks). A pod is made on each node by the sart-cni plugin's main
- * executed as a runtime executes a plugin (environment + netconf on stdin). The agent announces each
- * node's block to the other node's speaker, that speaker's FIB installs the route into the kernel,
- * and a real ping goes from the pod on one node to the pod on the other.
+ * executed as a runtime executes a plugin (environment + netconf on stdin). The agent announces
+ * each node's block to the other node's speaker, that speaker's FIB installs the route into the
+ * kernel, and a real ping goes from the pod on one node to the pod on the other.
  *
  * <p>The nodes peer directly (eBGP over the link) rather than through a ToR router in a third
  * namespace: the link is the fabric, a ToR would only add a daemon's start-up to the run time, and
- * the speaker's interoperation with FRR as a peer is covered by {@link AgentE2eTest} and
- * {@link FibInstallTest}. The learned block goes into the main table (254), as sart's CNI set-up
- * does; table 120 keeps only the agent's own routes to local pods (its start-up recovery owns
- * them), and its rule (pref 2000) falls through to the main table for everything else.
+ * the speaker's interoperation with FRR as a peer is covered by {@link AgentE2eTest} and {@link
+ * FibInstallTest}. The learned block goes into the main table (254), as sart's CNI set-up does;
+ * table 120 keeps only the agent's own routes to local pods (its start-up recovery owns them), and
+ * its rule (pref 2000) falls through to the main table for everything else.
  */
 @EnableKubernetesMockClient(crud = true)
 class CrossNodePodTest {
@@ -70,6 +70,7 @@ class CrossNodePodTest {
 
   private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
   private static final String POOL = "default-pod-pool";
+
   /** node name, its link address (also the pods' gateway), AS, its pod block. */
   private record Member(String name, String address, long asn, String block) {}
 
@@ -77,7 +78,8 @@ class CrossNodePodTest {
   private static final Member N2 = new Member("node2", "192.0.2.2", 65002, "198.51.100.16/28");
   private static final int BGP_PROTOCOL = 186;
 
-  private static final String FIB_CONFIG = """
+  private static final String FIB_CONFIG =
+      """
       endpoint: 127.0.0.1:5001
       channels:
         - name: bgp-to-kernel
@@ -99,15 +101,33 @@ class CrossNodePodTest {
       c.close();
     }
     client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client.resources(BGPPeer.class).list().getItems().forEach(p -> client.resource(p).edit(c -> {
-      c.getMetadata().getFinalizers().clear();
-      return c;
-    }));
+    client
+        .resources(BGPPeer.class)
+        .list()
+        .getItems()
+        .forEach(
+            p ->
+                client
+                    .resource(p)
+                    .edit(
+                        c -> {
+                          c.getMetadata().getFinalizers().clear();
+                          return c;
+                        }));
     client.resources(BGPPeer.class).delete();
-    client.resources(NodeBGP.class).list().getItems().forEach(n -> client.resource(n).edit(c -> {
-      c.getMetadata().getFinalizers().clear(); // the agent's
-      return c;
-    }));
+    client
+        .resources(NodeBGP.class)
+        .list()
+        .getItems()
+        .forEach(
+            n ->
+                client
+                    .resource(n)
+                    .edit(
+                        c -> {
+                          c.getMetadata().getFinalizers().clear(); // the agent's
+                          return c;
+                        }));
     client.resources(NodeBGP.class).delete();
     client.resources(AddressBlock.class).delete();
     client.resources(AddressPool.class).delete();
@@ -118,18 +138,44 @@ class CrossNodePodTest {
     return self.name() + "-" + other.asn() + "-" + other.address();
   }
 
-  /** What sart's controller would have made for {@code self}: NodeBGP, a BGPPeer to the other node, its block. */
+  /**
+   * What sart's controller would have made for {@code self}: NodeBGP, a BGPPeer to the other node,
+   * its block.
+   */
   private static void cluster(Member self, Member other, int index) {
-    client.resource(new NodeBGP(self.name(), new NodeBGPSpec(self.asn(), self.address(),
-        new SpeakerConfig("127.0.0.1:5000", 5L, false), null))).create();
-    BGPPeer peer = new BGPPeer(peerName(self, other), new BGPPeerSpec(other.asn(), other.address(), 9L, 3L, null,
-        self.name(), null, new SpeakerConfig("127.0.0.1:5000", null, null), null));
+    client
+        .resource(
+            new NodeBGP(
+                self.name(),
+                new NodeBGPSpec(
+                    self.asn(),
+                    self.address(),
+                    new SpeakerConfig("127.0.0.1:5000", 5L, false),
+                    null)))
+        .create();
+    BGPPeer peer =
+        new BGPPeer(
+            peerName(self, other),
+            new BGPPeerSpec(
+                other.asn(),
+                other.address(),
+                9L,
+                3L,
+                null,
+                self.name(),
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
     peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, self.name()));
     peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
     client.resource(peer).create();
-    AddressBlock b = new AddressBlock(POOL + "-" + index, new AddressBlockSpec(self.block(), AddressType.POD, POOL,
-        self.name(), null));
-    b.getMetadata().setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, self.name(), Sart.ADDRESS_POOL_LABEL, POOL));
+    AddressBlock b =
+        new AddressBlock(
+            POOL + "-" + index,
+            new AddressBlockSpec(self.block(), AddressType.POD, POOL, self.name(), null));
+    b.getMetadata()
+        .setLabels(
+            Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, self.name(), Sart.ADDRESS_POOL_LABEL, POOL));
     client.resource(b).create();
   }
 
@@ -142,27 +188,44 @@ class CrossNodePodTest {
     FibNode.start(node, FIB_CONFIG, "sartd-fib");
     NamespaceRelay relay = NamespaceRelay.into(node, 5000);
     closing.add(relay);
-    AgentConfig config = AgentConfig.of(node.dir().resolve("sart.sock"), Path.of("/var/run/netns", node.netns()),
-        self.address(), null, List.of(), null);
-    closing.add(CniAgent.start(config, new KubeIpam(new BlockSource(client, self.name(), Duration.ofSeconds(10)),
-        new PoolSelector(client))));
+    AgentConfig config =
+        AgentConfig.of(
+            node.dir().resolve("sart.sock"),
+            Path.of("/var/run/netns", node.netns()),
+            self.address(),
+            null,
+            List.of(),
+            null);
+    closing.add(
+        CniAgent.start(
+            config,
+            new KubeIpam(
+                new BlockSource(client, self.name(), Duration.ofSeconds(10)),
+                new PoolSelector(client))));
     return "127.0.0.1:" + relay.port();
   }
 
-  /** The BGP side of the node's agent: configures the speaker, its peer, and announces the block. */
+  /**
+   * The BGP side of the node's agent: configures the speaker, its peer, and announces the block.
+   */
   private void startBgpAgent(Member self, String speaker) {
     closing.add(new BgpAgent(client, self.name(), Duration.ofSeconds(30), speaker).start());
   }
 
   @Test
-  void aPodPingsAPodOnTheOtherNodeOnceTheBlocksAreAnnouncedAndNotAfterTheWithdrawal() throws Exception {
+  void aPodPingsAPodOnTheOtherNodeOnceTheBlocksAreAnnouncedAndNotAfterTheWithdrawal()
+      throws Exception {
     Topology t = testbed.topology();
     Node n1 = t.node("node1");
     Node n2 = t.node("node2");
     Node podA = t.node("poda");
     Node podB = t.node("podb");
     t.link(n1, n2).addresses(N1.address() + "/30", N2.address() + "/30");
-    client.resource(new AddressPool(POOL, new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true))).create();
+    client
+        .resource(
+            new AddressPool(
+                POOL, new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true)))
+        .create();
     cluster(N1, N2, 0);
     cluster(N2, N1, 1);
     String speaker1 = startNode(N1, n1);
@@ -170,8 +233,12 @@ class CrossNodePodTest {
 
     String a = add(n1, podA, "a1b2c3d4e5f6", "pod-a");
     String b = add(n2, podB, "f6e5d4c3b2a1", "pod-b");
-    assertTrue(a.startsWith("198.51.100.") && Integer.parseInt(a.substring(11)) < 16, a + " is not in " + N1.block());
-    assertTrue(b.startsWith("198.51.100.") && Integer.parseInt(b.substring(11)) >= 16, b + " is not in " + N2.block());
+    assertTrue(
+        a.startsWith("198.51.100.") && Integer.parseInt(a.substring(11)) < 16,
+        a + " is not in " + N1.block());
+    assertTrue(
+        b.startsWith("198.51.100.") && Integer.parseInt(b.substring(11)) >= 16,
+        b + " is not in " + N2.block());
     // the speakers are not configured yet (AS 0, no peer): nothing is announced
     assertEquals("", learned(n1), "no route to node2's pods yet");
     assertFalse(ping(podA, b), "pod A reached pod B before any route was announced");
@@ -179,37 +246,78 @@ class CrossNodePodTest {
     // the BGP side of the agents: speakers configured, nodes peered, each block announced
     startBgpAgent(N1, speaker1);
     startBgpAgent(N2, speaker2);
-    await("node1 learned node2's block").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+    await("node1 learned node2's block")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> learned(n1).equals(N2.block() + " via " + N2.address()));
-    await("node2 learned node1's block").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+    await("node2 learned node1's block")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> learned(n2).equals(N1.block() + " via " + N1.address()));
-    await("pod A pings pod B").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofSeconds(1))
+    await("pod A pings pod B")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofSeconds(1))
         .until(() -> ping(podA, b));
     assertTrue(ping(podB, a), "pod B pings pod A");
-    await().atMost(Duration.ofSeconds(30)).until(() -> status(N2).get(peerName(N2, N1)) == AdvertiseStatus.Advertised);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> status(N2).get(peerName(N2, N1)) == AdvertiseStatus.Advertised);
 
     // the controller withdraws node2's block from its peer: node1 loses the route, the ping fails
-    client.resources(BGPAdvertisement.class).inNamespace("kube-system").withName(POOL + "-1").editStatus(x -> {
-      x.setStatus(new BGPAdvertisementStatus(Map.of(peerName(N2, N1), AdvertiseStatus.Withdraw)));
-      return x;
-    });
-    await("node1 forgot node2's block").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("kube-system")
+        .withName(POOL + "-1")
+        .editStatus(
+            x -> {
+              x.setStatus(
+                  new BGPAdvertisementStatus(Map.of(peerName(N2, N1), AdvertiseStatus.Withdraw)));
+              return x;
+            });
+    await("node1 forgot node2's block")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> learned(n1).isEmpty());
-    assertTrue(podB.exec("ip", "-4", "-o", "addr", "show", "dev", "eth0").contains(b + "/32"), "pod B keeps its address");
+    assertTrue(
+        podB.exec("ip", "-4", "-o", "addr", "show", "dev", "eth0").contains(b + "/32"),
+        "pod B keeps its address");
     assertFalse(ping(podA, b), "pod A still reached pod B after the withdrawal");
     assertEquals(N1.block() + " via " + N1.address(), learned(n2), "node2 keeps node1's block");
   }
 
   /** ADD through the plugin; the pod's IPv4 address from the result. */
-  private static String add(Node node, Node pod, String containerId, String podName) throws Exception {
-    client.resource(new PodBuilder().withNewMetadata().withNamespace("default").withName(podName).endMetadata()
-        .build()).create();
-    String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"type\":\"sart-cni\",\"endpoint\":\""
-        + node.dir().resolve("sart.sock") + "\",\"timeout\":60}";
-    Map<String, String> env = Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", containerId,
-        "CNI_NETNS", "/var/run/netns/" + pod.netns(), "CNI_IFNAME", "eth0", "CNI_PATH", "/opt/cni/bin",
-        "CNI_ARGS", "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=" + podName
-            + ";K8S_POD_INFRA_CONTAINER_ID=" + containerId);
+  private static String add(Node node, Node pod, String containerId, String podName)
+      throws Exception {
+    client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace("default")
+                .withName(podName)
+                .endMetadata()
+                .build())
+        .create();
+    String conf =
+        "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"type\":\"sart-cni\",\"endpoint\":\""
+            + node.dir().resolve("sart.sock")
+            + "\",\"timeout\":60}";
+    Map<String, String> env =
+        Map.of(
+            "CNI_COMMAND",
+            "ADD",
+            "CNI_CONTAINERID",
+            containerId,
+            "CNI_NETNS",
+            "/var/run/netns/" + pod.netns(),
+            "CNI_IFNAME",
+            "eth0",
+            "CNI_PATH",
+            "/opt/cni/bin",
+            "CNI_ARGS",
+            "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME="
+                + podName
+                + ";K8S_POD_INFRA_CONTAINER_ID="
+                + containerId);
     String out = plugin(env, conf);
     JsonNode result = new ObjectMapper().readTree(out);
     List<String> ips = result.path("ips").findValuesAsText("address");
@@ -219,11 +327,18 @@ class CrossNodePodTest {
 
   /**
    * The plugin's main ({@code dev.sart.cni.SartCni}, what sart-cni's launcher runs) executed as a
-   * runtime executes a plugin: only the CNI_* environment, the netconf on stdin, the result on stdout.
+   * runtime executes a plugin: only the CNI_* environment, the netconf on stdin, the result on
+   * stdout.
    */
   private static String plugin(Map<String, String> env, String stdin) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(JAVA, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-        System.getProperty("java.class.path"), "dev.sart.cni.SartCni");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            JAVA,
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.sart.cni.SartCni");
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     pb.environment().putAll(env);
@@ -241,10 +356,23 @@ class CrossNodePodTest {
     return out;
   }
 
-  /** The BGP routes (protocol 186) in the node's main table, as {@code ip} prints them: "dst via gw", one a line. */
+  /**
+   * The BGP routes (protocol 186) in the node's main table, as {@code ip} prints them: "dst via
+   * gw", one a line.
+   */
   private static String learned(Node node) throws IOException {
-    String text = node.exec("ip", "-4", "-j", "route", "show", "table", "main", "proto",
-        Integer.toString(BGP_PROTOCOL)).strip();
+    String text =
+        node.exec(
+                "ip",
+                "-4",
+                "-j",
+                "route",
+                "show",
+                "table",
+                "main",
+                "proto",
+                Integer.toString(BGP_PROTOCOL))
+            .strip();
     List<String> out = new ArrayList<>();
     for (JsonNode r : new ObjectMapper().readTree(text.isEmpty() ? "[]" : text)) {
       out.add(r.get("dst").asText() + " via " + r.path("gateway").asText());
@@ -252,15 +380,23 @@ class CrossNodePodTest {
     return String.join("\n", out);
   }
 
-  /** One echo answered out of three (a lost first packet while the neighbour is resolved is normal). */
+  /**
+   * One echo answered out of three (a lost first packet while the neighbour is resolved is normal).
+   */
   private static boolean ping(Node from, String to) {
     Shell.Result r = from.tryExec("ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", to);
     return r.ok();
   }
 
   private static Map<String, AdvertiseStatus> status(Member m) {
-    BGPAdvertisement a = client.resources(BGPAdvertisement.class).inNamespace("kube-system")
-        .withName(POOL + "-" + (m == N1 ? 0 : 1)).get();
-    return a == null || a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
+    BGPAdvertisement a =
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .withName(POOL + "-" + (m == N1 ? 0 : 1))
+            .get();
+    return a == null || a.getStatus() == null || a.getStatus().peers() == null
+        ? Map.of()
+        : a.getStatus().peers();
   }
 }

@@ -74,18 +74,32 @@ class FibInstallTest {
   }
 
   private Frr frr(Node node, String v4, String v6, String routerId, List<String> prefixes) {
-    RouterConfig c = RouterConfig.of(65000, routerId).neighbor(Neighbor.of("192.0.2.1", 65001))
-        .neighbor(Neighbor.of("2001:db8::1", 65001)).originate(prefixes.toArray(String[]::new));
+    RouterConfig c =
+        RouterConfig.of(65000, routerId)
+            .neighbor(Neighbor.of("192.0.2.1", 65001))
+            .neighbor(Neighbor.of("2001:db8::1", 65001))
+            .originate(prefixes.toArray(String[]::new));
     Frr f = Frr.withoutZebra(node, c);
     f.start();
     return f;
   }
 
-  /** FRR stops announcing everything to sart (an outbound deny-all route-map): withdrawals on the wire. */
+  /**
+   * FRR stops announcing everything to sart (an outbound deny-all route-map): withdrawals on the
+   * wire.
+   */
   private static void withdrawAll(Frr f) {
-    f.vtysh("configure terminal", "route-map DENY-ALL deny 10", "exit", "router bgp 65000",
-        "address-family ipv4 unicast", "neighbor 192.0.2.1 route-map DENY-ALL out", "exit-address-family",
-        "address-family ipv6 unicast", "neighbor 2001:db8::1 route-map DENY-ALL out", "exit-address-family");
+    f.vtysh(
+        "configure terminal",
+        "route-map DENY-ALL deny 10",
+        "exit",
+        "router bgp 65000",
+        "address-family ipv4 unicast",
+        "neighbor 192.0.2.1 route-map DENY-ALL out",
+        "exit-address-family",
+        "address-family ipv6 unicast",
+        "neighbor 2001:db8::1 route-map DENY-ALL out",
+        "exit-address-family");
     f.vtysh("clear bgp ipv4 unicast 192.0.2.1 soft out");
     f.vtysh("clear bgp ipv6 unicast 2001:db8::1 soft out");
   }
@@ -93,9 +107,11 @@ class FibInstallTest {
   /** destination → sorted gateways, of our protocol in TABLE, as this library's dump shows it. */
   private static Map<String, String> dump(Node node) {
     Map<String, String> out = new TreeMap<>();
-    try (Netns ns = Netns.named(node.netns()); Netlink nl = Netlink.open(ns)) {
+    try (Netns ns = Netns.named(node.netns());
+        Netlink nl = Netlink.open(ns)) {
       for (Family f : Family.values()) {
-        for (Route r : nl.routes().list(RouteFilter.ALL.family(f).table(TABLE).protocol(PROTOCOL))) {
+        for (Route r :
+            nl.routes().list(RouteFilter.ALL.family(f).table(TABLE).protocol(PROTOCOL))) {
           TreeSet<String> gws = new TreeSet<>();
           r.nextHops().stream().map(NextHop::gateway).forEach(g -> gws.add(Ip.format(g)));
           out.put(r.destination().toString(), "m" + r.metric() + " " + String.join(",", gws));
@@ -111,8 +127,19 @@ class FibInstallTest {
     for (String fam : List.of("-4", "-6")) {
       JsonNode routes;
       try {
-        String text = node.exec("ip", "-N", fam, "-j", "route", "show", "table", Integer.toString(TABLE), "proto",
-            Integer.toString(PROTOCOL)).strip();
+        String text =
+            node.exec(
+                    "ip",
+                    "-N",
+                    fam,
+                    "-j",
+                    "route",
+                    "show",
+                    "table",
+                    Integer.toString(TABLE),
+                    "proto",
+                    Integer.toString(PROTOCOL))
+                .strip();
         routes = new ObjectMapper().readTree(text.isEmpty() ? "[]" : text);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -133,7 +160,8 @@ class FibInstallTest {
     return out;
   }
 
-  private static Map<String, String> expect(List<String> prefixes, String v4Gateways, String v6Gateways) {
+  private static Map<String, String> expect(
+      List<String> prefixes, String v4Gateways, String v6Gateways) {
     Map<String, String> out = new TreeMap<>();
     // eBGP: distance 20 is the metric
     prefixes.forEach(p -> out.put(p, "m20 " + (p.contains(":") ? v6Gateways : v4Gateways)));
@@ -141,8 +169,11 @@ class FibInstallTest {
   }
 
   private static void awaitTable(Node node, Map<String, String> expected) {
-    await().atMost(CONVERGE).pollInterval(Duration.ofSeconds(1))
-        .untilAsserted(() -> assertEquals("", diff(expected, dump(node)), "netlink dump of table " + TABLE));
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> assertEquals("", diff(expected, dump(node)), "netlink dump of table " + TABLE));
     assertEquals("", diff(expected, ip(node)), "ip -j route show table " + TABLE);
   }
 
@@ -159,7 +190,13 @@ class FibInstallTest {
         d.add(k + ": want " + expected.get(k) + ", have " + actual.get(k));
       }
     }
-    return "want " + expected.size() + " routes, have " + actual.size() + "; " + d.size() + " differ, e.g. "
+    return "want "
+        + expected.size()
+        + " routes, have "
+        + actual.size()
+        + "; "
+        + d.size()
+        + " differ, e.g. "
         + d.subList(0, Math.min(5, d.size()));
   }
 
@@ -176,7 +213,8 @@ class FibInstallTest {
         """;
   }
 
-  private static final String FIB_CONFIG = """
+  private static final String FIB_CONFIG =
+      """
       endpoint: 127.0.0.1:5001
       channels:
         - name: bgp-to-kernel
@@ -210,10 +248,16 @@ class FibInstallTest {
 
     // a second router announcing the same: ECMP, one multipath route per prefix
     Frr frr2 = frr(r2, "192.0.2.11", "2001:db8::11", "192.0.2.11", prefixes);
-    Map<String, String> ecmp = expect(prefixes, "192.0.2.10,192.0.2.11", "2001:db8::10,2001:db8::11");
+    Map<String, String> ecmp =
+        expect(prefixes, "192.0.2.10,192.0.2.11", "2001:db8::10,2001:db8::11");
     awaitTable(s, ecmp);
     String metrics = fib.metrics();
-    assertTrue(metrics.contains("sart_fib_routes_installed{channel=\"bgp-to-kernel\",table=\"120\"} " + (V4 + V6) + ".0"), metrics);
+    assertTrue(
+        metrics.contains(
+            "sart_fib_routes_installed{channel=\"bgp-to-kernel\",table=\"120\"} "
+                + (V4 + V6)
+                + ".0"),
+        metrics);
     JsonNode routes = sart.json("fib", "channel", "route", "bgp-to-kernel").get("routes");
     assertEquals(V4 + V6, routes.size(), "sart fib channel route");
     assertEquals(2, routes.get(0).get("nextHops").size());
@@ -222,7 +266,10 @@ class FibInstallTest {
     fib.kill();
     fib = FibNode.start(s, FIB_CONFIG, "sartd-fib-2");
     awaitTable(s, ecmp);
-    assertTrue(fib.metrics().contains("sart_fib_reconcile_runs_total{channel=\"bgp-to-kernel\",table=\"120\"} 1.0"));
+    assertTrue(
+        fib.metrics()
+            .contains(
+                "sart_fib_reconcile_runs_total{channel=\"bgp-to-kernel\",table=\"120\"} 1.0"));
 
     // the second router withdraws: the routes go back to one next hop
     withdrawAll(frr2);

@@ -19,7 +19,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-/** {@code sartd fib -f FILE} as its own process in a node, with /metrics and /readyz on 127.0.0.1:9101. */
+/**
+ * {@code sartd fib -f FILE} as its own process in a node, with /metrics and /readyz on
+ * 127.0.0.1:9101.
+ */
 final class FibNode {
   private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
   private static final String CLASSPATH = System.getProperty("java.class.path");
@@ -33,7 +36,10 @@ final class FibNode {
     this.process = process;
   }
 
-  /** Writes {@code config} to the node's directory and starts the daemon; returns once /readyz says so. */
+  /**
+   * Writes {@code config} to the node's directory and starts the daemon; returns once /readyz says
+   * so.
+   */
   static FibNode start(Node node, String config, String processName) {
     Path file = node.dir().resolve("fib.yaml");
     try {
@@ -41,11 +47,27 @@ final class FibNode {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    List<String> argv = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "dev.sart.sartd.Sartd", "fib", "-f", file.toString(),
-        "--metrics", METRICS, "-l", "debug"));
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                JAVA,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                CLASSPATH,
+                "dev.sart.sartd.Sartd",
+                "fib",
+                "-f",
+                file.toString(),
+                "--metrics",
+                METRICS,
+                "-l",
+                "debug"));
     FibNode f = new FibNode(node, node.spawn(processName, argv));
-    await("sartd fib ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+    await("sartd fib ready")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
         .failFast("sartd fib exited:\n" + f.process.tail(30), () -> !f.process.isAlive())
         .until(() -> f.tryHttp("/readyz") != null);
     return f;
@@ -60,17 +82,22 @@ final class FibNode {
     return m;
   }
 
-  /** GET http://METRICS/path from inside the node (the daemon listens on the node's loopback); null unless 200. */
+  /**
+   * GET http://METRICS/path from inside the node (the daemon listens on the node's loopback); null
+   * unless 200.
+   */
   String tryHttp(String path) {
     ExecutorService ex = Executors.newSingleThreadExecutor(NamespaceThreads.factory(node, "http"));
     try {
-      return ex.submit(() -> {
-        try (InputStream in = URI.create("http://" + METRICS + path).toURL().openStream()) {
-          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-          return null;
-        }
-      }).get();
+      return ex.submit(
+              () -> {
+                try (InputStream in = URI.create("http://" + METRICS + path).toURL().openStream()) {
+                  return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                  return null;
+                }
+              })
+          .get();
     } catch (InterruptedException | ExecutionException e) {
       throw new IllegalStateException(e);
     } finally {

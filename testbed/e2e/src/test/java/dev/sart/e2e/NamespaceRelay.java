@@ -14,10 +14,10 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * A TCP relay between loopback in the test's namespace and loopback in a node's namespace, so that
- * a client on one side reaches an API that listens on the other side's loopback: {@link #into}
- * (the agent in the test JVM to sartd's API in the node) and {@link #outOf} (a process in the node
- * to the mock API server in the test JVM). A socket lives in the namespace of the thread that made
- * it; when the far end is down the accepted connection is closed at once.
+ * a client on one side reaches an API that listens on the other side's loopback: {@link #into} (the
+ * agent in the test JVM to sartd's API in the node) and {@link #outOf} (a process in the node to
+ * the mock API server in the test JVM). A socket lives in the namespace of the thread that made it;
+ * when the far end is down the accepted connection is closed at once.
  */
 final class NamespaceRelay implements AutoCloseable {
   private final ServerSocket server;
@@ -34,28 +34,38 @@ final class NamespaceRelay implements AutoCloseable {
   /** Listens on the test's loopback; dials {@code 127.0.0.1:port} inside the node. */
   static NamespaceRelay into(Node node, int port) throws IOException {
     ThreadFactory inNode = NamespaceThreads.factory(node, "relay-in");
-    return new NamespaceRelay(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
-        r -> inNode.newThread(r).start(), port);
+    return new NamespaceRelay(
+        new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
+        r -> inNode.newThread(r).start(),
+        port);
   }
 
   /**
    * Listens on the node's loopback; dials {@code 127.0.0.1:port} in the test's namespace, from
-   * threads started here (a thread inherits the namespace of the thread that creates it, so none may
-   * be created lazily from a namespace thread).
+   * threads started here (a thread inherits the namespace of the thread that creates it, so none
+   * may be created lazily from a namespace thread).
    */
   static NamespaceRelay outOf(Node node, int port) {
-    java.util.concurrent.ThreadPoolExecutor hostThreads = new java.util.concurrent.ThreadPoolExecutor(16, 16, 0,
-        java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
-        Thread.ofPlatform().daemon().name("relay-out-", 0).factory());
+    java.util.concurrent.ThreadPoolExecutor hostThreads =
+        new java.util.concurrent.ThreadPoolExecutor(
+            16,
+            16,
+            0,
+            java.util.concurrent.TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(),
+            Thread.ofPlatform().daemon().name("relay-out-", 0).factory());
     hostThreads.prestartAllCoreThreads();
     CompletableFuture<ServerSocket> listening = new CompletableFuture<>();
-    NamespaceThreads.factory(node, "relay-listen").newThread(() -> {
-      try {
-        listening.complete(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
-      } catch (IOException e) {
-        listening.completeExceptionally(e);
-      }
-    }).start();
+    NamespaceThreads.factory(node, "relay-listen")
+        .newThread(
+            () -> {
+              try {
+                listening.complete(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
+              } catch (IOException e) {
+                listening.completeExceptionally(e);
+              }
+            })
+        .start();
     return new NamespaceRelay(listening.join(), hostThreads, port);
   }
 
@@ -75,7 +85,8 @@ final class NamespaceRelay implements AutoCloseable {
   }
 
   private void dial(Socket near) {
-    try (near; Socket far = new Socket(InetAddress.getLoopbackAddress(), target)) {
+    try (near;
+        Socket far = new Socket(InetAddress.getLoopbackAddress(), target)) {
       // a platform thread: it stays in the namespace of the thread that made it, like its sockets
       Thread back = Thread.ofPlatform().daemon().start(() -> pipe(far, near));
       pipe(near, far);
@@ -86,7 +97,8 @@ final class NamespaceRelay implements AutoCloseable {
   }
 
   private static void pipe(Socket from, Socket to) {
-    try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+    try (InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream()) {
       in.transferTo(out);
     } catch (IOException e) {
       // one side closed

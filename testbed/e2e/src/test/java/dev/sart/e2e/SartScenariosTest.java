@@ -24,10 +24,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Addresses are documentation ranges instead of sart's 169.254/10.0 ones.
  */
 class SartScenariosTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
 
-  /** sartd (AS {@code sartAs}) and one daemon (AS {@code peerAs}) on a veth; sart configured by the CLI. */
+  /**
+   * sartd (AS {@code sartAs}) and one daemon (AS {@code peerAs}) on a veth; sart configured by the
+   * CLI.
+   */
   private SartdNode pairConfiguredByCli(RouterKind kind, long sartAs, long peerAs) {
     Topology t = testbed.topology();
     Node s = t.node("sart");
@@ -40,8 +42,10 @@ class SartScenariosTest {
     JsonNode after = sart.json("bgp", "global", "get");
     assertEquals(sartAs, after.get("asn").asLong());
     assertEquals("192.0.2.2", after.get("routerId").asText());
-    kind.create(p, RouterConfig.of(peerAs, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", sartAs))).start();
-    sart.cli("bgp", "neighbor", "add", "192.0.2.1", Long.toString(peerAs), "--connect-retry-time", "1");
+    kind.create(p, RouterConfig.of(peerAs, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", sartAs)))
+        .start();
+    sart.cli(
+        "bgp", "neighbor", "add", "192.0.2.1", Long.toString(peerAs), "--connect-retry-time", "1");
     return sart;
   }
 
@@ -75,12 +79,26 @@ class SartScenariosTest {
     t.attach(g0, lan).a().address("eth1", "192.0.2.10/24");
     t.attach(g1, lan).a().address("eth1", "192.0.2.11/24");
     SartdNode sart = SartdNode.start(s, "--as", Long.toString(sartAs), "--router-id", "192.0.2.1");
-    Router r0 = RouterKind.GOBGP.create(g0, RouterConfig.of(as0, "192.0.2.10")
-        .neighbor(Neighbor.of("192.0.2.1", sartAs)).neighbor(Neighbor.of("192.0.2.11", as1))).start();
-    Router r1 = RouterKind.GOBGP.create(g1, RouterConfig.of(as1, "192.0.2.11")
-        .neighbor(Neighbor.of("192.0.2.1", sartAs)).neighbor(Neighbor.of("192.0.2.10", as0))).start();
-    sart.cli("bgp", "neighbor", "add", "192.0.2.10", Long.toString(as0), "--connect-retry-time", "1");
-    sart.cli("bgp", "neighbor", "add", "192.0.2.11", Long.toString(as1), "--connect-retry-time", "1");
+    Router r0 =
+        RouterKind.GOBGP
+            .create(
+                g0,
+                RouterConfig.of(as0, "192.0.2.10")
+                    .neighbor(Neighbor.of("192.0.2.1", sartAs))
+                    .neighbor(Neighbor.of("192.0.2.11", as1)))
+            .start();
+    Router r1 =
+        RouterKind.GOBGP
+            .create(
+                g1,
+                RouterConfig.of(as1, "192.0.2.11")
+                    .neighbor(Neighbor.of("192.0.2.1", sartAs))
+                    .neighbor(Neighbor.of("192.0.2.10", as0)))
+            .start();
+    sart.cli(
+        "bgp", "neighbor", "add", "192.0.2.10", Long.toString(as0), "--connect-retry-time", "1");
+    sart.cli(
+        "bgp", "neighbor", "add", "192.0.2.11", Long.toString(as1), "--connect-retry-time", "1");
     sart.awaitEstablished("192.0.2.10");
     sart.awaitEstablished("192.0.2.11");
     r0.awaitEstablished("192.0.2.11");
@@ -91,22 +109,32 @@ class SartScenariosTest {
   void circle() {
     Circle c = circle(65001, 65000, 65002);
     c.sart().cli("bgp", "global", "rib", "add", "203.0.113.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24"))
-        .size() == 2);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size() == 2);
     List<Route> at0 = c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24"));
     assertTrue(at0.stream().anyMatch(r -> r.asPath().equals(List.of(65001L))), at0::toString);
-    assertTrue(at0.stream().anyMatch(r -> r.asPath().equals(List.of(65002L, 65001L))), at0::toString);
+    assertTrue(
+        at0.stream().anyMatch(r -> r.asPath().equals(List.of(65002L, 65001L))), at0::toString);
 
     c.gobgp0().announce("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 2);
-    JsonNode best = c.sart().paths("ipv4", "198.51.100.0/24").stream().filter(p -> p.get("best").asBoolean())
-        .findFirst().orElseThrow();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 2);
+    JsonNode best =
+        c.sart().paths("ipv4", "198.51.100.0/24").stream()
+            .filter(p -> p.get("best").asBoolean())
+            .findFirst()
+            .orElseThrow();
     assertEquals("192.0.2.10", best.get("nextHops").get(0).asText(), "the shorter AS path wins");
 
     c.sart().cli("bgp", "global", "rib", "del", "203.0.113.0/24");
     c.gobgp0().awaitNoRoute("203.0.113.0/24");
     c.gobgp0().withdraw("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.sart().paths("ipv4", "198.51.100.0/24").isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> c.sart().paths("ipv4", "198.51.100.0/24").isEmpty());
   }
 
   @Test
@@ -115,15 +143,24 @@ class SartScenariosTest {
     c.sart().cli("bgp", "global", "rib", "add", "203.0.113.0/24");
     c.gobgp0().awaitRoute("203.0.113.0/24");
     // gobgp1 does not reflect what it learned over iBGP: gobgp0 holds exactly one path
-    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
-        .until(() -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size() == 1);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size() == 1);
     c.gobgp0().announce("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 1);
-    assertEquals("192.0.2.10", c.sart().paths("ipv4", "198.51.100.0/24").getFirst().get("nextHops").get(0).asText());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 1);
+    assertEquals(
+        "192.0.2.10",
+        c.sart().paths("ipv4", "198.51.100.0/24").getFirst().get("nextHops").get(0).asText());
     c.sart().cli("bgp", "global", "rib", "del", "203.0.113.0/24");
     c.gobgp0().awaitNoRoute("203.0.113.0/24");
     c.gobgp0().withdraw("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.sart().paths("ipv4", "198.51.100.0/24").isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> c.sart().paths("ipv4", "198.51.100.0/24").isEmpty());
   }
 
   @Test
@@ -133,12 +170,19 @@ class SartScenariosTest {
     assertTrue(c.sart().json("bgp", "global", "get").get("multiPath").asBoolean());
     c.gobgp0().announce("198.51.100.0/24");
     c.gobgp1().announce("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      List<JsonNode> ps = c.sart().paths("ipv4", "198.51.100.0/24");
-      return ps.size() == 2 && ps.stream().allMatch(p -> p.get("best").asBoolean());
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              List<JsonNode> ps = c.sart().paths("ipv4", "198.51.100.0/24");
+              return ps.size() == 2 && ps.stream().allMatch(p -> p.get("best").asBoolean());
+            });
     c.gobgp0().withdraw("198.51.100.0/24");
-    await().atMost(Duration.ofSeconds(30)).until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 1);
-    assertEquals("192.0.2.11", c.sart().paths("ipv4", "198.51.100.0/24").getFirst().get("peerAddr").asText());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> c.sart().paths("ipv4", "198.51.100.0/24").size() == 1);
+    assertEquals(
+        "192.0.2.11",
+        c.sart().paths("ipv4", "198.51.100.0/24").getFirst().get("peerAddr").asText());
   }
 }

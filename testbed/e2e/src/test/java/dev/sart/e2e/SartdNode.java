@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code sartd bgp} running as its own process in a node, driven with the {@code sart} CLI inside the node. */
+/**
+ * {@code sartd bgp} running as its own process in a node, driven with the {@code sart} CLI inside
+ * the node.
+ */
 final class SartdNode {
   private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
   private static final String CLASSPATH = System.getProperty("java.class.path");
@@ -30,19 +33,37 @@ final class SartdNode {
 
   /** The same under another process name (a restart: each run keeps its own log). */
   static SartdNode startAs(Node node, String processName, String... args) {
-    List<String> argv = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH, "dev.sart.sartd.Sartd", "bgp"));
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                JAVA,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                CLASSPATH,
+                "dev.sart.sartd.Sartd",
+                "bgp"));
     argv.addAll(List.of(args));
     SartdNode s = new SartdNode(node, node.spawn(processName, argv));
-    await("sartd API up").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+    await("sartd API up")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
         .failFast("sartd exited:\n" + s.process.tail(30), () -> !s.process.isAlive())
         .until(() -> s.tryCli("bgp", "global", "health").ok());
     return s;
   }
 
   Shell.Result tryCli(String... args) {
-    List<String> argv = new ArrayList<>(List.of(JAVA, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH,
-        "dev.sart.cli.Sart"));
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                JAVA,
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                CLASSPATH,
+                "dev.sart.cli.Sart"));
     argv.addAll(List.of(args));
     return node.tryExec(argv.toArray(String[]::new));
   }
@@ -51,7 +72,8 @@ final class SartdNode {
   String cli(String... args) {
     Shell.Result r = tryCli(args);
     if (!r.ok()) {
-      throw new AssertionError("sart " + String.join(" ", args) + " exited " + r.exitCode() + ": " + r.stderr());
+      throw new AssertionError(
+          "sart " + String.join(" ", args) + " exited " + r.exitCode() + ": " + r.stderr());
     }
     return r.stdout();
   }
@@ -71,18 +93,25 @@ final class SartdNode {
   }
 
   void awaitEstablished(String neighbor) {
-    await("sart: " + neighbor + " Established").atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(500))
+    await("sart: " + neighbor + " Established")
+        .atMost(Duration.ofSeconds(40))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> "Established".equals(state(neighbor)));
   }
 
-  /** The paths of the Loc-RIB for a prefix, as {@code sart bgp global rib get -o json} prints them. */
+  /**
+   * The paths of the Loc-RIB for a prefix, as {@code sart bgp global rib get -o json} prints them.
+   */
   List<JsonNode> paths(String afi, String prefix) {
     List<JsonNode> out = new ArrayList<>();
-    json("bgp", "global", "rib", "-a", afi, "get").get("paths").forEach(p -> {
-      if (p.get("nlri").asText().equals(prefix)) {
-        out.add(p);
-      }
-    });
+    json("bgp", "global", "rib", "-a", afi, "get")
+        .get("paths")
+        .forEach(
+            p -> {
+              if (p.get("nlri").asText().equals(prefix)) {
+                out.add(p);
+              }
+            });
     return out;
   }
 }

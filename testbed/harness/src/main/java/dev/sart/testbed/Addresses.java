@@ -11,7 +11,8 @@ public final class Addresses {
   /** Parses an IPv4 or IPv6 literal; never resolves names. */
   public static InetAddress parse(String literal) {
     String s = literal.strip();
-    if (s.isEmpty() || !(s.indexOf(':') >= 0 || s.chars().allMatch(c -> c == '.' || Character.isDigit(c)))) {
+    if (s.isEmpty()
+        || !(s.indexOf(':') >= 0 || s.chars().allMatch(c -> c == '.' || Character.isDigit(c)))) {
       throw new IllegalArgumentException("not an IP address literal: '" + literal + "'");
     }
     try {

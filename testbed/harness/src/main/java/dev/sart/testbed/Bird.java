@@ -12,15 +12,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * BIRD 2 ({@code bird -f}), queried with {@code birdc}. One {@code protocol bgp} per neighbour named
- * {@code n<index>}, one table per family, prefixes originated from a static protocol as blackholes
- * (re-configured with {@code birdc configure} when announcing at run time). No kernel protocol: the
- * routes stay in BIRD.
+ * BIRD 2 ({@code bird -f}), queried with {@code birdc}. One {@code protocol bgp} per neighbour
+ * named {@code n<index>}, one table per family, prefixes originated from a static protocol as
+ * blackholes (re-configured with {@code birdc configure} when announcing at run time). No kernel
+ * protocol: the routes stay in BIRD.
  */
 public final class Bird extends Router {
   private static final Pattern BGP_STATE = Pattern.compile("BGP state:\\s+(\\S+)");
-  private static final Pattern ROUTE_HEAD = Pattern.compile(
-      "^(\\S+)?\\s+(unicast|blackhole|unreachable|prohibited)\\s+\\[(\\S+)(?: [^\\]]*)?\\]\\s+(\\*)?.*$");
+  private static final Pattern ROUTE_HEAD =
+      Pattern.compile(
+          "^(\\S+)?\\s+(unicast|blackhole|unreachable|prohibited)\\s+\\[(\\S+)(?: [^\\]]*)?\\]\\s+(\\*)?.*$");
   private static final Pattern VIA = Pattern.compile("^\\s+via (\\S+)");
   private static final Pattern ATTR = Pattern.compile("^\\s+(BGP\\.[a-z_]+|Type): (.*)$");
   private static final Pattern PAIR = Pattern.compile("\\((\\d+),\\s*(\\d+)(?:,\\s*(\\d+))?\\)");
@@ -49,8 +50,17 @@ public final class Bird extends Router {
   @Override
   protected void launch() throws IOException {
     writeFile("bird.conf", configText());
-    spawn("bird", List.of("bird", "-f", "-c", node.dir().resolve("bird.conf").toString(), "-s", socket(),
-        "-P", node.dir().resolve("bird.pid").toString()));
+    spawn(
+        "bird",
+        List.of(
+            "bird",
+            "-f",
+            "-c",
+            node.dir().resolve("bird.conf").toString(),
+            "-s",
+            socket(),
+            "-P",
+            node.dir().resolve("bird.pid").toString()));
   }
 
   @Override
@@ -69,10 +79,14 @@ public final class Bird extends Router {
     c.append("log stderr all;\n");
     c.append("protocol device { scan time 10; }\n");
     c.append("protocol static static4 {\n  ipv4;\n");
-    originated.stream().filter(IpPrefix::isIpv4).forEach(p -> c.append("  route ").append(p).append(" blackhole;\n"));
+    originated.stream()
+        .filter(IpPrefix::isIpv4)
+        .forEach(p -> c.append("  route ").append(p).append(" blackhole;\n"));
     c.append("}\n");
     c.append("protocol static static6 {\n  ipv6;\n");
-    originated.stream().filter(p -> !p.isIpv4()).forEach(p -> c.append("  route ").append(p).append(" blackhole;\n"));
+    originated.stream()
+        .filter(p -> !p.isIpv4())
+        .forEach(p -> c.append("  route ").append(p).append(" blackhole;\n"));
     c.append("}\n");
     List<Neighbor> ns = config.neighbors();
     for (int i = 0; i < ns.size(); i++) {
@@ -80,11 +94,17 @@ public final class Bird extends Router {
       c.append("protocol bgp n").append(i).append(" {\n");
       c.append("  local as ").append(config.asn()).append(";\n");
       if (!n.as4() && n.asn() > 0xffff) {
-        // with "enable as4 off" BIRD refuses a 4-octet neighbour AS ("AS4 not available"), yet checks
-        // the AS in the neighbour's 4-octet AS capability (so AS_TRANS, 23456, fails): any external AS
+        // with "enable as4 off" BIRD refuses a 4-octet neighbour AS ("AS4 not available"), yet
+        // checks
+        // the AS in the neighbour's 4-octet AS capability (so AS_TRANS, 23456, fails): any external
+        // AS
         c.append("  neighbor ").append(n.addressText()).append(" external;\n");
       } else {
-        c.append("  neighbor ").append(n.addressText()).append(" as ").append(n.asn()).append(";\n");
+        c.append("  neighbor ")
+            .append(n.addressText())
+            .append(" as ")
+            .append(n.asn())
+            .append(";\n");
       }
       c.append("  connect delay time 1;\n  connect retry time 1;\n  error wait time 1, 5;\n");
       if (n.passive()) {
@@ -102,7 +122,8 @@ public final class Bird extends Router {
       if (n.ttlSecurityHops() > 0) {
         // BIRD derives the lowest TTL it accepts (256 - hops) from the multihop setting
         c.append("  ttl security on;\n");
-        c.append(n.ttlSecurityHops() > 1 ? "  multihop " + n.ttlSecurityHops() + ";\n" : "  direct;\n");
+        c.append(
+            n.ttlSecurityHops() > 1 ? "  multihop " + n.ttlSecurityHops() + ";\n" : "  direct;\n");
       }
       for (Family f : n.families()) {
         c.append("  ").append(f.isIpv4() ? "ipv4" : "ipv6").append(" { import all; export all;");
@@ -129,7 +150,8 @@ public final class Bird extends Router {
 
   @Override
   public List<Route> routes(Family family) {
-    return parseRoutes(birdc("show route all table " + (family.isIpv4() ? "master4" : "master6")),
+    return parseRoutes(
+        birdc("show route all table " + (family.isIpv4() ? "master4" : "master6")),
         protocolNeighbors());
   }
 
@@ -141,7 +163,10 @@ public final class Bird extends Router {
     return m;
   }
 
-  /** Parses {@code show route all}: only routes whose Type is BGP (not the static ones we originate). */
+  /**
+   * Parses {@code show route all}: only routes whose Type is BGP (not the static ones we
+   * originate).
+   */
   static List<Route> parseRoutes(String out, Map<String, InetAddress> protocols) {
     List<Route> routes = new ArrayList<>();
     RouteBuilder current = null;
@@ -155,7 +180,9 @@ public final class Bird extends Router {
         if (head.group(1) != null) {
           prefix = head.group(1);
         }
-        current = new RouteBuilder(IpPrefix.parse(prefix), protocols.get(head.group(3)), head.group(4) != null);
+        current =
+            new RouteBuilder(
+                IpPrefix.parse(prefix), protocols.get(head.group(3)), head.group(4) != null);
         continue;
       }
       if (current == null) {
@@ -190,10 +217,11 @@ public final class Bird extends Router {
           case "BGP.community", "BGP.large_community" -> {
             Matcher pm = PAIR.matcher(v);
             while (pm.find()) {
-              current.communities.add(pm.group(1) + ":" + pm.group(2) + (pm.group(3) != null ? ":" + pm.group(3) : ""));
+              current.communities.add(
+                  pm.group(1) + ":" + pm.group(2) + (pm.group(3) != null ? ":" + pm.group(3) : ""));
             }
           }
-          default -> { }
+          default -> {}
         }
       }
     }
@@ -223,8 +251,16 @@ public final class Bird extends Router {
 
     void addTo(List<Route> routes) {
       if (bgp) {
-        routes.add(new Route(prefix, bgpNextHops.isEmpty() ? nextHops : bgpNextHops, asPath, communities, med,
-            localPref, from, best));
+        routes.add(
+            new Route(
+                prefix,
+                bgpNextHops.isEmpty() ? nextHops : bgpNextHops,
+                asPath,
+                communities,
+                med,
+                localPref,
+                from,
+                best));
       }
     }
   }

@@ -27,16 +27,28 @@ public final class Demo {
     try (Topology t = Topology.create("demo")) {
       Node tor = t.node("tor");
       Node node = t.node("node");
-      t.link(tor, node).addresses("192.0.2.1/24", "192.0.2.2/24").addresses("2001:db8::1/64", "2001:db8::2/64");
-      say("topology %s: %s (ToR: FRR, AS 65000, 192.0.2.1) <-> %s (node: sartd, AS 65001, 192.0.2.2)",
+      t.link(tor, node)
+          .addresses("192.0.2.1/24", "192.0.2.2/24")
+          .addresses("2001:db8::1/64", "2001:db8::2/64");
+      say(
+          "topology %s: %s (ToR: FRR, AS 65000, 192.0.2.1) <-> %s (node: sartd, AS 65001, 192.0.2.2)",
           t.id(), tor.netns(), node.netns());
 
-      Frr frr = (Frr) RouterKind.FRR.create(tor, RouterConfig.of(65000, "192.0.2.1")
-          .neighbor(Neighbor.of("192.0.2.2", 65001)).neighbor(Neighbor.of("2001:db8::2", 65001))
-          .originate("198.51.100.0/24")).start();
+      Frr frr =
+          (Frr)
+              RouterKind.FRR
+                  .create(
+                      tor,
+                      RouterConfig.of(65000, "192.0.2.1")
+                          .neighbor(Neighbor.of("192.0.2.2", 65001))
+                          .neighbor(Neighbor.of("2001:db8::2", 65001))
+                          .originate("198.51.100.0/24"))
+                  .start();
 
       Path config = node.dir().resolve("sartd.yaml");
-      Files.writeString(config, """
+      Files.writeString(
+          config,
+          """
           asn: 65001
           router_id: 192.0.2.2
           neighbors:
@@ -48,19 +60,27 @@ public final class Demo {
               asn: 65000
               address: "2001:db8::1"
               connect_retry_time: 1
-          """, StandardCharsets.UTF_8);
-      ManagedProcess sartd = node.spawn("sartd", List.of(bin.resolve("sartd").toString(), "bgp", "-f", config.toString()));
+          """,
+          StandardCharsets.UTF_8);
+      ManagedProcess sartd =
+          node.spawn(
+              "sartd", List.of(bin.resolve("sartd").toString(), "bgp", "-f", config.toString()));
       say("started sartd bgp (pid %d) in %s with %s", sartd.pid(), node.netns(), config);
       Path fibConfig = node.dir().resolve("fib.yaml");
-      Files.writeString(fibConfig, """
+      Files.writeString(
+          fibConfig,
+          """
           endpoint: 127.0.0.1:5001
           channels:
             - name: bgp-to-kernel
               subscribers: [{protocol: bgp, endpoint: "127.0.0.1:5000"}]
               publishers: [{protocol: kernel, tables: [120]}]
-          """, StandardCharsets.UTF_8);
-      ManagedProcess fib = node.spawn("sartd-fib", List.of(bin.resolve("sartd").toString(), "fib", "-f",
-          fibConfig.toString()));
+          """,
+          StandardCharsets.UTF_8);
+      ManagedProcess fib =
+          node.spawn(
+              "sartd-fib",
+              List.of(bin.resolve("sartd").toString(), "fib", "-f", fibConfig.toString()));
       say("started sartd fib (pid %d): the speaker's best paths go to kernel table 120", fib.pid());
 
       frr.awaitSessionState("192.0.2.2", SessionState.ESTABLISHED, Duration.ofSeconds(60));
@@ -68,14 +88,19 @@ public final class Demo {
       sart(node, bin, "bgp", "neighbor", "list");
 
       say("node announces service addresses with the sart CLI");
-      sart(node, bin, "bgp", "global", "rib", "add", "203.0.113.10/32", "-t", "community=65001:100");
+      sart(
+          node, bin, "bgp", "global", "rib", "add", "203.0.113.10/32", "-t", "community=65001:100");
       sart(node, bin, "bgp", "global", "rib", "-a", "ipv6", "add", "2001:db8:100::10/128");
       Route r = frr.awaitRoute("203.0.113.10/32");
       Route r6 = frr.awaitRoute("2001:db8:100::10/128");
-      say("FRR learned %s via %s, AS path %s, communities %s", r.prefix(), Addresses.format(r.nextHop()), r.asPath(),
-          r.communities());
-      say("FRR learned %s via %s, AS path %s", r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
-      say("FRR's own CLI (vtysh -c 'show bgp ipv4 unicast 203.0.113.10/32'):%n%s",
+      say(
+          "FRR learned %s via %s, AS path %s, communities %s",
+          r.prefix(), Addresses.format(r.nextHop()), r.asPath(), r.communities());
+      say(
+          "FRR learned %s via %s, AS path %s",
+          r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
+      say(
+          "FRR's own CLI (vtysh -c 'show bgp ipv4 unicast 203.0.113.10/32'):%n%s",
           frr.vtysh("show bgp ipv4 unicast 203.0.113.10/32"));
 
       say("sart's RIB holds FRR's route too (sart bgp global rib get):");
@@ -90,8 +115,10 @@ public final class Demo {
       say("node withdrew 203.0.113.10/32; FRR no longer has it");
 
       if (keep) {
-        say("--keep: try `ip netns exec %s %s bgp neighbor list` or `ip netns exec %s vtysh --vty_socket %s`;"
-            + " press Enter to clean up", node.netns(), bin.resolve("sart"), tor.netns(), tor.dir().resolve("frr"));
+        say(
+            "--keep: try `ip netns exec %s %s bgp neighbor list` or `ip netns exec %s vtysh --vty_socket %s`;"
+                + " press Enter to clean up",
+            node.netns(), bin.resolve("sart"), tor.netns(), tor.dir().resolve("frr"));
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
       }
     }
@@ -100,9 +127,11 @@ public final class Demo {
 
   private static void awaitKernelRoute(Node node, String prefix) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!node.exec("ip", "route", "show", "table", "120", prefix).contains(prefix.replace("/32", ""))) {
+    while (!node.exec("ip", "route", "show", "table", "120", prefix)
+        .contains(prefix.replace("/32", ""))) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(prefix + " never reached kernel table 120 of " + node.netns());
+        throw new IllegalStateException(
+            prefix + " never reached kernel table 120 of " + node.netns());
       }
       Thread.sleep(200);
     }

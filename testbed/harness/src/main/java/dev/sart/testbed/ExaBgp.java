@@ -27,8 +27,8 @@ import java.util.Set;
  * ExaBGP 4.2 in the foreground. ExaBGP has no RIB CLI, so the driver runs a small API helper
  * ({@code exabgp-api.py}, started by ExaBGP from a {@code process} block): commands written to the
  * FIFO {@code exabgp.cmd} reach ExaBGP's API, and every JSON event ExaBGP emits (neighbour state
- * changes, parsed received UPDATEs) and every acknowledgement ("done"/"error") lands in
- * {@code exabgp.events}. {@link #sessionState} and {@link #routes} replay that file.
+ * changes, parsed received UPDATEs) and every acknowledgement ("done"/"error") lands in {@code
+ * exabgp.events}. {@link #sessionState} and {@link #routes} replay that file.
  *
  * <p>Every neighbour also listens on port 179 of its local address (ExaBGP's reconnect back-off is
  * not configurable and grows to 60 s, so peers connecting in keep tests quick); prefixes given at
@@ -51,15 +51,17 @@ public final class ExaBgp extends Router {
   }
 
   /**
-   * Extra statements for one neighbour's block, e.g. {@code "capability { asn4 disable; }"};
-   * before {@link #start()}.
+   * Extra statements for one neighbour's block, e.g. {@code "capability { asn4 disable; }"}; before
+   * {@link #start()}.
    */
   public ExaBgp withNeighborOptions(String neighbor, String statements) {
     neighborOptions.put(config.neighbor(Addresses.parse(neighbor)).address(), statements);
     return this;
   }
 
-  /** Every JSON event ExaBGP emitted so far (one per line), e.g. to read an UPDATE's raw attributes. */
+  /**
+   * Every JSON event ExaBGP emitted so far (one per line), e.g. to read an UPDATE's raw attributes.
+   */
   public String events() {
     try {
       return Files.readString(file("exabgp.events"));
@@ -101,14 +103,17 @@ public final class ExaBgp extends Router {
       locals.put(n.address(), localAddress(n));
     }
     writeFile("exabgp.conf", configText(locals));
-    spawn("exabgp", List.of("exabgp", file("exabgp.conf").toString()), Map.of(
-        "exabgp.daemon.user", "root",
-        "exabgp.daemon.daemonize", "false",
-        "exabgp.daemon.pid", "",
-        "exabgp.log.destination", "stdout",
-        "exabgp.api.ack", "true",
-        "exabgp.api.cli", "false",
-        "exabgp.tcp.bind", ""));
+    spawn(
+        "exabgp",
+        List.of("exabgp", file("exabgp.conf").toString()),
+        Map.of(
+            "exabgp.daemon.user", "root",
+            "exabgp.daemon.daemonize", "false",
+            "exabgp.daemon.pid", "",
+            "exabgp.log.destination", "stdout",
+            "exabgp.api.ack", "true",
+            "exabgp.api.cli", "false",
+            "exabgp.tcp.bind", ""));
   }
 
   @Override
@@ -126,13 +131,19 @@ public final class ExaBgp extends Router {
         for (JsonNode a : link.path("addr_info")) {
           InetAddress local = Addresses.parse(a.path("local").asText());
           int len = a.path("prefixlen").asInt();
-          if (local.getClass() == n.address().getClass() && !local.isLinkLocalAddress()
-              && !local.equals(n.address()) && new IpPrefix(local, len).equals(new IpPrefix(n.address(), len))) {
+          if (local.getClass() == n.address().getClass()
+              && !local.isLinkLocalAddress()
+              && !local.equals(n.address())
+              && new IpPrefix(local, len).equals(new IpPrefix(n.address(), len))) {
             return local;
           }
         }
       }
-      String src = JSON.readTree(cli("ip", "-j", "route", "get", n.addressText())).path(0).path("prefsrc").asText("");
+      String src =
+          JSON.readTree(cli("ip", "-j", "route", "get", n.addressText()))
+              .path(0)
+              .path("prefsrc")
+              .asText("");
       if (!src.isEmpty()) {
         return Addresses.parse(src);
       }
@@ -144,8 +155,15 @@ public final class ExaBgp extends Router {
 
   String configText(Map<InetAddress, InetAddress> locals) {
     StringBuilder c = new StringBuilder();
-    c.append("process api {\n  run /usr/bin/python3 ").append(file(HELPER)).append(' ').append(file("exabgp.cmd"))
-        .append(' ').append(file("exabgp.events")).append(' ').append(file("exabgp.ready")).append(";\n");
+    c.append("process api {\n  run /usr/bin/python3 ")
+        .append(file(HELPER))
+        .append(' ')
+        .append(file("exabgp.cmd"))
+        .append(' ')
+        .append(file("exabgp.events"))
+        .append(' ')
+        .append(file("exabgp.ready"))
+        .append(";\n");
     c.append("  encoder json;\n}\n");
     for (Neighbor n : config.neighbors()) {
       c.append("neighbor ").append(n.addressText()).append(" {\n");
@@ -164,7 +182,8 @@ public final class ExaBgp extends Router {
         c.append("  outgoing-ttl ").append(n.multihopTtl()).append(";\n");
       }
       if (n.ttlSecurityHops() > 0) {
-        throw new IllegalArgumentException("the ExaBGP driver does not configure GTSM: " + n.addressText());
+        throw new IllegalArgumentException(
+            "the ExaBGP driver does not configure GTSM: " + n.addressText());
       }
       if (!n.as4()) {
         c.append("  capability { asn4 disable; }\n");
@@ -173,11 +192,15 @@ public final class ExaBgp extends Router {
         c.append("  ").append(neighborOptions.get(n.address())).append('\n');
       }
       c.append("  family {\n");
-      n.families().stream().sorted().forEach(f -> c.append(f.isIpv4() ? "    ipv4 unicast;\n" : "    ipv6 unicast;\n"));
+      n.families().stream()
+          .sorted()
+          .forEach(f -> c.append(f.isIpv4() ? "    ipv4 unicast;\n" : "    ipv6 unicast;\n"));
       c.append("  }\n");
-      c.append("  api {\n    processes [ api ];\n    neighbor-changes;\n    receive { parsed; update; }\n  }\n");
+      c.append(
+          "  api {\n    processes [ api ];\n    neighbor-changes;\n    receive { parsed; update; }\n  }\n");
       c.append("  static {\n");
-      originated.stream().filter(p -> n.families().contains(p.family()))
+      originated.stream()
+          .filter(p -> n.families().contains(p.family()))
           .forEach(p -> c.append("    route ").append(p).append(" next-hop self;\n"));
       c.append("  }\n}\n");
     }
@@ -204,7 +227,9 @@ public final class ExaBgp extends Router {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    await("%s: ack of `%s`".formatted(this, apiCommand)).atMost(ACK_TIMEOUT).pollInterval(Duration.ofMillis(10))
+    await("%s: ack of `%s`".formatted(this, apiCommand))
+        .atMost(ACK_TIMEOUT)
+        .pollInterval(Duration.ofMillis(10))
         .failFast("%s stopped:%n%s".formatted(this, logTail()), () -> !isRunning())
         .until(() -> sync().acks > before);
     if (!"done".equals(feed.lastAck)) {
@@ -302,19 +327,20 @@ public final class ExaBgp extends Router {
       InetAddress peer = Addresses.parse(neighbor.path("address").path("peer").asText());
       switch (e.path("type").asText()) {
         case "state" -> {
-          SessionState s = switch (neighbor.path("state").asText()) {
-            case "connected" -> SessionState.OPEN_SENT;
-            case "up" -> SessionState.ESTABLISHED;
-            case "down" -> SessionState.IDLE;
-            default -> SessionState.parse(neighbor.path("state").asText());
-          };
+          SessionState s =
+              switch (neighbor.path("state").asText()) {
+                case "connected" -> SessionState.OPEN_SENT;
+                case "up" -> SessionState.ESTABLISHED;
+                case "down" -> SessionState.IDLE;
+                default -> SessionState.parse(neighbor.path("state").asText());
+              };
           states.put(peer, s);
           if (s != SessionState.ESTABLISHED) {
             ribs.remove(peer);
           }
         }
         case "update" -> update(peer, neighbor.path("message").path("update"));
-        default -> { }
+        default -> {}
       }
     }
 
@@ -337,24 +363,52 @@ public final class ExaBgp extends Router {
           communities.add(String.join(":", parts));
         }
       }
-      OptionalLong med = attrs.has("med") ? OptionalLong.of(attrs.get("med").asLong()) : OptionalLong.empty();
-      OptionalLong localPref = attrs.has("local-preference")
-          ? OptionalLong.of(attrs.get("local-preference").asLong()) : OptionalLong.empty();
-      // {"ipv6 unicast": {"2001:db8::2": [{"nlri": P}], "fe80::1": [{"nlri": P}]}}: an MP_REACH with a
+      OptionalLong med =
+          attrs.has("med") ? OptionalLong.of(attrs.get("med").asLong()) : OptionalLong.empty();
+      OptionalLong localPref =
+          attrs.has("local-preference")
+              ? OptionalLong.of(attrs.get("local-preference").asLong())
+              : OptionalLong.empty();
+      // {"ipv6 unicast": {"2001:db8::2": [{"nlri": P}], "fe80::1": [{"nlri": P}]}}: an MP_REACH
+      // with a
       // link-local next hop lists the NLRI under both; the global one is the next hop.
       Map<IpPrefix, List<InetAddress>> nextHops = new LinkedHashMap<>();
-      update.path("announce").properties().forEach(family -> {
-        if (family.getKey().endsWith(" unicast")) {
-          family.getValue().properties().forEach(nh -> nh.getValue().forEach(nlri -> nextHops
-              .computeIfAbsent(IpPrefix.parse(nlri.path("nlri").asText()), k -> new ArrayList<>())
-              .add(Addresses.parse(nh.getKey()))));
-        }
-      });
-      nextHops.forEach((prefix, hops) -> {
-        List<InetAddress> global = hops.stream().filter(h -> !h.isLinkLocalAddress()).toList();
-        rib.put(prefix, new Route(prefix, global.isEmpty() ? hops : global, asPath, communities, med, localPref,
-            peer, false));
-      });
+      update
+          .path("announce")
+          .properties()
+          .forEach(
+              family -> {
+                if (family.getKey().endsWith(" unicast")) {
+                  family
+                      .getValue()
+                      .properties()
+                      .forEach(
+                          nh ->
+                              nh.getValue()
+                                  .forEach(
+                                      nlri ->
+                                          nextHops
+                                              .computeIfAbsent(
+                                                  IpPrefix.parse(nlri.path("nlri").asText()),
+                                                  k -> new ArrayList<>())
+                                              .add(Addresses.parse(nh.getKey()))));
+                }
+              });
+      nextHops.forEach(
+          (prefix, hops) -> {
+            List<InetAddress> global = hops.stream().filter(h -> !h.isLinkLocalAddress()).toList();
+            rib.put(
+                prefix,
+                new Route(
+                    prefix,
+                    global.isEmpty() ? hops : global,
+                    asPath,
+                    communities,
+                    med,
+                    localPref,
+                    peer,
+                    false));
+          });
     }
 
     private static Iterable<JsonNode> iterable(JsonNode object) {
@@ -369,12 +423,26 @@ public final class ExaBgp extends Router {
 
     /** Every neighbour's routes of a family; best when no other neighbour sent the same prefix. */
     List<Route> routes(Family family) {
-      List<Route> all = ribs.values().stream().flatMap(r -> r.values().stream())
-          .filter(r -> r.prefix().family() == family).toList();
+      List<Route> all =
+          ribs.values().stream()
+              .flatMap(r -> r.values().stream())
+              .filter(r -> r.prefix().family() == family)
+              .toList();
       Map<IpPrefix, Long> counts = new HashMap<>();
       all.forEach(r -> counts.merge(r.prefix(), 1L, Long::sum));
-      return all.stream().map(r -> new Route(r.prefix(), r.nextHops(), r.asPath(), r.communities(), r.med(),
-          r.localPref(), r.from(), counts.get(r.prefix()) == 1)).toList();
+      return all.stream()
+          .map(
+              r ->
+                  new Route(
+                      r.prefix(),
+                      r.nextHops(),
+                      r.asPath(),
+                      r.communities(),
+                      r.med(),
+                      r.localPref(),
+                      r.from(),
+                      counts.get(r.prefix()) == 1))
+          .toList();
     }
   }
 }

@@ -20,25 +20,37 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * FRR 8.4: {@code /usr/lib/frr/zebra} and {@code /usr/lib/frr/bgpd} in the foreground (no {@code -d}),
- * queried with {@code vtysh --vty_socket}. The vty sockets, pid files and zserv socket live in
- * {@code <node dir>/frr}, owned by frr:frr because the daemons drop to that user. Prefixes are
+ * FRR 8.4: {@code /usr/lib/frr/zebra} and {@code /usr/lib/frr/bgpd} in the foreground (no {@code
+ * -d}), queried with {@code vtysh --vty_socket}. The vty sockets, pid files and zserv socket live
+ * in {@code <node dir>/frr}, owned by frr:frr because the daemons drop to that user. Prefixes are
  * originated with {@code network} statements, added and removed through vtysh at run time.
  *
  * <p>By default bgpd talks to zebra (which installs the learned routes into the namespace's kernel
  * table). {@link #withoutZebra} runs bgpd alone ({@code -Z -n}); then bgpd knows no interfaces, so
- * it drops IPv6 routes whose next hop includes a link-local address (as BIRD sends on a shared link).
+ * it drops IPv6 routes whose next hop includes a link-local address (as BIRD sends on a shared
+ * link).
  */
 public final class Frr extends Router {
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The names FRR prints in JSON for the well-known communities (bgpd/bgp_community.c). */
-  private static final Map<String, String> WELL_KNOWN = Map.ofEntries(
-      Map.entry("internet", "0:0"), Map.entry("gracefulShutdown", "65535:0"), Map.entry("acceptown", "65535:1"),
-      Map.entry("routeFilterTranslatedV4", "65535:2"), Map.entry("routeFilterV4", "65535:3"),
-      Map.entry("routeFilterTranslatedV6", "65535:4"), Map.entry("routeFilterV6", "65535:5"),
-      Map.entry("llgrStale", "65535:6"), Map.entry("noLlgr", "65535:7"), Map.entry("acceptownnexthop", "65535:8"),
-      Map.entry("blackhole", "65535:666"), Map.entry("noExport", "65535:65281"),
-      Map.entry("noAdvertise", "65535:65282"), Map.entry("localAs", "65535:65283"), Map.entry("noPeer", "65535:65284"));
+  private static final Map<String, String> WELL_KNOWN =
+      Map.ofEntries(
+          Map.entry("internet", "0:0"),
+          Map.entry("gracefulShutdown", "65535:0"),
+          Map.entry("acceptown", "65535:1"),
+          Map.entry("routeFilterTranslatedV4", "65535:2"),
+          Map.entry("routeFilterV4", "65535:3"),
+          Map.entry("routeFilterTranslatedV6", "65535:4"),
+          Map.entry("routeFilterV6", "65535:5"),
+          Map.entry("llgrStale", "65535:6"),
+          Map.entry("noLlgr", "65535:7"),
+          Map.entry("acceptownnexthop", "65535:8"),
+          Map.entry("blackhole", "65535:666"),
+          Map.entry("noExport", "65535:65281"),
+          Map.entry("noAdvertise", "65535:65282"),
+          Map.entry("localAs", "65535:65283"),
+          Map.entry("noPeer", "65535:65284"));
 
   private final boolean zebra;
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
@@ -70,7 +82,9 @@ public final class Frr extends Router {
 
   @Override
   protected List<String> requiredCommands() {
-    return zebra ? List.of("/usr/lib/frr/zebra", "/usr/lib/frr/bgpd", "vtysh") : List.of("/usr/lib/frr/bgpd", "vtysh");
+    return zebra
+        ? List.of("/usr/lib/frr/zebra", "/usr/lib/frr/bgpd", "vtysh")
+        : List.of("/usr/lib/frr/bgpd", "vtysh");
   }
 
   /** Vty sockets, pid files and the zserv socket: a directory the daemons (user frr) can write. */
@@ -90,7 +104,9 @@ public final class Frr extends Router {
       writeFile("zebra.conf", "hostname " + node.name() + "\nlog stdout informational\n");
       ManagedProcess z = spawn("zebra", daemon("zebra", List.of("-z", zserv)));
       // bgpd retries zebra by itself, but starting it once zebra listens avoids a retry delay
-      await("%s: zebra listening".formatted(this)).atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(20))
+      await("%s: zebra listening".formatted(this))
+          .atMost(START_TIMEOUT)
+          .pollInterval(Duration.ofMillis(20))
           .failFast("%s: zebra exited:%n%s".formatted(this, logTail()), () -> !z.isAlive())
           .until(() -> Files.exists(run.resolve("zserv.api")));
     }
@@ -99,10 +115,22 @@ public final class Frr extends Router {
   }
 
   private List<String> daemon(String name, List<String> extra) {
-    List<String> argv = new ArrayList<>(List.of("/usr/lib/frr/" + name,
-        "-f", node.dir().resolve(name + ".conf").toString(),
-        "-i", runDir().resolve(name + ".pid").toString(),
-        "--vty_socket", runDir().toString(), "-P", "0", "-u", "frr", "-g", "frr"));
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "/usr/lib/frr/" + name,
+                "-f",
+                node.dir().resolve(name + ".conf").toString(),
+                "-i",
+                runDir().resolve(name + ".pid").toString(),
+                "--vty_socket",
+                runDir().toString(),
+                "-P",
+                "0",
+                "-u",
+                "frr",
+                "-g",
+                "frr"));
     argv.addAll(extra);
     return argv;
   }
@@ -147,7 +175,8 @@ public final class Frr extends Router {
     c.append("log stdout informational\n!\n");
     c.append("router bgp ").append(config.asn()).append('\n');
     c.append(" bgp router-id ").append(config.routerIdText()).append('\n');
-    c.append(" no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n");
+    c.append(
+        " no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n");
     // updates to a newly established peer wait for this (1 s by default); 0 makes tests quicker
     c.append(" coalesce-time 0\n");
     for (Neighbor n : config.neighbors()) {
@@ -160,10 +189,15 @@ public final class Frr extends Router {
       }
       if (!n.as4()) {
         // FRR 8.4 always announces the 4-octet AS capability unless it announces none at all; then
-        // there is no multiprotocol capability either and only IPv4 unicast is exchanged (RFC 4760 §1)
+        // there is no multiprotocol capability either and only IPv4 unicast is exchanged (RFC 4760
+        // §1)
         if (!n.families().equals(Set.of(Family.IPV4_UNICAST))) {
-          throw new IllegalArgumentException("FRR without the 4-octet AS capability sends no capabilities "
-              + "and can only exchange IPv4 unicast: " + n.addressText() + " " + n.families());
+          throw new IllegalArgumentException(
+              "FRR without the 4-octet AS capability sends no capabilities "
+                  + "and can only exchange IPv4 unicast: "
+                  + n.addressText()
+                  + " "
+                  + n.families());
         }
         c.append(a).append(" dont-capability-negotiate\n");
       }
@@ -183,8 +217,11 @@ public final class Frr extends Router {
     }
     for (Family f : Family.values()) {
       c.append(" !\n address-family ").append(afi(f)).append(" unicast\n");
-      originated.stream().filter(p -> p.family() == f).forEach(p -> c.append("  network ").append(p).append('\n'));
-      config.neighbors().stream().filter(n -> n.families().contains(f))
+      originated.stream()
+          .filter(p -> p.family() == f)
+          .forEach(p -> c.append("  network ").append(p).append('\n'));
+      config.neighbors().stream()
+          .filter(n -> n.families().contains(f))
           .forEach(n -> c.append("  neighbor ").append(n.addressText()).append(" activate\n"));
       c.append(" exit-address-family\n");
     }
@@ -215,14 +252,19 @@ public final class Frr extends Router {
     return parseRoutes(vtysh("show bgp " + afi(family) + " unicast json detail"));
   }
 
-  /** Parses {@code show bgp <afi> unicast json detail}: the learned paths, not the ones bgpd originates. */
+  /**
+   * Parses {@code show bgp <afi> unicast json detail}: the learned paths, not the ones bgpd
+   * originates.
+   */
   static List<Route> parseRoutes(String out) {
     List<Route> routes = new ArrayList<>();
     for (Map.Entry<String, JsonNode> e : json(out).path("routes").properties()) {
       IpPrefix prefix = IpPrefix.parse(e.getKey());
       // the first element describes the prefix ("advertisedTo"), the others are its paths
       for (JsonNode path : e.getValue()) {
-        if (!path.has("nexthops") || path.path("local").asBoolean() || path.path("sourced").asBoolean()) {
+        if (!path.has("nexthops")
+            || path.path("local").asBoolean()
+            || path.path("sourced").asBoolean()) {
           continue;
         }
         String peerId = path.path("peer").path("peerId").asText("");
@@ -230,15 +272,25 @@ public final class Frr extends Router {
         if (from != null && from.isAnyLocalAddress()) {
           continue;
         }
-        routes.add(new Route(prefix, nextHops(path.path("nexthops")), asPath(path.path("aspath")),
-            communities(path), optionalLong(path, "metric"), optionalLong(path, "locPrf"), from,
-            path.path("bestpath").path("overall").asBoolean()));
+        routes.add(
+            new Route(
+                prefix,
+                nextHops(path.path("nexthops")),
+                asPath(path.path("aspath")),
+                communities(path),
+                optionalLong(path, "metric"),
+                optionalLong(path, "locPrf"),
+                from,
+                path.path("bestpath").path("overall").asBoolean()));
       }
     }
     return routes;
   }
 
-  /** The global next hops; a link-local one only when there is nothing else (FRR lists both for IPv6). */
+  /**
+   * The global next hops; a link-local one only when there is nothing else (FRR lists both for
+   * IPv6).
+   */
   private static List<InetAddress> nextHops(JsonNode nexthops) {
     List<InetAddress> global = new ArrayList<>();
     List<InetAddress> linkLocal = new ArrayList<>();
@@ -303,7 +355,10 @@ public final class Frr extends Router {
   }
 
   private void configureNetwork(IpPrefix prefix, String command) {
-    vtysh("configure terminal", "router bgp " + config.asn(), "address-family " + afi(prefix.family()) + " unicast",
+    vtysh(
+        "configure terminal",
+        "router bgp " + config.asn(),
+        "address-family " + afi(prefix.family()) + " unicast",
         command + prefix);
   }
 }

@@ -12,18 +12,28 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * GoBGP 3 ({@code gobgpd} in the foreground), queried with {@code gobgp -j}. The gRPC API listens on
- * a UNIX socket in the node's directory (no TCP port, pprof off). GoBGP cannot originate prefixes
- * from its configuration file, so the driver adds them to the global RIB through the CLI once the
- * daemon answers ({@code gobgp global rib add PREFIX origin igp}); without a next hop GoBGP
- * advertises itself as next hop to eBGP peers. Global import and export policies accept everything.
+ * GoBGP 3 ({@code gobgpd} in the foreground), queried with {@code gobgp -j}. The gRPC API listens
+ * on a UNIX socket in the node's directory (no TCP port, pprof off). GoBGP cannot originate
+ * prefixes from its configuration file, so the driver adds them to the global RIB through the CLI
+ * once the daemon answers ({@code gobgp global rib add PREFIX origin igp}); without a next hop
+ * GoBGP advertises itself as next hop to eBGP peers. Global import and export policies accept
+ * everything.
  */
 public final class GoBgp extends Router {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** The API's {@code PeerState.SessionState} enum: UNKNOWN, IDLE, CONNECT, ACTIVE, OPENSENT, ... */
+
+  /**
+   * The API's {@code PeerState.SessionState} enum: UNKNOWN, IDLE, CONNECT, ACTIVE, OPENSENT, ...
+   */
   private static final SessionState[] API_STATES = {
-      SessionState.IDLE, SessionState.IDLE, SessionState.CONNECT, SessionState.ACTIVE,
-      SessionState.OPEN_SENT, SessionState.OPEN_CONFIRM, SessionState.ESTABLISHED};
+    SessionState.IDLE,
+    SessionState.IDLE,
+    SessionState.CONNECT,
+    SessionState.ACTIVE,
+    SessionState.OPEN_SENT,
+    SessionState.OPEN_CONFIRM,
+    SessionState.ESTABLISHED
+  };
 
   // BGP path attribute type codes as gobgp -j prints them
   private static final int AS_PATH = 2;
@@ -60,8 +70,18 @@ public final class GoBgp extends Router {
   @Override
   protected void launch() throws IOException {
     writeFile("gobgpd.toml", configText());
-    spawn("gobgpd", List.of("gobgpd", "-f", node.dir().resolve("gobgpd.toml").toString(), "-t", "toml",
-        "--api-hosts", target(), "--pprof-disable", "--log-plain"));
+    spawn(
+        "gobgpd",
+        List.of(
+            "gobgpd",
+            "-f",
+            node.dir().resolve("gobgpd.toml").toString(),
+            "-t",
+            "toml",
+            "--api-hosts",
+            target(),
+            "--pprof-disable",
+            "--log-plain"));
   }
 
   /**
@@ -103,7 +123,8 @@ public final class GoBgp extends Router {
       c.append("    peer-as = ").append(n.asn()).append('\n');
       if (!n.as4()) {
         // gobgpd 3.10 always sends the capability: its configuration has no switch for it
-        throw new IllegalArgumentException("GoBGP cannot leave out the 4-octet AS capability: " + n.addressText());
+        throw new IllegalArgumentException(
+            "GoBGP cannot leave out the 4-octet AS capability: " + n.addressText());
       }
       if (n.password() != null) {
         c.append("    auth-password = ").append(quote(n.password())).append('\n');
@@ -128,7 +149,9 @@ public final class GoBgp extends Router {
       for (Family f : n.families()) {
         c.append("  [[neighbors.afi-safis]]\n");
         c.append("    [neighbors.afi-safis.config]\n");
-        c.append("      afi-safi-name = ").append(quote(f.isIpv4() ? "ipv4-unicast" : "ipv6-unicast")).append('\n');
+        c.append("      afi-safi-name = ")
+            .append(quote(f.isIpv4() ? "ipv4-unicast" : "ipv6-unicast"))
+            .append('\n');
       }
     }
     return c.toString();
@@ -144,7 +167,10 @@ public final class GoBgp extends Router {
     return parseSessionState(gobgp("neighbor", n.addressText()));
   }
 
-  /** The state in {@code gobgp -j neighbor ADDR}: {@code state.session_state}, the API enum's number. */
+  /**
+   * The state in {@code gobgp -j neighbor ADDR}: {@code state.session_state}, the API enum's
+   * number.
+   */
   static SessionState parseSessionState(String json) {
     JsonNode s = parse(json).path("state").path("session_state");
     if (s.isTextual()) {
@@ -163,8 +189,8 @@ public final class GoBgp extends Router {
   }
 
   /**
-   * Parses {@code gobgp -j global rib -a FAMILY}: an object from prefix to its paths. Paths without a
-   * {@code neighbor-ip} are the ones this daemon originates and are left out.
+   * Parses {@code gobgp -j global rib -a FAMILY}: an object from prefix to its paths. Paths without
+   * a {@code neighbor-ip} are the ones this daemon originates and are left out.
    */
   static List<Route> parseRoutes(String json) {
     List<Route> routes = new ArrayList<>();
@@ -175,8 +201,11 @@ public final class GoBgp extends Router {
         if (from.isEmpty()) {
           continue;
         }
-        routes.add(route(IpPrefix.parse(path.path("nlri").path("prefix").asText(entry.getKey())), path,
-            Addresses.parse(from)));
+        routes.add(
+            route(
+                IpPrefix.parse(path.path("nlri").path("prefix").asText(entry.getKey())),
+                path,
+                Addresses.parse(from)));
       }
     }
     return routes;
@@ -199,17 +228,29 @@ public final class GoBgp extends Router {
         case NEXT_HOP, MP_REACH -> nextHops.add(Addresses.parse(attr.path("nexthop").asText()));
         case MED -> med = OptionalLong.of(attr.path("metric").asLong());
         case LOCAL_PREF -> localPref = OptionalLong.of(attr.path("value").asLong());
-        case COMMUNITIES -> attr.path("communities").forEach(v -> {
-          long c = v.asLong();
-          communities.add((c >>> 16) + ":" + (c & 0xffff));
-        });
-        case LARGE_COMMUNITIES -> attr.path("value").forEach(v -> large.add(
-            v.path("ASN").asLong() + ":" + v.path("LocalData1").asLong() + ":" + v.path("LocalData2").asLong()));
-        default -> { }
+        case COMMUNITIES ->
+            attr.path("communities")
+                .forEach(
+                    v -> {
+                      long c = v.asLong();
+                      communities.add((c >>> 16) + ":" + (c & 0xffff));
+                    });
+        case LARGE_COMMUNITIES ->
+            attr.path("value")
+                .forEach(
+                    v ->
+                        large.add(
+                            v.path("ASN").asLong()
+                                + ":"
+                                + v.path("LocalData1").asLong()
+                                + ":"
+                                + v.path("LocalData2").asLong()));
+        default -> {}
       }
     }
     communities.addAll(large);
-    return new Route(prefix, nextHops, asPath, communities, med, localPref, from, path.path("best").asBoolean());
+    return new Route(
+        prefix, nextHops, asPath, communities, med, localPref, from, path.path("best").asBoolean());
   }
 
   private static JsonNode parse(String json) {
@@ -235,10 +276,14 @@ public final class GoBgp extends Router {
     }
   }
 
-  /** {@code gobgp global rib add|del PREFIX [origin igp] -a FAMILY}; no next hop: eBGP peers get ours. */
+  /**
+   * {@code gobgp global rib add|del PREFIX [origin igp] -a FAMILY}; no next hop: eBGP peers get
+   * ours.
+   */
   private void ribCommand(String verb, IpPrefix prefix) {
-    List<String> argv = new ArrayList<>(List.of("gobgp", "--target", target(), "global", "rib", verb,
-        prefix.toString()));
+    List<String> argv =
+        new ArrayList<>(
+            List.of("gobgp", "--target", target(), "global", "rib", verb, prefix.toString()));
     if (verb.equals("add")) {
       argv.addAll(List.of("origin", "igp"));
     }

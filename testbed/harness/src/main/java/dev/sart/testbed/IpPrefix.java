@@ -10,7 +10,8 @@ public record IpPrefix(InetAddress address, int length) implements Comparable<Ip
   public IpPrefix {
     int max = address.getAddress().length * 8;
     if (length < 0 || length > max) {
-      throw new IllegalArgumentException("prefix length " + length + " out of range for " + address.getHostAddress());
+      throw new IllegalArgumentException(
+          "prefix length " + length + " out of range for " + address.getHostAddress());
     }
     address = mask(address, length);
   }
@@ -19,7 +20,8 @@ public record IpPrefix(InetAddress address, int length) implements Comparable<Ip
   public static IpPrefix parse(String text) {
     int slash = text.indexOf('/');
     InetAddress addr = Addresses.parse(slash < 0 ? text : text.substring(0, slash));
-    int len = slash < 0 ? addr.getAddress().length * 8 : Integer.parseInt(text.substring(slash + 1));
+    int len =
+        slash < 0 ? addr.getAddress().length * 8 : Integer.parseInt(text.substring(slash + 1));
     return new IpPrefix(addr, len);
   }
 

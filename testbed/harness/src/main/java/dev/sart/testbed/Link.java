@@ -1,8 +1,8 @@
 package dev.sart.testbed;
 
 /**
- * A veth pair between two nodes: {@code aName} is the interface in {@code a}, {@code bName} the one in {@code b}.
- * Both ends are up when the link is returned.
+ * A veth pair between two nodes: {@code aName} is the interface in {@code a}, {@code bName} the one
+ * in {@code b}. Both ends are up when the link is returned.
  */
 public record Link(Node a, String aName, Node b, String bName) {
 

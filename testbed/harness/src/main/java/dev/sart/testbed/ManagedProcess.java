@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A long-running program started inside a node's namespace (`ip netns exec` execs it, so the PID
- * is the program's own), with stdout and stderr in a log file. Stopped by that PID only.
+ * A long-running program started inside a node's namespace (`ip netns exec` execs it, so the PID is
+ * the program's own), with stdout and stderr in a log file. Stopped by that PID only.
  */
 public final class ManagedProcess {
   private static final long GRACE_MILLIS = 5_000;
@@ -27,18 +27,24 @@ public final class ManagedProcess {
     this.log = log;
   }
 
-  static ManagedProcess start(Node node, String name, List<String> argv, Map<String, String> env, Path log) {
+  static ManagedProcess start(
+      Node node, String name, List<String> argv, Map<String, String> env, Path log) {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", node.netns()));
     cmd.addAll(argv);
-    ProcessBuilder pb = new ProcessBuilder(cmd)
-        .directory(node.dir().toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .directory(node.dir().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().putAll(env);
     try {
-      Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8,
-          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+      Files.writeString(
+          log,
+          "# " + String.join(" ", cmd) + "\n",
+          StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
       return new ManagedProcess(name, pb.start(), log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + " in " + node.netns(), e);

@@ -18,12 +18,18 @@ public final class NamespaceThreads {
   private static final int O_RDONLY = 0;
   private static final int CLONE_NEWNET = 0x40000000;
   private static final Linker LINKER = Linker.nativeLinker();
-  private static final MethodHandle OPEN = LINKER.downcallHandle(LINKER.defaultLookup().find("open").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-  private static final MethodHandle SETNS = LINKER.downcallHandle(LINKER.defaultLookup().find("setns").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-  private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
-      FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  private static final MethodHandle OPEN =
+      LINKER.downcallHandle(
+          LINKER.defaultLookup().find("open").orElseThrow(),
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+  private static final MethodHandle SETNS =
+      LINKER.downcallHandle(
+          LINKER.defaultLookup().find("setns").orElseThrow(),
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+  private static final MethodHandle CLOSE =
+      LINKER.downcallHandle(
+          LINKER.defaultLookup().find("close").orElseThrow(),
+          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
   private NamespaceThreads() {}
 
@@ -31,10 +37,15 @@ public final class NamespaceThreads {
   public static ThreadFactory factory(Node node, String prefix) {
     String netns = node.netns();
     AtomicInteger n = new AtomicInteger();
-    return r -> Thread.ofPlatform().daemon().name(prefix + "-" + n.getAndIncrement()).unstarted(() -> {
-      enter(netns);
-      r.run();
-    });
+    return r ->
+        Thread.ofPlatform()
+            .daemon()
+            .name(prefix + "-" + n.getAndIncrement())
+            .unstarted(
+                () -> {
+                  enter(netns);
+                  r.run();
+                });
   }
 
   /** Moves the calling thread into the named namespace (under /var/run/netns). */

@@ -11,15 +11,23 @@ import java.util.Set;
  * @param asn the neighbour's AS number (equal to the local one for iBGP)
  * @param passive wait for the neighbour to connect instead of connecting
  * @param password TCP MD5 signature password (RFC 2385), or null
- * @param multihopTtl for eBGP across routers: the TTL to send, or 0 for a directly connected neighbour
+ * @param multihopTtl for eBGP across routers: the TTL to send, or 0 for a directly connected
+ *     neighbour
  * @param ttlSecurityHops GTSM (RFC 5082): 0 for off, else how many hops away the neighbour may be
  *     (send with TTL 255, accept only TTL 256 - hops and above); replaces {@code multihopTtl}
  * @param families the families negotiated on this session
  * @param as4 whether the router announces the 4-octet AS capability (RFC 6793) on this session;
  *     false makes it an old, 2-octet AS speaker on this session
  */
-public record Neighbor(InetAddress address, long asn, boolean passive, String password, int multihopTtl,
-    int ttlSecurityHops, Set<Family> families, boolean as4) {
+public record Neighbor(
+    InetAddress address,
+    long asn,
+    boolean passive,
+    String password,
+    int multihopTtl,
+    int ttlSecurityHops,
+    Set<Family> families,
+    boolean as4) {
 
   public Neighbor {
     Objects.requireNonNull(address, "address");
@@ -31,16 +39,25 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
       throw new IllegalArgumentException("GTSM hops out of range 0..254: " + ttlSecurityHops);
     }
     if (ttlSecurityHops > 0 && multihopTtl > 0) {
-      throw new IllegalArgumentException("GTSM and multihop exclude each other; GTSM hops already allow "
-          + ttlSecurityHops + " hops");
+      throw new IllegalArgumentException(
+          "GTSM and multihop exclude each other; GTSM hops already allow "
+              + ttlSecurityHops
+              + " hops");
     }
   }
 
   /** A directly connected, active neighbour exchanging the unicast family of its address. */
   public static Neighbor of(String address, long asn) {
     InetAddress a = Addresses.parse(address);
-    return new Neighbor(a, asn, false, null, 0, 0,
-        Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST), true);
+    return new Neighbor(
+        a,
+        asn,
+        false,
+        null,
+        0,
+        0,
+        Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST),
+        true);
   }
 
   public Neighbor asPassive() {
@@ -64,7 +81,8 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
   }
 
   public Neighbor withFamilies(Family... fs) {
-    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs), as4);
+    return new Neighbor(
+        address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs), as4);
   }
 
   /**
@@ -72,7 +90,8 @@ public record Neighbor(InetAddress address, long asn, boolean passive, String pa
    * §4.1). GoBGP cannot be one (its driver refuses); FRR only by sending no capabilities at all.
    */
   public Neighbor withoutAs4() {
-    return new Neighbor(address, asn, passive, password, multihopTtl, ttlSecurityHops, families, false);
+    return new Neighbor(
+        address, asn, passive, password, multihopTtl, ttlSecurityHops, families, false);
   }
 
   public boolean isIpv4() {

@@ -5,13 +5,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A host of the topology: one network namespace, with a working directory for configs, sockets and logs. */
+/**
+ * A host of the topology: one network namespace, with a working directory for configs, sockets and
+ * logs.
+ */
 public final class Node {
   /** Where test traffic may go: the documentation ranges, ULA, loopback and link-local. */
-  private static final List<IpPrefix> ALLOWED = List.of(
-      IpPrefix.parse("192.0.2.0/24"), IpPrefix.parse("198.51.100.0/24"), IpPrefix.parse("203.0.113.0/24"),
-      IpPrefix.parse("2001:db8::/32"), IpPrefix.parse("fd00::/8"), IpPrefix.parse("127.0.0.0/8"),
-      IpPrefix.parse("::1/128"), IpPrefix.parse("fe80::/10"));
+  private static final List<IpPrefix> ALLOWED =
+      List.of(
+          IpPrefix.parse("192.0.2.0/24"),
+          IpPrefix.parse("198.51.100.0/24"),
+          IpPrefix.parse("203.0.113.0/24"),
+          IpPrefix.parse("2001:db8::/32"),
+          IpPrefix.parse("fd00::/8"),
+          IpPrefix.parse("127.0.0.0/8"),
+          IpPrefix.parse("::1/128"),
+          IpPrefix.parse("fe80::/10"));
 
   private final Topology topology;
   private final String name;
@@ -74,7 +83,8 @@ public final class Node {
     if (ALLOWED.stream().noneMatch(r -> contains(r, hostPrefix))) {
       throw new IllegalArgumentException(cidr + " is outside the ranges tests may use " + ALLOWED);
     }
-    List<String> cmd = new ArrayList<>(List.of("ip", "-n", netns, "address", "add", cidr, "dev", ifname));
+    List<String> cmd =
+        new ArrayList<>(List.of("ip", "-n", netns, "address", "add", cidr, "dev", ifname));
     if (!net.isIpv4()) {
       cmd.add("nodad");
     }
@@ -95,7 +105,8 @@ public final class Node {
 
   /** Starts a long-running program with extra environment variables. */
   public ManagedProcess spawn(String processName, List<String> argv, Map<String, String> env) {
-    ManagedProcess p = ManagedProcess.start(this, processName, argv, env, dir.resolve(processName + ".log"));
+    ManagedProcess p =
+        ManagedProcess.start(this, processName, argv, env, dir.resolve(processName + ".log"));
     topology.register(p);
     return p;
   }
@@ -106,7 +117,8 @@ public final class Node {
   }
 
   static boolean contains(IpPrefix range, IpPrefix p) {
-    return range.isIpv4() == p.isIpv4() && p.length() >= range.length()
+    return range.isIpv4() == p.isIpv4()
+        && p.length() >= range.length()
         && new IpPrefix(p.address(), range.length()).equals(range);
   }
 

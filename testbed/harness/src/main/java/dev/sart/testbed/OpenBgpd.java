@@ -15,25 +15,26 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * OpenBGPD portable ({@code bgpd -d -f CONF}: {@code -d} keeps it in the foreground logging to stderr;
- * it forks its privilege-separated children, which stay in the namespace and exit with the parent),
- * queried with {@code bgpctl -s SOCK -j}. Each instance has its own control socket in the node's
- * directory; {@code fib-update no} keeps the kernel untouched. Prefixes are originated with {@code
- * network} statements and, at run time, {@code bgpctl network add|delete}.
+ * OpenBGPD portable ({@code bgpd -d -f CONF}: {@code -d} keeps it in the foreground logging to
+ * stderr; it forks its privilege-separated children, which stay in the namespace and exit with the
+ * parent), queried with {@code bgpctl -s SOCK -j}. Each instance has its own control socket in the
+ * node's directory; {@code fib-update no} keeps the kernel untouched. Prefixes are originated with
+ * {@code network} statements and, at run time, {@code bgpctl network add|delete}.
  *
  * <p>Facts about OpenBGPD 7.7 the driver relies on:
+ *
  * <ul>
  *   <li>the session and route engines chroot to {@code /run/openbgpd} (it must exist; all instances
- *       share it, nothing is written there when a {@code socket} is configured);</li>
- *   <li>filters deny everything by default: {@code allow from any} / {@code allow to any};</li>
- *   <li>{@code connect-retry} is a global setting only;</li>
+ *       share it, nothing is written there when a {@code socket} is configured);
+ *   <li>filters deny everything by default: {@code allow from any} / {@code allow to any};
+ *   <li>{@code connect-retry} is a global setting only;
  *   <li>{@code show rib detail} prints {@code metric} (MED) and {@code localpref} for every path,
- *       whether or not the attribute was received (0 and 100 by default), so the parsed routes always
- *       carry both;</li>
+ *       whether or not the attribute was received (0 and 100 by default), so the parsed routes
+ *       always carry both;
  *   <li>the well-known communities are printed by name ({@code NO_EXPORT}, {@code BLACKHOLE}, ...);
- *       they are translated back to "65535:N" here;</li>
+ *       they are translated back to "65535:N" here;
  *   <li>the RIB also lists the locally originated prefixes, with neighbour {@code "???"}
- *       (description "LOCAL"); they are not routes learned over BGP and are skipped.</li>
+ *       (description "LOCAL"); they are not routes learned over BGP and are skipped.
  * </ul>
  */
 public final class OpenBgpd extends Router {
@@ -41,14 +42,16 @@ public final class OpenBgpd extends Router {
   static final Path CHROOT = Path.of("/run/openbgpd");
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The names bgpctl prints for well-known communities (RFC 1997, 3765, 7999, 8326). */
-  private static final Map<String, String> WELL_KNOWN = Map.of(
-      "GRACEFUL_SHUTDOWN", "65535:0",
-      "BLACKHOLE", "65535:666",
-      "NO_EXPORT", "65535:65281",
-      "NO_ADVERTISE", "65535:65282",
-      "NO_EXPORT_SUBCONFED", "65535:65283",
-      "NO_PEER", "65535:65284");
+  private static final Map<String, String> WELL_KNOWN =
+      Map.of(
+          "GRACEFUL_SHUTDOWN", "65535:0",
+          "BLACKHOLE", "65535:666",
+          "NO_EXPORT", "65535:65281",
+          "NO_ADVERTISE", "65535:65282",
+          "NO_EXPORT_SUBCONFED", "65535:65283",
+          "NO_PEER", "65535:65284");
 
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
 
@@ -135,8 +138,12 @@ public final class OpenBgpd extends Router {
         }
       }
       // Without these, a session announces only the unicast family of its transport.
-      c.append("  announce IPv4 ").append(n.families().contains(Family.IPV4_UNICAST) ? "unicast" : "none").append('\n');
-      c.append("  announce IPv6 ").append(n.families().contains(Family.IPV6_UNICAST) ? "unicast" : "none").append('\n');
+      c.append("  announce IPv4 ")
+          .append(n.families().contains(Family.IPV4_UNICAST) ? "unicast" : "none")
+          .append('\n');
+      c.append("  announce IPv6 ")
+          .append(n.families().contains(Family.IPV6_UNICAST) ? "unicast" : "none")
+          .append('\n');
       c.append("}\n");
     }
     // OpenBGPD's filters deny by default.
@@ -148,7 +155,8 @@ public final class OpenBgpd extends Router {
   @Override
   public SessionState sessionState(InetAddress neighbor) {
     config.neighbor(neighbor);
-    return parseSessionState(bgpctl("-j", "show", "neighbor", Addresses.format(neighbor)), neighbor);
+    return parseSessionState(
+        bgpctl("-j", "show", "neighbor", Addresses.format(neighbor)), neighbor);
   }
 
   /** The state of {@code neighbor} in {@code show neighbor} JSON; IDLE when it is not listed. */
@@ -190,7 +198,8 @@ public final class OpenBgpd extends Router {
       }
       List<Long> asPath = new ArrayList<>();
       // AS_SETs print as "{ a b }", confederation segments as "( a )" / "[ a ]": flattened.
-      for (String asn : r.path("aspath").asText().replaceAll("[{}()\\[\\],]", " ").trim().split("\\s+")) {
+      for (String asn :
+          r.path("aspath").asText().replaceAll("[{}()\\[\\],]", " ").trim().split("\\s+")) {
         if (!asn.isEmpty()) {
           asPath.add(Long.parseLong(asn));
         }
@@ -202,9 +211,16 @@ public final class OpenBgpd extends Router {
       for (JsonNode c : r.path("large_communities")) {
         communities.add(c.asText());
       }
-      routes.add(new Route(IpPrefix.parse(r.path("prefix").asText()), nextHops, asPath, communities,
-          optionalLong(r, "metric"), optionalLong(r, "localpref"), Addresses.parse(from),
-          r.path("best").asBoolean(false)));
+      routes.add(
+          new Route(
+              IpPrefix.parse(r.path("prefix").asText()),
+              nextHops,
+              asPath,
+              communities,
+              optionalLong(r, "metric"),
+              optionalLong(r, "localpref"),
+              Addresses.parse(from),
+              r.path("best").asBoolean(false)));
     }
     return routes;
   }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * A route as a router's own CLI shows it: learned from a BGP neighbour, with the attributes a
- * test checks. Communities are printed "ASN:VALUE" (RFC 1997), large ones "A:B:C" (RFC 8092).
+ * A route as a router's own CLI shows it: learned from a BGP neighbour, with the attributes a test
+ * checks. Communities are printed "ASN:VALUE" (RFC 1997), large ones "A:B:C" (RFC 8092).
  *
  * @param from the neighbour it was learned from, or null when the CLI does not say
  * @param best whether the router chose it as its best path for the prefix

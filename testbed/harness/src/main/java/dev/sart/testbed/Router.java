@@ -48,7 +48,9 @@ public abstract class Router {
   /** The session state towards a configured neighbour, as the daemon's CLI reports it. */
   public abstract SessionState sessionState(InetAddress neighbor);
 
-  /** The routes of a family the daemon learned over BGP (best and others), as its CLI shows them. */
+  /**
+   * The routes of a family the daemon learned over BGP (best and others), as its CLI shows them.
+   */
   public abstract List<Route> routes(Family family);
 
   /** Starts originating a prefix. */
@@ -65,8 +67,12 @@ public abstract class Router {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + this, e);
     }
-    await("%s ready".formatted(this)).atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(50))
-        .failFast("%s exited:%n%s".formatted(this, logTail()), () -> processes.stream().anyMatch(p -> !p.isAlive()))
+    await("%s ready".formatted(this))
+        .atMost(START_TIMEOUT)
+        .pollInterval(Duration.ofMillis(50))
+        .failFast(
+            "%s exited:%n%s".formatted(this, logTail()),
+            () -> processes.stream().anyMatch(p -> !p.isAlive()))
         .ignoreExceptions()
         .until(this::ready);
     return this;
@@ -110,7 +116,8 @@ public abstract class Router {
 
   public final Router awaitSessionState(String neighbor, SessionState state, Duration timeout) {
     InetAddress n = Addresses.parse(neighbor);
-    await("%s: session to %s %s".formatted(this, neighbor, state)).atMost(timeout)
+    await("%s: session to %s %s".formatted(this, neighbor, state))
+        .atMost(timeout)
         .pollInterval(Duration.ofMillis(100))
         .failFast("%s stopped:%n%s".formatted(this, logTail()), () -> !isRunning())
         .until(() -> sessionState(n) == state);
@@ -124,22 +131,27 @@ public abstract class Router {
 
   /** The best route for this prefix, if the router has one. */
   public final Optional<Route> bestRoute(String prefix) {
-    return routes(IpPrefix.parse(prefix)).stream().filter(Route::best).findFirst()
+    return routes(IpPrefix.parse(prefix)).stream()
+        .filter(Route::best)
+        .findFirst()
         .or(() -> routes(IpPrefix.parse(prefix)).stream().findFirst());
   }
 
   /** Waits until the router has a route for {@code prefix} and returns the best one. */
   public final Route awaitRoute(String prefix) {
     IpPrefix p = IpPrefix.parse(prefix);
-    return await("%s: route %s".formatted(this, prefix)).atMost(Duration.ofSeconds(30))
+    return await("%s: route %s".formatted(this, prefix))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> bestRoute(p.toString()), Optional::isPresent).orElseThrow();
+        .until(() -> bestRoute(p.toString()), Optional::isPresent)
+        .orElseThrow();
   }
 
   /** Waits until the router has no route for {@code prefix}. */
   public final void awaitNoRoute(String prefix) {
     IpPrefix p = IpPrefix.parse(prefix);
-    await("%s: no route %s".formatted(this, prefix)).atMost(Duration.ofSeconds(30))
+    await("%s: no route %s".formatted(this, prefix))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> routes(p).isEmpty());
   }
@@ -163,12 +175,16 @@ public abstract class Router {
 
   // --- for drivers ------------------------------------------------------------------------------
 
-  /** Starts one of the router's processes inside its node; the topology ends it at the latest on close. */
+  /**
+   * Starts one of the router's processes inside its node; the topology ends it at the latest on
+   * close.
+   */
   protected final ManagedProcess spawn(String name, List<String> argv) {
     return spawn(name, argv, java.util.Map.of());
   }
 
-  protected final ManagedProcess spawn(String name, List<String> argv, java.util.Map<String, String> env) {
+  protected final ManagedProcess spawn(
+      String name, List<String> argv, java.util.Map<String, String> env) {
     ManagedProcess p = node.spawn(name, argv, env);
     processes.add(p);
     return p;

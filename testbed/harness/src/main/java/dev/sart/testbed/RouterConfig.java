@@ -6,10 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What every driver can configure: the local AS and router id, the neighbours, and the prefixes
- * the router originates from the start (more can be announced at run time).
+ * What every driver can configure: the local AS and router id, the neighbours, and the prefixes the
+ * router originates from the start (more can be announced at run time).
  */
-public record RouterConfig(long asn, Inet4Address routerId, List<Neighbor> neighbors, List<IpPrefix> originate) {
+public record RouterConfig(
+    long asn, Inet4Address routerId, List<Neighbor> neighbors, List<IpPrefix> originate) {
 
   public RouterConfig {
     neighbors = List.copyOf(neighbors);
@@ -47,9 +48,15 @@ public record RouterConfig(long asn, Inet4Address routerId, List<Neighbor> neigh
 
   /** The neighbour with this address, or an exception naming what is configured. */
   public Neighbor neighbor(InetAddress address) {
-    return neighbors.stream().filter(n -> n.address().equals(address)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException(
-            "no neighbour " + Addresses.format(address) + " configured; have "
-                + neighbors.stream().map(Neighbor::addressText).toList()));
+    return neighbors.stream()
+        .filter(n -> n.address().equals(address))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "no neighbour "
+                        + Addresses.format(address)
+                        + " configured; have "
+                        + neighbors.stream().map(Neighbor::addressText).toList()));
   }
 }

@@ -35,8 +35,13 @@ public final class Shell {
     private final transient Result result;
 
     CommandFailedException(Result result) {
-      super("`" + String.join(" ", result.argv()) + "` exited " + result.exitCode() + ": "
-          + (result.stderr().isBlank() ? result.stdout().strip() : result.stderr().strip()));
+      super(
+          "`"
+              + String.join(" ", result.argv())
+              + "` exited "
+              + result.exitCode()
+              + ": "
+              + (result.stderr().isBlank() ? result.stdout().strip() : result.stderr().strip()));
       this.result = result;
     }
 
@@ -82,7 +87,8 @@ public final class Shell {
       }
       if (!p.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly().waitFor();
-        throw new IllegalStateException("`" + String.join(" ", argv) + "` did not finish within " + TIMEOUT);
+        throw new IllegalStateException(
+            "`" + String.join(" ", argv) + "` did not finish within " + TIMEOUT);
       }
       return new Result(List.copyOf(argv), p.exitValue(), out.join(), err.join());
     } catch (IOException e) {
@@ -90,17 +96,20 @@ public final class Shell {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       p.destroyForcibly();
-      throw new IllegalStateException("interrupted while running `" + String.join(" ", argv) + "`", e);
+      throw new IllegalStateException(
+          "interrupted while running `" + String.join(" ", argv) + "`", e);
     }
   }
 
   private static CompletableFuture<String> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }, Thread::startVirtualThread);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        Thread::startVirtualThread);
   }
 }

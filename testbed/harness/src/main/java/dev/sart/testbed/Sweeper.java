@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Removes what test-bed runs that crashed left behind: namespaces named {@code sartt<pid>-...} whose
- * JVM is gone, the processes still running inside them (which that run started), and their
+ * Removes what test-bed runs that crashed left behind: namespaces named {@code sartt<pid>-...}
+ * whose JVM is gone, the processes still running inside them (which that run started), and their
  * working directories under /tmp. Names without the mark, and runs still alive, are never touched.
  */
 public final class Sweeper {
@@ -64,8 +64,11 @@ public final class Sweeper {
 
   /** All namespace names `ip netns list` shows. */
   public static List<String> namespaces() {
-    return Shell.run("ip", "netns", "list").lines()
-        .map(l -> l.split("\\s+", 2)[0]).filter(s -> !s.isEmpty()).toList();
+    return Shell.run("ip", "netns", "list")
+        .lines()
+        .map(l -> l.split("\\s+", 2)[0])
+        .filter(s -> !s.isEmpty())
+        .toList();
   }
 
   /** The PIDs of processes whose network namespace is {@code ns}. */
@@ -74,16 +77,25 @@ public final class Sweeper {
     if (!r.ok()) {
       return List.of();
     }
-    return r.stdout().lines().map(String::strip).filter(s -> !s.isEmpty()).map(Long::parseLong).toList();
+    return r.stdout()
+        .lines()
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .map(Long::parseLong)
+        .toList();
   }
 
-  /** Ends the processes left inside a test-bed namespace (ours by construction), then deletes it. */
+  /**
+   * Ends the processes left inside a test-bed namespace (ours by construction), then deletes it.
+   */
   static void removeNamespace(String ns) {
     if (!NAME.matcher(ns).find()) {
-      throw new IllegalArgumentException("refusing to remove a namespace the test bed did not create: " + ns);
+      throw new IllegalArgumentException(
+          "refusing to remove a namespace the test bed did not create: " + ns);
     }
     for (int attempt = 0; attempt < 3; attempt++) {
-      List<ProcessHandle> left = pidsIn(ns).stream().map(ProcessHandle::of).flatMap(Optional::stream).toList();
+      List<ProcessHandle> left =
+          pidsIn(ns).stream().map(ProcessHandle::of).flatMap(Optional::stream).toList();
       if (left.isEmpty()) {
         break;
       }

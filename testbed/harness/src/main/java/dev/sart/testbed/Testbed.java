@@ -41,8 +41,10 @@ public final class Testbed implements BeforeEachCallback, AfterEachCallback {
   @Override
   public void beforeEach(ExtensionContext context) {
     Prerequisites.requireRoot();
-    testName = context.getRequiredTestClass().getSimpleName() + "/"
-        + context.getDisplayName().replaceAll("[^A-Za-z0-9_.,=-]+", "_");
+    testName =
+        context.getRequiredTestClass().getSimpleName()
+            + "/"
+            + context.getDisplayName().replaceAll("[^A-Za-z0-9_.,=-]+", "_");
   }
 
   @Override
@@ -55,10 +57,16 @@ public final class Testbed implements BeforeEachCallback, AfterEachCallback {
     if (context.getExecutionException().isPresent()) {
       Path keep = logRoot.resolve(testName);
       t.preserveFilesIn(keep);
-      StringBuilder sb = new StringBuilder("test bed files of the failed test kept in " + keep + "\n");
+      StringBuilder sb =
+          new StringBuilder("test bed files of the failed test kept in " + keep + "\n");
       for (ManagedProcess p : t.processes()) {
-        sb.append("--- ").append(p).append(' ').append(p.log().getFileName()).append('\n')
-            .append(p.tail(30)).append('\n');
+        sb.append("--- ")
+            .append(p)
+            .append(' ')
+            .append(p.log().getFileName())
+            .append('\n')
+            .append(p.tail(30))
+            .append('\n');
       }
       System.err.println(sb);
     }

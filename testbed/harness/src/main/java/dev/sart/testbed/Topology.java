@@ -16,14 +16,15 @@ import java.util.stream.Stream;
  * A set of network namespaces joined by veth pairs, optionally through a bridge namespace.
  *
  * <p>Every namespace is named {@code sartt<pid>-<n>-<node>}: {@code sartt} marks the test bed,
- * {@code <pid>} is this JVM (the per-run prefix), {@code <n>} counts topologies in the run. Links are
- * created directly inside the namespaces, never in the host's, and disappear with them. {@link
+ * {@code <pid>} is this JVM (the per-run prefix), {@code <n>} counts topologies in the run. Links
+ * are created directly inside the namespaces, never in the host's, and disappear with them. {@link
  * #close()} stops every process started in the topology, removes the namespaces and the working
  * directory; {@link Sweeper} removes what crashed runs left behind.
  */
 public final class Topology implements AutoCloseable {
   /** Marks everything the test bed creates. */
   public static final String MARK = "sartt";
+
   /** This run's prefix: the mark plus this JVM's PID. */
   public static final String RUN_PREFIX = MARK + ProcessHandle.current().pid();
 
@@ -76,7 +77,8 @@ public final class Topology implements AutoCloseable {
   /** A new namespace with its loopback up. */
   public synchronized Node node(String name) {
     if (!name.matches("[a-z][a-z0-9]{0,11}")) {
-      throw new IllegalArgumentException("node names are 1-12 lower-case letters and digits: " + name);
+      throw new IllegalArgumentException(
+          "node names are 1-12 lower-case letters and digits: " + name);
     }
     if (nodes.containsKey(name)) {
       throw new IllegalArgumentException("node " + name + " exists already");
@@ -95,12 +97,22 @@ public final class Topology implements AutoCloseable {
     // Addresses are usable at once: no duplicate address detection on the links made later
     // (FRR resets an IPv6 session whose link-local address is still tentative).
     for (String scope : List.of("all", "default")) {
-      Shell.run("ip", "netns", "exec", netns, "sysctl", "-q", "-w", "net.ipv6.conf." + scope + ".accept_dad=0");
+      Shell.run(
+          "ip",
+          "netns",
+          "exec",
+          netns,
+          "sysctl",
+          "-q",
+          "-w",
+          "net.ipv6.conf." + scope + ".accept_dad=0");
     }
     return node;
   }
 
-  /** A namespace holding a Linux bridge {@code br0}, for LAN-like topologies (see {@link #attach}). */
+  /**
+   * A namespace holding a Linux bridge {@code br0}, for LAN-like topologies (see {@link #attach}).
+   */
   public Node bridge(String name) {
     Node br = node(name);
     Shell.run("ip", "-n", br.netns(), "link", "add", "br0", "type", "bridge");
@@ -112,13 +124,18 @@ public final class Topology implements AutoCloseable {
   public Link link(Node a, Node b) {
     String aName = a.nextInterfaceName();
     String bName = b.nextInterfaceName();
-    Shell.run("ip", "-n", a.netns(), "link", "add", aName, "type", "veth", "peer", "name", bName, "netns", b.netns());
+    Shell.run(
+        "ip", "-n", a.netns(), "link", "add", aName, "type", "veth", "peer", "name", bName, "netns",
+        b.netns());
     Shell.run("ip", "-n", a.netns(), "link", "set", aName, "up");
     Shell.run("ip", "-n", b.netns(), "link", "set", bName, "up");
     return new Link(a, aName, b, bName);
   }
 
-  /** A veth pair from {@code node} into the bridge namespace, its bridge end enslaved to {@code br0}. */
+  /**
+   * A veth pair from {@code node} into the bridge namespace, its bridge end enslaved to {@code
+   * br0}.
+   */
   public Link attach(Node node, Node bridge) {
     Link l = link(node, bridge);
     Shell.run("ip", "-n", bridge.netns(), "link", "set", l.bName(), "master", "br0");
@@ -142,7 +159,9 @@ public final class Topology implements AutoCloseable {
     processes.add(p);
   }
 
-  /** On {@link #close()}, move the working directory (configs, logs) here instead of deleting it. */
+  /**
+   * On {@link #close()}, move the working directory (configs, logs) here instead of deleting it.
+   */
   public synchronized void preserveFilesIn(Path target) {
     this.preserveTo = target;
   }

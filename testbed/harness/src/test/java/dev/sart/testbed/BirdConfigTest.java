@@ -7,13 +7,16 @@ import org.junit.jupiter.api.Test;
 /** The bird.conf the driver writes for the neighbour options. */
 class BirdConfigTest {
   private static String config(Neighbor n) {
-    return new Bird(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")),
-        RouterConfig.of(65001, "192.0.2.1").neighbor(n)).configText();
+    return new Bird(
+            new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")),
+            RouterConfig.of(65001, "192.0.2.1").neighbor(n))
+        .configText();
   }
 
   @Test
   void configHonoursEveryNeighbourField() {
-    String text = config(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret").withMultihop(3));
+    String text =
+        config(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret").withMultihop(3));
     assertTrue(text.contains("  neighbor 192.0.2.2 as 65002;\n"), text);
     assertTrue(text.contains("  passive on;\n  password \"s3cret\";\n  multihop 3;\n"), text);
   }
@@ -35,6 +38,8 @@ class BirdConfigTest {
     assertTrue(four.contains("  neighbor 192.0.2.2 external;\n"), four);
     assertTrue(four.contains("  enable as4 off;\n"), four);
     String normal = config(Neighbor.of("192.0.2.2", 4_200_000_001L));
-    assertTrue(normal.contains("  neighbor 192.0.2.2 as 4200000001;\n") && !normal.contains("as4"), normal);
+    assertTrue(
+        normal.contains("  neighbor 192.0.2.2 as 4200000001;\n") && !normal.contains("as4"),
+        normal);
   }
 }

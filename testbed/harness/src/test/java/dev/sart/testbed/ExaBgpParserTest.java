@@ -32,8 +32,10 @@ class ExaBgpParserTest {
   }
 
   private static Route only(List<Route> routes, String prefix, InetAddress from) {
-    List<Route> rs = routes.stream().filter(r -> r.prefix().equals(IpPrefix.parse(prefix)) && r.from().equals(from))
-        .toList();
+    List<Route> rs =
+        routes.stream()
+            .filter(r -> r.prefix().equals(IpPrefix.parse(prefix)) && r.from().equals(from))
+            .toList();
     assertEquals(1, rs.size(), () -> prefix + " from " + from + " in " + routes);
     return rs.getFirst();
   }
@@ -72,7 +74,9 @@ class ExaBgpParserTest {
     assertTrue(reflected.best());
     // announced by both, withdrawn by 192.0.2.2 only
     assertTrue(only(v4, "203.0.113.128/25", IBGP).best());
-    assertTrue(v4.stream().noneMatch(r -> r.prefix().equals(IpPrefix.parse("198.51.100.128/25"))), v4::toString);
+    assertTrue(
+        v4.stream().noneMatch(r -> r.prefix().equals(IpPrefix.parse("198.51.100.128/25"))),
+        v4::toString);
 
     List<Route> v6 = feed.routes(Family.IPV6_UNICAST);
     assertEquals(1, v6.size(), v6::toString);
@@ -99,16 +103,22 @@ class ExaBgpParserTest {
     assertEquals(List.of(), feed.routes(Family.IPV6_UNICAST));
     feed.accept(lines.get(shutdown + 1));
     assertEquals(SessionState.OPEN_SENT, feed.state(V6), "connected: TCP is up");
-    assertEquals(3, feed.routes(Family.IPV4_UNICAST).size(), "198.51.100.128/25 is withdrawn by then");
+    assertEquals(
+        3, feed.routes(Family.IPV4_UNICAST).size(), "198.51.100.128/25 is withdrawn by then");
   }
 
   @Test
   void configHonoursEveryNeighbourField() {
     Node node = new Node(null, "x", "unused", java.nio.file.Path.of("/tmp/x"));
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret").withMultihop(3)
-            .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
-        .originate("203.0.113.0/24", "2001:db8:1::/48");
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(
+                Neighbor.of("192.0.2.2", 65002)
+                    .asPassive()
+                    .withPassword("s3cret")
+                    .withMultihop(3)
+                    .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
+            .originate("203.0.113.0/24", "2001:db8:1::/48");
     String text = new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
     assertTrue(text.contains("local-address 192.0.2.1;"), text);
     assertTrue(text.contains("passive true;"), text);
@@ -121,23 +131,30 @@ class ExaBgpParserTest {
 
   @Test
   void gtsmIsRefusedNotIgnored() {
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1));
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1));
     Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1"))));
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1"))));
     assertTrue(e.getMessage().contains("GTSM"), e.getMessage());
   }
 
   @Test
   void gtsmAndMultihopTogetherAreABadNeighbour() {
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> Neighbor.of("192.0.2.2", 65002).withMultihop(2).withTtlSecurity(2));
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> Neighbor.of("192.0.2.2", 65002).withMultihop(2).withTtlSecurity(2));
     assertTrue(e.getMessage().contains("exclude"), e.getMessage());
   }
 
   @Test
   void withoutAs4DisablesAsn4() {
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
     Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
     String text = new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
     assertTrue(text.contains("  capability { asn4 disable; }\n"), text);

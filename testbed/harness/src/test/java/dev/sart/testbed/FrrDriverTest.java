@@ -8,12 +8,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * FRR peered with BIRD over one veth, an IPv4 and an IPv6 session, each side's CLI being the
- * oracle of what the other did.
+ * FRR peered with BIRD over one veth, an IPv4 and an IPv6 session, each side's CLI being the oracle
+ * of what the other did.
  */
 class FrrDriverTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
 
   private Node frrNode;
   private Node birdNode;
@@ -22,16 +21,27 @@ class FrrDriverTest {
     Topology t = testbed.topology();
     frrNode = t.node("frr");
     birdNode = t.node("bird");
-    t.link(frrNode, birdNode).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8::1/64", "2001:db8::2/64");
+    t.link(frrNode, birdNode)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8::1/64", "2001:db8::2/64");
   }
 
   private static RouterConfig frrConfig(Neighbor v4, Neighbor v6) {
-    return RouterConfig.of(65001, "192.0.2.1").neighbor(v4).neighbor(v6).originate("203.0.113.0/24", "2001:db8:1::/48");
+    return RouterConfig.of(65001, "192.0.2.1")
+        .neighbor(v4)
+        .neighbor(v6)
+        .originate("203.0.113.0/24", "2001:db8:1::/48");
   }
 
   private Bird bird(Neighbor v4, Neighbor v6) {
-    return (Bird) new Bird(birdNode, RouterConfig.of(65002, "192.0.2.2").neighbor(v4).neighbor(v6)
-        .originate("198.51.100.0/24", "2001:db8:2::/48")).start();
+    return (Bird)
+        new Bird(
+                birdNode,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(v4)
+                    .neighbor(v6)
+                    .originate("198.51.100.0/24", "2001:db8:2::/48"))
+            .start();
   }
 
   private static void assertExchanged(Router frr, Router bird) {
@@ -59,7 +69,12 @@ class FrrDriverTest {
   @Test
   void announceAndWithdrawAtRunTime() {
     link();
-    Frr frr = (Frr) new Frr(frrNode, frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002))).start();
+    Frr frr =
+        (Frr)
+            new Frr(
+                    frrNode,
+                    frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002)))
+                .start();
     Bird bird = bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001));
     bird.awaitRoute("203.0.113.0/24");
 
@@ -81,8 +96,14 @@ class FrrDriverTest {
   @Test
   void frrAsThePassiveSide() {
     link();
-    Frr frr = (Frr) new Frr(frrNode, frrConfig(Neighbor.of("192.0.2.2", 65002).asPassive(),
-        Neighbor.of("2001:db8::2", 65002).asPassive())).start();
+    Frr frr =
+        (Frr)
+            new Frr(
+                    frrNode,
+                    frrConfig(
+                        Neighbor.of("192.0.2.2", 65002).asPassive(),
+                        Neighbor.of("2001:db8::2", 65002).asPassive()))
+                .start();
     Bird bird = bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001));
     frr.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
     assertExchanged(frr, bird);
@@ -91,10 +112,18 @@ class FrrDriverTest {
   @Test
   void birdAsThePassiveSideWithPasswordAndMultihop() {
     link();
-    Frr frr = (Frr) new Frr(frrNode, frrConfig(Neighbor.of("192.0.2.2", 65002).withPassword("s3cret").withMultihop(2),
-        Neighbor.of("2001:db8::2", 65002).withPassword("s3cret6"))).start();
-    Bird bird = bird(Neighbor.of("192.0.2.1", 65001).asPassive().withPassword("s3cret").withMultihop(2),
-        Neighbor.of("2001:db8::1", 65001).asPassive().withPassword("s3cret6"));
+    Frr frr =
+        (Frr)
+            new Frr(
+                    frrNode,
+                    frrConfig(
+                        Neighbor.of("192.0.2.2", 65002).withPassword("s3cret").withMultihop(2),
+                        Neighbor.of("2001:db8::2", 65002).withPassword("s3cret6")))
+                .start();
+    Bird bird =
+        bird(
+            Neighbor.of("192.0.2.1", 65001).asPassive().withPassword("s3cret").withMultihop(2),
+            Neighbor.of("2001:db8::1", 65001).asPassive().withPassword("s3cret6"));
     frr.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
     bird.awaitEstablished("192.0.2.1").awaitEstablished("2001:db8::1");
     assertEquals(List.of(65002L), frr.awaitRoute("198.51.100.0/24").asPath());
@@ -103,8 +132,12 @@ class FrrDriverTest {
   @Test
   void bgpdWithoutZebra() {
     link();
-    Frr frr = (Frr) Frr.withoutZebra(frrNode,
-        frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002))).start();
+    Frr frr =
+        (Frr)
+            Frr.withoutZebra(
+                    frrNode,
+                    frrConfig(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002)))
+                .start();
     Bird bird = bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001));
     assertEquals(List.of("bgpd"), frr.processes().stream().map(ManagedProcess::name).toList());
     frr.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
@@ -115,6 +148,7 @@ class FrrDriverTest {
     frr.withdraw("203.0.113.128/25");
     bird.awaitNoRoute("203.0.113.128/25");
     // without zebra bgpd knows no interfaces and drops BIRD's IPv6 routes, whose next hop
-    // includes a link-local address ("sent a v6 LL next-hop and there's no peer interface information")
+    // includes a link-local address ("sent a v6 LL next-hop and there's no peer interface
+    // information")
   }
 }

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** {@link Frr#parseRoutes} on real {@code show bgp ... json detail} output of FRR 8.4.4 (see the fixture's README). */
+/**
+ * {@link Frr#parseRoutes} on real {@code show bgp ... json detail} output of FRR 8.4.4 (see the
+ * fixture's README).
+ */
 class FrrParseTest {
 
   private static String fixture(String name) throws IOException {
@@ -22,8 +25,13 @@ class FrrParseTest {
 
   private static Route find(List<Route> routes, String prefix, String from) {
     return routes.stream()
-        .filter(r -> r.prefix().equals(IpPrefix.parse(prefix)) && Addresses.format(r.from()).equals(from))
-        .findFirst().orElseThrow(() -> new AssertionError("no route " + prefix + " from " + from + " in " + routes));
+        .filter(
+            r ->
+                r.prefix().equals(IpPrefix.parse(prefix))
+                    && Addresses.format(r.from()).equals(from))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no route " + prefix + " from " + from + " in " + routes));
   }
 
   @Test
@@ -79,13 +87,20 @@ class FrrParseTest {
 
   @Test
   void configHonoursEveryNeighbourField() {
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret").withMultihop(3))
-        .neighbor(Neighbor.of("2001:db8::2", 65002).withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
-        .neighbor(Neighbor.of("192.0.2.6", 65001).withMultihop(2))
-        .originate("203.0.113.0/24", "2001:db8:1::/48");
-    String text = new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config).configText();
-    String expected = """
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(
+                Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret").withMultihop(3))
+            .neighbor(
+                Neighbor.of("2001:db8::2", 65002)
+                    .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
+            .neighbor(Neighbor.of("192.0.2.6", 65001).withMultihop(2))
+            .originate("203.0.113.0/24", "2001:db8:1::/48");
+    String text =
+        new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config)
+            .configText();
+    String expected =
+        """
         frr defaults traditional
         hostname r1
         log stdout informational
@@ -134,14 +149,19 @@ class FrrParseTest {
 
   @Test
   void birdsPassiveIsActive() {
-    // a passive protocol waiting for the peer's connection (seen in a CI run of SpeakerOptionsInteropTest)
+    // a passive protocol waiting for the peer's connection (seen in a CI run of
+    // SpeakerOptionsInteropTest)
     assertEquals(SessionState.ACTIVE, SessionState.parse("Passive"));
   }
 
   @Test
   void gtsmIsTtlSecurityHops() {
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
-    String text = new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config).configText();
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
+    String text =
+        new Frr(new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent")), config)
+            .configText();
     assertTrue(text.contains(" neighbor 192.0.2.2 ttl-security hops 2\n"), text);
     assertFalse(text.contains("ebgp-multihop"), text);
   }
@@ -149,12 +169,17 @@ class FrrParseTest {
   @Test
   void withoutAs4SendsNoCapabilitiesAndOnlyForIpv4Unicast() {
     Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
-    RouterConfig config = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4());
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4());
     String text = new Frr(node, config).configText();
     assertTrue(text.contains(" neighbor 192.0.2.2 dont-capability-negotiate\n"), text);
-    RouterConfig v6 = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("2001:db8::2", 65002).withoutAs4());
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> new Frr(node, v6).configText());
+    RouterConfig v6 =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("2001:db8::2", 65002).withoutAs4());
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> new Frr(node, v6).configText());
     assertTrue(e.getMessage().contains("IPv4 unicast"), e.getMessage());
   }
 }

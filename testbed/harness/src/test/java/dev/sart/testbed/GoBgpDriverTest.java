@@ -7,20 +7,26 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** GoBGP (AS 65001) against BIRD (AS 65002), each side's CLI the oracle of the other's behaviour. */
+/**
+ * GoBGP (AS 65001) against BIRD (AS 65002), each side's CLI the oracle of the other's behaviour.
+ */
 class GoBgpDriverTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
 
   private Router gobgp;
   private Router bird;
 
-  /** a (GoBGP) and b (BIRD) on one veth, one IPv4 and one IPv6 session, each side originating two prefixes. */
+  /**
+   * a (GoBGP) and b (BIRD) on one veth, one IPv4 and one IPv6 session, each side originating two
+   * prefixes.
+   */
   private void pair(boolean gobgpPassive, String password) {
     Topology t = testbed.topology();
     Node a = t.node("a");
     Node b = t.node("b");
-    t.link(a, b).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8::1/64", "2001:db8::2/64");
+    t.link(a, b)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8::1/64", "2001:db8::2/64");
     Neighbor toB4 = Neighbor.of("192.0.2.2", 65002);
     Neighbor toB6 = Neighbor.of("2001:db8::2", 65002);
     Neighbor toA4 = Neighbor.of("192.0.2.1", 65001);
@@ -35,10 +41,24 @@ class GoBgpDriverTest {
       toA4 = toA4.withPassword(password);
       toA6 = toA6.withPassword(password);
     }
-    gobgp = RouterKind.GOBGP.create(a, RouterConfig.of(65001, "192.0.2.1").neighbor(toB4).neighbor(toB6)
-        .originate("203.0.113.0/24", "2001:db8:1::/48")).start();
-    bird = RouterKind.BIRD.create(b, RouterConfig.of(65002, "192.0.2.2").neighbor(toA4).neighbor(toA6)
-        .originate("198.51.100.0/24", "2001:db8:2::/48")).start();
+    gobgp =
+        RouterKind.GOBGP
+            .create(
+                a,
+                RouterConfig.of(65001, "192.0.2.1")
+                    .neighbor(toB4)
+                    .neighbor(toB6)
+                    .originate("203.0.113.0/24", "2001:db8:1::/48"))
+            .start();
+    bird =
+        RouterKind.BIRD
+            .create(
+                b,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(toA4)
+                    .neighbor(toA6)
+                    .originate("198.51.100.0/24", "2001:db8:2::/48"))
+            .start();
     for (String n : List.of("192.0.2.2", "2001:db8::2")) {
       gobgp.awaitEstablished(n);
     }
@@ -85,12 +105,22 @@ class GoBgpDriverTest {
     m.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     a.route("192.0.2.4/30", "192.0.2.2");
     b.route("192.0.2.0/30", "192.0.2.5");
-    gobgp = RouterKind.GOBGP.create(a, RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.6", 65002).withMultihop(2))
-        .originate("203.0.113.0/24")).start();
-    bird = RouterKind.BIRD.create(b, RouterConfig.of(65002, "192.0.2.6")
-        .neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2))
-        .originate("198.51.100.0/24")).start();
+    gobgp =
+        RouterKind.GOBGP
+            .create(
+                a,
+                RouterConfig.of(65001, "192.0.2.1")
+                    .neighbor(Neighbor.of("192.0.2.6", 65002).withMultihop(2))
+                    .originate("203.0.113.0/24"))
+            .start();
+    bird =
+        RouterKind.BIRD
+            .create(
+                b,
+                RouterConfig.of(65002, "192.0.2.6")
+                    .neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2))
+                    .originate("198.51.100.0/24"))
+            .start();
 
     gobgp.awaitEstablished("192.0.2.6");
     Route r = gobgp.awaitRoute("198.51.100.0/24");

@@ -12,11 +12,11 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Parses output captured from gobgp 3.10.0 ({@code gobgp -j global rib -a ipv4|ipv6}, {@code gobgp -j
- * neighbor ADDR}) while gobgpd (AS 65001) peered with BIRD 2.0.12: eBGP to 192.0.2.2 / 2001:db8::2
- * (AS 65002, export filter adding communities 65002:100 and no-export, large community 65002:1:2,
- * MED 50, 64512 prepended on 203.0.113.128/25) and iBGP to 192.0.2.6 (LOCAL_PREF 200, community
- * 65001:7). gobgpd itself originated 203.0.113.0/24 and 2001:db8:1::/48.
+ * Parses output captured from gobgp 3.10.0 ({@code gobgp -j global rib -a ipv4|ipv6}, {@code gobgp
+ * -j neighbor ADDR}) while gobgpd (AS 65001) peered with BIRD 2.0.12: eBGP to 192.0.2.2 /
+ * 2001:db8::2 (AS 65002, export filter adding communities 65002:100 and no-export, large community
+ * 65002:1:2, MED 50, 64512 prepended on 203.0.113.128/25) and iBGP to 192.0.2.6 (LOCAL_PREF 200,
+ * community 65001:7). gobgpd itself originated 203.0.113.0/24 and 2001:db8:1::/48.
  */
 class GoBgpParserTest {
 
@@ -31,7 +31,8 @@ class GoBgpParserTest {
     List<Route> routes = GoBgp.parseRoutes(fixture("rib4.json"));
 
     assertEquals(4, routes.size(), routes.toString());
-    assertTrue(routes.stream().noneMatch(r -> r.prefix().equals(IpPrefix.parse("203.0.113.0/24"))),
+    assertTrue(
+        routes.stream().noneMatch(r -> r.prefix().equals(IpPrefix.parse("203.0.113.0/24"))),
         "the locally originated prefix is not a learned route");
 
     Route ibgp = routes.get(0);
@@ -82,16 +83,21 @@ class GoBgpParserTest {
 
   @Test
   void sessionStateIsTheApiEnumNumber() throws IOException {
-    assertEquals(SessionState.ESTABLISHED, GoBgp.parseSessionState(fixture("nbr-established.json")));
+    assertEquals(
+        SessionState.ESTABLISHED, GoBgp.parseSessionState(fixture("nbr-established.json")));
     assertEquals(SessionState.ACTIVE, GoBgp.parseSessionState("{\"state\":{\"session_state\":3}}"));
     assertEquals(SessionState.IDLE, GoBgp.parseSessionState("{\"state\":{}}"));
   }
 
   @Test
   void configHonoursEveryNeighbourField() {
-    RouterConfig c = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s\"cret").withMultihop(3))
-        .neighbor(Neighbor.of("2001:db8::2", 65002).withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST));
+    RouterConfig c =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(
+                Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s\"cret").withMultihop(3))
+            .neighbor(
+                Neighbor.of("2001:db8::2", 65002)
+                    .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST));
     String toml = new GoBgp(null, c).configText();
 
     assertTrue(toml.contains("as = 65001\n  router-id = \"192.0.2.1\""), toml);
@@ -107,17 +113,23 @@ class GoBgpParserTest {
 
   @Test
   void gtsmSetsTheLowestTtlAcceptedInsteadOfMultihop() {
-    RouterConfig c = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
+    RouterConfig c =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(2));
     String toml = new GoBgp(null, c).configText();
-    assertTrue(toml.contains("[neighbors.ttl-security.config]\n    enabled = true\n    ttl-min = 254\n"), toml);
+    assertTrue(
+        toml.contains("[neighbors.ttl-security.config]\n    enabled = true\n    ttl-min = 254\n"),
+        toml);
     assertFalse(toml.contains("ebgp-multihop"), toml);
   }
 
   @Test
   void withoutAs4IsRefusedNotIgnored() {
-    RouterConfig c = RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> new GoBgp(null, c).configText());
+    RouterConfig c =
+        RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> new GoBgp(null, c).configText());
     assertTrue(e.getMessage().contains("4-octet AS"), e.getMessage());
   }
 }

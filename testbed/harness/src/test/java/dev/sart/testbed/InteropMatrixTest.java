@@ -17,8 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * trustworthy as oracles for the speaker's tests.
  */
 class InteropMatrixTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
 
   static Stream<Arguments> pairs() {
     List<Arguments> pairs = new ArrayList<>();
@@ -48,10 +47,12 @@ class InteropMatrixTest {
 
     Route back4 = p.left().awaitRoute(PairSetup.RIGHT_PREFIX_V4);
     assertEquals(List.of(65002L), back4.asPath(), () -> back4.toString());
-    assertTrue(back4.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V4)), () -> back4.toString());
+    assertTrue(
+        back4.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V4)), () -> back4.toString());
     Route back6 = p.left().awaitRoute(PairSetup.RIGHT_PREFIX_V6);
     assertEquals(List.of(65002L), back6.asPath(), () -> back6.toString());
-    assertTrue(back6.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V6)), () -> back6.toString());
+    assertTrue(
+        back6.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V6)), () -> back6.toString());
 
     // Each side names the session a route came from, marks its only path best, and lists only
     // what it learned: its own prefix shows up at most as a path sent back by the other side

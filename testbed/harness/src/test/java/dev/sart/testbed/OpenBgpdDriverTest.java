@@ -11,8 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * IPv6 session; each side's CLI is the oracle for what the other did.
  */
 class OpenBgpdDriverTest {
-  @RegisterExtension
-  final Testbed testbed = new Testbed();
+  @RegisterExtension final Testbed testbed = new Testbed();
 
   private Node a;
   private Node b;
@@ -21,17 +20,23 @@ class OpenBgpdDriverTest {
     Topology t = testbed.topology();
     a = t.node("a");
     b = t.node("b");
-    t.link(a, b).addresses("192.0.2.1/30", "192.0.2.2/30").addresses("2001:db8::1/64", "2001:db8::2/64");
+    t.link(a, b)
+        .addresses("192.0.2.1/30", "192.0.2.2/30")
+        .addresses("2001:db8::1/64", "2001:db8::2/64");
   }
 
   private Router openbgpd(Neighbor v4, Neighbor v6, String... originate) {
-    return RouterKind.OPENBGPD.create(a, RouterConfig.of(65001, "192.0.2.1").neighbor(v4).neighbor(v6)
-        .originate(originate)).start();
+    return RouterKind.OPENBGPD
+        .create(
+            a, RouterConfig.of(65001, "192.0.2.1").neighbor(v4).neighbor(v6).originate(originate))
+        .start();
   }
 
   private Router bird(Neighbor v4, Neighbor v6, String... originate) {
-    return RouterKind.BIRD.create(b, RouterConfig.of(65002, "192.0.2.2").neighbor(v4).neighbor(v6)
-        .originate(originate)).start();
+    return RouterKind.BIRD
+        .create(
+            b, RouterConfig.of(65002, "192.0.2.2").neighbor(v4).neighbor(v6).originate(originate))
+        .start();
   }
 
   @Test
@@ -58,9 +63,13 @@ class OpenBgpdDriverTest {
   @Test
   void comesUpAsThePassiveSide() {
     twoNodes();
-    Router o = openbgpd(Neighbor.of("192.0.2.2", 65002).asPassive(), Neighbor.of("2001:db8::2", 65002).asPassive(),
-        "203.0.113.0/24");
-    Router bird = bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001), "198.51.100.0/24");
+    Router o =
+        openbgpd(
+            Neighbor.of("192.0.2.2", 65002).asPassive(),
+            Neighbor.of("2001:db8::2", 65002).asPassive(),
+            "203.0.113.0/24");
+    Router bird =
+        bird(Neighbor.of("192.0.2.1", 65001), Neighbor.of("2001:db8::1", 65001), "198.51.100.0/24");
     o.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
     bird.awaitRoute("203.0.113.0/24");
     o.awaitRoute("198.51.100.0/24");
@@ -70,10 +79,18 @@ class OpenBgpdDriverTest {
   @Test
   void twoInstancesRunSideBySide() {
     twoNodes();
-    Router o1 = openbgpd(Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002), "203.0.113.0/24");
-    Router o2 = RouterKind.OPENBGPD.create(b, RouterConfig.of(65002, "192.0.2.2")
-        .neighbor(Neighbor.of("192.0.2.1", 65001)).neighbor(Neighbor.of("2001:db8::1", 65001))
-        .originate("2001:db8:2::/48")).start();
+    Router o1 =
+        openbgpd(
+            Neighbor.of("192.0.2.2", 65002), Neighbor.of("2001:db8::2", 65002), "203.0.113.0/24");
+    Router o2 =
+        RouterKind.OPENBGPD
+            .create(
+                b,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(Neighbor.of("192.0.2.1", 65001))
+                    .neighbor(Neighbor.of("2001:db8::1", 65001))
+                    .originate("2001:db8:2::/48"))
+            .start();
     o1.awaitEstablished("2001:db8::2");
     o2.awaitEstablished("192.0.2.1");
     assertEquals(List.of(65001L), o2.awaitRoute("203.0.113.0/24").asPath());
@@ -92,10 +109,22 @@ class OpenBgpdDriverTest {
     r.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     a.route("192.0.2.4/30", "192.0.2.2");
     b.route("192.0.2.0/30", "192.0.2.5");
-    Router o = RouterKind.OPENBGPD.create(a, RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.6", 65002).withMultihop(2)).originate("203.0.113.0/24")).start();
-    Router bird = RouterKind.BIRD.create(b, RouterConfig.of(65002, "192.0.2.6")
-        .neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2)).originate("198.51.100.0/24")).start();
+    Router o =
+        RouterKind.OPENBGPD
+            .create(
+                a,
+                RouterConfig.of(65001, "192.0.2.1")
+                    .neighbor(Neighbor.of("192.0.2.6", 65002).withMultihop(2))
+                    .originate("203.0.113.0/24"))
+            .start();
+    Router bird =
+        RouterKind.BIRD
+            .create(
+                b,
+                RouterConfig.of(65002, "192.0.2.6")
+                    .neighbor(Neighbor.of("192.0.2.1", 65001).withMultihop(2))
+                    .originate("198.51.100.0/24"))
+            .start();
     o.awaitEstablished("192.0.2.6");
     bird.awaitEstablished("192.0.2.1");
     Route learned = o.awaitRoute("198.51.100.0/24");

@@ -31,14 +31,17 @@ class OpenBgpdParserTest {
     List<Route> routes = OpenBgpd.parseRoutes(fixture("show-rib-detail-inet.json"));
 
     // 203.0.113.0/24 is our own network statement: not a learned route.
-    assertEquals(List.of("198.51.100.0/24", "198.51.100.0/24", "198.51.100.128/25"),
+    assertEquals(
+        List.of("198.51.100.0/24", "198.51.100.0/24", "198.51.100.128/25"),
         routes.stream().map(r -> r.prefix().toString()).toList());
 
     Route best = routes.get(0);
     assertTrue(best.best());
     assertEquals(List.of(Addresses.parse("192.0.2.2")), best.nextHops());
     assertEquals(List.of(65002L), best.asPath());
-    assertEquals(List.of("65002:100", "65002:200", "65535:666", "65535:65281", "65002:1:2", "4200000000:3:4"),
+    assertEquals(
+        List.of(
+            "65002:100", "65002:200", "65535:666", "65535:65281", "65002:1:2", "4200000000:3:4"),
         best.communities());
     assertEquals(OptionalLong.of(50), best.med());
     assertEquals(OptionalLong.of(100), best.localPref());
@@ -49,7 +52,8 @@ class OpenBgpdParserTest {
     assertEquals(Addresses.parse("192.0.2.6"), other.nextHop());
     assertEquals(List.of(65002L, 4200000001L, 65002L), other.asPath());
     assertEquals(List.of(), other.communities());
-    assertEquals(OptionalLong.of(0), other.med(), "bgpctl prints metric 0 when no MED was received");
+    assertEquals(
+        OptionalLong.of(0), other.med(), "bgpctl prints metric 0 when no MED was received");
     assertEquals(Addresses.parse("192.0.2.6"), other.from());
   }
 
@@ -71,24 +75,35 @@ class OpenBgpdParserTest {
   @Test
   void parsesNeighborState() throws IOException {
     String json = fixture("show-neighbor.json");
-    assertEquals(SessionState.ESTABLISHED, OpenBgpd.parseSessionState(json, Addresses.parse("192.0.2.2")));
+    assertEquals(
+        SessionState.ESTABLISHED, OpenBgpd.parseSessionState(json, Addresses.parse("192.0.2.2")));
     assertEquals(SessionState.IDLE, OpenBgpd.parseSessionState(json, Addresses.parse("192.0.2.9")));
     // What bgpctl prints for a neighbour it does not know.
-    assertEquals(SessionState.IDLE, OpenBgpd.parseSessionState("{\n\n}\n", Addresses.parse("192.0.2.2")));
+    assertEquals(
+        SessionState.IDLE, OpenBgpd.parseSessionState("{\n\n}\n", Addresses.parse("192.0.2.2")));
   }
 
   @Test
   void configHonoursNeighborOptions() {
-    RouterConfig cfg = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret"))
-        .neighbor(Neighbor.of("2001:db8::2", 65002).withMultihop(2)
-            .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
-        .originate("203.0.113.0/24");
+    RouterConfig cfg =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 65002).asPassive().withPassword("s3cret"))
+            .neighbor(
+                Neighbor.of("2001:db8::2", 65002)
+                    .withMultihop(2)
+                    .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
+            .originate("203.0.113.0/24");
     String text = new OpenBgpd(null, cfg).configText(java.nio.file.Path.of("/tmp/x/bgpd.sock"));
-    assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 65002\n  passive\n  tcp md5sig password \"s3cret\"\n"
-        + "  announce IPv4 unicast\n  announce IPv6 none\n}"), text);
-    assertTrue(text.contains("neighbor 2001:db8::2 {\n  remote-as 65002\n  multihop 2\n"
-        + "  announce IPv4 unicast\n  announce IPv6 unicast\n}"), text);
+    assertTrue(
+        text.contains(
+            "neighbor 192.0.2.2 {\n  remote-as 65002\n  passive\n  tcp md5sig password \"s3cret\"\n"
+                + "  announce IPv4 unicast\n  announce IPv6 none\n}"),
+        text);
+    assertTrue(
+        text.contains(
+            "neighbor 2001:db8::2 {\n  remote-as 65002\n  multihop 2\n"
+                + "  announce IPv4 unicast\n  announce IPv6 unicast\n}"),
+        text);
     assertTrue(text.contains("network 203.0.113.0/24\n"), text);
     assertTrue(text.contains("socket \"/tmp/x/bgpd.sock\"\n"), text);
     assertTrue(text.contains("allow from any\nallow to any\n"), text);
@@ -96,20 +111,30 @@ class OpenBgpdParserTest {
 
   @Test
   void gtsmTakesItsHopsFromMultihop() {
-    RouterConfig cfg = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1))
-        .neighbor(Neighbor.of("192.0.2.6", 65002).withTtlSecurity(2));
+    RouterConfig cfg =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 65002).withTtlSecurity(1))
+            .neighbor(Neighbor.of("192.0.2.6", 65002).withTtlSecurity(2));
     String text = new OpenBgpd(null, cfg).configText(java.nio.file.Path.of("/tmp/x/bgpd.sock"));
-    assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 65002\n  ttl-security yes\n  announce"), text);
-    assertTrue(text.contains("neighbor 192.0.2.6 {\n  remote-as 65002\n  ttl-security yes\n  multihop 2\n"), text);
+    assertTrue(
+        text.contains("neighbor 192.0.2.2 {\n  remote-as 65002\n  ttl-security yes\n  announce"),
+        text);
+    assertTrue(
+        text.contains(
+            "neighbor 192.0.2.6 {\n  remote-as 65002\n  ttl-security yes\n  multihop 2\n"),
+        text);
   }
 
   @Test
   void withoutAs4DoesNotAnnounceTheCapability() {
-    RouterConfig cfg = RouterConfig.of(65001, "192.0.2.1")
-        .neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4()).neighbor(Neighbor.of("192.0.2.6", 65002));
+    RouterConfig cfg =
+        RouterConfig.of(65001, "192.0.2.1")
+            .neighbor(Neighbor.of("192.0.2.2", 4_200_000_001L).withoutAs4())
+            .neighbor(Neighbor.of("192.0.2.6", 65002));
     String text = new OpenBgpd(null, cfg).configText(java.nio.file.Path.of("/tmp/x/bgpd.sock"));
-    assertTrue(text.contains("neighbor 192.0.2.2 {\n  remote-as 4200000001\n  announce as-4byte no\n"), text);
+    assertTrue(
+        text.contains("neighbor 192.0.2.2 {\n  remote-as 4200000001\n  announce as-4byte no\n"),
+        text);
     assertEquals(1, text.split("as-4byte", -1).length - 1, text);
   }
 }

@@ -34,7 +34,9 @@ class TopologyTest {
         Node n = t.node("s" + i);
         t.attach(n, lan).a().address("eth1", addr + "/24");
         hubConfig = hubConfig.neighbor(Neighbor.of(addr, 65100 + i));
-        spokes.add(kinds[i].create(n, RouterConfig.of(65100 + i, addr).neighbor(Neighbor.of("192.0.2.1", 65000))));
+        spokes.add(
+            kinds[i].create(
+                n, RouterConfig.of(65100 + i, addr).neighbor(Neighbor.of("192.0.2.1", 65000))));
       }
       Router hubRouter = RouterKind.BIRD.create(hub, hubConfig).start();
       spokes.forEach(Router::start);
@@ -55,7 +57,9 @@ class TopologyTest {
     List<String> left = Sweeper.namespaces().stream().filter(namespaces::contains).toList();
     assertEquals(List.of(), left, "namespaces left behind");
     for (long pid : pids) {
-      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " survived");
+      assertFalse(
+          ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+          "process " + pid + " survived");
     }
     assertFalse(Files.exists(t.dir()), t.dir() + " left behind");
   }
@@ -66,7 +70,8 @@ class TopologyTest {
       Node a = t.node("a");
       Node b = t.node("b");
       Link l = t.link(a, b);
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.address(l.aName(), "10.0.0.1/24"));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> a.address(l.aName(), "10.0.0.1/24"));
       assertTrue(e.getMessage().contains("10.0.0.1/24"));
       assertThrows(IllegalArgumentException.class, () -> a.address(l.aName(), "2001:db9::1/64"));
       l.addresses("198.51.100.1/24", "198.51.100.2/24").addresses("fd00::1/64", "fd00::2/64");
@@ -103,7 +108,8 @@ class TopologyTest {
       assertFalse(Sweeper.namespaces().contains(ns));
       assertTrue(orphan.waitFor(5, java.util.concurrent.TimeUnit.SECONDS), "the orphan was ended");
       assertFalse(Files.exists(dir));
-      assertTrue(Sweeper.namespaces().contains(mine.netns()), "a live run's namespace is left alone");
+      assertTrue(
+          Sweeper.namespaces().contains(mine.netns()), "a live run's namespace is left alone");
     } finally {
       orphan.destroyForcibly();
       Shell.exec(List.of("ip", "netns", "delete", ns));

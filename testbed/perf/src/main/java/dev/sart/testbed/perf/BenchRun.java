@@ -18,13 +18,14 @@ import java.util.regex.Pattern;
 /**
  * One scenario against one target, bgperf style: generators (BIRD) → target → monitor (BIRD), each
  * in its own namespace, the generators' 198.51.100.0/24 link towards the target and the monitor's
- * 192.0.2.0/30. The clock starts when the generator sessions are enabled; the monitor's route
- * count (from BIRD's per-protocol counter, an O(1) query) is sampled every {@link Options#poll}.
+ * 192.0.2.0/30. The clock starts when the generator sessions are enabled; the monitor's route count
+ * (from BIRD's per-protocol counter, an O(1) query) is sampled every {@link Options#poll}.
  */
 final class BenchRun {
   static final String MONITOR = "192.0.2.2";
   static final long MONITOR_AS = 65999;
-  private static final Pattern COMMUNITY = Pattern.compile("BGP\\.community:.*\\(" + Generators.AS + ",\\s*(\\d+)\\)");
+  private static final Pattern COMMUNITY =
+      Pattern.compile("BGP\\.community:.*\\(" + Generators.AS + ",\\s*(\\d+)\\)");
 
   /** Churn rounds unless asked otherwise: an odd number, so the median is one of them. */
   static final int DEFAULT_CHURN_ROUNDS = 3;
@@ -33,15 +34,26 @@ final class BenchRun {
    * @param poll how often the monitor and the generators are sampled
    * @param stable how long the monitor's count must stay unchanged to count as converged
    * @param stall a run fails when the count has not moved for this long before converging
-   * @param holdTime hold time the generators and the monitor offer (the negotiated one is the lower)
+   * @param holdTime hold time the generators and the monitor offer (the negotiated one is the
+   *     lower)
    * @param targetCpus CPUs the target is pinned to (null: not pinned)
    * @param helperCpus CPUs of the generators and the monitor (null: not pinned)
    * @param timeout a run fails when it has not converged after this long
-   * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight recording)
-   * @param churnRounds rounds of withdrawing and announcing again 10 % in scenario d (see {@link #withChurnRounds})
+   * @param sartdOptions JVM options for sartd after those of sartd/jvm.options (e.g. a flight
+   *     recording)
+   * @param churnRounds rounds of withdrawing and announcing again 10 % in scenario d (see {@link
+   *     #withChurnRounds})
    */
-  record Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
-      Duration timeout, List<String> sartdOptions, int churnRounds) {
+  record Options(
+      Duration poll,
+      Duration stable,
+      Duration stall,
+      int holdTime,
+      String targetCpus,
+      String helperCpus,
+      Duration timeout,
+      List<String> sartdOptions,
+      int churnRounds) {
     Options {
       if (churnRounds < 1) {
         throw new IllegalArgumentException("churn rounds must be at least 1, not " + churnRounds);
@@ -49,16 +61,32 @@ final class BenchRun {
     }
 
     /** {@link #DEFAULT_CHURN_ROUNDS} churn rounds. */
-    Options(Duration poll, Duration stable, Duration stall, int holdTime, String targetCpus, String helperCpus,
-        Duration timeout, List<String> sartdOptions) {
-      this(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, DEFAULT_CHURN_ROUNDS);
+    Options(
+        Duration poll,
+        Duration stable,
+        Duration stall,
+        int holdTime,
+        String targetCpus,
+        String helperCpus,
+        Duration timeout,
+        List<String> sartdOptions) {
+      this(
+          poll,
+          stable,
+          stall,
+          holdTime,
+          targetCpus,
+          helperCpus,
+          timeout,
+          sartdOptions,
+          DEFAULT_CHURN_ROUNDS);
     }
 
     /**
-     * How often the monitor is sampled while a churn phase is timed: at most 10 ms. The phases
-     * last 0.1-3 s; sampled every 200 ms, every figure below 0.2 s read as the first sample, and
-     * at 50 ms two targets 20 ms apart could not be told apart. A sample is one query on BIRD's
-     * control socket ({@link BirdInstance#birdc}).
+     * How often the monitor is sampled while a churn phase is timed: at most 10 ms. The phases last
+     * 0.1-3 s; sampled every 200 ms, every figure below 0.2 s read as the first sample, and at 50
+     * ms two targets 20 ms apart could not be told apart. A sample is one query on BIRD's control
+     * socket ({@link BirdInstance#birdc}).
      */
     Duration churnPoll() {
       Duration fine = Duration.ofMillis(10);
@@ -66,38 +94,58 @@ final class BenchRun {
     }
 
     static Options defaults() {
-      return new Options(Duration.ofMillis(50), Duration.ofSeconds(3), Duration.ofSeconds(120), 30, "1", "0",
-          Duration.ofMinutes(10), List.of());
+      return new Options(
+          Duration.ofMillis(50),
+          Duration.ofSeconds(3),
+          Duration.ofSeconds(120),
+          30,
+          "1",
+          "0",
+          Duration.ofMinutes(10),
+          List.of());
     }
 
     Options withHoldTime(int s) {
-      return new Options(poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
+      return new Options(
+          poll, stable, stall, s, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
     }
 
     Options withStall(Duration d) {
-      return new Options(poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
+      return new Options(
+          poll, stable, d, holdTime, targetCpus, helperCpus, timeout, sartdOptions, churnRounds);
     }
 
     Options withTimeout(Duration d) {
-      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions, churnRounds);
+      return new Options(
+          poll, stable, stall, holdTime, targetCpus, helperCpus, d, sartdOptions, churnRounds);
     }
 
     Options unpinned() {
-      return new Options(poll, stable, stall, holdTime, null, null, timeout, sartdOptions, churnRounds);
+      return new Options(
+          poll, stable, stall, holdTime, null, null, timeout, sartdOptions, churnRounds);
     }
 
     Options withSartdOptions(List<String> o) {
-      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, List.copyOf(o), churnRounds);
+      return new Options(
+          poll,
+          stable,
+          stall,
+          holdTime,
+          targetCpus,
+          helperCpus,
+          timeout,
+          List.copyOf(o),
+          churnRounds);
     }
 
     /**
-     * Rounds of withdraw 10 % / re-announce in scenario d before everything is withdrawn: the
-     * table shows their median, and the first round on its own (a JIT-compiled target's first
-     * round may also pay for compiling the withdrawal path, see README "Churn"); each round goes
-     * to the log.
+     * Rounds of withdraw 10 % / re-announce in scenario d before everything is withdrawn: the table
+     * shows their median, and the first round on its own (a JIT-compiled target's first round may
+     * also pay for compiling the withdrawal path, see README "Churn"); each round goes to the log.
      */
     Options withChurnRounds(int n) {
-      return new Options(poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, n);
+      return new Options(
+          poll, stable, stall, holdTime, targetCpus, helperCpus, timeout, sartdOptions, n);
     }
   }
 
@@ -115,13 +163,21 @@ final class BenchRun {
 
   private void say(String fmt, Object... args) {
     // the wall-clock time (UTC) lets the lines be matched with a flight recording of the target
-    String line = "%s [%s/%s] %s".formatted(LocalTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS),
-        scenario.name(), target.label(), fmt.formatted(args));
+    String line =
+        "%s [%s/%s] %s"
+            .formatted(
+                LocalTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS),
+                scenario.name(),
+                target.label(),
+                fmt.formatted(args));
     System.out.println(line);
     log.append(line).append('\n');
   }
 
-  /** Set (by {@code --keep DIR}): each run's configurations and daemon logs are kept in DIR/&lt;scenario&gt;-&lt;target&gt;. */
+  /**
+   * Set (by {@code --keep DIR}): each run's configurations and daemon logs are kept in
+   * DIR/&lt;scenario&gt;-&lt;target&gt;.
+   */
   static final String KEEP = "bgperf.keep";
 
   /** Runs the scenario; a failure becomes a result with an error (and the daemons' log tails). */
@@ -165,17 +221,41 @@ final class BenchRun {
     List<String> wrong = List.of();
     String error;
     Target.Running running;
+
     /** The generators' and the monitor's BIRD, whose control connections are closed at the end. */
     final List<BirdInstance> birds = new ArrayList<>();
 
     Result result(Target target, Scenario s) {
       long idleRss = idle == null ? 0 : idle.rssBytes();
       long peak = converged == null ? 0 : converged.peakRssBytes();
-      double cpu = converged == null || idle == null ? Double.NaN : converged.cpuSeconds() - idle.cpuSeconds();
-      double bpr = converged == null || idle == null ? Double.NaN : (double) (peak - idleRss) / s.paths();
+      double cpu =
+          converged == null || idle == null
+              ? Double.NaN
+              : converged.cpuSeconds() - idle.cpuSeconds();
+      double bpr =
+          converged == null || idle == null ? Double.NaN : (double) (peak - idleRss) / s.paths();
       double startupCpu = idle == null ? Double.NaN : idle.cpuSeconds();
-      return new Result(target, s, ready, startupCpu, establish, firstPrefix, generator, elapsed, idleRss, peak, cpu, bpr, withdraw10,
-          reannounce10, withdrawAll, monitorRoutes, expiries, checked, wrong, error);
+      return new Result(
+          target,
+          s,
+          ready,
+          startupCpu,
+          establish,
+          firstPrefix,
+          generator,
+          elapsed,
+          idleRss,
+          peak,
+          cpu,
+          bpr,
+          withdraw10,
+          reannounce10,
+          withdrawAll,
+          monitorRoutes,
+          expiries,
+          checked,
+          wrong,
+          error);
     }
   }
 
@@ -194,36 +274,59 @@ final class BenchRun {
 
     say("starting %s", target.label());
     long started = System.nanoTime();
-    m.running = target.start(tgt, scenario.peers(), MONITOR, MONITOR_AS, options.targetCpus(),
-        options.sartdOptions());
-    BirdInstance monitor = BirdInstance.start(mon, "monitor", monitorConfig(), options.helperCpus(),
-        Duration.ofSeconds(30));
+    m.running =
+        target.start(
+            tgt,
+            scenario.peers(),
+            MONITOR,
+            MONITOR_AS,
+            options.targetCpus(),
+            options.sartdOptions());
+    BirdInstance monitor =
+        BirdInstance.start(
+            mon, "monitor", monitorConfig(), options.helperCpus(), Duration.ofSeconds(30));
     m.birds.add(monitor);
-    await("monitor session Established").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+    await("monitor session Established")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
         .failFast("target exited", () -> !m.running.alive())
         .until(() -> monitor.protocols("mon").get("mon").established());
     m.ready = (System.nanoTime() - started) / 1e9;
     say("monitor session Established %.2f s after the target's start", m.ready);
     say("writing the generators' configuration (%,d routes)", scenario.paths());
-    BirdInstance gens = BirdInstance.start(gen, "gen",
-        Generators.config(scenario, Target.AS, options.holdTime()), options.helperCpus(),
-        Duration.ofMinutes(5));
+    BirdInstance gens =
+        BirdInstance.start(
+            gen,
+            "gen",
+            Generators.config(scenario, Target.AS, options.holdTime()),
+            options.helperCpus(),
+            Duration.ofMinutes(5));
     m.birds.add(gens);
     m.idle = ProcStats.of(m.running.pids());
-    say("idle: RSS %,d kB; enabling %d generator sessions", m.idle.rssBytes() / 1024, scenario.peers());
+    say(
+        "idle: RSS %,d kB; enabling %d generator sessions",
+        m.idle.rssBytes() / 1024, scenario.peers());
 
     long t0 = System.nanoTime();
     gens.birdc("enable \"g*\"");
     converge(m, gens, monitor, t0);
     m.converged = ProcStats.of(m.running.pids());
-    say("converged: elapsed %.2f s, generators %.2f s, peak RSS %,d kB, CPU %.2f s", m.elapsed, m.generator,
-        m.converged.peakRssBytes() / 1024, m.converged.cpuSeconds() - m.idle.cpuSeconds());
+    say(
+        "converged: elapsed %.2f s, generators %.2f s, peak RSS %,d kB, CPU %.2f s",
+        m.elapsed,
+        m.generator,
+        m.converged.peakRssBytes() / 1024,
+        m.converged.cpuSeconds() - m.idle.cpuSeconds());
     if (scenario.samePrefixes()) {
       checkBestPaths(m, monitor);
     }
-    say("the generators received %,d updates and withdrawals from the target", generatorsReceived(gens));
+    say(
+        "the generators received %,d updates and withdrawals from the target",
+        generatorsReceived(gens));
     BirdInstance.Protocol atMonitor = monitor.protocols("mon").get("mon");
-    say("the monitor received %,d updates and withdrawals for %,d prefixes", atMonitor.received(), atMonitor.imported());
+    say(
+        "the monitor received %,d updates and withdrawals for %,d prefixes",
+        atMonitor.received(), atMonitor.imported());
     if (scenario.churn()) {
       churn(m, gens, monitor);
       say("after the churn the generators had received %,d", generatorsReceived(gens));
@@ -234,8 +337,8 @@ final class BenchRun {
     Map<String, BirdInstance.Protocol> after = gens.protocols("g*");
     if (!monitor.protocols("mon").get("mon").established()
         || after.values().stream().anyMatch(p -> !p.established())) {
-      throw new IllegalStateException("a session left Established during the run: " + after.values() + "\n"
-          + gens.logTail());
+      throw new IllegalStateException(
+          "a session left Established during the run: " + after.values() + "\n" + gens.logTail());
     }
     if (!expiries.isEmpty()) {
       throw new IllegalStateException("hold timer expired: " + expiries);
@@ -259,7 +362,9 @@ final class BenchRun {
           error wait time 1, 5;
           ipv4 { import all; export none; };
         }
-        """.formatted(MONITOR, MONITOR, MONITOR_AS, Target.MONITOR_SIDE, Target.AS, options.holdTime());
+        """
+        .formatted(
+            MONITOR, MONITOR, MONITOR_AS, Target.MONITOR_SIDE, Target.AS, options.holdTime());
   }
 
   private static double seconds(long t0) {
@@ -287,16 +392,20 @@ final class BenchRun {
       }
       if (!generatorsDone) {
         Map<String, BirdInstance.Protocol> ps = gens.protocols("g*");
-        boolean allUp = ps.size() == scenario.peers() && ps.values().stream().allMatch(BirdInstance.Protocol::established);
+        boolean allUp =
+            ps.size() == scenario.peers()
+                && ps.values().stream().allMatch(BirdInstance.Protocol::established);
         if (allUp && !established) {
           established = true;
           m.establish = now;
           say("sessions Established after %.2f s", now);
         }
         if (established && !allUp) {
-          throw new IllegalStateException("a generator session went down: " + ps.values() + "\n" + gens.logTail());
+          throw new IllegalStateException(
+              "a generator session went down: " + ps.values() + "\n" + gens.logTail());
         }
-        if (allUp && ps.values().stream().allMatch(p -> p.exported() >= scenario.prefixesPerPeer())
+        if (allUp
+            && ps.values().stream().allMatch(p -> p.exported() >= scenario.prefixesPerPeer())
             && sendQueue(gens) == 0) {
           generatorsDone = true;
           m.generator = seconds(t0);
@@ -325,20 +434,35 @@ final class BenchRun {
         droppedSince = Double.NaN;
       }
       if (now - droppedSince >= DROP_LIMIT_SECONDS) {
-        throw new IllegalStateException("the monitor's count dropped from %,d to %,d".formatted(max, count));
+        throw new IllegalStateException(
+            "the monitor's count dropped from %,d to %,d".formatted(max, count));
       }
-      if (count >= expected * 0.99 && generatorsDone && now - lastChange >= options.stable().toMillis() / 1e3) {
+      if (count >= expected * 0.99
+          && generatorsDone
+          && now - lastChange >= options.stable().toMillis() / 1e3) {
         m.elapsed = lastChange;
         return;
       }
       if (now > options.timeout().toMillis() / 1e3) {
-        throw new IllegalStateException("timeout: the monitor holds %,d of %,d routes after %.0f s"
-            .formatted(count, expected, now));
+        throw new IllegalStateException(
+            "timeout: the monitor holds %,d of %,d routes after %.0f s"
+                .formatted(count, expected, now));
       }
       if (now - lastChange > options.stall().toMillis() / 1e3) {
-        throw new IllegalStateException("stalled: the monitor holds %,d of %,d routes, unchanged for %.0f s%s"
-            .formatted(count, expected, now - lastChange, generatorsDone ? "" : " (generators not done: "
-                + gens.protocols("g*").values() + ", Send-Q " + sendQueue(gens) + ")\n" + gens.logTail()));
+        throw new IllegalStateException(
+            "stalled: the monitor holds %,d of %,d routes, unchanged for %.0f s%s"
+                .formatted(
+                    count,
+                    expected,
+                    now - lastChange,
+                    generatorsDone
+                        ? ""
+                        : " (generators not done: "
+                            + gens.protocols("g*").values()
+                            + ", Send-Q "
+                            + sendQueue(gens)
+                            + ")\n"
+                            + gens.logTail()));
       }
     }
   }
@@ -360,7 +484,8 @@ final class BenchRun {
       cpu0 = cpuSeconds(m);
       t0 = System.nanoTime();
       gens.birdc("enable \"" + Generators.churnPattern() + "\"");
-      m.reannounce10 = awaitCount(m, monitor, all, t0, cpu0, "re-announce 10 %" + suffix, m.reannounce10);
+      m.reannounce10 =
+          awaitCount(m, monitor, all, t0, cpu0, "re-announce 10 %" + suffix, m.reannounce10);
     }
     double cpu0 = cpuSeconds(m);
     long t0 = System.nanoTime();
@@ -375,7 +500,13 @@ final class BenchRun {
    * the seconds since {@code t0} and the target's CPU time since {@code cpu0} (user + system, from
    * /proc: on a shared machine a steadier figure than the elapsed time for comparing two builds).
    */
-  private ChurnPhase awaitCount(Measure m, BirdInstance monitor, long expected, long t0, double cpu0, String what,
+  private ChurnPhase awaitCount(
+      Measure m,
+      BirdInstance monitor,
+      long expected,
+      long t0,
+      double cpu0,
+      String what,
       ChurnPhase phase) {
     long last = -1;
     double lastChange = 0;
@@ -393,8 +524,9 @@ final class BenchRun {
         lastChange = now;
       }
       if (now - lastChange > options.stall().toMillis() / 1e3) {
-        throw new IllegalStateException("%s stalled: the monitor holds %,d routes, expected %,d"
-            .formatted(what, count, expected));
+        throw new IllegalStateException(
+            "%s stalled: the monitor holds %,d routes, expected %,d"
+                .formatted(what, count, expected));
       }
     }
   }
@@ -403,7 +535,10 @@ final class BenchRun {
     return ProcStats.of(m.running.pids()).cpuSeconds();
   }
 
-  /** Scenario b: the path the target chose (its community names the generator peer) for a sample of prefixes. */
+  /**
+   * Scenario b: the path the target chose (its community names the generator peer) for a sample of
+   * prefixes.
+   */
   private void checkBestPaths(Measure m, BirdInstance monitor) {
     List<String> wrong = new ArrayList<>();
     int checked = 0;
@@ -423,7 +558,13 @@ final class BenchRun {
       if (!c.find()) {
         wrong.add(prefix + ": no community (65100, peer) at the monitor");
       } else if (Integer.parseInt(c.group(1)) != winner) {
-        wrong.add(prefix + ": the path of peer " + c.group(1) + " was chosen, peer " + winner + "'s should win");
+        wrong.add(
+            prefix
+                + ": the path of peer "
+                + c.group(1)
+                + " was chosen, peer "
+                + winner
+                + "'s should win");
       }
     }
     m.checked = checked;
@@ -432,9 +573,9 @@ final class BenchRun {
   }
 
   /**
-   * What the target re-advertised to the generators (BIRD's "Import updates" and "Import
-   * withdraws" received, summed over the generator sessions): they drop it (their own AS is in
-   * the path), but the target did the work of sending it and the generators that of reading it.
+   * What the target re-advertised to the generators (BIRD's "Import updates" and "Import withdraws"
+   * received, summed over the generator sessions): they drop it (their own AS is in the path), but
+   * the target did the work of sending it and the generators that of reading it.
    */
   private static long generatorsReceived(BirdInstance gens) {
     return gens.protocols("g*").values().stream().mapToLong(BirdInstance.Protocol::received).sum();
@@ -448,7 +589,8 @@ final class BenchRun {
   /** Bytes not yet acknowledged by the target on the generators' BGP sockets. */
   private static long sendQueue(BirdInstance gens) {
     long sum = 0;
-    String out = gens.node().exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )");
+    String out =
+        gens.node().exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )");
     for (String line : out.lines().toList()) {
       String[] f = line.trim().split("\\s+");
       if (f.length >= 2) {

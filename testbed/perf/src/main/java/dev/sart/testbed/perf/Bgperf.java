@@ -24,8 +24,13 @@ import java.util.Locale;
  */
 public final class Bgperf {
   /** What to run and how. */
-  public record Plan(List<Scenario> scenarios, List<Target> targets, BenchRun.Options options, Path out,
-      double prefixScale, double peerScale) {}
+  public record Plan(
+      List<Scenario> scenarios,
+      List<Target> targets,
+      BenchRun.Options options,
+      Path out,
+      double prefixScale,
+      double peerScale) {}
 
   private Bgperf() {}
 
@@ -35,8 +40,9 @@ public final class Bgperf {
       plan = parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
-      System.err.println("usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
-          + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL]");
+      System.err.println(
+          "usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
+              + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL]");
       System.exit(2);
       return;
     }
@@ -56,8 +62,10 @@ public final class Bgperf {
       String a = args[i];
       String v = i + 1 < args.length ? args[i + 1] : null;
       switch (a) {
-        case "--scenarios" -> scenarios = Arrays.stream(need(a, v).split(",")).map(Scenario::named).toList();
-        case "--targets" -> targets = Arrays.stream(need(a, v).split(",")).map(Target::named).toList();
+        case "--scenarios" ->
+            scenarios = Arrays.stream(need(a, v).split(",")).map(Scenario::named).toList();
+        case "--targets" ->
+            targets = Arrays.stream(need(a, v).split(",")).map(Target::named).toList();
         case "--scale" -> scale = number(a, v);
         case "--peer-scale" -> peerScale = number(a, v);
         case "--out" -> out = Path.of(need(a, v));
@@ -125,19 +133,34 @@ public final class Bgperf {
     return results;
   }
 
-  private static Report write(Plan plan, List<Result> results, int total, Instant start, String machine, String load,
-      StringBuilder log) throws IOException {
+  private static Report write(
+      Plan plan,
+      List<Result> results,
+      int total,
+      Instant start,
+      String machine,
+      String load,
+      StringBuilder log)
+      throws IOException {
     String loadAfter = Files.readString(Path.of("/proc/loadavg")).strip();
     Report report = new Report(results, plan.targets(), plan.scenarios());
     Files.createDirectories(plan.out());
     StringBuilder md = new StringBuilder();
     md.append("# bgperf results\n\n");
     if (results.size() < total) {
-      md.append("**Partial: ").append(results.size()).append(" of ").append(total).append(" runs so far.**\n\n");
+      md.append("**Partial: ")
+          .append(results.size())
+          .append(" of ")
+          .append(total)
+          .append(" runs so far.**\n\n");
     }
-    md.append("Run ").append(start.truncatedTo(ChronoUnit.SECONDS)).append(", took ")
-        .append(Duration.between(start, Instant.now()).toSeconds()).append(" s. Command: `bin/bgperf")
-        .append(args(plan)).append("`\n\n");
+    md.append("Run ")
+        .append(start.truncatedTo(ChronoUnit.SECONDS))
+        .append(", took ")
+        .append(Duration.between(start, Instant.now()).toSeconds())
+        .append(" s. Command: `bin/bgperf")
+        .append(args(plan))
+        .append("`\n\n");
     md.append("Scenarios:\n");
     plan.scenarios().forEach(s -> md.append("- ").append(s.describe()).append('\n'));
     md.append("\n").append(report.markdown()).append('\n');
@@ -146,22 +169,37 @@ public final class Bgperf {
       md.append("Failures:\n\n").append(failures).append('\n');
     }
     md.append("Machine:\n\n```\n").append(machine).append("```\n\n");
-    md.append("Load average (1, 5, 15 min) before the run: `").append(load).append("`, at the last write: `")
+    md.append("Load average (1, 5, 15 min) before the run: `")
+        .append(load)
+        .append("`, at the last write: `")
         .append(loadAfter)
         .append("`.\n\n");
     BenchRun.Options o = plan.options();
-    md.append(o.targetCpus() == null ? "Not pinned: target, generators and monitor share both CPUs.\n"
-        : "Pinning: the target on CPU " + o.targetCpus() + "; the generators (one BIRD) and the monitor (BIRD) on CPU "
-            + o.helperCpus() + ", shared with each other and with the harness's polling (a query on BIRD's control socket every "
-            + o.poll().toMillis() + " ms, " + o.churnPoll().toMillis() + " ms while a churn phase is timed; `ss` once the "
-            + "generators have sent everything). Other processes of the machine were not excluded from either CPU.\n");
+    md.append(
+        o.targetCpus() == null
+            ? "Not pinned: target, generators and monitor share both CPUs.\n"
+            : "Pinning: the target on CPU "
+                + o.targetCpus()
+                + "; the generators (one BIRD) and the monitor (BIRD) on CPU "
+                + o.helperCpus()
+                + ", shared with each other and with the harness's polling (a query on BIRD's control socket every "
+                + o.poll().toMillis()
+                + " ms, "
+                + o.churnPoll().toMillis()
+                + " ms while a churn phase is timed; `ss` once the "
+                + "generators have sent everything). Other processes of the machine were not excluded from either CPU.\n");
     if (!o.sartdOptions().isEmpty()) {
-      md.append("Extra JVM options for sartd: `").append(String.join(" ", o.sartdOptions())).append("`.\n");
+      md.append("Extra JVM options for sartd: `")
+          .append(String.join(" ", o.sartdOptions()))
+          .append("`.\n");
     }
     md.append("Hold time offered by generators and monitor: ").append(o.holdTime()).append(" s.\n");
     if (plan.scenarios().stream().anyMatch(Scenario::churn)) {
-      md.append("Churn (d): ").append(o.churnRounds()).append(" rounds of withdrawing and announcing again 10 %; the goals")
-          .append(" are on the median of the rounds, the first round and the target's CPU seconds are beside it.\n");
+      md.append("Churn (d): ")
+          .append(o.churnRounds())
+          .append(" rounds of withdrawing and announcing again 10 %; the goals")
+          .append(
+              " are on the median of the rounds, the first round and the target's CPU seconds are beside it.\n");
     }
     Files.writeString(plan.out().resolve("bgperf.md"), md);
     Files.writeString(plan.out().resolve("bgperf.csv"), report.csv());
@@ -171,8 +209,10 @@ public final class Bgperf {
 
   private static String args(Plan plan) {
     StringBuilder sb = new StringBuilder();
-    sb.append(" --scenarios ").append(String.join(",", plan.scenarios().stream().map(Scenario::name).toList()));
-    sb.append(" --targets ").append(String.join(",", plan.targets().stream().map(Target::label).toList()));
+    sb.append(" --scenarios ")
+        .append(String.join(",", plan.scenarios().stream().map(Scenario::name).toList()));
+    sb.append(" --targets ")
+        .append(String.join(",", plan.targets().stream().map(Target::label).toList()));
     if (plan.prefixScale() != 1) {
       sb.append(" --scale ").append(plan.prefixScale());
     }
@@ -194,15 +234,20 @@ public final class Bgperf {
   /** CPU, memory, kernel and the versions of everything measured. */
   static String machine() {
     StringBuilder sb = new StringBuilder();
-    sb.append(first(List.of("sh", "-c", "lscpu | grep -E '^(Model name|CPU\\(s\\)):' | tr -s ' '")));
+    sb.append(
+        first(List.of("sh", "-c", "lscpu | grep -E '^(Model name|CPU\\(s\\)):' | tr -s ' '")));
     sb.append(first(List.of("sh", "-c", "grep MemTotal /proc/meminfo | tr -s ' '")));
     sb.append("kernel ").append(first(List.of("uname", "-r")));
     sb.append(first(List.of("sh", "-c", "bird --version 2>&1")));
     sb.append(first(List.of("sh", "-c", "/usr/lib/frr/bgpd --version 2>&1 | head -1")));
     sb.append(first(List.of("sh", "-c", "gobgpd --version 2>&1 | head -1")));
-    sb.append(first(List.of("sh", "-c", "dpkg-query -W -f='openbgpd ${Version}\\n' openbgpd 2>&1")));
-    sb.append("java ").append(System.getProperty("java.vm.version")).append(" (sartd: ")
-        .append(String.join(" ", SartdLauncher.jvmOptions())).append(")\n");
+    sb.append(
+        first(List.of("sh", "-c", "dpkg-query -W -f='openbgpd ${Version}\\n' openbgpd 2>&1")));
+    sb.append("java ")
+        .append(System.getProperty("java.vm.version"))
+        .append(" (sartd: ")
+        .append(String.join(" ", SartdLauncher.jvmOptions()))
+        .append(")\n");
     return sb.toString();
   }
 

@@ -25,21 +25,22 @@ import java.util.regex.Pattern;
 
 /**
  * A BIRD 2 process of the harness (generator or monitor) with a configuration written here, pinned
- * to a CPU when asked, and the per-protocol counters of {@code show protocols all}, which are
- * O(1) for BIRD to answer (no table walk), so polling them does not slow the BGP work.
+ * to a CPU when asked, and the per-protocol counters of {@code show protocols all}, which are O(1)
+ * for BIRD to answer (no table walk), so polling them does not slow the BGP work.
  *
- * <p>Commands go over one connection to BIRD's control socket, kept open, in the protocol
- * {@code birdc} speaks (BIRD's user's guide, "Remote control"): a command per line; each reply
- * line starts with a 4-digit code and '-' when more follow or ' ' on the last, or with a space
- * when it continues the previous code. Running {@code birdc} instead cost a process (and {@code ip
- * netns exec}) per sample, a few milliseconds of the CPU the generators and the monitor run on.
+ * <p>Commands go over one connection to BIRD's control socket, kept open, in the protocol {@code
+ * birdc} speaks (BIRD's user's guide, "Remote control"): a command per line; each reply line starts
+ * with a 4-digit code and '-' when more follow or ' ' on the last, or with a space when it
+ * continues the previous code. Running {@code birdc} instead cost a process (and {@code ip netns
+ * exec}) per sample, a few milliseconds of the CPU the generators and the monitor run on.
  */
 final class BirdInstance implements AutoCloseable {
   private static final Pattern HEAD = Pattern.compile("^(\\S+)\\s+BGP\\s+\\S+\\s+(\\S+).*$");
   private static final Pattern STATE = Pattern.compile("^\\s+BGP state:\\s+(\\S+)");
-  private static final Pattern ROUTES = Pattern.compile(
-      "^\\s+Routes:\\s+(\\d+) imported,(?: (\\d+) filtered,)? (\\d+) exported");
-  private static final Pattern RECEIVED = Pattern.compile("^\\s+Import (?:updates|withdraws):\\s+(\\d+)");
+  private static final Pattern ROUTES =
+      Pattern.compile("^\\s+Routes:\\s+(\\d+) imported,(?: (\\d+) filtered,)? (\\d+) exported");
+  private static final Pattern RECEIVED =
+      Pattern.compile("^\\s+Import (?:updates|withdraws):\\s+(\\d+)");
 
   /**
    * One BGP protocol's line in {@code show protocols all}.
@@ -68,7 +69,8 @@ final class BirdInstance implements AutoCloseable {
   }
 
   /** Writes {@code config} and starts BIRD; returns once its control socket answers. */
-  static BirdInstance start(Node node, String name, String config, String cpus, Duration startTimeout) {
+  static BirdInstance start(
+      Node node, String name, String config, String cpus, Duration startTimeout) {
     Path conf = node.dir().resolve(name + ".conf");
     try {
       Files.writeString(conf, config);
@@ -79,10 +81,20 @@ final class BirdInstance implements AutoCloseable {
     if (cpus != null) {
       argv.addAll(List.of("taskset", "-c", cpus));
     }
-    argv.addAll(List.of("bird", "-f", "-c", conf.toString(), "-s", socket(node, name).toString(),
-        "-P", node.dir().resolve(name + ".pid").toString()));
+    argv.addAll(
+        List.of(
+            "bird",
+            "-f",
+            "-c",
+            conf.toString(),
+            "-s",
+            socket(node, name).toString(),
+            "-P",
+            node.dir().resolve(name + ".pid").toString()));
     BirdInstance b = new BirdInstance(node, name, node.spawn(name, argv));
-    await(name + " up").atMost(startTimeout).pollInterval(Duration.ofMillis(100))
+    await(name + " up")
+        .atMost(startTimeout)
+        .pollInterval(Duration.ofMillis(100))
         .failFast(name + " exited:\n" + b.process.tail(20), () -> !b.process.isAlive())
         .ignoreExceptions()
         .until(() -> b.birdc("show status").contains("Daemon is up and running"));
@@ -113,7 +125,8 @@ final class BirdInstance implements AutoCloseable {
       return readReply(replies);
     } catch (IOException e) {
       close();
-      throw new UncheckedIOException("BIRD " + name + " control socket, command '" + command + "'", e);
+      throw new UncheckedIOException(
+          "BIRD " + name + " control socket, command '" + command + "'", e);
     }
   }
 
@@ -145,9 +158,13 @@ final class BirdInstance implements AutoCloseable {
         out.append(line, 1, line.length()).append('\n');
         continue;
       }
-      boolean coded = line.length() >= 5 && Character.isDigit(line.charAt(0)) && Character.isDigit(line.charAt(1))
-          && Character.isDigit(line.charAt(2)) && Character.isDigit(line.charAt(3))
-          && (line.charAt(4) == ' ' || line.charAt(4) == '-');
+      boolean coded =
+          line.length() >= 5
+              && Character.isDigit(line.charAt(0))
+              && Character.isDigit(line.charAt(1))
+              && Character.isDigit(line.charAt(2))
+              && Character.isDigit(line.charAt(3))
+              && (line.charAt(4) == ' ' || line.charAt(4) == '-');
       if (!coded) {
         out.append(line).append('\n');
         continue;
@@ -177,7 +194,10 @@ final class BirdInstance implements AutoCloseable {
     }
   }
 
-  /** The BGP protocols whose names match {@code pattern} (BIRD's shell pattern, e.g. "g*"), in order. */
+  /**
+   * The BGP protocols whose names match {@code pattern} (BIRD's shell pattern, e.g. "g*"), in
+   * order.
+   */
   Map<String, Protocol> protocols(String pattern) {
     return parseProtocols(birdc("show protocols all \"" + pattern + "\""));
   }
@@ -227,7 +247,9 @@ final class BirdInstance implements AutoCloseable {
   /** Lines of the log that tell of a hold timer expiring on either side of a session. */
   List<String> holdTimerExpiries() {
     try {
-      return Files.readAllLines(process.log()).stream().filter(l -> l.contains("Hold timer expired")).toList();
+      return Files.readAllLines(process.log()).stream()
+          .filter(l -> l.contains("Hold timer expired"))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

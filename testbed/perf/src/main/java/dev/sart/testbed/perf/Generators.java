@@ -10,19 +10,23 @@ import java.util.List;
  * of the clock: parsing a config with a million static routes is not part of the measurement.
  *
  * <p>Routes are /32 blackholes from 10.0.0.0/8. They never reach a kernel: the target has no kernel
- * protocol / FIB (BIRD without a kernel protocol, FRR {@code bgpd -Z -n}, OpenBGPD {@code fib-update
- * no}, GoBGP and sartd without zebra or FIB).
+ * protocol / FIB (BIRD without a kernel protocol, FRR {@code bgpd -Z -n}, OpenBGPD {@code
+ * fib-update no}, GoBGP and sartd without zebra or FIB).
  *
- * <p>Scenarios a, c, d: peer i announces its own block, 10 % of it from static protocol {@code w<i>}
- * (withdrawn and re-announced during churn), the rest from {@code s<i>}. Scenario b: every peer
- * announces the same prefixes; prefix k is in class k mod 4 (static protocol {@code b<i>c<class>}) and
- * the export filters make the decision process pick (all peers are in AS 65100, so MED compares):
+ * <p>Scenarios a, c, d: peer i announces its own block, 10 % of it from static protocol {@code
+ * w<i>} (withdrawn and re-announced during churn), the rest from {@code s<i>}. Scenario b: every
+ * peer announces the same prefixes; prefix k is in class k mod 4 (static protocol {@code
+ * b<i>c<class>}) and the export filters make the decision process pick (all peers are in AS 65100,
+ * so MED compares):
+ *
  * <ul>
- *   <li>class 0: peer 0's AS_PATH is one longer, peer 1 wins on AS_PATH length;</li>
- *   <li>class 1: peer 1's AS_PATH is one longer, peer 0 wins;</li>
- *   <li>class 2: equal AS_PATH, peer 0 MED 20, peer 1 MED 10: peer 1 wins on MED;</li>
- *   <li>class 3: all equal (MED 10): the tie-breakers decide (router id, or the older path for FRR);</li>
+ *   <li>class 0: peer 0's AS_PATH is one longer, peer 1 wins on AS_PATH length;
+ *   <li>class 1: peer 1's AS_PATH is one longer, peer 0 wins;
+ *   <li>class 2: equal AS_PATH, peer 0 MED 20, peer 1 MED 10: peer 1 wins on MED;
+ *   <li>class 3: all equal (MED 10): the tie-breakers decide (router id, or the older path for
+ *       FRR);
  * </ul>
+ *
  * peers beyond the second always carry a longer AS_PATH. Every route of peer i carries community
  * (65100, i), so the monitor can tell whose path the target chose.
  */
@@ -51,10 +55,19 @@ final class Generators {
   }
 
   static String format(int address) {
-    return (address >>> 24) + "." + ((address >>> 16) & 0xff) + "." + ((address >>> 8) & 0xff) + "." + (address & 0xff);
+    return (address >>> 24)
+        + "."
+        + ((address >>> 16) & 0xff)
+        + "."
+        + ((address >>> 8) & 0xff)
+        + "."
+        + (address & 0xff);
   }
 
-  /** The peer whose path must win for prefix index k in scenario b, or -1 when a tie-breaker decides. */
+  /**
+   * The peer whose path must win for prefix index k in scenario b, or -1 when a tie-breaker
+   * decides.
+   */
   static int expectedWinner(int k) {
     return switch (k % 4) {
       case 0, 2 -> 1;
@@ -63,7 +76,10 @@ final class Generators {
     };
   }
 
-  /** BIRD's configuration for all generator peers of {@code s}, towards the target at {@code target}. */
+  /**
+   * BIRD's configuration for all generator peers of {@code s}, towards the target at {@code
+   * target}.
+   */
   static String config(Scenario s, long targetAs, int holdTime) {
     StringBuilder c = new StringBuilder(64 + s.peers() * s.prefixesPerPeer() * 32);
     c.append("router id 198.51.100.9;\n");
@@ -84,7 +100,11 @@ final class Generators {
       c.append("protocol bgp g").append(i).append(" {\n");
       c.append("  disabled;\n");
       c.append("  local ").append(address(i)).append(" as ").append(AS).append(";\n");
-      c.append("  neighbor ").append(targetAddress(i)).append(" as ").append(targetAs).append(";\n");
+      c.append("  neighbor ")
+          .append(targetAddress(i))
+          .append(" as ")
+          .append(targetAs)
+          .append(";\n");
       c.append("  hold time ").append(holdTime).append(";\n");
       c.append("  connect delay time 1;\n  connect retry time 1;\n  error wait time 1, 5;\n");
       c.append("  ipv4 {\n    table t").append(i).append(";\n    import none;\n");
@@ -93,8 +113,13 @@ final class Generators {
         if (i >= 2) {
           c.append("      bgp_path.prepend(").append(AS).append(");\n");
         } else {
-          c.append("      if proto = \"b").append(i).append("c").append(i).append("\" then bgp_path.prepend(")
-              .append(AS).append(");\n");
+          c.append("      if proto = \"b")
+              .append(i)
+              .append("c")
+              .append(i)
+              .append("\" then bgp_path.prepend(")
+              .append(AS)
+              .append(");\n");
         }
         c.append("      bgp_med = 10;\n");
         if (i == 0) {
@@ -110,10 +135,17 @@ final class Generators {
     return c.toString();
   }
 
-  /** A static protocol with the prefixes k = from, from + step, ... below {@code to} of peer {@code table}. */
-  private static void staticProtocol(StringBuilder c, String name, int table, Scenario s, int from, int step,
-      int to) {
-    c.append("protocol static ").append(name).append(" {\n  ipv4 { table t").append(table).append("; };\n");
+  /**
+   * A static protocol with the prefixes k = from, from + step, ... below {@code to} of peer {@code
+   * table}.
+   */
+  private static void staticProtocol(
+      StringBuilder c, String name, int table, Scenario s, int from, int step, int to) {
+    c.append("protocol static ")
+        .append(name)
+        .append(" {\n  ipv4 { table t")
+        .append(table)
+        .append("; };\n");
     for (int k = from; k < to; k += step) {
       c.append("  route ").append(format(prefix(s, table, k))).append("/32 blackhole;\n");
     }

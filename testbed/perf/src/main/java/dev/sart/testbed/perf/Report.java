@@ -11,7 +11,8 @@ import java.util.function.ToDoubleFunction;
  */
 final class Report {
   /** A row of the table: a figure of a scenario, how to read it from a result, the goal. */
-  private record Figure(String name, ToDoubleFunction<Result> value, String format, String goal, Goal check) {
+  private record Figure(
+      String name, ToDoubleFunction<Result> value, String format, String goal, Goal check) {
     /** A goal that does not depend on the other targets. */
     boolean absolute() {
       return goal.startsWith("≤ 150") || goal.equals("0");
@@ -42,33 +43,68 @@ final class Report {
     f.add(new Figure("establish (s)", r -> r.establish(), "%.2f", "", null));
     f.add(new Figure("first prefix (s)", r -> r.firstPrefix(), "%.2f", "", null));
     f.add(new Figure("generators (s)", r -> r.generator(), "%.2f", "", null));
-    f.add(new Figure("elapsed (s)", r -> r.elapsed(), "%.2f", elapsedGoal ? "≤ 0.8× best" : "",
-        elapsedGoal ? (sart, best) -> sart <= 0.8 * best : null));
+    f.add(
+        new Figure(
+            "elapsed (s)",
+            r -> r.elapsed(),
+            "%.2f",
+            elapsedGoal ? "≤ 0.8× best" : "",
+            elapsedGoal ? (sart, best) -> sart <= 0.8 * best : null));
     f.add(new Figure("peak RSS (MiB)", r -> r.peakRss() / 1048576.0, "%.1f", "", null));
     f.add(new Figure("CPU (s)", r -> r.cpu(), "%.2f", "", null));
     boolean bprGoal = s.name().equals("a") || s.name().equals("b");
-    f.add(new Figure("bytes/route", r -> r.bytesPerRoute(), "%.0f", bprGoal ? "≤ 150 B" : "",
-        bprGoal ? (sart, best) -> sart <= 150 : null));
+    f.add(
+        new Figure(
+            "bytes/route",
+            r -> r.bytesPerRoute(),
+            "%.0f",
+            bprGoal ? "≤ 150 B" : "",
+            bprGoal ? (sart, best) -> sart <= 150 : null));
     if (s.churn()) {
-      // the goal is on the median of the rounds (see ChurnPhase); the first round and the CPU are shown beside it
-      f.add(new Figure("withdraw 10 % median (s)", r -> r.withdraw10().median(), "%.2f", "≤ best",
-          (sart, best) -> sart <= best));
+      // the goal is on the median of the rounds (see ChurnPhase); the first round and the CPU are
+      // shown beside it
+      f.add(
+          new Figure(
+              "withdraw 10 % median (s)",
+              r -> r.withdraw10().median(), "%.2f", "≤ best", (sart, best) -> sart <= best));
       f.add(new Figure("withdraw 10 % round 1 (s)", r -> r.withdraw10().first(), "%.2f", "", null));
-      f.add(new Figure("withdraw 10 % median CPU (s)", r -> r.withdraw10().medianCpu(), "%.2f", "", null));
-      f.add(new Figure("re-announce 10 % median (s)", r -> r.reannounce10().median(), "%.2f", "≤ best",
-          (sart, best) -> sart <= best));
-      f.add(new Figure("re-announce 10 % round 1 (s)", r -> r.reannounce10().first(), "%.2f", "", null));
-      f.add(new Figure("re-announce 10 % median CPU (s)", r -> r.reannounce10().medianCpu(), "%.2f", "", null));
-      f.add(new Figure("withdraw all (s)", r -> r.withdrawAll().median(), "%.2f", "≤ best", (sart, best) -> sart <= best));
+      f.add(
+          new Figure(
+              "withdraw 10 % median CPU (s)", r -> r.withdraw10().medianCpu(), "%.2f", "", null));
+      f.add(
+          new Figure(
+              "re-announce 10 % median (s)",
+              r -> r.reannounce10().median(), "%.2f", "≤ best", (sart, best) -> sart <= best));
+      f.add(
+          new Figure(
+              "re-announce 10 % round 1 (s)", r -> r.reannounce10().first(), "%.2f", "", null));
+      f.add(
+          new Figure(
+              "re-announce 10 % median CPU (s)",
+              r -> r.reannounce10().medianCpu(), "%.2f", "", null));
+      f.add(
+          new Figure(
+              "withdraw all (s)",
+              r -> r.withdrawAll().median(),
+              "%.2f",
+              "≤ best",
+              (sart, best) -> sart <= best));
       f.add(new Figure("withdraw all CPU (s)", r -> r.withdrawAll().medianCpu(), "%.2f", "", null));
     }
-    f.add(new Figure("hold timer expiries", r -> r.holdTimerExpiries().size(), "%.0f", "0",
-        (sart, best) -> sart == 0));
+    f.add(
+        new Figure(
+            "hold timer expiries",
+            r -> r.holdTimerExpiries().size(),
+            "%.0f",
+            "0",
+            (sart, best) -> sart == 0));
     return f;
   }
 
   private Result find(Scenario s, Target t) {
-    return results.stream().filter(r -> r.scenario().name().equals(s.name()) && r.target() == t).findFirst()
+    return results.stream()
+        .filter(r -> r.scenario().name().equals(s.name()) && r.target() == t)
+        .findFirst()
         .orElse(null);
   }
 
@@ -95,19 +131,24 @@ final class Report {
           Result r = find(s, t);
           double v = r == null ? Double.NaN : f.value().applyAsDouble(r);
           boolean usable = r != null && r.ok() && Double.isFinite(v);
-          row.add(r == null || !Double.isFinite(v) ? "–" : String.format(Locale.ROOT, f.format(), v)
-              + (r.ok() ? "" : " (failed)"));
+          row.add(
+              r == null || !Double.isFinite(v)
+                  ? "–"
+                  : String.format(Locale.ROOT, f.format(), v) + (r.ok() ? "" : " (failed)"));
           if (t == Target.SART) {
             sart = usable ? v : Double.NaN;
           } else if (usable) {
             best = Double.isNaN(best) ? v : Math.min(best, v);
           }
         }
-        row.add(Double.isFinite(sart) && Double.isFinite(best) && best > 0
-            ? String.format(Locale.ROOT, "%.2f", sart / best) : "–");
+        row.add(
+            Double.isFinite(sart) && Double.isFinite(best) && best > 0
+                ? String.format(Locale.ROOT, "%.2f", sart / best)
+                : "–");
         row.add(f.goal());
         // a goal relative to the others is judged only when another target has the figure
-        boolean judged = f.check() != null && Double.isFinite(sart) && (f.absolute() || Double.isFinite(best));
+        boolean judged =
+            f.check() != null && Double.isFinite(sart) && (f.absolute() || Double.isFinite(best));
         row.add(!judged ? "" : f.check().met(sart, best) ? "yes" : "**no**");
         rows.add(row);
       }
@@ -145,12 +186,22 @@ final class Report {
     StringBuilder sb = new StringBuilder();
     for (Result r : results) {
       if (!r.ok()) {
-        sb.append("- (").append(r.scenario().name()).append(") ").append(r.target().label()).append(": ")
-            .append(r.error().lines().findFirst().orElse("")).append('\n');
+        sb.append("- (")
+            .append(r.scenario().name())
+            .append(") ")
+            .append(r.target().label())
+            .append(": ")
+            .append(r.error().lines().findFirst().orElse(""))
+            .append('\n');
       }
       if (!r.bestPathWrong().isEmpty()) {
-        sb.append("- (").append(r.scenario().name()).append(") ").append(r.target().label())
-            .append(": wrong best path for ").append(r.bestPathWrong()).append('\n');
+        sb.append("- (")
+            .append(r.scenario().name())
+            .append(") ")
+            .append(r.target().label())
+            .append(": wrong best path for ")
+            .append(r.bestPathWrong())
+            .append('\n');
       }
     }
     return sb.toString();

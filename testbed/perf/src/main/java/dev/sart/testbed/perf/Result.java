@@ -13,24 +13,44 @@ import java.util.List;
  * @param firstPrefix the monitor holds its first route
  * @param generator the generators have exported every route and the target's kernel has
  *     acknowledged every byte (Send-Q 0 on every generator socket)
- * @param elapsed the monitor holds at least 99 % of the distinct prefixes and its count stays stable
+ * @param elapsed the monitor holds at least 99 % of the distinct prefixes and its count stays
+ *     stable
  * @param idleRss the target's RSS before the generators started
  * @param peakRss the target's peak RSS (VmHWM) at convergence
  * @param cpu the target's CPU seconds (user + system) from the start of the clock to convergence
  * @param bytesPerRoute (peakRss − idleRss) / paths received
- * @param withdraw10 churn, per round: 10 % of every peer's routes withdrawn until the monitor agrees
+ * @param withdraw10 churn, per round: 10 % of every peer's routes withdrawn until the monitor
+ *     agrees
  * @param reannounce10 churn, per round: those announced again until the monitor agrees
  * @param withdrawAll churn (one round): everything withdrawn until the monitor holds nothing
  * @param monitorRoutes what the monitor held at convergence
- * @param holdTimerExpiries log lines of the generators and the monitor telling of a hold timer expiry
+ * @param holdTimerExpiries log lines of the generators and the monitor telling of a hold timer
+ *     expiry
  * @param bestPathChecked scenario b: prefixes whose chosen path was checked at the monitor
  * @param bestPathWrong the ones among them where the target chose the wrong path
  * @param error why the run failed, or null
  */
-public record Result(Target target, Scenario scenario, double ready, double startupCpu, double establish, double firstPrefix, double generator,
-    double elapsed, long idleRss, long peakRss, double cpu, double bytesPerRoute, ChurnPhase withdraw10,
-    ChurnPhase reannounce10, ChurnPhase withdrawAll, long monitorRoutes, List<String> holdTimerExpiries, int bestPathChecked,
-    List<String> bestPathWrong, String error) {
+public record Result(
+    Target target,
+    Scenario scenario,
+    double ready,
+    double startupCpu,
+    double establish,
+    double firstPrefix,
+    double generator,
+    double elapsed,
+    long idleRss,
+    long peakRss,
+    double cpu,
+    double bytesPerRoute,
+    ChurnPhase withdraw10,
+    ChurnPhase reannounce10,
+    ChurnPhase withdrawAll,
+    long monitorRoutes,
+    List<String> holdTimerExpiries,
+    int bestPathChecked,
+    List<String> bestPathWrong,
+    String error) {
 
   public boolean ok() {
     return error == null;

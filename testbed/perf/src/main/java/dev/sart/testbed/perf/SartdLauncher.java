@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** How the harness starts sartd: this JVM's java and class path, the options of {@code sartd/jvm.options}. */
+/**
+ * How the harness starts sartd: this JVM's java and class path, the options of {@code
+ * sartd/jvm.options}.
+ */
 final class SartdLauncher {
   private SartdLauncher() {}
 
@@ -22,14 +25,19 @@ final class SartdLauncher {
   static List<String> jvmOptions() {
     Path file = repositoryRoot().resolve("sartd/jvm.options");
     try {
-      return Files.readAllLines(file).stream().map(String::strip)
-          .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+      return Files.readAllLines(file).stream()
+          .map(String::strip)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read sartd's JVM options " + file, e);
     }
   }
 
-  /** The source tree: the system property {@code sart.root}, or the first parent of the working directory holding sartd/. */
+  /**
+   * The source tree: the system property {@code sart.root}, or the first parent of the working
+   * directory holding sartd/.
+   */
   static Path repositoryRoot() {
     String prop = System.getProperty("sart.root");
     if (prop != null && !prop.isBlank()) {
@@ -40,6 +48,7 @@ final class SartdLauncher {
         return p;
       }
     }
-    throw new IllegalStateException("cannot find the source tree (sartd/jvm.options): set -Dsart.root");
+    throw new IllegalStateException(
+        "cannot find the source tree (sartd/jvm.options): set -Dsart.root");
   }
 }

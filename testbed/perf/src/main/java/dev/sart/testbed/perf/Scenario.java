@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One workload of the issue: how many generator peers, how many /32 each announces, and whether
- * the peers announce the same prefixes (best path) or their own, and whether churn follows.
+ * One workload of the issue: how many generator peers, how many /32 each announces, and whether the
+ * peers announce the same prefixes (best path) or their own, and whether churn follows.
  *
  * @param name "a", "b", "c" or "d"
  * @param peers generator peers (BGP sessions towards the target)
@@ -15,21 +15,25 @@ import java.util.Locale;
  * @param churn after convergence: withdraw 10 % of each peer's routes, announce them again, then
  *     withdraw everything (scenario d)
  */
-public record Scenario(String name, int peers, int prefixesPerPeer, boolean samePrefixes, boolean churn) {
+public record Scenario(
+    String name, int peers, int prefixesPerPeer, boolean samePrefixes, boolean churn) {
   /** Generator peers use 198.51.100.10-129, the target 198.51.100.130-249: at most this many. */
   public static final int MAX_PEERS = 120;
+
   /** Routes are /32s from 10.0.0.0/8: at most this many distinct ones. */
   public static final int MAX_ROUTES = 1 << 24;
 
   public Scenario {
     if (peers < 1 || peers > MAX_PEERS) {
-      throw new IllegalArgumentException("scenario " + name + ": 1 to " + MAX_PEERS + " peers, not " + peers);
+      throw new IllegalArgumentException(
+          "scenario " + name + ": 1 to " + MAX_PEERS + " peers, not " + peers);
     }
     if (prefixesPerPeer < 1) {
       throw new IllegalArgumentException("scenario " + name + ": at least one prefix per peer");
     }
     if ((long) (samePrefixes ? 1 : peers) * prefixesPerPeer > MAX_ROUTES) {
-      throw new IllegalArgumentException("scenario " + name + ": more than " + MAX_ROUTES + " distinct /32s");
+      throw new IllegalArgumentException(
+          "scenario " + name + ": more than " + MAX_ROUTES + " distinct /32s");
     }
   }
 
@@ -45,14 +49,19 @@ public record Scenario(String name, int peers, int prefixesPerPeer, boolean same
   /** One of {@link #all()} by name. */
   public static Scenario named(String name) {
     String n = name.strip().toLowerCase(Locale.ROOT);
-    return all().stream().filter(s -> s.name.equals(n)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("unknown scenario '" + name + "' (known: a, b, c, d)"));
+    return all().stream()
+        .filter(s -> s.name.equals(n))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown scenario '" + name + "' (known: a, b, c, d)"));
   }
 
   /**
-   * The same shape made smaller: prefixes per peer times {@code prefixScale}, peers times
-   * {@code peerScale} (at least 1 prefix, at least 2 peers for scenario b so best path still
-   * chooses, at least 1 peer otherwise).
+   * The same shape made smaller: prefixes per peer times {@code prefixScale}, peers times {@code
+   * peerScale} (at least 1 prefix, at least 2 peers for scenario b so best path still chooses, at
+   * least 1 peer otherwise).
    */
   public Scenario scaled(double prefixScale, double peerScale) {
     if (prefixScale <= 0 || peerScale <= 0) {
@@ -79,8 +88,12 @@ public record Scenario(String name, int peers, int prefixesPerPeer, boolean same
   }
 
   public String describe() {
-    return "(%s) %d peers × %,d %s%s".formatted(name, peers, prefixesPerPeer,
-        samePrefixes ? "identical /32 (AS_PATH, MED, communities differ)" : "unique /32",
-        churn ? ", then churn" : "");
+    return "(%s) %d peers × %,d %s%s"
+        .formatted(
+            name,
+            peers,
+            prefixesPerPeer,
+            samePrefixes ? "identical /32 (AS_PATH, MED, communities differ)" : "unique /32",
+            churn ? ", then churn" : "");
   }
 }

@@ -2,13 +2,13 @@ package dev.sart.testbed.perf;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Router;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
-import dev.sart.testbed.Frr;
 import dev.sart.testbed.Shell;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,9 +25,10 @@ import java.util.Locale;
  * explicit allow-all where a daemon denies by default). The generator sessions are passive on the
  * target (the generators connect when the clock starts); the monitor session is active.
  *
- * <p>BIRD, FRR ({@code bgpd -Z -n}, no zebra), GoBGP and OpenBGPD run through the test bed's drivers
- * and are pinned after they start ({@code taskset -a -p}); sartd is started here, pinned from its
- * first instruction, with the JVM options of {@code sartd/jvm.options} (the ones {@code bin/sartd} uses).
+ * <p>BIRD, FRR ({@code bgpd -Z -n}, no zebra), GoBGP and OpenBGPD run through the test bed's
+ * drivers and are pinned after they start ({@code taskset -a -p}); sartd is started here, pinned
+ * from its first instruction, with the JVM options of {@code sartd/jvm.options} (the ones {@code
+ * bin/sartd} uses).
  */
 public enum Target {
   SART("sart"),
@@ -56,7 +57,8 @@ public enum Target {
         return t;
       }
     }
-    throw new IllegalArgumentException("unknown target '" + name + "' (known: sart, bird, frr, gobgp, openbgpd)");
+    throw new IllegalArgumentException(
+        "unknown target '" + name + "' (known: sart, bird, frr, gobgp, openbgpd)");
   }
 
   /** A started target: the processes whose memory and CPU are the target's. */
@@ -79,10 +81,16 @@ public enum Target {
   }
 
   /**
-   * Starts the target in {@code node}, peering with {@code peers} generator peers (AS 65100, passive)
-   * and the monitor (192.0.2.2, AS 65999), pinned to {@code cpus} (null: not pinned).
+   * Starts the target in {@code node}, peering with {@code peers} generator peers (AS 65100,
+   * passive) and the monitor (192.0.2.2, AS 65999), pinned to {@code cpus} (null: not pinned).
    */
-  Running start(Node node, int peers, String monitor, long monitorAs, String cpus, List<String> sartdOptions) {
+  Running start(
+      Node node,
+      int peers,
+      String monitor,
+      long monitorAs,
+      String cpus,
+      List<String> sartdOptions) {
     if (this == SART) {
       return startSartd(node, peers, monitor, monitorAs, cpus, sartdOptions);
     }
@@ -91,13 +99,14 @@ public enum Target {
       config = config.neighbor(Neighbor.of(Generators.address(i), Generators.AS).asPassive());
     }
     config = config.neighbor(Neighbor.of(monitor, monitorAs));
-    Router r = switch (this) {
-      case FRR -> Frr.withoutZebra(node, config);
-      case BIRD -> RouterKind.BIRD.create(node, config);
-      case GOBGP -> RouterKind.GOBGP.create(node, config);
-      case OPENBGPD -> RouterKind.OPENBGPD.create(node, config);
-      case SART -> throw new AssertionError();
-    };
+    Router r =
+        switch (this) {
+          case FRR -> Frr.withoutZebra(node, config);
+          case BIRD -> RouterKind.BIRD.create(node, config);
+          case GOBGP -> RouterKind.GOBGP.create(node, config);
+          case OPENBGPD -> RouterKind.OPENBGPD.create(node, config);
+          case SART -> throw new AssertionError();
+        };
     r.start();
     if (cpus != null) {
       for (ManagedProcess p : r.processes()) {
@@ -113,16 +122,21 @@ public enum Target {
   }
 
   /**
-   * Set (by {@code --sart-advertise-peer-as}): sartd also sends the generators the routes that carry
-   * their AS, as BIRD, FRR and OpenBGPD do by default (they drop them as loops); by default it does
-   * not, like GoBGP and Junos.
+   * Set (by {@code --sart-advertise-peer-as}): sartd also sends the generators the routes that
+   * carry their AS, as BIRD, FRR and OpenBGPD do by default (they drop them as loops); by default
+   * it does not, like GoBGP and Junos.
    */
   static final String ADVERTISE_PEER_AS = "bgperf.sart.advertisePeerAs";
 
   /** sartd's log level (by {@code --sart-log LEVEL}); warn unless asked. */
   static final String SART_LOG = "bgperf.sart.log";
 
-  private static Running startSartd(Node node, int peers, String monitor, long monitorAs, String cpus,
+  private static Running startSartd(
+      Node node,
+      int peers,
+      String monitor,
+      long monitorAs,
+      String cpus,
       List<String> extraOptions) {
     StringBuilder y = new StringBuilder();
     y.append("asn: ").append(AS).append('\n');
@@ -152,11 +166,23 @@ public enum Target {
     argv.add(SartdLauncher.java());
     argv.addAll(SartdLauncher.jvmOptions());
     argv.addAll(extraOptions);
-    argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd", "bgp", "-f", conf.toString(),
-        "--api", "127.0.0.1:5000", "-l", System.getProperty(SART_LOG, "warn")));
+    argv.addAll(
+        List.of(
+            "-cp",
+            SartdLauncher.classPath(),
+            "dev.sart.sartd.Sartd",
+            "bgp",
+            "-f",
+            conf.toString(),
+            "--api",
+            "127.0.0.1:5000",
+            "-l",
+            System.getProperty(SART_LOG, "warn")));
     ManagedProcess p = node.spawn("sartd", argv);
     // up when it listens on 179 (the monitor session then proves it speaks BGP)
-    await("sartd listening").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+    await("sartd listening")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
         .failFast("sartd exited:\n" + p.tail(30), () -> !p.isAlive())
         .until(() -> node.exec("ss", "-Htln", "sport = :179").contains(":179"));
     return new Running(SART, List.of(p));

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class BirdInstanceTest {
   /** {@code birdc show protocols all "g*"} of BIRD 2.0.12, shortened. */
-  private static final String OUTPUT = """
+  private static final String OUTPUT =
+      """
       BIRD 2.0.12 ready.
       Name       Proto      Table      State  Since         Info
       g0         BGP        ---        up     08:11:02.113  Established
@@ -36,13 +37,18 @@ class BirdInstanceTest {
   @Test
   void readsStateAndCountersOfEachProtocol() {
     Map<String, BirdInstance.Protocol> ps = BirdInstance.parseProtocols(OUTPUT);
-    assertEquals(Map.of(
-        "g0", new BirdInstance.Protocol("g0", "Established", 0, 100, 9),
-        "g1", new BirdInstance.Protocol("g1", "Active", 0, 0, 0)), ps);
+    assertEquals(
+        Map.of(
+            "g0", new BirdInstance.Protocol("g0", "Established", 0, 100, 9),
+            "g1", new BirdInstance.Protocol("g1", "Active", 0, 0, 0)),
+        ps);
   }
 
-  /** BIRD 2.0.12's control socket, as read from it: the greeting, then replies to three commands. */
-  private static final String WIRE = """
+  /**
+   * BIRD 2.0.12's control socket, as read from it: the greeting, then replies to three commands.
+   */
+  private static final String WIRE =
+      """
       0001 BIRD 2.0.12 ready.
       2002-Name       Proto      Table      State  Since         Info
       1002-mon        BGP        ---        start  03:09:46.153  Idle
@@ -63,7 +69,8 @@ class BirdInstanceTest {
     BufferedReader in = new BufferedReader(new StringReader(WIRE));
     assertEquals("BIRD 2.0.12 ready.\n", BirdInstance.readReply(in));
     String protocols = BirdInstance.readReply(in);
-    assertEquals("""
+    assertEquals(
+        """
         Name       Proto      Table      State  Since         Info
         mon        BGP        ---        start  03:09:46.153  Idle
           BGP state:          Idle
@@ -71,8 +78,11 @@ class BirdInstanceTest {
           Channel ipv4
             Routes:         5 imported, 0 exported, 5 preferred
 
-        """, protocols);
-    assertEquals(new BirdInstance.Protocol("mon", "Idle", 5, 0, 0), BirdInstance.parseProtocols(protocols).get("mon"));
+        """,
+        protocols);
+    assertEquals(
+        new BirdInstance.Protocol("mon", "Idle", 5, 0, 0),
+        BirdInstance.parseProtocols(protocols).get("mon"));
     assertEquals("Daemon is up and running\n", BirdInstance.readReply(in));
     assertEquals("No protocols match\n", BirdInstance.readReply(in));
     // the socket closed before the reply's last line
@@ -81,7 +91,9 @@ class BirdInstanceTest {
 
   @Test
   void readsFilteredCountsToo() {
-    Map<String, BirdInstance.Protocol> ps = BirdInstance.parseProtocols("""
+    Map<String, BirdInstance.Protocol> ps =
+        BirdInstance.parseProtocols(
+            """
         mon        BGP        ---        up     08:11:02.113  Established
           BGP state:          Established
             Routes:         1000 imported, 3 filtered, 0 exported, 1000 preferred

@@ -36,8 +36,10 @@ class ScenarioTest {
   void churnRoundsDefaultToThreeAndMustBePositive() {
     assertEquals(3, Bgperf.parse(new String[0]).options().churnRounds());
     assertEquals(5, Bgperf.parse(new String[] {"--churn-rounds", "5"}).options().churnRounds());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Bgperf.parse(new String[] {"--churn-rounds", "0"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Bgperf.parse(new String[] {"--churn-rounds", "0"}));
     assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
   }
 

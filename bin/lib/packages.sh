@@ -2,11 +2,15 @@
 # installed. As root it installs what is missing; otherwise it says what to install and stops.
 
 # bird2 frr gobgpd openbgpd exabgp: the routing daemons the test bed runs as real peers.
-# iproute2: `ip netns`, veth, bridges. python3: ExaBGP's API helper.
+# iproute2: `ip netns`, veth, bridges, `ss`. python3: ExaBGP's API helper.
 # iputils-ping: pods ping each other in the CNI tests. containernetworking-plugins: the reference
 # ptp + host-local plugins the CNI benchmark measures sart-cni against. tcpdump: its BGP decoder
-# shows what the speaker put on the wire (SpeakerAs2InteropTest).
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump"
+# shows what the speaker put on the wire (SpeakerAs2InteropTest). nftables: `nft` drops packets
+# between peers (SpeakerOptionsInteropTest). curl: HTTP from inside a namespace (SartdMetricsTest).
+# procps: `sysctl` and `kill` (not in a minimal Debian).
+# The test bed refuses to run a program that is not declared with its package
+# (testbed/harness Programs.java); ProgramsTest checks each declaration against this list.
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps"
 
 sart_missing_packages() {
   missing=""

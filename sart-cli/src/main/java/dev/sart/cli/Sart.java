@@ -60,7 +60,17 @@ public final class Sart {
     }
   }
 
+  /**
+   * The libraries' loggers (netty, gRPC) write to stderr through java.util.logging; a CLI prints
+   * only its own output and errors, so they are held to SEVERE (kept here so they stay configured).
+   */
+  private static final java.util.List<java.util.logging.Logger> QUIET =
+      java.util.stream.Stream.of("io.netty", "io.grpc")
+          .map(java.util.logging.Logger::getLogger)
+          .toList();
+
   public static void main(String[] args) {
+    QUIET.forEach(l -> l.setLevel(java.util.logging.Level.SEVERE));
     System.exit(
         run(
             args,

@@ -19,6 +19,7 @@ import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Route;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
@@ -237,7 +238,11 @@ class UpdateGroupInteropTest {
   private static void signal(Bird bird, String sig) throws Exception {
     long pid = bird.processes().getFirst().pid();
     assertEquals(
-        0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+        0,
+        Programs.processBuilder("kill", "-" + sig, Long.toString(pid))
+            .inheritIO()
+            .start()
+            .waitFor());
   }
 
   /**

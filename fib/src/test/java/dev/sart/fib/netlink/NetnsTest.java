@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Testbed;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ class NetnsTest {
   void opening_by_mount_path_or_by_a_process_reaches_the_same_namespace() throws Exception {
     Node a = testbed.topology().node("a");
     String expected = a.exec("readlink", "/proc/self/ns/net").strip();
-    Process sleeper = new ProcessBuilder(a.inNetns(List.of("sleep", "30"))).start();
+    Process sleeper = Programs.processBuilder(a.inNetns(List.of("sleep", "30"))).start();
     try {
       // ip netns exec enters the namespace, then execs sleep under the same pid
       Path proc = Path.of("/proc/" + sleeper.pid() + "/ns/net");

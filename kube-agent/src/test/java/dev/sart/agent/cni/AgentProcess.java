@@ -1,5 +1,6 @@
 package dev.sart.agent.cni;
 
+import dev.sart.testbed.Programs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,7 +25,7 @@ final class AgentProcess implements AutoCloseable {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String cp = "target/classes:" + Files.readString(Path.of("target/classpath.txt")).strip();
     ProcessBuilder pb =
-        new ProcessBuilder(
+        Programs.processBuilder(
             List.of(
                 java,
                 "--enable-native-access=ALL-UNNAMED",

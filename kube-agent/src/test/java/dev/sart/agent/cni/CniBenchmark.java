@@ -2,6 +2,7 @@ package dev.sart.agent.cni;
 
 import dev.sart.agent.ipam.Block;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Topology;
 import java.io.IOException;
 import java.io.InputStream;
@@ -279,7 +280,7 @@ public final class CniBenchmark {
       throws IOException, InterruptedException {
     long children = childrenCpu();
     long self = selfCpu();
-    ProcessBuilder pb = new ProcessBuilder(argv);
+    ProcessBuilder pb = Programs.processBuilder(argv);
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     pb.environment().putAll(env);

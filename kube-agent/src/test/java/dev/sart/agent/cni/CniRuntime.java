@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.testbed.Programs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -106,7 +107,7 @@ public final class CniRuntime {
     if (!Files.isExecutable(PLUGIN)) {
       fail("the plugin is not built at " + PLUGIN + ": run ./mvnw -B -o -pl kube-agent -am verify");
     }
-    ProcessBuilder pb = new ProcessBuilder(PLUGIN.toString());
+    ProcessBuilder pb = Programs.processBuilder(PLUGIN.toString());
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     pb.environment().putAll(env);

@@ -13,6 +13,7 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
+import dev.sart.testbed.Programs;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -97,7 +98,7 @@ public final class LbBenchmark {
     Config base;
     if (flags.contains("mock-jvm")) {
       mockProcess =
-          new ProcessBuilder(
+          Programs.processBuilder(
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                   "-Xmx2g",
                   "-XX:+UseG1GC",

@@ -20,6 +20,7 @@ import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Route;
 import dev.sart.testbed.Router;
 import dev.sart.testbed.RouterConfig;
@@ -245,7 +246,7 @@ class AgentE2eTest {
     client.resource(peer).create();
     advert("lb-2", "203.0.113.20/32");
     Process agentProcess =
-        new ProcessBuilder(
+        Programs.processBuilder(
                 ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED",
                 "-cp",

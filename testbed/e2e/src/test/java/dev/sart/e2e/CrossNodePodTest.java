@@ -28,6 +28,7 @@ import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
@@ -332,7 +333,7 @@ class CrossNodePodTest {
    */
   private static String plugin(Map<String, String> env, String stdin) throws Exception {
     ProcessBuilder pb =
-        new ProcessBuilder(
+        Programs.processBuilder(
             JAVA,
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",

@@ -31,6 +31,7 @@ public final class ManagedProcess {
       Node node, String name, List<String> argv, Map<String, String> env, Path log) {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", node.netns()));
     cmd.addAll(argv);
+    Programs.check(cmd);
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .directory(node.dir().toFile())

@@ -1,10 +1,8 @@
 package dev.sart.testbed;
 
-import java.io.File;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,23 +10,6 @@ import java.util.Set;
  * saying what to install; nothing is skipped silently.
  */
 public final class Prerequisites {
-  /** Which Debian package provides each program the test bed runs. */
-  private static final Map<String, String> PACKAGES =
-      Map.ofEntries(
-          Map.entry("ip", "iproute2"),
-          Map.entry("bird", "bird2"),
-          Map.entry("birdc", "bird2"),
-          Map.entry("/usr/lib/frr/bgpd", "frr"),
-          Map.entry("/usr/lib/frr/zebra", "frr"),
-          Map.entry("vtysh", "frr"),
-          Map.entry("gobgpd", "gobgpd"),
-          Map.entry("gobgp", "gobgpd"),
-          Map.entry("bgpd", "openbgpd"),
-          Map.entry("bgpctl", "openbgpd"),
-          Map.entry("exabgp", "exabgp"),
-          Map.entry("python3", "python3"),
-          Map.entry("tshark", "tshark"));
-
   private Prerequisites() {}
 
   /** Network namespaces need root. */
@@ -50,7 +31,10 @@ public final class Prerequisites {
     for (String c : commands) {
       if (!available(c)) {
         missing.add(c);
-        packages.add(PACKAGES.getOrDefault(c, "?"));
+        packages.add(
+            Programs.declaration(c)
+                .map(d -> d.installedBy().isEmpty() ? d.owner() : d.installedBy())
+                .orElse("? (not declared in Programs)"));
       }
     }
     if (!missing.isEmpty()) {
@@ -64,17 +48,7 @@ public final class Prerequisites {
   }
 
   public static boolean available(String command) {
-    if (command.contains("/")) {
-      return new File(command).canExecute();
-    }
-    for (String dir :
-        System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
-      if (new File(dir, command).canExecute()) {
-        return true;
-      }
-    }
-    // root's PATH normally has the sbin directories; ordinary users' may not
-    return new File("/usr/sbin", command).canExecute() || new File("/sbin", command).canExecute();
+    return Programs.locate(command).isPresent();
   }
 
   private static boolean isUidZero() {

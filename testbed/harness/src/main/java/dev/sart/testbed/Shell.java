@@ -67,6 +67,7 @@ public final class Shell {
 
   /** Runs argv with {@code stdin} (may be null) and returns its outcome whatever the exit code. */
   public static Result exec(List<String> argv, String stdin) {
+    Programs.check(argv);
     ProcessBuilder pb = new ProcessBuilder(argv);
     if (stdin == null) {
       pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));

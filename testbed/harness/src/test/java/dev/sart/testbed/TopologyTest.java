@@ -94,13 +94,13 @@ class TopologyTest {
 
   @Test
   void sweeperRemovesWhatACrashedRunLeftAndSparesLiveRuns() throws Exception {
-    Process gone = new ProcessBuilder("true").start();
+    Process gone = Programs.processBuilder("true").start();
     gone.waitFor();
     String crashed = Topology.MARK + gone.pid() + "-1";
     String ns = crashed + "-r1";
     Shell.run("ip", "netns", "add", ns);
     Path dir = Files.createDirectories(Path.of("/tmp", crashed, "r1"));
-    Process orphan = new ProcessBuilder("ip", "netns", "exec", ns, "sleep", "600").start();
+    Process orphan = Programs.processBuilder("ip", "netns", "exec", ns, "sleep", "600").start();
     try (Topology live = Topology.create("live")) {
       Node mine = live.node("r1");
       List<String> removed = Sweeper.sweep();

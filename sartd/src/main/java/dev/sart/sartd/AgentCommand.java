@@ -74,6 +74,9 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   public Integer call() throws Exception {
     log.install();
     String node = node(nodeName);
+    if (cniConfig != null) {
+      readCniConfig(); // before anything starts
+    }
     try (KubernetesClient client = client(kubeconfig);
         Running r = start(client, node)) {
       CountDownLatch stop = new CountDownLatch(1);
@@ -160,7 +163,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
         });
     CniAgent cni = null;
     if (cniConfig != null) {
-      AgentConfig c = AgentConfig.read(cniConfig);
+      AgentConfig c = readCniConfig();
       if (cniSocket != null) {
         c =
             new AgentConfig(
@@ -194,6 +197,17 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
     LOG.info(() -> "event=agent-started node=" + node);
     return new Running(bgp, cni, blocks, metrics);
+  }
+
+  /** The CNI server's configuration; a mistake is file:line: what. */
+  AgentConfig readCniConfig() throws java.io.IOException {
+    try {
+      return AgentConfig.read(cniConfig);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new ConfigException(cniConfig, 0, "no such file");
+    } catch (IllegalArgumentException e) {
+      throw ConfigFile.errorAt(cniConfig, e.getMessage());
+    }
   }
 
   static String node(String option) {

@@ -103,7 +103,40 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     log.install();
-    BgpConfigFile cfg = file == null ? null : BgpConfigFile.load(file);
+    // every input is checked before anything starts: a mistake is one line on stderr, exit 2
+    ConfigFile<BgpConfigFile> config =
+        file == null ? null : ConfigFile.read(file, BgpConfigFile.class);
+    BgpConfigFile cfg = config == null ? null : config.value();
+    if (config != null) {
+      config.check(BgpCommand::check);
+    }
+    InetSocketAddress apiAddress = flagAddress("--api", api);
+    String exp = exporter != null ? exporter : cfg == null ? null : cfg.exporter();
+    if (exp != null) {
+      if (exporter != null) {
+        flagAddress("--exporter", exp);
+      } else {
+        config.check(c -> address("exporter", exp));
+      }
+    }
+    String metricsAt =
+        metricsAddress != null
+            ? metricsAddress
+            : cfg != null && cfg.metricsAddress() != null
+                ? cfg.metricsAddress()
+                : DEFAULT_METRICS_ADDRESS;
+    InetSocketAddress metricsSocket = null;
+    if (!"off".equals(metricsAt)) {
+      metricsSocket =
+          metricsAddress != null || cfg == null || cfg.metricsAddress() == null
+              ? flagAddress("--metrics-address", metricsAt)
+              : config.check(c -> address("metrics_address", metricsAt));
+    }
+    Long as = asn != null ? asn : cfg == null ? null : cfg.asn();
+    String id = routerId != null ? routerId : cfg == null ? null : cfg.routerId();
+    if (routerId != null) {
+      routerId("--router-id", routerId);
+    }
     if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
       // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead
       LOG.warning(
@@ -132,8 +165,6 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     }
     BgpServer server = new BgpServer(port);
     server.start();
-    Long as = asn != null ? asn : cfg == null ? null : cfg.asn();
-    String id = routerId != null ? routerId : cfg == null ? null : cfg.routerId();
     if (as != null) {
       server.setLocalAs(as);
     }
@@ -147,7 +178,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       PolicyConfig.policies(cfg).forEach(server.policies()::define);
       for (BgpConfigFile.Neighbor n :
           cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
-        server.addPeer(peerConfig(n), PolicyConfig.peerPolicy(n, server.policies()));
+        server.addPeer(peerConfig(n), PolicyConfig.peerPolicy(n, server.policies()::get));
       }
       for (BgpConfigFile.Paths p :
           cfg.paths() == null ? List.<BgpConfigFile.Paths>of() : cfg.paths()) {
@@ -155,25 +186,18 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
             p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
       }
     }
-    String exp = exporter != null ? exporter : cfg == null ? null : cfg.exporter();
     if (exp != null) {
       exportPeerStates(server, exp);
     }
-    String metricsAt =
-        metricsAddress != null
-            ? metricsAddress
-            : cfg != null && cfg.metricsAddress() != null
-                ? cfg.metricsAddress()
-                : DEFAULT_METRICS_ADDRESS;
     MetricsServer metrics = null;
-    if (!"off".equals(metricsAt)) {
-      metrics = new MetricsServer(socketAddress(metricsAt));
+    if (metricsSocket != null) {
+      metrics = new MetricsServer(metricsSocket);
       BgpMetrics bgpMetrics = new BgpMetrics(server, metrics.registry());
       metrics.beforeScrape(bgpMetrics::refresh);
     }
     HealthStatusManager health = new HealthStatusManager();
     Server grpc =
-        NettyServerBuilder.forAddress(socketAddress(api))
+        NettyServerBuilder.forAddress(apiAddress)
             .addService(new BgpApiService(server))
             .addService(health.getHealthService())
             .addService(ProtoReflectionServiceV1.newInstance())
@@ -201,11 +225,123 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     return 0;
   }
 
-  static PeerConfig peerConfig(BgpConfigFile.Neighbor n) {
-    if (n.address() == null || n.asn() == null) {
-      throw new IllegalArgumentException("a neighbor needs 'address' and 'asn': " + n);
+  /**
+   * Checks the whole file before anything starts; each mistake names its key path (then its line).
+   */
+  static Void check(BgpConfigFile cfg) {
+    if (cfg.asn() != null && (cfg.asn() < 1 || cfg.asn() > 0xFFFF_FFFFL)) {
+      throw new IllegalArgumentException(
+          "asn: " + cfg.asn() + " is not an AS number (1..4294967295)");
     }
-    InetAddress address = InetAddress.ofLiteral(n.address());
+    if (cfg.routerId() != null) {
+      routerId("router_id", cfg.routerId());
+    }
+    List<BgpConfigFile.Neighbor> neighbors = cfg.neighbors() == null ? List.of() : cfg.neighbors();
+    Map<String, dev.sart.bgp.policy.Policy> defined = new java.util.HashMap<>();
+    PolicyConfig.policies(cfg).forEach(p -> defined.put(p.name(), p));
+    java.util.function.Function<String, dev.sart.bgp.policy.Policy> policies =
+        name -> {
+          if (name == null || name.isEmpty()) {
+            return dev.sart.bgp.policy.Policy.ACCEPT_ALL;
+          }
+          var p = defined.get(name);
+          if (p == null) {
+            throw new IllegalArgumentException(
+                "no policy '"
+                    + name
+                    + "' (defined: "
+                    + new java.util.TreeSet<>(defined.keySet())
+                    + ")");
+          }
+          return p;
+        };
+    for (int i = 0; i < neighbors.size(); i++) {
+      String at = "neighbors[" + i + "]";
+      BgpConfigFile.Neighbor n = neighbors.get(i);
+      if (n == null) {
+        throw new IllegalArgumentException(at + ": an empty neighbor");
+      }
+      try {
+        peerConfig(n);
+        PolicyConfig.peerPolicy(n, policies);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(at + "." + e.getMessage(), e);
+      }
+    }
+    List<BgpConfigFile.Paths> paths = cfg.paths() == null ? List.of() : cfg.paths();
+    for (int i = 0; i < paths.size(); i++) {
+      BgpConfigFile.Paths p = paths.get(i);
+      if (p == null || p.prefixes() == null || p.prefixes().isEmpty()) {
+        throw new IllegalArgumentException("paths[" + i + "]: needs 'prefixes'");
+      }
+      for (int j = 0; j < p.prefixes().size(); j++) {
+        try {
+          Prefix.parse(p.prefixes().get(j));
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException(
+              "paths["
+                  + i
+                  + "].prefixes["
+                  + j
+                  + "]: '"
+                  + p.prefixes().get(j)
+                  + "' is not a prefix (192.0.2.0/24, 2001:db8::/48)");
+        }
+      }
+      try {
+        attributes(p.attributes());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("paths[" + i + "].attributes." + e.getMessage(), e);
+      }
+    }
+    return null;
+  }
+
+  private static void routerId(String key, String value) {
+    try {
+      Ip.parseV4(value);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          key + ": '" + value + "' is not a router id (an IPv4 address such as 192.0.2.1)");
+    }
+  }
+
+  private static InetSocketAddress flagAddress(String flag, String value) {
+    try {
+      return socketAddress(value);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(flag + ": " + e.getMessage());
+    }
+  }
+
+  private static InetSocketAddress address(String key, String value) {
+    try {
+      return socketAddress(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(key + ": " + e.getMessage());
+    }
+  }
+
+  /** A neighbour's session settings; a mistake names its key ({@code "address: ..."}). */
+  static PeerConfig peerConfig(BgpConfigFile.Neighbor n) {
+    if (n.address() == null) {
+      throw new IllegalArgumentException("address: a neighbor needs an 'address'");
+    }
+    if (n.asn() == null) {
+      throw new IllegalArgumentException("asn: a neighbor needs an 'asn'");
+    }
+    if (n.asn() < 1 || n.asn() > 0xFFFF_FFFFL) {
+      throw new IllegalArgumentException(
+          "asn: " + n.asn() + " is not an AS number (1..4294967295)");
+    }
+    InetAddress address = literal("address", n.address());
+    if (n.port() != null && (n.port() < 1 || n.port() > 65535)) {
+      throw new IllegalArgumentException("port: " + n.port() + " is not a TCP port (1..65535)");
+    }
+    if (n.holdTime() != null && n.holdTime() != 0 && (n.holdTime() < 3 || n.holdTime() > 65535)) {
+      throw new IllegalArgumentException(
+          "hold_time: " + n.holdTime() + " seconds: 0, or 3..65535 (RFC 4271 §4.2)");
+    }
     Set<Family> families = new HashSet<>();
     for (String f : n.families() == null ? List.<String>of() : n.families()) {
       families.add(
@@ -213,7 +349,8 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
             case "ipv4", "ipv4-unicast", "ipv4_unicast" -> Family.IPV4_UNICAST;
             case "ipv6", "ipv6-unicast", "ipv6_unicast" -> Family.IPV6_UNICAST;
             default ->
-                throw new IllegalArgumentException("unknown family '" + f + "' (ipv4, ipv6)");
+                throw new IllegalArgumentException(
+                    "families: unknown family '" + f + "' (ipv4, ipv6)");
           });
     }
     if (families.isEmpty()) {
@@ -224,7 +361,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         address,
         n.asn(),
         n.port() == null ? 179 : n.port(),
-        n.localAddress() == null ? null : InetAddress.ofLiteral(n.localAddress()),
+        n.localAddress() == null ? null : literal("local_address", n.localAddress()),
         Boolean.TRUE.equals(n.passive()),
         n.password(),
         n.multihopTtl() == null ? 0 : n.multihopTtl(),
@@ -243,14 +380,26 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     Origin origin = Origin.IGP;
     for (Map.Entry<String, String> e :
         attrs == null ? Map.<String, String>of().entrySet() : attrs.entrySet()) {
-      long v = Long.parseLong(e.getValue().strip());
+      long v;
+      try {
+        v = Long.parseLong(String.valueOf(e.getValue()).strip());
+      } catch (NumberFormatException x) {
+        throw new IllegalArgumentException(
+            e.getKey() + ": '" + e.getValue() + "' is not a whole number");
+      }
       switch (e.getKey()) {
-        case "origin" -> origin = Origin.values()[(int) v];
+        case "origin" -> {
+          if (v < 0 || v >= Origin.values().length) {
+            throw new IllegalArgumentException(
+                "origin: " + v + " is not an origin (0 IGP, 1 EGP, 2 INCOMPLETE)");
+          }
+          origin = Origin.values()[(int) v];
+        }
         case "local_pref" -> b.add(new LocalPref(v));
         case "med", "multi_exit_disc" -> b.add(new MultiExitDisc(v));
         default ->
             throw new IllegalArgumentException(
-                "unknown path attribute '" + e.getKey() + "' (origin, local_pref, med)");
+                e.getKey() + ": unknown path attribute (origin, local_pref, med)");
       }
     }
     b.add(origin);
@@ -259,12 +408,34 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
 
   static InetSocketAddress socketAddress(String hostPort) {
     int colon = hostPort.lastIndexOf(':');
+    String wanted = "expected host:port with an IP address (127.0.0.1:5000, [::1]:5000)";
     if (colon < 0) {
-      throw new IllegalArgumentException("expected host:port, got '" + hostPort + "'");
+      throw new IllegalArgumentException("'" + hostPort + "': " + wanted);
     }
     String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
-    return new InetSocketAddress(
-        InetAddress.ofLiteral(host), Integer.parseInt(hostPort.substring(colon + 1)));
+    int port;
+    try {
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + hostPort + "': " + wanted);
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("'" + hostPort + "': the port is 0..65535");
+    }
+    try {
+      return new InetSocketAddress(InetAddress.ofLiteral(host), port);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + hostPort + "': " + wanted);
+    }
+  }
+
+  private static InetAddress literal(String key, String value) {
+    try {
+      return InetAddress.ofLiteral(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          key + ": '" + value + "' is not an IP address (192.0.2.1, 2001:db8::1)");
+    }
   }
 
   /**

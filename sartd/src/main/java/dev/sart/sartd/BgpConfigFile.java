@@ -1,11 +1,6 @@
 package dev.sart.sartd;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -89,22 +84,10 @@ record BgpConfigFile(
 
   record Paths(List<String> prefixes, Map<String, String> attributes) {}
 
+  /** Reads and checks {@code file}; a mistake is a {@link ConfigException} (file:line: what). */
   static BgpConfigFile load(Path file) {
-    ObjectMapper yaml =
-        new ObjectMapper(new YAMLFactory())
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-    try {
-      return yaml.readValue(file.toFile(), BgpConfigFile.class);
-    } catch (UnrecognizedPropertyException e) {
-      throw new IllegalArgumentException(
-          file
-              + ": unknown key '"
-              + e.getPropertyName()
-              + "' (known: "
-              + e.getKnownPropertyIds()
-              + ")");
-    } catch (IOException e) {
-      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
-    }
+    ConfigFile<BgpConfigFile> f = ConfigFile.read(file, BgpConfigFile.class);
+    f.check(BgpCommand::check);
+    return f.value();
   }
 }

@@ -50,14 +50,13 @@ final class FibCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     log.install();
-    FibConfig cfg;
-    try {
-      cfg = FibConfig.load(file);
-    } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage());
-      return 2;
-    }
+    FibConfig cfg = ConfigFile.read(file, FibConfig.File.class).check(FibConfig::of);
     if (endpoint != null) {
+      try {
+        FibConfig.hostPort("--endpoint", endpoint);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
       cfg = new FibConfig(endpoint, cfg.routeProtocol(), cfg.channels());
     }
     return run(cfg);

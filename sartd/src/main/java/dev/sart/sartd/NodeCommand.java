@@ -176,7 +176,10 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
                   }
                 });
     if (!noFib) {
-      FibConfig fc = fibConfig != null ? FibConfig.load(fibConfig) : defaultFib();
+      FibConfig fc =
+          fibConfig != null
+              ? ConfigFile.read(fibConfig, FibConfig.File.class).check(FibConfig::of)
+              : defaultFib();
       FibCommand fibCommand = new FibCommand();
       fibCommand.metrics = fibMetrics;
       // the FIB's subscriber retries until the speaker's API answers

@@ -7,7 +7,6 @@ import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.policy.Policy;
 import dev.sart.bgp.policy.PrefixList;
 import dev.sart.bgp.policy.Statement;
-import dev.sart.bgp.server.PolicyRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,10 +38,13 @@ final class PolicyConfig {
               });
     }
     List<Policy> out = new ArrayList<>();
-    for (BgpConfigFile.PolicyDef p :
-        cfg.policies() == null ? List.<BgpConfigFile.PolicyDef>of() : cfg.policies()) {
+    List<BgpConfigFile.PolicyDef> defined =
+        cfg.policies() == null ? List.<BgpConfigFile.PolicyDef>of() : cfg.policies();
+    for (int k = 0; k < defined.size(); k++) {
+      BgpConfigFile.PolicyDef p = defined.get(k);
+      String at = "policies[" + k + "]";
       if (p.name() == null || p.name().isBlank()) {
-        throw new IllegalArgumentException("policies: a policy needs a 'name'");
+        throw new IllegalArgumentException(at + ": a policy needs a 'name'");
       }
       List<Statement> statements = new ArrayList<>();
       List<BgpConfigFile.StatementDef> defs = p.statements() == null ? List.of() : p.statements();
@@ -51,14 +53,26 @@ final class PolicyConfig {
           statements.add(statement(defs.get(i), lists, p.name() + "-" + (i + 1)));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
-              "policy '" + p.name() + "', statement " + (i + 1) + ": " + e.getMessage(), e);
+              at
+                  + ".statements["
+                  + i
+                  + "]: policy '"
+                  + p.name()
+                  + "', statement "
+                  + (i + 1)
+                  + ": "
+                  + e.getMessage(),
+              e);
         }
       }
       out.add(
           new Policy(
               p.name(),
               statements,
-              accept(p.defaultAction(), true, "default of policy '" + p.name() + "'")));
+              accept(
+                  p.defaultAction(),
+                  true,
+                  at + ".default: the default of policy '" + p.name() + "'")));
     }
     return out;
   }
@@ -144,7 +158,8 @@ final class PolicyConfig {
   }
 
   /** A neighbour's policies, by the names of the policies defined (registered) already. */
-  static PeerPolicy peerPolicy(BgpConfigFile.Neighbor n, PolicyRegistry registry) {
+  static PeerPolicy peerPolicy(
+      BgpConfigFile.Neighbor n, java.util.function.Function<String, Policy> registry) {
     MaxPrefix max = null;
     if (n.maxPrefix() != null) {
       max =
@@ -156,19 +171,23 @@ final class PolicyConfig {
                   : Duration.ofSeconds(n.maxPrefixRestart()));
     } else if (n.maxPrefixRestart() != null || n.maxPrefixWarningOnly() != null) {
       throw new IllegalArgumentException(
-          "neighbor "
-              + n.address()
-              + ": max_prefix_restart/max_prefix_warning_only need max_prefix");
+          (n.maxPrefixRestart() != null ? "max_prefix_restart" : "max_prefix_warning_only")
+              + ": needs max_prefix");
     }
+    return new PeerPolicy(
+        lookup(registry, "import_policy", n.importPolicy()),
+        lookup(registry, "export_policy", n.exportPolicy()),
+        max,
+        Boolean.TRUE.equals(n.softReconfigurationInbound()),
+        Boolean.TRUE.equals(n.advertisePeerAs()));
+  }
+
+  private static Policy lookup(
+      java.util.function.Function<String, Policy> registry, String key, String name) {
     try {
-      return new PeerPolicy(
-          registry.get(n.importPolicy()),
-          registry.get(n.exportPolicy()),
-          max,
-          Boolean.TRUE.equals(n.softReconfigurationInbound()),
-          Boolean.TRUE.equals(n.advertisePeerAs()));
+      return registry.apply(name);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("neighbor " + n.address() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
     }
   }
 }

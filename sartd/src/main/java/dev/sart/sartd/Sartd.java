@@ -1,9 +1,18 @@
 package dev.sart.sartd;
 
+import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
-/** The daemon's entry: {@code sartd bgp|fib|version}. */
+/**
+ * The daemon's entry: {@code sartd bgp|fib|agent|node|controller|certgen|version}, and its one
+ * error edge: a mistake in a flag or a file is one line on stderr ({@code error: file:line: what})
+ * and exit code 2; anything else that stops a sub-command is {@code error: ...} and exit code 1; a
+ * stack trace only with {@code --debug}.
+ */
 @Command(
     name = "sartd",
     mixinStandardHelpOptions = true,
@@ -19,8 +28,59 @@ import picocli.CommandLine.Command;
       Sartd.VersionCommand.class
     })
 public final class Sartd {
+  /** Exit code of a mistake in the flags or the configuration. */
+  static final int USAGE = 2;
+
+  /** Exit code of any other failure. */
+  static final int FAILED = 1;
+
+  @Option(
+      names = "--debug",
+      scope = ScopeType.INHERIT,
+      description = "print the stack trace of an error")
+  boolean debug;
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Sartd()).execute(args));
+    System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs sartd with {@code args}; returns the exit code. */
+  static int run(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cl = new CommandLine(new Sartd());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setParameterExceptionHandler(
+        (e, a) -> {
+          err.println("error: " + e.getMessage());
+          CommandLine c = e.getCommandLine();
+          err.println("(see: " + c.getCommandSpec().qualifiedName() + " --help)");
+          return USAGE;
+        });
+    cl.setExecutionExceptionHandler(
+        (e, c, parsed) -> {
+          boolean debug = List.of(args).contains("--debug");
+          int code;
+          if (e instanceof ConfigException || e instanceof UsageException) {
+            err.println("error: " + e.getMessage());
+            code = USAGE;
+          } else if (e instanceof IllegalArgumentException) {
+            // thrown while reading flags and files before anything starts
+            err.println("error: " + e.getMessage());
+            code = USAGE;
+          } else {
+            err.println(
+                "error: "
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                    + (debug ? "" : " (--debug shows where)"));
+            code = FAILED;
+          }
+          if (debug) {
+            e.printStackTrace(err);
+          }
+          err.flush();
+          return code;
+        });
+    return cl.execute(args);
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -35,7 +35,7 @@ class PolicyConfigTest {
   private BgpConfigFile load(String yaml) throws Exception {
     Path f = dir.resolve("sartd.yaml");
     Files.writeString(f, yaml);
-    return BgpConfigFile.load(f);
+    return ConfigFile.read(f, BgpConfigFile.class).value();
   }
 
   static final String FILE =
@@ -97,7 +97,7 @@ class PolicyConfigTest {
     assertEquals(List.of(fromTor, toTor), policies);
 
     policies.forEach(server.policies()::define);
-    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies());
+    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies()::get);
     assertEquals(fromTor, pp.importPolicy());
     assertEquals(toTor, pp.exportPolicy());
     assertEquals(1000, pp.maxPrefix().limit());
@@ -109,7 +109,7 @@ class PolicyConfigTest {
   @Test
   void aNeighbourWithoutPolicyKeysAcceptsEverythingWithoutLimit() throws Exception {
     BgpConfigFile cfg = load("neighbors: [{asn: 65000, address: 192.0.2.2}]\n");
-    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies());
+    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies()::get);
     assertEquals(PeerPolicy.NONE, pp);
     assertNull(pp.maxPrefix());
     assertFalse(pp.advertisePeerAs());
@@ -122,7 +122,7 @@ class PolicyConfigTest {
     String yaml = readme.substring(start + 8, readme.indexOf("```", start + 8));
     BgpConfigFile cfg = load(yaml);
     PolicyConfig.policies(cfg).forEach(server.policies()::define);
-    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies());
+    PeerPolicy pp = PolicyConfig.peerPolicy(cfg.neighbors().getFirst(), server.policies()::get);
     assertEquals("from-tor", pp.importPolicy().name());
     assertEquals("to-tor", pp.exportPolicy().name());
   }
@@ -170,9 +170,9 @@ class PolicyConfigTest {
                         load("neighbors: [{asn: 65000, address: 192.0.2.2, import_policy: x}]\n")
                             .neighbors()
                             .getFirst(),
-                        server.policies()))
+                        server.policies()::get))
             .getMessage()
-            .contains("neighbor 192.0.2.2: no policy 'x'"));
+            .contains("import_policy: no policy 'x'"));
     assertTrue(
         assertThrows(
                 IllegalArgumentException.class,

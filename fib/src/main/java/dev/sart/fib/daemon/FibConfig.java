@@ -85,18 +85,18 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
 
   // --- the file as written ----------------------------------------------------------------------
 
-  record File(
+  public record File(
       String endpoint,
       @JsonProperty("route_protocol") Integer routeProtocol,
       List<Channel> channels) {}
 
-  record Channel(
+  public record Channel(
       String name,
       @JsonProperty("ip_version") String ipVersion,
       List<Proto> subscribers,
       List<Proto> publishers) {}
 
-  record Proto(String protocol, String endpoint, List<Long> tables, String mode) {}
+  public record Proto(String protocol, String endpoint, List<Long> tables, String mode) {}
 
   /**
    * Reads and checks {@code file}; every mistake is an {@link IllegalArgumentException} naming the
@@ -159,7 +159,7 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
     return sb.isEmpty() ? "" : sb + ": ";
   }
 
-  static FibConfig of(File f) {
+  public static FibConfig of(File f) {
     int protocol = f.routeProtocol() == null ? DEFAULT_ROUTE_PROTOCOL : f.routeProtocol();
     // 0..4 belong to the kernel (unspec, redirect, kernel, boot, static): reconciliation would
     // remove others' routes
@@ -178,26 +178,27 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
       if (c == null || c.name() == null || c.name().isBlank()) {
         throw new IllegalArgumentException(where + ": a channel needs a 'name'");
       }
-      where = "channel '" + c.name() + "'";
       if (!names.add(c.name())) {
-        throw new IllegalArgumentException(where + ": the name is used twice");
+        throw new IllegalArgumentException(
+            where + ".name: '" + c.name() + "' is the name of another channel too");
       }
-      Set<Family> families = families(where, c.ipVersion());
-      List<Endpoint> subs = endpoints(where + " subscribers", c.subscribers(), true);
-      List<Endpoint> pubs = endpoints(where + " publishers", c.publishers(), false);
+      Set<Family> families = families(where + ".ip_version", c.ipVersion());
+      List<Endpoint> subs = endpoints(where + ".subscribers", c.subscribers(), true);
+      List<Endpoint> pubs = endpoints(where + ".publishers", c.publishers(), false);
       channels.add(new ChannelConfig(c.name(), families, subs, pubs));
     }
     // two channels writing the same table would remove each other's routes when reconciling
     Set<Long> written = new HashSet<>();
-    for (ChannelConfig c : channels) {
+    for (int i = 0; i < channels.size(); i++) {
+      ChannelConfig c = channels.get(i);
       for (Endpoint p : c.publishers()) {
         for (int t : p.tables()) {
           for (Family fam : c.families()) {
             if (!written.add(((long) fam.ordinal() << 32) | Integer.toUnsignedLong(t))) {
               throw new IllegalArgumentException(
-                  "channel '"
-                      + c.name()
-                      + "': table "
+                  "channels["
+                      + i
+                      + "].publishers: table "
                       + Integer.toUnsignedString(t)
                       + " ("
                       + name(fam)
@@ -223,7 +224,7 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
       case "both", "dual" -> EnumSet.allOf(Family.class);
       default ->
           throw new IllegalArgumentException(
-              where + ": ip_version '" + ipVersion + "' is not ipv4, ipv6 or both");
+              where + ": '" + ipVersion + "' is not ipv4, ipv6 or both");
     };
   }
 
@@ -266,7 +267,7 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
                 };
           }
           out.add(
-              new Endpoint(Protocol.bgp, hostPort(w + " endpoint", p.endpoint()), List.of(), mode));
+              new Endpoint(Protocol.bgp, hostPort(w + ".endpoint", p.endpoint()), List.of(), mode));
         }
         case "kernel" -> {
           if (p.endpoint() != null || p.mode() != null) {
@@ -298,10 +299,10 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
   }
 
   /** Checks "host:port" ("[::1]:5000" for IPv6) and returns it. */
-  static String hostPort(String where, String text) {
+  public static String hostPort(String where, String text) {
     int colon = text.lastIndexOf(':');
     if (colon <= 0) {
-      throw new IllegalArgumentException(where + " '" + text + "' is not host:port");
+      throw new IllegalArgumentException(where + ": '" + text + "' is not host:port");
     }
     try {
       int port = Integer.parseInt(text.substring(colon + 1));
@@ -309,7 +310,7 @@ public record FibConfig(String endpoint, int routeProtocol, List<ChannelConfig> 
         throw new NumberFormatException();
       }
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(where + " '" + text + "': the port is not 0..65535");
+      throw new IllegalArgumentException(where + ": '" + text + "': the port is not 0..65535");
     }
     return text;
   }

@@ -107,33 +107,33 @@ class FibConfigTest {
     assertTrue(error("channels: []\n").contains("no 'channels'"));
     assertTrue(error("").contains("empty"));
     assertEquals(
-        "c subscribers[0]: protocol 'ospf' is not bgp or kernel",
+        "channels[0].subscribers[0]: protocol 'ospf' is not bgp or kernel",
         tail(channelError("ipv4", "{protocol: ospf}", "{protocol: kernel, tables: [1]}")));
     assertEquals(
-        "c: ip_version 'ipv5' is not ipv4, ipv6 or both",
+        "channels[0].ip_version: 'ipv5' is not ipv4, ipv6 or both",
         tail(
             channelError(
                 "ipv5", "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [2]}")));
     assertEquals(
-        "c publishers[0]: protocol kernel needs 'tables' (e.g. [254])",
+        "channels[0].publishers[0]: protocol kernel needs 'tables' (e.g. [254])",
         tail(channelError("ipv4", "{protocol: kernel, tables: [1]}", "{protocol: kernel}")));
     assertEquals(
-        "c subscribers[0]: protocol bgp needs an 'endpoint' (host:port of the speaker's API)",
+        "channels[0].subscribers[0]: protocol bgp needs an 'endpoint' (host:port of the speaker's API)",
         tail(channelError("ipv4", "{protocol: bgp}", "{protocol: kernel, tables: [2]}")));
     assertEquals(
-        "c publishers[0]: table 255 is not 1..4294967295 (and not 255, the local table)",
+        "channels[0].publishers[0]: table 255 is not 1..4294967295 (and not 255, the local table)",
         tail(
             channelError(
                 "ipv4", "{protocol: kernel, tables: [1]}", "{protocol: kernel, tables: [255]}")));
     assertEquals(
-        "c subscribers[0] endpoint 'localhost' is not host:port",
+        "channels[0].subscribers[0].endpoint: 'localhost' is not host:port",
         tail(
             channelError(
                 "ipv4",
                 "{protocol: bgp, endpoint: localhost}",
                 "{protocol: kernel, tables: [2]}")));
     assertEquals(
-        "c publishers[0]: 'mode' is for subscribers only",
+        "channels[0].publishers[0]: 'mode' is for subscribers only",
         tail(
             channelError(
                 "ipv4",
@@ -143,11 +143,9 @@ class FibConfigTest {
     assertTrue(type.contains("channels[0].subscribers[0].tables[0]"), type);
   }
 
-  /** The message after "FILE: channel '". */
+  /** The message after "FILE: ". */
   private static String tail(String message) {
-    return message
-        .substring(message.indexOf("channel '") + "channel '".length())
-        .replaceFirst("'", "");
+    return message.substring(message.indexOf("channels["));
   }
 
   @Test
@@ -160,7 +158,8 @@ class FibConfigTest {
           - {name: b, subscribers: [{protocol: kernel, tables: [2]}], publishers: [{protocol: kernel, tables: [100]}]}
         """);
     assertTrue(
-        twice.endsWith("channel 'b': table 100 (ipv4) is published to by another channel too"),
+        twice.endsWith(
+            "channels[1].publishers: table 100 (ipv4) is published to by another channel too"),
         twice);
     String names =
         error(
@@ -169,7 +168,7 @@ class FibConfigTest {
           - {name: a, subscribers: [{protocol: kernel, tables: [1]}], publishers: [{protocol: kernel, tables: [100]}]}
           - {name: a, subscribers: [{protocol: kernel, tables: [2]}], publishers: [{protocol: kernel, tables: [101]}]}
         """);
-    assertTrue(names.endsWith("channel 'a': the name is used twice"), names);
+    assertTrue(names.endsWith("channels[1].name: 'a' is the name of another channel too"), names);
   }
 
   @Test

@@ -150,36 +150,93 @@ public record AgentConfig(
    *  "blocks": [{"pool": "default-pod-pool", "cidr": "10.1.0.0/29"}], "defaultPool": "default-pod-pool"}
    * </pre>
    */
+  /**
+   * Reads {@code file}. A mistake is an {@link IllegalArgumentException} whose message starts with
+   * the key it concerns ({@code "blocks[0].cidr: ..."}), so that the daemon can name its line.
+   */
   public static AgentConfig read(Path file) throws IOException {
-    JsonNode n = CniRequest.JSON.readTree(Files.readAllBytes(file));
+    JsonNode n;
+    try {
+      n = CniRequest.JSON.readTree(Files.readAllBytes(file));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("not valid JSON: " + e.getOriginalMessage());
+    }
     if (n == null || !n.isObject()) {
-      throw new IllegalArgumentException(file + ": not a JSON object");
+      throw new IllegalArgumentException("not a JSON object");
     }
     for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
       String k = it.next();
       if (!KEYS.contains(k)) {
-        throw new IllegalArgumentException(
-            file + ": unknown key \"" + k + "\" (keys: " + KEYS + ")");
+        throw new IllegalArgumentException(k + ": unknown key (keys: " + KEYS + ")");
       }
     }
     List<Block> blocks = new ArrayList<>();
-    for (JsonNode b : n.path("blocks")) {
-      blocks.add(
-          new Block(
-              b.path("pool").asText(""),
-              dev.sart.fib.netlink.IpPrefix.parse(b.path("cidr").asText())));
+    JsonNode list = n.path("blocks");
+    if (!list.isMissingNode() && !list.isArray()) {
+      throw new IllegalArgumentException("blocks: expected a list of {pool, cidr}");
+    }
+    for (int i = 0; i < list.size(); i++) {
+      JsonNode b = list.get(i);
+      String cidr = text(b, "cidr", "blocks[" + i + "].cidr");
+      try {
+        blocks.add(new Block(b.path("pool").asText(""), dev.sart.fib.netlink.IpPrefix.parse(cidr)));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "blocks[" + i + "].cidr: '" + cidr + "' is not a prefix (192.0.2.0/24)");
+      }
     }
     return new AgentConfig(
-        Path.of(n.path("socket").asText(DEFAULT_SOCKET.toString())),
-        n.hasNonNull("hostNetns") ? Path.of(n.get("hostNetns").asText()) : null,
-        n.hasNonNull("nodeAddress4") ? Ip.parse(n.get("nodeAddress4").asText()) : null,
-        n.hasNonNull("nodeAddress6") ? Ip.parse(n.get("nodeAddress6").asText()) : null,
-        n.path("mtu").asInt(0),
-        n.path("routeTable").asInt(120),
-        n.path("rulePriority").asInt(2000),
+        Path.of(n.has("socket") ? text(n, "socket", "socket") : DEFAULT_SOCKET.toString()),
+        n.hasNonNull("hostNetns") ? Path.of(text(n, "hostNetns", "hostNetns")) : null,
+        address(n, "nodeAddress4"),
+        address(n, "nodeAddress6"),
+        integer(n, "mtu", 0),
+        integer(n, "routeTable", 120),
+        integer(n, "rulePriority", 2000),
         blocks,
-        n.hasNonNull("defaultPool") ? n.get("defaultPool").asText() : null,
-        n.path("enableForwarding").asBoolean(true),
-        n.hasNonNull("grpcAddress") ? n.get("grpcAddress").asText() : null);
+        n.hasNonNull("defaultPool") ? text(n, "defaultPool", "defaultPool") : null,
+        bool(n, "enableForwarding", true),
+        n.hasNonNull("grpcAddress") ? text(n, "grpcAddress", "grpcAddress") : null);
+  }
+
+  private static String text(JsonNode n, String key, String path) {
+    JsonNode v = n.path(key);
+    if (!v.isTextual()) {
+      throw new IllegalArgumentException(path + ": expected a string");
+    }
+    return v.asText();
+  }
+
+  private static InetAddress address(JsonNode n, String key) {
+    if (!n.hasNonNull(key)) {
+      return null;
+    }
+    String v = text(n, key, key);
+    try {
+      return Ip.parse(v);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(key + ": '" + v + "' is not an IP address");
+    }
+  }
+
+  private static int integer(JsonNode n, String key, int dflt) {
+    if (!n.hasNonNull(key)) {
+      return dflt;
+    }
+    JsonNode v = n.get(key);
+    if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 0) {
+      throw new IllegalArgumentException(key + ": '" + v.asText() + "' is not a whole number >= 0");
+    }
+    return v.asInt();
+  }
+
+  private static boolean bool(JsonNode n, String key, boolean dflt) {
+    if (!n.hasNonNull(key)) {
+      return dflt;
+    }
+    if (!n.get(key).isBoolean()) {
+      throw new IllegalArgumentException(key + ": expected true or false");
+    }
+    return n.get(key).asBoolean();
   }
 }

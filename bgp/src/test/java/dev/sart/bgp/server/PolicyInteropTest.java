@@ -340,10 +340,11 @@ class PolicyInteropTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> neighbor().path("messageStats").path("routeRefreshRecv").asLong() >= 2);
-    Thread.sleep(500); // FRR purges stale routes at the EoRR
-    assertFalse(
-        frr.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).isEmpty(),
-        "still there after EoRR");
+    // FRR purges stale routes at the EoRR: ours stays
+    await("203.0.113.0/24 still on FRR after the EoRR")
+        .during(Duration.ofMillis(1500))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> !frr.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).isEmpty());
 
     // FRR sends its Adj-RIB-Out again: we take it as an implicit replacement
     long updatesReceived = p.status().received()[UPDATE];

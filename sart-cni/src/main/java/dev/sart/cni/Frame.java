@@ -22,6 +22,9 @@ import java.util.Map;
  *
  * The request carries the {@code CNI_*} environment and stdin exactly as the runtime gave them; the
  * response is what the plugin prints and the code it exits with. Nothing is parsed here.
+ *
+ * <p>The one definition of the framing: the plugin encodes requests and decodes responses with it,
+ * the agent's {@code CniServer} decodes requests and encodes responses with it.
  */
 public final class Frame {
   static final byte[] MAGIC = {'S', 'C', 'N', 'I'};
@@ -67,7 +70,12 @@ public final class Frame {
     int count = data.readUnsignedShort();
     Map<String, String> env = new LinkedHashMap<>();
     for (int i = 0; i < count; i++) {
-      String kv = new String(data.readNBytes(data.readUnsignedShort()), StandardCharsets.UTF_8);
+      int len = data.readUnsignedShort();
+      byte[] bytes = data.readNBytes(len);
+      if (bytes.length < len) {
+        throw new EOFException("frame truncated in the environment");
+      }
+      String kv = new String(bytes, StandardCharsets.UTF_8);
       int eq = kv.indexOf('=');
       if (eq <= 0) {
         throw new IOException("malformed environment entry in request: " + kv);

@@ -1,5 +1,6 @@
 package dev.sart.agent.cni;
 
+import dev.sart.cni.Frame;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.StandardProtocolFamily;
@@ -66,11 +67,19 @@ final class CniServer implements AutoCloseable {
     String command = "?";
     try (c) {
       InputStream in = Channels.newInputStream(c);
-      FrameCodec.Request req = FrameCodec.decodeRequest(in);
+      Frame.Request req;
+      try {
+        req = Frame.decodeRequest(in);
+      } catch (IOException e) {
+        // not a frame of sart-cni: say so once per connection, with the reason
+        LOG.warning(
+            "event=cni-frame-rejected socket=" + path + " reason=\"" + e.getMessage() + "\"");
+        return;
+      }
       command = req.env().getOrDefault("CNI_COMMAND", "?");
       phases.mark("read");
       CniService.Response r = service.handle(req.env(), req.stdin(), phases);
-      ByteBuffer out = ByteBuffer.wrap(FrameCodec.encodeResponse(r.exitCode(), r.stdout()));
+      ByteBuffer out = ByteBuffer.wrap(Frame.encodeResponse(r.exitCode(), r.stdout()));
       while (out.hasRemaining()) {
         c.write(out);
       }

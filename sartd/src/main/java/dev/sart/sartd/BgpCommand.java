@@ -105,10 +105,12 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     log.install();
     // every input is checked before anything starts: a mistake is one line on stderr, exit 2
     ConfigFile<BgpConfigFile> config =
-        file == null ? null : ConfigFile.read(file, BgpConfigFile.class);
+        file == null ? null : ConfigFile.readLenient(file, BgpConfigFile.class);
     BgpConfigFile cfg = config == null ? null : config.value();
     if (config != null) {
       config.check(BgpCommand::check);
+      // sart ignores keys it does not know; so do we, once, out loud
+      config.ignored().forEach(w -> LOG.warning("event=config-key-ignored msg=\"" + w + "\""));
     }
     InetSocketAddress apiAddress = flagAddress("--api", api);
     String exp = exporter != null ? exporter : cfg == null ? null : cfg.exporter();

@@ -86,7 +86,7 @@ record BgpConfigFile(
 
   /** Reads and checks {@code file}; a mistake is a {@link ConfigException} (file:line: what). */
   static BgpConfigFile load(Path file) {
-    ConfigFile<BgpConfigFile> f = ConfigFile.read(file, BgpConfigFile.class);
+    ConfigFile<BgpConfigFile> f = ConfigFile.readLenient(file, BgpConfigFile.class);
     f.check(BgpCommand::check);
     return f.value();
   }

@@ -5,9 +5,12 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -17,8 +20,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -42,11 +47,25 @@ final class ConfigFile<T> {
   private final Path file;
   private final T value;
   private final Map<String, Integer> lines;
+  private final List<String> ignored;
 
   private ConfigFile(Path file, T value, Map<String, Integer> lines) {
+    this(file, value, lines, List.of());
+  }
+
+  private ConfigFile(Path file, T value, Map<String, Integer> lines, List<String> ignored) {
     this.file = file;
     this.value = value;
     this.lines = lines;
+    this.ignored = List.copyOf(ignored);
+  }
+
+  /**
+   * The keys a lenient read skipped, each as {@code file:line: key 'k' ... ignored}: sart accepts
+   * and ignores keys it does not know, and so does a file read with {@link #readLenient}.
+   */
+  List<String> ignored() {
+    return ignored;
   }
 
   Path file() {
@@ -59,6 +78,19 @@ final class ConfigFile<T> {
 
   /** Reads {@code file} (YAML, or JSON, which is YAML too) into {@code type}; unknown keys fail. */
   static <T> ConfigFile<T> read(Path file, Class<T> type) {
+    return read(file, type, false);
+  }
+
+  /**
+   * Reads a file written for sart, which ignores keys it does not know: an unknown key is skipped
+   * and listed in {@link #ignored()}, unless it is one or two letters away from a known key (a
+   * typo), which is an error that names the key meant.
+   */
+  static <T> ConfigFile<T> readLenient(Path file, Class<T> type) {
+    return read(file, type, true);
+  }
+
+  private static <T> ConfigFile<T> read(Path file, Class<T> type, boolean lenient) {
     String text;
     try {
       text = Files.readString(file);
@@ -75,6 +107,29 @@ final class ConfigFile<T> {
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
             .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true)
             .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
+    List<String> ignoredKeys = new ArrayList<>();
+    if (lenient) {
+      yaml.addHandler(
+          new DeserializationProblemHandler() {
+            @Override
+            public boolean handleUnknownProperty(
+                DeserializationContext ctxt,
+                JsonParser p,
+                JsonDeserializer<?> deserializer,
+                Object beanOrClass,
+                String name)
+                throws IOException {
+              if (!Keys.suggestion(name, deserializer.getKnownPropertyNames()).isEmpty()) {
+                return false; // a typo: the error names the key meant
+              }
+              // records are read from a buffer that has no locations: the key's path gives its line
+              String parent = path(p.getParsingContext().getParent());
+              ignoredKeys.add(parent.isEmpty() ? name : parent + "." + name);
+              p.skipChildren();
+              return true;
+            }
+          });
+    }
     Map<String, Integer> lines;
     try {
       lines = lines(yaml.getFactory(), text);
@@ -89,7 +144,23 @@ final class ConfigFile<T> {
       if (value == null) {
         throw new ConfigException(file, 1, "the file holds no settings");
       }
-      return new ConfigFile<>(file, value, lines);
+      List<String> ignored =
+          ignoredKeys.stream()
+              .sorted(java.util.Comparator.comparingInt((String k) -> lineOf(lines, k)))
+              .map(
+                  k -> {
+                    int dot = k.lastIndexOf('.');
+                    return file
+                        + ":"
+                        + lineOf(lines, k)
+                        + ": "
+                        + (dot < 0 ? "" : k.substring(0, dot) + ": ")
+                        + "key '"
+                        + k.substring(dot + 1)
+                        + "' is not used by sartd: ignored";
+                  })
+              .toList();
+      return new ConfigFile<>(file, value, lines, ignored);
     } catch (UnrecognizedPropertyException e) {
       String path = path(e);
       String parent =
@@ -195,6 +266,20 @@ final class ConfigFile<T> {
       }
     }
     return sb.toString();
+  }
+
+  /** The path of a parsing context ({@code neighbors[0]}). */
+  private static String path(com.fasterxml.jackson.core.JsonStreamContext c) {
+    java.util.ArrayDeque<String> parts = new java.util.ArrayDeque<>();
+    for (var x = c; x != null && !x.inRoot(); x = x.getParent()) {
+      if (x.inArray()) {
+        parts.push("[" + x.getCurrentIndex() + "]");
+      } else if (x.getCurrentName() != null) {
+        parts.push(
+            (x.getParent() != null && !x.getParent().inRoot() ? "." : "") + x.getCurrentName());
+      }
+    }
+    return String.join("", parts);
   }
 
   private static int line(JsonLocation l) {

@@ -50,7 +50,9 @@ final class FibCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     log.install();
-    FibConfig cfg = ConfigFile.read(file, FibConfig.File.class).check(FibConfig::of);
+    ConfigFile<FibConfig.File> config = ConfigFile.readLenient(file, FibConfig.File.class);
+    FibConfig cfg = config.check(FibConfig::of);
+    config.ignored().forEach(w -> LOG.warning("event=config-key-ignored msg=\"" + w + "\""));
     if (endpoint != null) {
       try {
         FibConfig.hostPort("--endpoint", endpoint);

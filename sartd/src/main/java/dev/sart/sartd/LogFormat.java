@@ -20,18 +20,50 @@ final class LogFormat extends Formatter {
   }
 
   static synchronized void install(String level, String format) {
-    LogManager.getLogManager().reset();
-    Logger root = Logger.getLogger("");
+    install(level, format, null);
+  }
+
+  /** Logs at {@code level} in {@code format} to stderr, or appended to {@code file} when given. */
+  static synchronized void install(String level, String format, java.nio.file.Path file) {
     Level l =
         switch (level.toLowerCase(java.util.Locale.ROOT)) {
           case "trace" -> Level.FINEST;
           case "debug" -> Level.FINE;
+          case "info" -> Level.INFO;
           case "warn" -> Level.WARNING;
           case "error" -> Level.SEVERE;
-          default -> Level.INFO;
+          default ->
+              throw new UsageException(
+                  "--level: '" + level + "' is not one of error, warn, info, debug, trace");
         };
+    if (!"plain".equalsIgnoreCase(format) && !"json".equalsIgnoreCase(format)) {
+      throw new UsageException("--format: '" + format + "' is not plain or json");
+    }
+    Handler h;
+    if (file == null) {
+      h = new ConsoleHandler();
+    } else {
+      try {
+        h =
+            new java.util.logging.StreamHandler(
+                java.nio.file.Files.newOutputStream(
+                    file,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND),
+                new LogFormat(false)) {
+              @Override
+              public synchronized void publish(LogRecord r) {
+                super.publish(r);
+                flush();
+              }
+            };
+      } catch (java.io.IOException e) {
+        throw new UsageException("--log-file: cannot write " + file + ": " + e.getMessage());
+      }
+    }
+    LogManager.getLogManager().reset();
+    Logger root = Logger.getLogger("");
     root.setLevel(l);
-    Handler h = new ConsoleHandler();
     h.setLevel(l);
     h.setFormatter(new LogFormat("json".equalsIgnoreCase(format)));
     root.addHandler(h);

@@ -16,7 +16,12 @@ final class LogOptions {
       defaultValue = "plain")
   String format;
 
+  @Option(
+      names = {"-o", "--log-file"},
+      description = "append the log to this file instead of stderr")
+  java.nio.file.Path logFile;
+
   void install() {
-    LogFormat.install(level, format);
+    LogFormat.install(level, format, logFile);
   }
 }

@@ -215,6 +215,32 @@ class ErrorEdgeTest {
   }
 
   @Test
+  void logFlagsAreCheckedAndTheLogFileGetsTheWarnings() throws IOException {
+    assertUsageError(
+        sartd("bgp", "--level", "loud"),
+        "error: --level: 'loud' is not one of error, warn, info, debug, trace");
+    Path fib =
+        file(
+            "fib.yaml",
+            """
+            channels:
+              - name: c
+                colour: blue
+                subscribers: [{protocol: kernel, tables: [1]}]
+                publishers: [{protocol: kernel, tables: [100]}]
+            """);
+    Path log = dir.resolve("sartd.log");
+    // sart's -o/--log-file: the ignored key is logged there, then the bad flag stops the start
+    assertUsageError(
+        sartd("fib", "-f", fib.toString(), "-o", log.toString(), "--endpoint", "nonsense"),
+        "error: --endpoint: 'nonsense' is not host:port");
+    String logged = Files.readString(log);
+    assertTrue(
+        logged.contains(fib + ":3: channels[0]: key 'colour' is not used by sartd: ignored"),
+        logged);
+  }
+
+  @Test
   void debugShowsTheStackTrace() throws IOException {
     Path notANumber = file("a.yaml", "asn: notanumber\n");
     Outcome o = sartd("bgp", "--debug", "-f", notANumber.toString());

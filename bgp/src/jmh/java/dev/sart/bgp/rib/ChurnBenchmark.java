@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * bgperf's scenario d in the RIB alone (see testbed/perf/README.md, "Churn"): 10 eBGP peers of
+ * bgperf's scenario d in the RIB alone (see testbed/perf/LOG.md, "churn (scenario d)"): 10 eBGP peers of
  * AS 65100 with {@code prefixes} unique /32 each and a monitor (AS 65999), every route exported to
  * the 10 other peers. One invocation withdraws 10 % of every peer's routes ({@code withdraw}) or
  * announces them again ({@code reannounce}), in batches of 814 prefixes (a full 4096-octet UPDATE

@@ -112,7 +112,11 @@ public final class Peer {
   volatile Instant establishedSince;
   final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
   volatile PeerPolicy policy = PeerPolicy.NONE;
-  // update groups: membership and tail are set with every RIB shard stopped, and read on the loop
+  // update groups: membership is set and cleared with every RIB shard stopped (Rib.regroup) and
+  // read
+  // on the loop. tail is set there too, when the session leaves its group, and read, sent and
+  // cleared on the loop (drain): the two never write it at once, since a leave sets it only for a
+  // member and a session joins only after the loop has found tail empty (joinGroup).
   private volatile Membership membership;
   private volatile Tail tail;
   private int tailAt; // on the loop

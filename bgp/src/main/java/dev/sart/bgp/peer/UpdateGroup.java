@@ -19,10 +19,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Peers that export alike, sharing one Adj-RIB-Out and one encoding of their UPDATEs (FRR's
- * update-groups; issue 5). The RIB records each change once, for the group's pseudo-peer (its
- * {@link #proxy}); the group drains that Adj-RIB-Out into UPDATEs once, encoded with the proxy's
- * next hop, and queues them; each member sends the queue from its own position, with its own next
- * hop written into its copy (RFC 4271 §5.1.3: in eBGP, our own address on that link).
+ * update-groups). The RIB records each change once, for the group's pseudo-peer (its {@link
+ * #proxy}); the group drains that Adj-RIB-Out into UPDATEs once, encoded with the proxy's next hop,
+ * and queues them; each member sends the queue from its own position, with its own next hop written
+ * into its copy (RFC 4271 §5.1.3: in eBGP, our own address on that link).
  *
  * <p>Members join once they hold what the Loc-RIB exports to them (their own Adj-RIB-Out is idle,
  * see {@link AdjRibOut#isIdle}), so a joiner starts at the end of the queue: what the group still

@@ -68,7 +68,7 @@ public final class Warmup {
   /**
    * Routes per cycle: more routes mean more cycles over a table of this size. Against 16,384, in
    * bgperf b and d (two runs each): sartd's idle RSS 9 MB lower, start-up CPU a little lower, the
-   * clocked figures the same (testbed/perf/README.md, "Warm-up at start").
+   * clocked figures the same (testbed/perf/LOG.md).
    */
   private static final int TABLE = 4_096;
 

@@ -19,15 +19,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * handed over before for the prefix (its <em>base</em>); a pending change keeps the base of the
  * first change since the last drain, so the drain still sends nothing twice (latest equal to the
  * base: nothing to send; a withdrawal of a prefix the peer never got: nothing either) and counts
- * the prefixes advertised. Only changes not sent yet take memory here (issue 5: an earlier version
- * kept a map of everything advertised per peer, about 40 bytes per prefix and peer).
+ * the prefixes advertised. Only changes not sent yet take memory here: nothing is kept per prefix
+ * and peer once it is sent.
  *
  * <p>The changes go into a {@link PrefixMap} (arrays, no node per entry) under a lock; a drain
  * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
- * many drains as it takes. Each change is visited once: an earlier version kept a {@code
- * ConcurrentHashMap} and began a new iterator at every drain, which re-walked the bins emptied by
- * the drains before it (quadratic in the table size). A change that arrives for a prefix still in
- * the taken map is sent after it, so the latest still wins.
+ * many drains as it takes. Each change is visited once: a new iterator per drain over a map whose
+ * table never shrinks would walk again the bins emptied by the drains before it (quadratic in the
+ * table size). A change that arrives for a prefix still in the taken map is sent after it, so the
+ * latest still wins.
  */
 public final class AdjRibOut {
   /** The latest of a pending change when it is a withdrawal. */
@@ -178,9 +178,7 @@ public final class AdjRibOut {
   private void signal() {
     // a plain read first: while a wake-up is pending (nearly always during a table transfer) the
     // RIB's threads then only read the flag's cache line instead of taking it exclusive for a CAS
-    // that the peer's event loop contends for (JFR: 11 % of the samples of bgperf a were here; the
-    // measured effect, 4 runs against 2, was within the runs' noise: elapsed 5.3-6.5 s against
-    // 5.7-6.6 s)
+    // that the peer's event loop contends for
     if (!wakeupScheduled.get() && wakeupScheduled.compareAndSet(false, true)) {
       wakeup.run();
     }

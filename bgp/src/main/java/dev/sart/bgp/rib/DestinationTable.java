@@ -7,8 +7,8 @@ import java.util.NoSuchElementException;
 /**
  * The Loc-RIB's index: prefix to {@link Destination}, as one open-addressing array of the
  * destinations themselves (linear probing, each destination's packed prefix is its key). Against a
- * {@code HashMap<Prefix, Destination>} it saves the map's node per prefix (32 bytes; issue 5).
- * Owned by its shard's thread; the table must not be changed while {@link #values} is walked.
+ * {@code HashMap<Prefix, Destination>} it saves the map's node per prefix (32 bytes). Owned by its
+ * shard's thread; the table must not be changed while {@link #values} is walked.
  *
  * <p>Beside each slot the low 32 bits of its destination's {@link #hash} (its tag): a probe
  * compares the tag and reads the destination only when the tags agree, and growing the table places

@@ -4,11 +4,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Read back-pressure for the RIB (issue 5): counts the prefixes (announced or withdrawn) of UPDATEs
- * handed to the RIB's shards and not processed yet. Above the high-water mark the peers stop
- * reading from their sockets, so TCP pushes back on the senders; once the count is at or below the
- * low-water mark, the waiting peers are told to read again. Lock-free: peers' event loops add, the
- * shards subtract.
+ * Read back-pressure for the RIB: counts the prefixes (announced or withdrawn) of UPDATEs handed to
+ * the RIB's shards and not processed yet. Above the high-water mark the peers stop reading from
+ * their sockets, so TCP pushes back on the senders; once the count is at or below the low-water
+ * mark, the waiting peers are told to read again. Lock-free: peers' event loops add, the shards
+ * subtract.
  */
 final class IngestBacklog {
   private final AtomicLong queued = new AtomicLong();

@@ -21,10 +21,10 @@ import java.util.logging.Logger;
 /**
  * Adj-RIBs-In, Loc-RIB and the feeding of the Adj-RIBs-Out, split into {@link RibShard shards} by
  * prefix: each shard is owned by one thread and fed by a queue, so nothing on the route path takes
- * a lock, and the shards work on different prefixes at the same time (issue 5). An UPDATE is split
- * by shard; what concerns a peer as a whole (it came up, went down, changed policy) goes to every
- * shard in the same order; queries and subscriptions see every shard at one instant: each shard
- * stops at a barrier, the query runs, and they go on ({@link #acrossShards}).
+ * a lock, and the shards work on different prefixes at the same time. An UPDATE is split by shard;
+ * what concerns a peer as a whole (it came up, went down, changed policy) goes to every shard in
+ * the same order; queries and subscriptions see every shard at one instant: each shard stops at a
+ * barrier, the query runs, and they go on ({@link #acrossShards}).
  *
  * <p>The number of shards is {@code -Dsart.bgp.rib.shards}, by default {@link #defaultShards}.
  */
@@ -409,7 +409,7 @@ public final class Rib implements AutoCloseable {
    * the JIT compiles the shard's loop over these lists for the one class it has seen, and the first
    * UPDATE after a full table with the other class (the first withdrawal, in bgperf d) deoptimised
    * it. One class throughout: withdraw 10 % 0.38 s against 0.50 s, four runs each
-   * (testbed/perf/README.md, "Churn").
+   * (testbed/perf/LOG.md, "fewer deoptimisations at the first withdrawal").
    */
   public void update(
       RibPeer from,

@@ -38,8 +38,8 @@ final class RibShard {
   /**
    * Per Established peer, in the order they came up: the peer, its state and the Adj-RIB-Out
    * changes of the running task, handed over when the task ends or the outbox is full: one lock and
-   * one wake-up per peer and UPDATE instead of per prefix (issue 5: the pending maps and the
-   * wake-up were a third of the RIB thread's samples).
+   * one wake-up per peer and UPDATE instead of per prefix (with a hand-over per prefix, the pending
+   * maps and the wake-up were a third of the RIB thread's samples).
    */
   private final List<Outbox> outboxes = new ArrayList<>();
 

@@ -76,7 +76,7 @@ public final class BgpServer implements AutoCloseable {
    * sessions share a loop (one, when sartd has one CPU), and a peer sending its full table must not
    * hold up the others' OPENs and KEEPALIVEs. With 16, a session's turn decoded up to 1 MiB of
    * UPDATEs, and a second generator's OPEN waited ~1 s in bgperf (b) (tcpdump against sartd's log);
-   * with one read, both sessions come up as soon as BIRD's do (testbed/perf/README.md).
+   * with one read, both sessions come up as soon as BIRD's do (testbed/perf/LOG.md).
    */
   private static final RecvByteBufAllocator READS =
       new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);

@@ -141,7 +141,8 @@ final class BenchRun {
     /**
      * Rounds of withdraw 10 % / re-announce in scenario d before everything is withdrawn: the table
      * shows their median, and the first round on its own (a JIT-compiled target's first round may
-     * also pay for compiling the withdrawal path, see README "Churn"); each round goes to the log.
+     * also pay for compiling the withdrawal path, see LOG.md, "churn (scenario d)"); each round
+     * goes to the log.
      */
     Options withChurnRounds(int n) {
       return new Options(

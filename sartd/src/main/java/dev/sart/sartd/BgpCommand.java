@@ -362,15 +362,17 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         n.name(),
         address,
         n.asn(),
-        n.port() == null ? 179 : n.port(),
+        n.port() == null ? PeerConfig.DEFAULT_PORT : n.port(),
         n.localAddress() == null ? null : literal("local_address", n.localAddress()),
         Boolean.TRUE.equals(n.passive()),
         n.password(),
         n.multihopTtl() == null ? 0 : n.multihopTtl(),
         Boolean.TRUE.equals(n.ttlSecurity()),
-        Duration.ofSeconds(n.holdTime() == null ? 90 : n.holdTime()),
+        n.holdTime() == null ? PeerConfig.DEFAULT_HOLD_TIME : Duration.ofSeconds(n.holdTime()),
         n.keepaliveTime() == null ? null : Duration.ofSeconds(n.keepaliveTime()),
-        Duration.ofSeconds(n.connectRetryTime() == null ? 10 : n.connectRetryTime()),
+        n.connectRetryTime() == null
+            ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
+            : Duration.ofSeconds(n.connectRetryTime()),
         families);
   }
 

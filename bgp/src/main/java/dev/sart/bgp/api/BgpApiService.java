@@ -310,15 +310,19 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                   p.getName(),
                   address,
                   Integer.toUnsignedLong(p.getAsn()),
-                  p.getPort() == 0 ? 179 : p.getPort(),
+                  p.getPort() == 0 ? PeerConfig.DEFAULT_PORT : p.getPort(),
                   p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
                   p.getPassiveOpen(),
                   p.getPassword().isEmpty() ? null : p.getPassword(),
                   p.getMultihopTtl(),
                   p.getTtlSecurity(),
-                  Duration.ofSeconds(p.getHoldTime() == 0 ? 90 : p.getHoldTime()),
+                  p.getHoldTime() == 0
+                      ? PeerConfig.DEFAULT_HOLD_TIME
+                      : Duration.ofSeconds(p.getHoldTime()),
                   p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
-                  Duration.ofSeconds(p.getConnectRetryTime() == 0 ? 10 : p.getConnectRetryTime()),
+                  p.getConnectRetryTime() == 0
+                      ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
+                      : Duration.ofSeconds(p.getConnectRetryTime()),
                   families);
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS

@@ -38,6 +38,15 @@ public record PeerConfig(
     Duration connectRetryTime,
     Set<Family> families) {
 
+  /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
+  public static final int DEFAULT_PORT = 179;
+
+  /** RFC 4271 §10's suggested hold time. */
+  public static final Duration DEFAULT_HOLD_TIME = Duration.ofSeconds(90);
+
+  /** sart's connect-retry time (RFC 4271 §10 suggests 120 s; a node wants its ToR sooner). */
+  public static final Duration DEFAULT_CONNECT_RETRY_TIME = Duration.ofSeconds(10);
+
   public PeerConfig {
     Objects.requireNonNull(address, "address");
     families = Set.copyOf(families);
@@ -72,15 +81,15 @@ public record PeerConfig(
         null,
         address,
         asn,
-        179,
+        DEFAULT_PORT,
         null,
         false,
         null,
         0,
         false,
-        Duration.ofSeconds(90),
+        DEFAULT_HOLD_TIME,
         null,
-        Duration.ofSeconds(10),
+        DEFAULT_CONNECT_RETRY_TIME,
         Set.of(
             address instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
   }

@@ -18,6 +18,7 @@ import dev.sart.bgp.wire.LocalPref;
 import dev.sart.bgp.wire.MultiExitDisc;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.*;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -29,7 +30,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -231,7 +231,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void setAS(SetASRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           if (request.getAsn() == 0) {
@@ -248,7 +248,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void setRouterId(SetRouterIdRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           InetAddress a = InetAddress.ofLiteral(request.getRouterId());
@@ -289,7 +289,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void addPeer(AddPeerRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           dev.sart.proto.v1.Peer p = request.getPeer();
@@ -357,7 +357,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void addPath(AddPathRequest request, StreamObserver<AddPathResponse> out) {
-    reply(
+    command(
         out,
         () -> {
           List<Prefix> prefixes = prefixes(request.getPrefixesList());
@@ -368,7 +368,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void deletePath(DeletePathRequest request, StreamObserver<DeletePathResponse> out) {
-    reply(
+    command(
         out,
         () -> {
           server.deletePaths(prefixes(request.getPrefixesList()));
@@ -378,7 +378,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void configureMultiPath(ConfigureMultiPathRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           server.setMultipath(request.getEnable());
@@ -398,7 +398,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void refreshNeighbor(RefreshNeighborRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           Peer p = peer(request.getAddr());
@@ -413,7 +413,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void setPolicy(SetPolicyRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           server.policies().define(PolicyMapping.policy(request.getPolicy()));
@@ -423,7 +423,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void deletePolicy(DeletePolicyRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           if (!server.policies().delete(request.getName())) {
@@ -448,7 +448,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void setNeighborPolicy(SetNeighborPolicyRequest request, StreamObserver<Empty> out) {
-    reply(
+    command(
         out,
         () -> {
           Peer p = peer(request.getAddr());
@@ -479,7 +479,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     try {
       return InetAddress.ofLiteral(text.strip());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not an IP address: '" + text + "'");
+      throw new ApiErrors.RequestException(
+          Status.Code.INVALID_ARGUMENT, "not an IP address: '" + text + "'");
     }
   }
 
@@ -562,25 +563,36 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     return b.build();
   }
 
+  /**
+   * Answers a query: anything its body throws is a bug (INTERNAL), except the request's own
+   * mistakes, which the helpers that decode request fields report as such.
+   */
   private static <T> void reply(StreamObserver<T> out, Supplier<T> body) {
     T value;
     try {
       value = body.get();
     } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
+      out.onError(ApiErrors.toStatus(e));
       return;
     }
     out.onNext(value);
     out.onCompleted();
   }
 
+  /**
+   * Applies a management call: its body judges the request against the speaker, so an {@link
+   * IllegalArgumentException} there is INVALID_ARGUMENT and an {@link IllegalStateException}
+   * FAILED_PRECONDITION ({@link ApiErrors#request}).
+   */
+  private static <T> void command(StreamObserver<T> out, Supplier<T> body) {
+    reply(out, () -> ApiErrors.request(body));
+  }
+
   private static <T> void replyAsync(StreamObserver<T> out, CompletableFuture<T> f) {
     f.whenComplete(
         (v, e) -> {
           if (e != null) {
-            out.onError(
-                Errors.toStatus(
-                    e instanceof CompletionException c && c.getCause() != null ? c.getCause() : e));
+            out.onError(ApiErrors.toStatus(e));
           } else {
             out.onNext(v);
             out.onCompleted();

@@ -3,6 +3,7 @@ package dev.sart.fib.daemon;
 import com.google.protobuf.Empty;
 import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.AddMultiPathRouteRequest;
 import dev.sart.proto.v1.AddRouteRequest;
 import dev.sart.proto.v1.DeleteMultiPathRouteRequest;
@@ -38,7 +39,7 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
     FibManagerService.reply(
         out,
         () -> {
-          IpPrefix p = prefix(request.getDestination());
+          IpPrefix p = ApiErrors.request(() -> prefix(request.getDestination()));
           ChannelRoute r = channel.selected().get(p);
           if (r == null) {
             throw Status.NOT_FOUND
@@ -70,7 +71,7 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
 
   @Override
   public void addRoute(AddRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(
+    FibManagerService.command(
         out,
         () -> {
           Route r = request.getRoute();
@@ -81,7 +82,7 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
 
   @Override
   public void deleteRoute(DeleteRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(
+    FibManagerService.command(
         out,
         () -> {
           source.delete(prefix(request.getDestination()));
@@ -91,7 +92,7 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
 
   @Override
   public void addMultiPathRoute(AddMultiPathRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(
+    FibManagerService.command(
         out,
         () -> {
           Route r = request.getRoute();
@@ -102,7 +103,7 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
 
   @Override
   public void deleteMultiPathRoute(DeleteMultiPathRouteRequest request, StreamObserver<Empty> out) {
-    FibManagerService.reply(
+    FibManagerService.command(
         out,
         () -> {
           List<InetAddress> gws =

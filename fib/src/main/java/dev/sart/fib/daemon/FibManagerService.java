@@ -1,6 +1,7 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.FibManagerApiGrpc;
 import dev.sart.proto.v1.GetChannelRequest;
 import dev.sart.proto.v1.GetChannelResponse;
@@ -72,18 +73,24 @@ final class FibManagerService extends FibManagerApiGrpc.FibManagerApiImplBase {
         });
   }
 
+  /** Answers a query: an exception its body throws is a bug (INTERNAL), see {@link ApiErrors}. */
   static <T> void reply(StreamObserver<T> out, java.util.function.Supplier<T> f) {
     T value;
     try {
       value = f.get();
-    } catch (io.grpc.StatusRuntimeException e) {
-      out.onError(e);
-      return;
-    } catch (IllegalArgumentException e) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+    } catch (RuntimeException e) {
+      out.onError(ApiErrors.toStatus(e));
       return;
     }
     out.onNext(value);
     out.onCompleted();
+  }
+
+  /**
+   * Applies a change the caller asked for: the body judges the request, so its {@link
+   * IllegalArgumentException} is INVALID_ARGUMENT ({@link ApiErrors#request}).
+   */
+  static <T> void command(StreamObserver<T> out, java.util.function.Supplier<T> f) {
+    reply(out, () -> ApiErrors.request(f));
   }
 }

@@ -11,34 +11,27 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "isCIDR(self.cidr)",
-    message = "cidr must be a CIDR such as 10.0.0.0/24 or 2001:db8::/64",
-    fieldPath = ".cidr")
-@ValidationRule(
-    value = "!isCIDR(self.cidr) || cidr(self.cidr).masked() == cidr(self.cidr)",
-    message = "cidr must be a network address with no host bits set",
-    fieldPath = ".cidr")
-@ValidationRule(
-    value = "self.cidr == oldSelf.cidr",
-    message = "cidr is immutable",
-    fieldPath = ".cidr")
-@ValidationRule(
-    value = "self.type == oldSelf.type",
-    message = "type is immutable",
-    fieldPath = ".type")
-@ValidationRule(
-    value = "self.poolRef == oldSelf.poolRef",
-    message = "poolRef is immutable",
-    fieldPath = ".poolRef")
-@ValidationRule(
     value = "self.type != 'pod' || has(self.nodeRef)",
     message = "a pod block needs nodeRef",
     fieldPath = ".nodeRef")
 public record AddressBlockSpec(
-    @Required @Size(max = 64) String cidr,
-    @Required AddressType type,
-    @Required @Size(min = 1, max = 253) String poolRef,
-    @Size(max = 253) String nodeRef,
+    @ValidationRule(
+            value = "isCIDR(self)",
+            message = "cidr must be a CIDR such as 10.0.0.0/24 or 2001:db8::/64")
+        @ValidationRule(
+            value = "!isCIDR(self) || cidr(self).masked() == cidr(self)",
+            message = "cidr must be a network address with no host bits set")
+        @ValidationRule(value = "self == oldSelf", message = "cidr is immutable")
+        @Required
+        @Size(max = Limits.CIDR)
+        String cidr,
+    @ValidationRule(value = "self == oldSelf", message = "type is immutable") @Required
+        AddressType type,
+    @ValidationRule(value = "self == oldSelf", message = "poolRef is immutable")
+        @Required
+        @Size(min = 1, max = Limits.NAME)
+        String poolRef,
+    @Size(max = Limits.NAME) String nodeRef,
     Boolean autoAssign) {
 
   public boolean autoAssignOrFalse() {

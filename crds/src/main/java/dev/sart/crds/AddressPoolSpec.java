@@ -18,14 +18,6 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "isCIDR(self.cidr)",
-    message = "cidr must be a CIDR such as 10.0.0.0/24 or 2001:db8::/64",
-    fieldPath = ".cidr")
-@ValidationRule(
-    value = "!isCIDR(self.cidr) || cidr(self.cidr).masked() == cidr(self.cidr)",
-    message = "cidr must be a network address with no host bits set",
-    fieldPath = ".cidr")
-@ValidationRule(
     value =
         "!isCIDR(self.cidr) || !has(self.blockSize) || (self.blockSize >= cidr(self.cidr).prefixLength()"
             + " && self.blockSize <= (cidr(self.cidr).ip().family() == 4 ? 32 : 128))",
@@ -39,21 +31,23 @@ import io.fabric8.generator.annotation.ValidationRule;
     message = "a service pool is a single block: blockSize must equal the prefix length of cidr",
     fieldPath = ".blockSize")
 @ValidationRule(
-    value = "self.cidr == oldSelf.cidr",
-    message = "cidr is immutable",
-    fieldPath = ".cidr")
-@ValidationRule(
-    value = "self.type == oldSelf.type",
-    message = "type is immutable",
-    fieldPath = ".type")
-@ValidationRule(
     value =
         "has(self.blockSize) == has(oldSelf.blockSize) && (!has(self.blockSize) || self.blockSize == oldSelf.blockSize)",
     message = "blockSize is immutable",
     fieldPath = ".blockSize")
 public record AddressPoolSpec(
-    @Required @Size(max = 64) String cidr,
-    @Required AddressType type,
+    @ValidationRule(
+            value = "isCIDR(self)",
+            message = "cidr must be a CIDR such as 10.0.0.0/24 or 2001:db8::/64")
+        @ValidationRule(
+            value = "!isCIDR(self) || cidr(self).masked() == cidr(self)",
+            message = "cidr must be a network address with no host bits set")
+        @ValidationRule(value = "self == oldSelf", message = "cidr is immutable")
+        @Required
+        @Size(max = Limits.CIDR)
+        String cidr,
+    @ValidationRule(value = "self == oldSelf", message = "type is immutable") @Required
+        AddressType type,
     AllocType allocType,
     @Min(0) @Max(128) Integer blockSize,
     Boolean autoAssign,

@@ -12,20 +12,18 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "isCIDR(self.cidr)",
-    message = "cidr must be a CIDR such as 10.0.0.1/32 or 2001:db8::1/128",
-    fieldPath = ".cidr")
-@ValidationRule(
     value =
         "!isCIDR(self.cidr) || cidr(self.cidr).ip().family() == (self.protocol == 'ipv4' ? 4 : 6)",
     message = "protocol must be the address family of cidr",
     fieldPath = ".protocol")
-@ValidationRule(
-    value = "self.cidr == oldSelf.cidr",
-    message = "cidr is immutable",
-    fieldPath = ".cidr")
 public record BGPAdvertisementSpec(
-    @Required @Size(max = 64) String cidr,
+    @ValidationRule(
+            value = "isCIDR(self)",
+            message = "cidr must be a CIDR such as 10.0.0.1/32 or 2001:db8::1/128")
+        @ValidationRule(value = "self == oldSelf", message = "cidr is immutable")
+        @Required
+        @Size(max = Limits.CIDR)
+        String cidr,
     @Required AddressType type,
     @Required Protocol protocol,
-    List<String> attrs) {}
+    @Size(max = Limits.ATTRS) List<@Size(max = Limits.NAME) String> attrs) {}

@@ -17,26 +17,26 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.addr) || isIP(self.addr)",
-    message = "addr must be an IPv4 or IPv6 address",
-    fieldPath = ".addr")
-// RFC 4271 §4.2: the Hold Time is zero or at least three seconds
-@ValidationRule(
-    value = "!has(self.holdTime) || self.holdTime == 0 || self.holdTime >= 3",
-    message = "holdTime must be 0 or at least 3 (RFC 4271 §4.2)",
-    fieldPath = ".holdTime")
-@ValidationRule(
     value =
         "!has(self.holdTime) || !has(self.keepaliveTime) || self.holdTime == 0 || self.keepaliveTime < self.holdTime",
     message = "keepaliveTime must be shorter than holdTime",
     fieldPath = ".keepaliveTime")
 public record BGPPeerSpec(
     @Required @Min(1) @Max(4294967295.0) Long asn,
-    @Required @Size(max = 45) String addr,
-    @Min(0) @Max(65535) Long holdTime,
+    @ValidationRule(value = "isIP(self)", message = "addr must be an IPv4 or IPv6 address")
+        @Required
+        @Size(max = Limits.IP)
+        String addr,
+    // RFC 4271 §4.2: the Hold Time is zero or at least three seconds
+    @ValidationRule(
+            value = "self == 0 || self >= 3",
+            message = "holdTime must be 0 or at least 3 (RFC 4271 §4.2)")
+        @Min(0)
+        @Max(65535)
+        Long holdTime,
     @Min(0) @Max(21845) Long keepaliveTime,
-    List<String> capabilities,
-    @Required @Size(min = 1, max = 253) String nodeBGPRef,
-    String clusterBGPRef,
+    @Size(max = Limits.CAPABILITIES) List<@Size(max = Limits.NAME) String> capabilities,
+    @Required @Size(min = 1, max = Limits.NAME) String nodeBGPRef,
+    @Size(max = Limits.NAME) String clusterBGPRef,
     @Required SpeakerConfig speaker,
-    List<String> groups) {}
+    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups) {}

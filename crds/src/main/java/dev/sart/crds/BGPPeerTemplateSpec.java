@@ -12,19 +12,18 @@ import java.util.List;
  * one.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(
-    value = "!has(self.addr) || isIP(self.addr)",
-    message = "addr must be an IPv4 or IPv6 address",
-    fieldPath = ".addr")
-// RFC 4271 §4.2: the Hold Time is zero or at least three seconds
-@ValidationRule(
-    value = "!has(self.holdTime) || self.holdTime == 0 || self.holdTime >= 3",
-    message = "holdTime must be 0 or at least 3 (RFC 4271 §4.2)",
-    fieldPath = ".holdTime")
 public record BGPPeerTemplateSpec(
     @Min(1) @Max(4294967295.0) Long asn,
-    @Size(max = 45) String addr,
-    List<String> capabilities,
-    @Min(0) @Max(65535) Long holdTime,
+    @ValidationRule(value = "isIP(self)", message = "addr must be an IPv4 or IPv6 address")
+        @Size(max = Limits.IP)
+        String addr,
+    @Size(max = Limits.CAPABILITIES) List<@Size(max = Limits.NAME) String> capabilities,
+    // RFC 4271 §4.2: the Hold Time is zero or at least three seconds
+    @ValidationRule(
+            value = "self == 0 || self >= 3",
+            message = "holdTime must be 0 or at least 3 (RFC 4271 §4.2)")
+        @Min(0)
+        @Max(65535)
+        Long holdTime,
     @Min(0) @Max(21845) Long keepaliveTime,
-    List<String> groups) {}
+    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups) {}

@@ -9,5 +9,5 @@ import io.fabric8.generator.annotation.ValidationRule;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "self == oldSelf", message = "a BlockRequest is immutable")
 public record BlockRequestSpec(
-    @Required @Size(min = 1, max = 253) String pool,
-    @Required @Size(min = 1, max = 253) String node) {}
+    @Required @Size(min = 1, max = Limits.NAME) String pool,
+    @Required @Size(min = 1, max = Limits.NAME) String node) {}

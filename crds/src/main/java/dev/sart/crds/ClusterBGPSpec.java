@@ -2,6 +2,7 @@ package dev.sart.crds;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import java.util.List;
 import java.util.Map;
 
@@ -12,8 +13,8 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClusterBGPSpec(
-    Map<String, String> nodeSelector,
+    @Size(max = Limits.SELECTOR) Map<String, @Size(max = Limits.LABEL_VALUE) String> nodeSelector,
     @Required AsnSelector asnSelector,
     @Required RouterIdSelector routerIdSelector,
     @Required SpeakerConfig speaker,
-    List<PeerConfig> peers) {}
+    @Size(max = Limits.CLUSTER_PEERS) List<PeerConfig> peers) {}

@@ -10,12 +10,13 @@ import java.util.List;
 
 /** The node speaker's ASN and router id, how to reach it, and its peers. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(
-    value = "isIP(self.routerId) && ip(self.routerId).family() == 4",
-    message = "routerId must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)",
-    fieldPath = ".routerId")
 public record NodeBGPSpec(
     @Required @Min(1) @Max(4294967295.0) Long asn,
-    @Required @Size(max = 15) String routerId,
+    @ValidationRule(
+            value = "isIP(self) && ip(self).family() == 4",
+            message = "routerId must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)")
+        @Required
+        @Size(max = 15)
+        String routerId,
     @Required SpeakerConfig speaker,
-    List<NodeBGPPeer> peers) {}
+    @Size(max = Limits.NODE_PEERS) List<NodeBGPPeer> peers) {}

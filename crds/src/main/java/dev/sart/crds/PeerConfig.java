@@ -1,6 +1,7 @@
 package dev.sart.crds;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Map;
 
@@ -13,6 +14,11 @@ import java.util.Map;
 @ValidationRule(
     value =
         "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && has(self.peerConfig.addr))",
-    message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr")
+    message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr",
+    fieldPath = ".peerTemplateRef",
+    reason = "FieldValueRequired")
 public record PeerConfig(
-    String peerTemplateRef, BGPPeerTemplateSpec peerConfig, Map<String, String> nodeBGPSelector) {}
+    @Size(min = 1, max = Limits.NAME) String peerTemplateRef,
+    BGPPeerTemplateSpec peerConfig,
+    @Size(max = Limits.SELECTOR)
+        Map<String, @Size(max = Limits.LABEL_VALUE) String> nodeBGPSelector) {}

@@ -12,14 +12,16 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.routerId) || (isIP(self.routerId) && ip(self.routerId).family() == 4)",
-    message = "routerId must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)",
-    fieldPath = ".routerId")
-@ValidationRule(
     value = "self.from != 'routerId' || has(self.routerId)",
     message = "from: routerId needs routerId",
     fieldPath = ".routerId")
-public record RouterIdSelector(@Required From from, @Size(max = 15) String routerId) {
+public record RouterIdSelector(
+    @Required From from,
+    @ValidationRule(
+            value = "isIP(self) && ip(self).family() == 4",
+            message = "routerId must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)")
+        @Size(max = 15)
+        String routerId) {
   public enum From {
     @JsonProperty("internalAddress")
     INTERNAL_ADDRESS,

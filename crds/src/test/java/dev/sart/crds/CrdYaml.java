@@ -7,9 +7,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -40,8 +43,42 @@ final class CrdYaml {
         .forCRDVersions("v1")
         .withParallelGenerationEnabled(false)
         .withPostProcessor(new DeclaredColumnOrder())
+        .withPostProcessor(new NoDuplicateRules())
         .inOutputDir(dir.toFile())
         .generate();
+  }
+
+  /**
+   * The generator (7.5.2) reads a {@code @ValidationRule} on a record component twice, from the
+   * field and from its accessor; keep each rule of a property once.
+   */
+  private static final class NoDuplicateRules implements CRDPostProcessor {
+    @Override
+    public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
+      for (var version : ((CustomResourceDefinition) crd).getSpec().getVersions()) {
+        dedupe(version.getSchema().getOpenAPIV3Schema());
+      }
+      return crd;
+    }
+
+    private static void dedupe(JSONSchemaProps schema) {
+      if (schema == null) {
+        return;
+      }
+      if (schema.getXKubernetesValidations() != null) {
+        schema.setXKubernetesValidations(
+            new ArrayList<>(new LinkedHashSet<>(schema.getXKubernetesValidations())));
+      }
+      if (schema.getProperties() != null) {
+        schema.getProperties().values().forEach(NoDuplicateRules::dedupe);
+      }
+      if (schema.getItems() != null) {
+        dedupe(schema.getItems().getSchema());
+      }
+      if (schema.getAdditionalProperties() != null) {
+        dedupe(schema.getAdditionalProperties().getSchema());
+      }
+    }
   }
 
   /**

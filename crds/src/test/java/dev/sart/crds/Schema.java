@@ -74,6 +74,9 @@ final class Schema {
             }
           }
         }
+        if (schema.getMaxProperties() != null && value.size() > schema.getMaxProperties()) {
+          errors.add(path + ": more than " + schema.getMaxProperties() + " entries");
+        }
         for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
           var field = it.next();
           var childPath = path + "." + field.getKey();
@@ -93,6 +96,9 @@ final class Schema {
         if (!value.isArray()) {
           errors.add(path + ": must be an array");
           return;
+        }
+        if (schema.getMaxItems() != null && value.size() > schema.getMaxItems()) {
+          errors.add(path + ": more than " + schema.getMaxItems() + " items");
         }
         for (int i = 0; i < value.size(); i++) {
           check(path + "[" + i + "]", value.get(i), schema.getItems().getSchema(), errors);

@@ -174,6 +174,25 @@ class ValidationTest {
         schema.check(doc));
   }
 
+  @Test
+  void schemaCheckFindsTooManyPeers() throws Exception {
+    var schema = new Schema(CrdYaml.CHECKED_IN);
+    var peers = new StringBuilder();
+    for (int i = 0; i < Limits.CLUSTER_PEERS + 1; i++) {
+      peers.append("{peerTemplateRef: t").append(i).append("},");
+    }
+    var doc =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+            .readTree(
+                "apiVersion: sart.terassyi.net/v1alpha2\nkind: ClusterBGP\nmetadata: {name: c}\n"
+                    + "spec: {asnSelector: {from: label}, routerIdSelector: {from: internalAddress},"
+                    + " speaker: {path: 127.0.0.1:5000}, peers: ["
+                    + peers
+                    + "]}\n");
+    assertEquals(List.of("spec.peers: more than 64 items"), schema.check(doc));
+  }
+
   private static BGPPeerSpec peer(Long asn, String addr, Long hold, Long keepalive) {
     return new BGPPeerSpec(asn, addr, hold, keepalive, null, "node1", null, SPEAKER, null);
   }

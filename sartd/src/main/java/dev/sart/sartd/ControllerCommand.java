@@ -9,7 +9,6 @@ import dev.sart.controller.webhook.Admission;
 import dev.sart.controller.webhook.Certs;
 import dev.sart.controller.webhook.WebhookServer;
 import dev.sart.crds.Sart;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +32,11 @@ import picocli.CommandLine.Option;
         "Run the Kubernetes controller (load-balancer addresses, advertisements, ClusterBGP, pod blocks)")
 final class ControllerCommand implements java.util.concurrent.Callable<Integer> {
   private static final Logger LOG = Logger.getLogger(ControllerCommand.class.getName());
+
+  @Option(
+      names = "--kubeconfig",
+      description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+  Path kubeconfig;
 
   @Option(names = "--mode", description = "lb, cni or dual", defaultValue = "dual")
   String mode;
@@ -120,7 +124,13 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       }
       tls = Certs.serverContext(certDir);
     }
-    var client = new KubernetesClientBuilder().build();
+    io.fabric8.kubernetes.client.KubernetesClient client;
+    try {
+      client = AgentCommand.client(kubeconfig);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage() + " (--kubeconfig)");
+      return 2;
+    }
     var controller = new SartController(client, config, new Metrics());
     var health = new HealthServer(address(http), controller);
     var webhooks =

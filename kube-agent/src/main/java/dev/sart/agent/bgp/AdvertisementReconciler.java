@@ -19,7 +19,9 @@ import java.util.logging.Logger;
  * Established, its export policy accepts the prefix and the speaker originates it; Advertised goes
  * back to NotAdvertised when the session goes down (so the entry is true), and Withdraw entries are
  * removed. The speaker originates a prefix while at least one entry of this node's peers is
- * Advertised, and withdraws it otherwise (also when the BGPAdvertisement is deleted).
+ * Advertised, and withdraws it otherwise. A BGPAdvertisement being deleted (the controller's
+ * finalizer waits until no entry is left) is wanted by nobody: the speaker withdraws its prefix and
+ * then every entry of this node's peers is removed, whatever its state.
  *
  * <p>AddPath originates a prefix for every peer of the speaker; which peers get it is decided by
  * the per-peer export policies ({@link ExportPolicies}), which the agent brings up to date before
@@ -71,15 +73,22 @@ final class AdvertisementReconciler {
     Set<String> wanted = new HashSet<>();
     Map<BGPAdvertisement, Map<String, AdvertiseStatus>> updates = new LinkedHashMap<>();
     for (BGPAdvertisement a : adverts) {
-      if (a.getSpec() == null || a.getMetadata().getDeletionTimestamp() != null) {
+      if (a.getSpec() == null) {
         continue;
       }
+      // a deleted advertisement (its finalizer waits for the agents): nobody wants its prefix, and
+      // the entries of this node's peers are removed once the speaker has withdrawn it
+      boolean deleted = a.getMetadata().getDeletionTimestamp() != null;
       Map<String, AdvertiseStatus> peers =
           a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
       Map<String, AdvertiseStatus> next = new LinkedHashMap<>(peers);
       for (Map.Entry<String, AdvertiseStatus> e : peers.entrySet()) {
         String peer = e.getKey();
         if (!mine.test(peer)) {
+          continue;
+        }
+        if (deleted) {
+          next.remove(peer);
           continue;
         }
         switch (e.getValue()) {
@@ -96,8 +105,9 @@ final class AdvertisementReconciler {
           }
         }
       }
-      if (next.entrySet().stream()
-          .anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
+      if (!deleted
+          && next.entrySet().stream()
+              .anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
         wanted.add(a.getSpec().cidr());
       }
       if (!next.equals(peers)) {

@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -501,6 +502,86 @@ class BgpAgentTest {
     bird.awaitRoute("198.51.100.0/29");
     client.resources(BGPAdvertisement.class).inNamespace("default").withName("pod-block").delete();
     bird.awaitNoRoute("198.51.100.0/29");
+  }
+
+  /** An advert as the controller makes it: with its finalizer, which waits for the agents. */
+  private static void heldAdvert(String name, String cidr) {
+    Crs.advert(client, "default", name, cidr, Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("default")
+        .withName(name)
+        .edit(
+            a -> {
+              a.getMetadata().setFinalizers(List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
+              return a;
+            });
+  }
+
+  private static void delete(String name) {
+    client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).delete();
+  }
+
+  /** The controller's side: the finalizer goes once the agents left no entry; then it is gone. */
+  private static void awaitReleasedAndGone(String name) {
+    await(name + " has no entry left")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus(name).isEmpty());
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("default")
+        .withName(name)
+        .edit(
+            a -> {
+              a.getMetadata().setFinalizers(List.of());
+              return a;
+            });
+    await(name + " gone")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                client.resources(BGPAdvertisement.class).inNamespace("default").withName(name).get()
+                    == null);
+  }
+
+  /**
+   * Issue 19: a BGPAdvertisement being deleted (the controller's finalizer holds it) is withdrawn
+   * by the agent, whose entries then leave the status, whether the agent sees it first after the
+   * deletion, while it is announced, or while the controller's Withdraw races with the deletion.
+   */
+  @Test
+  void aDeletedAdvertisementIsWithdrawnAndLeftToTheControllerBeforeDuringAndAfter()
+      throws Exception {
+    start();
+    awaitEstablished();
+
+    // deleted before the agent ever announced it: never announced, its entry removed
+    heldAdvert("early", "203.0.113.20/32");
+    delete("early");
+    assertNoRouteFor(bird, "203.0.113.20/32");
+    awaitReleasedAndGone("early");
+
+    // deleted while announced, the controller not having written Withdraw yet
+    heldAdvert("announced", "203.0.113.21/32");
+    bird.awaitRoute("203.0.113.21/32");
+    delete("announced");
+    bird.awaitNoRoute("203.0.113.21/32");
+    awaitReleasedAndGone("announced");
+
+    // the controller's Withdraw right after the deletion, racing with the agent's own removal
+    heldAdvert("racing", "203.0.113.22/32");
+    bird.awaitRoute("203.0.113.22/32");
+    delete("racing");
+    try {
+      setTargets("racing", Map.of(PEER, AdvertiseStatus.Withdraw));
+    } catch (RuntimeException alreadyRemoved) {
+      // the agent was first
+    }
+    bird.awaitNoRoute("203.0.113.22/32");
+    awaitReleasedAndGone("racing");
+
+    // after: gone for good, nothing comes back
+    assertNoRouteFor(bird, "203.0.113.21/32");
   }
 
   @Test

@@ -242,7 +242,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
         withdrawAndDelete(advert);
         continue;
       }
-      var peers = next(peers(advert), targets);
+      var peers = withoutGonePeers(next(peers(advert), targets));
       if (!peers.equals(peers(advert))) {
         patchStatus(advert, peers);
       }
@@ -328,20 +328,40 @@ public final class AdvertisementReconciler implements AutoCloseable {
     }
   }
 
+  /**
+   * Without the Withdraw entries of BGPPeers that no longer exist: a BGPPeer is deleted only after
+   * its agent took it off the speaker (the agent's finalizer), or, for a Node that is gone, by this
+   * controller (ClusterBgpReconciler), whose agent is gone too; nobody else would remove them.
+   */
+  private Map<String, AdvertiseStatus> withoutGonePeers(Map<String, AdvertiseStatus> peers) {
+    var out = new TreeMap<String, AdvertiseStatus>(peers);
+    out.entrySet()
+        .removeIf(
+            e ->
+                e.getValue() == AdvertiseStatus.Withdraw
+                    && informers.get(BGPPeer.class, e.getKey()) == null);
+    return out;
+  }
+
   private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
-    var patch = Serialization.asJson(Map.of("status", new BGPAdvertisementStatus(peers)));
+    // the whole map (a JSON patch adding /status replaces it): a merge patch cannot remove an
+    // entry on fabric8's mock server, which keeps the nulls
+    var patch =
+        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+            + Serialization.asJson(new BGPAdvertisementStatus(peers))
+            + "}]";
     // resource(advert), not withName(...): a patch by name first GETs the object (one more round
     // trip)
     informers
         .client()
         .resource(advert)
         .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        .patch(PatchContext.of(PatchType.JSON), patch);
   }
 
   private void withdrawAndDelete(BGPAdvertisement advert) {
     var peers = peers(advert);
-    var withdrawn = next(peers, Set.of());
+    var withdrawn = withoutGonePeers(next(peers, Set.of()));
     if (!withdrawn.equals(peers)) {
       patchStatus(advert, withdrawn);
       return; // the status change comes back as an event
@@ -356,7 +376,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
       resource.delete();
       return;
     }
-    if (peers.isEmpty()
+    if (withdrawn.isEmpty()
         && advert.getMetadata().getFinalizers() != null
         && advert.getMetadata().getFinalizers().contains(Sart.BGP_ADVERTISEMENT_FINALIZER)) {
       resource.edit(

@@ -35,7 +35,9 @@ import java.util.logging.Logger;
  * with all their peers, and a node that leaves every selector loses its NodeBGP and generated
  * peers. BGPPeers created by hand (no {@code clusterBGPRef}) are never touched. Node labels are
  * copied onto the NodeBGP. No finalizers: whatever a deleted ClusterBGP or Node leaves behind is
- * found on the next pass over the nodes.
+ * found on the next pass over the nodes. A deleted Node's BGPPeers (hand-made ones too) are deleted
+ * and the agent's finalizers on them and on its NodeBGP removed (its agent is gone). A NodeBGP
+ * without an owner reference to its Node was made by hand and is never edited or deleted.
  */
 public final class ClusterBgpReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ClusterBgpReconciler.class.getName());
@@ -153,16 +155,38 @@ public final class ClusterBgpReconciler implements AutoCloseable {
         existingPeers.put(peer.getMetadata().getName(), peer);
       }
     }
+    var nodeBgp = informers.get(NodeBGP.class, nodeName);
+    if (node == null) {
+      // the Node is gone, and its agent with it: every BGPPeer of it goes (hand-made ones too: no
+      // session can exist without the node), and the agent's finalizers, which nobody would remove
+      // any more, are removed from what is being deleted
+      for (var peer : existingPeers.values()) {
+        if (peer.getMetadata().getDeletionTimestamp() == null) {
+          client.resource(peer).delete();
+          LOG.info("bgppeer deleted name=" + peer.getMetadata().getName() + " node=" + nodeName);
+        } else {
+          release(peer, Sart.BGP_PEER_FINALIZER);
+        }
+      }
+      if (nodeBgp != null && nodeBgp.getMetadata().getDeletionTimestamp() != null) {
+        release(nodeBgp, Sart.NODE_BGP_FINALIZER);
+      }
+    }
     // generated peers no longer wanted go; hand-made ones (no clusterBGPRef) stay
     for (var peer : existingPeers.values()) {
       if (peer.getSpec().clusterBGPRef() != null
           && !plan.peers().containsKey(peer.getMetadata().getName())
-          && peer.getMetadata().getDeletionTimestamp() == null) {
+          && peer.getMetadata().getDeletionTimestamp() == null
+          && node != null) {
         client.resource(peer).delete();
         LOG.info("bgppeer deleted name=" + peer.getMetadata().getName() + " node=" + nodeName);
       }
     }
-    var nodeBgp = informers.get(NodeBGP.class, nodeName);
+    if (nodeBgp != null && !ours(nodeBgp)) {
+      // made by hand: never edited or deleted by the controller (its peers still are)
+      LOG.fine(() -> "nodebgp made by hand, left alone name=" + nodeName);
+      return;
+    }
     if (plan.spec() == null) {
       if (nodeBgp != null && nodeBgp.getMetadata().getDeletionTimestamp() == null) {
         client.resource(nodeBgp).delete();
@@ -261,6 +285,49 @@ public final class ClusterBgpReconciler implements AutoCloseable {
                   p.setSpec(entry.getValue());
                   return p;
                 });
+      }
+    }
+  }
+
+  /**
+   * Whether the controller made this NodeBGP: it is owned by its Node (as every NodeBGP the
+   * controller creates). One without that owner reference was made by hand.
+   */
+  static boolean ours(NodeBGP nodeBgp) {
+    var owners = nodeBgp.getMetadata().getOwnerReferences();
+    return owners != null
+        && owners.stream()
+            .anyMatch(
+                o ->
+                    "Node".equals(o.getKind())
+                        && "v1".equals(o.getApiVersion())
+                        && nodeBgp.getMetadata().getName().equals(o.getName()));
+  }
+
+  /** Removes an agent's finalizer from an object being deleted whose agent is gone. */
+  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> void release(
+      T object, String finalizer) {
+    if (object.getMetadata().getFinalizers() == null
+        || !object.getMetadata().getFinalizers().contains(finalizer)) {
+      return;
+    }
+    try {
+      informers
+          .client()
+          .resource(object)
+          .edit(
+              o -> {
+                o.getMetadata().getFinalizers().remove(finalizer);
+                return o;
+              });
+      LOG.info(
+          "finalizer of a gone node's agent removed kind="
+              + object.getKind()
+              + " name="
+              + object.getMetadata().getName());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
       }
     }
   }

@@ -398,4 +398,95 @@ class ClusterBgpReconcilerTest {
                 assertEquals(
                     List.of("sart-worker", "sart-worker2"), status("clusterbgp-sample-a", false)));
   }
+
+  /** Adds a finalizer as the node's agent does (the mock runs no agent). */
+  private <T extends io.fabric8.kubernetes.api.model.HasMetadata> void agentFinalizer(
+      Class<T> type, String name, String finalizer) {
+    client
+        .resources(type)
+        .withName(name)
+        .edit(
+            o -> {
+              var f = new java.util.ArrayList<>(o.getMetadata().getFinalizers());
+              f.add(finalizer);
+              o.getMetadata().setFinalizers(f);
+              return o;
+            });
+  }
+
+  /**
+   * The deleted node's agent is gone: its NodeBGP and BGPPeers (generated and hand-made), which
+   * carry the agent's finalizers, are gone all the same; other nodes keep theirs.
+   */
+  @Test
+  void aDeletedNodesObjectsGoAlthoughItsAgentCannotReleaseThem() {
+    client.resource(clusterA()).create();
+    var generated = "bgppeertemplate-sample-sart-worker3-65000-9.9.9.9";
+    await().ignoreExceptions().atMost(WAIT).until(() -> peers().contains(generated));
+    var manual =
+        new BGPPeer(
+            "manual-worker3",
+            new dev.sart.crds.BGPPeerSpec(
+                65001L, "7.7.7.7", null, null, null, "sart-worker3", null, SPEAKER, null));
+    manual.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, "sart-worker3"));
+    client.resource(manual).create();
+    agentFinalizer(NodeBGP.class, "sart-worker3", Sart.NODE_BGP_FINALIZER);
+    agentFinalizer(BGPPeer.class, generated, Sart.BGP_PEER_FINALIZER);
+    agentFinalizer(BGPPeer.class, "manual-worker3", Sart.BGP_PEER_FINALIZER);
+
+    client.nodes().withName("sart-worker3").delete();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertEquals(null, client.resources(NodeBGP.class).withName("sart-worker3").get());
+              assertEquals(
+                  new TreeSet<>(
+                      List.of(
+                          "bgppeertemplate-sample-sart-worker-65000-9.9.9.9",
+                          "bgppeertemplate-sample-sart-worker2-65000-9.9.9.9")),
+                  peers());
+            });
+  }
+
+  /**
+   * A NodeBGP made by hand (no owner reference to its Node) for a node that no ClusterBGP selects
+   * is left alone, and so is one for a node a ClusterBGP selects; the controller's own still go.
+   */
+  @Test
+  void aHandMadeNodeBgpIsNeverEditedOrDeleted() {
+    var spec = new dev.sart.crds.NodeBGPSpec(65010L, "10.0.0.1", SPEAKER, List.of());
+    client.resource(new NodeBGP("sart-control-plane", spec)).create();
+    client.resource(new NodeBGP("sart-worker", spec)).create();
+    client.resource(clusterA()).create();
+    // the controller's own NodeBGPs come for the other selected nodes
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(NodeBGP.class).withName("sart-worker2").get() != null);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertEquals(
+                  spec,
+                  client.resources(NodeBGP.class).withName("sart-control-plane").get().getSpec());
+              assertEquals(
+                  spec, client.resources(NodeBGP.class).withName("sart-worker").get().getSpec());
+            });
+    // a ClusterBGP that no longer selects: the controller's NodeBGPs go, the hand-made stay
+    client.resources(ClusterBGP.class).withName("clusterbgp-sample-a").delete();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(() -> client.resources(NodeBGP.class).withName("sart-worker2").get() == null);
+    assertEquals(
+        List.of("sart-control-plane", "sart-worker"),
+        client.resources(NodeBGP.class).list().getItems().stream()
+            .map(n -> n.getMetadata().getName())
+            .sorted()
+            .toList());
+  }
 }

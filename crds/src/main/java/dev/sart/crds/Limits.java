@@ -1,0 +1,40 @@
+package dev.sart.crds;
+
+/**
+ * The bounds ({@code maxItems}, {@code maxProperties}, {@code maxLength}) of the CRD schemas. A
+ * real API server estimates the cost of every CEL rule from them and refuses a CRD whose rules
+ * could cost too much; each limit is far above what a cluster uses (crds/README.md, "Limits").
+ */
+public final class Limits {
+  private Limits() {}
+
+  /** An object name (DNS subdomain, RFC 1123): BGPPeer, NodeBGP, template, pool, node. */
+  public static final long NAME = 253;
+
+  /** A label value (the peer groups, selector values). */
+  public static final long LABEL_VALUE = 63;
+
+  /** The longest IPv6 text (IPv4-mapped with a zone would not be a peer address). */
+  public static final long IP = 45;
+
+  /** An IPv6 address and a prefix length, with room. */
+  public static final long CIDR = 64;
+
+  /** Peers of one ClusterBGP (a node peers with a handful of ToRs or route servers). */
+  public static final long CLUSTER_PEERS = 64;
+
+  /** Peers of one node: those of every ClusterBGP that selects it plus hand-made BGPPeers. */
+  public static final long NODE_PEERS = 256;
+
+  /** Labels in a node selector. */
+  public static final long SELECTOR = 64;
+
+  /** BGP capabilities named on a peer. */
+  public static final long CAPABILITIES = 32;
+
+  /** Peer groups of one peer. */
+  public static final long GROUPS = 32;
+
+  /** Attributes of an advertisement (unused by sart). */
+  public static final long ATTRS = 32;
+}

@@ -57,6 +57,8 @@ public final class Programs {
     // Essential packages: on every Debian system
     essential("coreutils", "sleep", "true", "false", "cat", "cp", "mkdir", "rm", "readlink");
     essential("coreutils", "env", "id", "uname", "mkfifo", "chmod", "ls", "timeout");
+    essential("coreutils", "chroot");
+    essential("tar", "tar");
     essential("util-linux", "taskset", "nsenter", "unshare");
     essential("dash", "sh");
     essential("bash", "bash");

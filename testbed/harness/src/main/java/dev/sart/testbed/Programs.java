@@ -52,6 +52,7 @@ public final class Programs {
     installed("nftables", "nft");
     installed("curl", "curl");
     installed("procps", "sysctl", "kill", "pgrep", "ps");
+    installed("kubectl", "kubectl");
     installed("containernetworking-plugins", "/usr/lib/cni/ptp", "/usr/lib/cni/host-local");
     installed("containernetworking-plugins", "/usr/lib/cni/macvlan", "/usr/lib/cni/bridge");
     // Essential packages: on every Debian system

@@ -7,10 +7,11 @@
 # ptp + host-local plugins the CNI benchmark measures sart-cni against. tcpdump: its BGP decoder
 # shows what the speaker put on the wire (SpeakerAs2InteropTest). nftables: `nft` drops packets
 # between peers (SpeakerOptionsInteropTest). curl: HTTP from inside a namespace (SartdMetricsTest).
-# procps: `sysctl` and `kill` (not in a minimal Debian).
+# procps: `sysctl` and `kill` (not in a minimal Debian). kubectl: `kubectl kustomize` renders
+# deploy/'s overlays (KustomizeTest).
 # The test bed refuses to run a program that is not declared with its package
 # (testbed/harness Programs.java); ProgramsTest checks each declaration against this list.
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps"
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps kubectl"
 
 sart_missing_packages() {
   missing=""

@@ -52,11 +52,14 @@ public final class Programs {
     installed("nftables", "nft");
     installed("curl", "curl");
     installed("procps", "sysctl", "kill", "pgrep", "ps");
+    installed("kubectl", "kubectl");
     installed("containernetworking-plugins", "/usr/lib/cni/ptp", "/usr/lib/cni/host-local");
     installed("containernetworking-plugins", "/usr/lib/cni/macvlan", "/usr/lib/cni/bridge");
     // Essential packages: on every Debian system
     essential("coreutils", "sleep", "true", "false", "cat", "cp", "mkdir", "rm", "readlink");
     essential("coreutils", "env", "id", "uname", "mkfifo", "chmod", "ls", "timeout");
+    essential("coreutils", "chroot");
+    essential("tar", "tar");
     essential("util-linux", "taskset", "nsenter", "unshare");
     essential("dash", "sh");
     essential("bash", "bash");

@@ -1,0 +1,111 @@
+package dev.sart.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.testbed.Shell;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The image Jib wrote to {@code target/sart-image.tar} (an OCI layout), without Docker: its layers
+ * are unpacked in order into a root file system, and the programs run from it under {@code chroot}
+ * as the image's user, in a PID and mount namespace of their own with {@code /proc} mounted (the
+ * JVM's launcher finds its libraries through {@code /proc/self/exe}), as a container runtime would
+ * run them.
+ */
+class ImageTest {
+  private static final Path TAR = Path.of("target", "sart-image.tar");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir static Path work;
+  private static Path root;
+  private static JsonNode config;
+
+  @BeforeAll
+  static void unpack() throws IOException {
+    assertTrue(Files.isRegularFile(TAR), TAR + " is built at process-classes (mvn package/verify)");
+    Path oci = Files.createDirectories(work.resolve("oci"));
+    Shell.run("tar", "-xf", TAR.toString(), "-C", oci.toString());
+    JsonNode index = JSON.readTree(oci.resolve("index.json").toFile());
+    JsonNode manifest = JSON.readTree(blob(oci, index.get("manifests").get(0)).toFile());
+    config = JSON.readTree(blob(oci, manifest.get("config")).toFile()).get("config");
+    root = Files.createDirectories(work.resolve("root"));
+    for (JsonNode layer : manifest.get("layers")) {
+      assertEquals("application/vnd.oci.image.layer.v1.tar+gzip", layer.get("mediaType").asText());
+      Shell.run(
+          "tar",
+          "--warning=no-unknown-keyword",
+          "-xzf",
+          blob(oci, layer).toString(),
+          "-C",
+          root.toString());
+    }
+    Files.createDirectories(root.resolve("proc"));
+  }
+
+  private static Path blob(Path oci, JsonNode descriptor) {
+    return oci.resolve("blobs/sha256").resolve(descriptor.get("digest").asText().substring(7));
+  }
+
+  /** Runs argv from the image's root file system as its user; returns the outcome. */
+  private static Shell.Result run(List<String> env, String stdin, String... argv) {
+    List<String> cmd = new ArrayList<>(List.of("env"));
+    cmd.addAll(env);
+    cmd.addAll(
+        List.of(
+            "unshare",
+            "--mount",
+            "--pid",
+            "--fork",
+            "--mount-proc=" + root.resolve("proc"),
+            "chroot",
+            "--userspec=" + config.get("User").asText(),
+            root.toString()));
+    cmd.addAll(List.of(argv));
+    return Shell.exec(cmd, stdin);
+  }
+
+  @Test
+  void theConfigRunsSartdAsAnUnprivilegedUser() {
+    assertEquals("65532:65532", config.get("User").asText());
+    assertEquals("[\"/usr/local/bin/sartd\"]", config.get("Entrypoint").toString());
+    assertTrue(config.get("Env").toString().contains("PATH=/usr/local/bin:"), config.toString());
+  }
+
+  @Test
+  void sartdVersionPrintsTheProjectVersion() {
+    var r = run(List.of(), null, "/usr/local/bin/sartd", "version");
+    assertEquals(0, r.exitCode(), r.stderr());
+    assertEquals(System.getProperty("sart.version"), r.stdout().strip());
+  }
+
+  @Test
+  void sartHelpListsItsCommands() {
+    var r = run(List.of(), null, "/usr/local/bin/sart", "--help");
+    assertEquals(0, r.exitCode(), r.stderr());
+    assertTrue(r.stdout().startsWith("Usage: sart "), r.stdout());
+    assertTrue(r.stdout().contains("bgp"), r.stdout());
+  }
+
+  @Test
+  void sartCniAnswersVersionOnItsOwnRuntime() {
+    var r =
+        run(List.of("CNI_COMMAND=VERSION"), "{\"cniVersion\":\"1.0.0\"}", "/opt/sart/cni/sart-cni");
+    assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+    assertEquals(
+        "{\"cniVersion\":\"1.0.0\",\"supportedVersions\":[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}",
+        r.stdout().strip());
+    assertTrue(
+        Files.isExecutable(root.resolve("opt/sart/cni/sart-cni.jre/bin/java")),
+        "sart-cni's runtime is next to it, for the installer to copy");
+  }
+}

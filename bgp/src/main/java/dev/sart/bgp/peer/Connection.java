@@ -87,7 +87,11 @@ final class Connection {
     State after = session.state();
     if (this == peer.primary) {
       if (before != after) {
-        LOG.info(
+        int failed = peer.connectFailuresInARow;
+        LOG.log(
+            peer.quietStateChange(before, after)
+                ? java.util.logging.Level.FINE
+                : java.util.logging.Level.INFO,
             () ->
                 "peer="
                     + peer.name()
@@ -96,7 +100,13 @@ final class Connection {
                     + " from="
                     + before
                     + " event="
-                    + e.getClass().getSimpleName());
+                    + e.getClass().getSimpleName()
+                    + (after == State.ESTABLISHED && failed > 0
+                        ? " after-failed-connects=" + failed
+                        : ""));
+        if (after == State.ESTABLISHED) {
+          peer.resetFailureCounts();
+        }
         if (before == State.ESTABLISHED) {
           peer.flaps++;
           peer.establishedSince = null;
@@ -185,13 +195,12 @@ final class Connection {
                         handle(new Event.TcpCrAcked());
                       } else {
                         channel = null;
-                        LOG.fine(
-                            () ->
-                                "peer="
-                                    + peer.name()
-                                    + " event=connect-failed cause=\""
-                                    + future.cause().getMessage()
-                                    + "\"");
+                        // logged before the FSM moves, so that its Connect -> Active is quiet
+                        peer.connectFailed(
+                            future.cause().getMessage() != null
+                                ? future.cause().getMessage()
+                                : future.cause().toString(),
+                            peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
                         handle(new Event.TcpConnectionFails());
                       }
                     }));
@@ -256,7 +265,14 @@ final class Connection {
 
   private void timerExpired(Timer timer, Duration d) {
     switch (timer) {
-      case CONNECT_RETRY -> handle(new Event.ConnectRetryTimerExpires());
+      case CONNECT_RETRY -> {
+        if (session.state() == State.CONNECT && this == peer.primary) {
+          peer.connectFailed(
+              "no answer within " + d.toMillis() + "ms",
+              peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
+        }
+        handle(new Event.ConnectRetryTimerExpires());
+      }
       case HOLD -> {
         long paused = pausedNanos + (readPaused ? System.nanoTime() - pausedSinceNanos : 0);
         if (paused >= TimeUnit.MILLISECONDS.toNanos(1)) {

@@ -119,6 +119,9 @@ public final class Peer {
   private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
       new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
+  // failures in a row, for logging at a falling rate (on the loop)
+  int connectFailuresInARow;
+  private int rejectedInARow;
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -355,15 +358,91 @@ public final class Peer {
             secondary.attach(ch, false);
             secondary.handle(new Event.TcpConnectionConfirmed());
           } else {
-            LOG.fine(
-                () ->
-                    "peer="
-                        + name()
-                        + " event=connection-refused state="
-                        + primary.session.state());
-            ch.close();
+            reject(ch);
           }
         });
+  }
+
+  /**
+   * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
+   * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
+   * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
+   * all incoming BGP connections", or with a collision tracked already).
+   */
+  private void reject(Channel ch) {
+    State st = primary.session.state();
+    int subcode =
+        st == State.ESTABLISHED
+            ? Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION
+            : Iana.ErrorSubcode.CONNECTION_REJECTED;
+    int n = ++rejectedInARow;
+    Rejection.reject(
+        ch,
+        subcode,
+        sentNotification -> {
+          sent.getAndIncrement(Iana.MessageType.NOTIFICATION);
+          LOG.log(
+              oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
+              () ->
+                  "peer="
+                      + name()
+                      + " event=connection-rejected state="
+                      + st
+                      + " sent=\""
+                      + dev.sart.bgp.wire.ErrorNames.describe(
+                          sentNotification.code(), sentNotification.subcode())
+                      + "\" rejected-in-a-row="
+                      + n);
+        });
+  }
+
+  /**
+   * Whether the {@code n}th failure in a row is one too many to log at INFO: the first is logged
+   * with its reason, then the 2nd, 4th, 8th, ... (a falling rate), the others at FINE.
+   */
+  static boolean oftenRepeated(int n) {
+    return n > 1 && Integer.bitCount(n) != 1;
+  }
+
+  /**
+   * Our connect failed (refused, unreachable, timed out); on the loop, after the FSM went to
+   * Active. Logged the first time with the reason and when the next attempt is, then at a falling
+   * rate ({@link #oftenRepeated}); every attempt at FINE.
+   */
+  void connectFailed(String cause, Duration nextAttempt) {
+    int n = ++connectFailuresInARow;
+    lastError = "connect failed: " + cause;
+    LOG.log(
+        oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
+        () ->
+            "peer="
+                + name()
+                + " event=connect-failed cause=\""
+                + cause
+                + "\" failed-in-a-row="
+                + n
+                + " next-attempt-in="
+                + nextAttempt.toMillis()
+                + "ms"
+                + (n == 1 ? " (repeats are logged at the 2nd, 4th, 8th, ... failure)" : ""));
+  }
+
+  /**
+   * Whether a state change is part of a retry cycle already reported ({@link #connectFailed}): the
+   * moves between Idle, Connect and Active while connects keep failing.
+   */
+  boolean quietStateChange(State from, State to) {
+    return connectFailuresInARow > 0 && !sessionState(from) && !sessionState(to);
+  }
+
+  private static boolean sessionState(State s) {
+    return s == State.OPEN_SENT || s == State.OPEN_CONFIRM || s == State.ESTABLISHED;
+  }
+
+  /** The session came up: the failure counts start again. */
+  void resetFailureCounts() {
+    connectFailuresInARow = 0;
+    rejectedInARow = 0;
   }
 
   String name() {

@@ -11,6 +11,7 @@ import dev.sart.bgp.fsm.Action.SendOpen;
 import dev.sart.bgp.fsm.Action.SessionEstablished;
 import dev.sart.bgp.fsm.Action.StartTimer;
 import dev.sart.bgp.fsm.Action.StopTimer;
+import dev.sart.bgp.wire.Iana;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,19 +29,22 @@ import java.util.List;
  * DampPeerOscillations).
  */
 public final class Fsm {
-  // NOTIFICATION error codes the FSM itself sends (RFC 4271 §4.5, RFC 9687 §5)
-  static final int HOLD_TIMER_EXPIRED = 4;
-  static final int FSM_ERROR = 5;
-  static final int CEASE = 6;
-  static final int SEND_HOLD_TIMER_EXPIRED = 8;
+  // NOTIFICATION error codes and subcodes the FSM itself sends, from the IANA registry
+  static final int HOLD_TIMER_EXPIRED = Iana.ErrorCode.HOLD_TIMER_EXPIRED; // RFC 4271 §4.5
+  static final int FSM_ERROR = Iana.ErrorCode.FSM;
+  static final int CEASE = Iana.ErrorCode.CEASE;
+  static final int SEND_HOLD_TIMER_EXPIRED = Iana.ErrorCode.SEND_HOLD_TIMER_EXPIRED; // RFC 9687 §5
   // RFC 6608 §3: FSM error subcodes
-  static final int FSM_UNSPECIFIED = 0;
-  static final int FSM_UNEXPECTED_IN_OPEN_SENT = 1;
-  static final int FSM_UNEXPECTED_IN_OPEN_CONFIRM = 2;
-  static final int FSM_UNEXPECTED_IN_ESTABLISHED = 3;
+  static final int FSM_UNSPECIFIED = Iana.ErrorSubcode.UNSPECIFIC;
+  static final int FSM_UNEXPECTED_IN_OPEN_SENT = Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_OPEN_SENT;
+  static final int FSM_UNEXPECTED_IN_OPEN_CONFIRM =
+      Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_OPEN_CONFIRM;
+  static final int FSM_UNEXPECTED_IN_ESTABLISHED =
+      Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_ESTABLISHED;
   // RFC 4486 §4: Cease subcodes
-  static final int CEASE_ADMINISTRATIVE_SHUTDOWN = 2;
-  static final int CEASE_CONNECTION_COLLISION_RESOLUTION = 7;
+  static final int CEASE_ADMINISTRATIVE_SHUTDOWN = Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN;
+  static final int CEASE_CONNECTION_COLLISION_RESOLUTION =
+      Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION;
 
   private Fsm() {}
 

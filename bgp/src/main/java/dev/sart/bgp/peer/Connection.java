@@ -5,6 +5,7 @@ import dev.sart.bgp.fsm.Event;
 import dev.sart.bgp.fsm.Fsm;
 import dev.sart.bgp.fsm.Negotiation;
 import dev.sart.bgp.fsm.OpenCheck;
+import dev.sart.bgp.fsm.ReceiveErrors;
 import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.fsm.Timer;
@@ -326,15 +327,7 @@ final class Connection {
     if (msg instanceof BgpFrameDecoder.Malformed m) {
       NotificationException e = m.error();
       peer.lastError = "received malformed message: " + e.getMessage();
-      ByteBuffer data = ByteBuffer.wrap(e.data().toByteArray());
-      handle(
-          switch (e.code()) {
-            case Iana.ErrorCode.OPEN_MESSAGE ->
-                new Event.BgpOpenMsgErr(e.code(), e.subcode(), data);
-            case Iana.ErrorCode.UPDATE_MESSAGE ->
-                new Event.UpdateMsgErr(e.code(), e.subcode(), data);
-            default -> new Event.BgpHeaderErr(e.code(), e.subcode(), data);
-          });
+      handle(ReceiveErrors.of(e).event());
       return;
     }
     Message message = (Message) msg;
@@ -370,8 +363,7 @@ final class Connection {
           OpenCheck.check(
               ours, o, peer.config.asn(), peer.speaker.localAs(), peer.config.keepaliveTime());
     } catch (NotificationException e) {
-      handle(
-          new Event.BgpOpenMsgErr(e.code(), e.subcode(), ByteBuffer.wrap(e.data().toByteArray())));
+      handle(ReceiveErrors.of(e).event());
       return;
     }
     // RFC 4271 §6.8: connection collision detection
@@ -443,16 +435,10 @@ final class Connection {
   }
 
   private void onUpdate(Update u) {
-    UpdateErrorVerdict v = UpdateErrorVerdict.of(u);
-    if (v.reset() != null) {
-      Notification n = v.reset();
-      handle(
-          new Event.UpdateMsgErr(n.code(), n.subcode(), ByteBuffer.wrap(n.data().toByteArray())));
-      return;
-    }
+    ReceiveErrors.Outcome o = ReceiveErrors.of(u);
     pendingUpdate = u;
-    pendingTreatAsWithdraw = v.treatAsWithdraw();
-    handle(new Event.UpdateMsg());
+    pendingTreatAsWithdraw = o.treatAsWithdraw();
+    handle(o.event()); // UpdateMsg processes pendingUpdate; UpdateMsgErr resets the session
     pendingUpdate = null;
   }
 

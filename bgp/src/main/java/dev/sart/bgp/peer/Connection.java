@@ -13,6 +13,7 @@ import dev.sart.bgp.fsm.Transition;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
+import dev.sart.bgp.wire.Capability;
 import dev.sart.bgp.wire.ErrorNames;
 import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
@@ -78,7 +79,20 @@ final class Connection {
     this.outgoing = outgoing;
   }
 
+  /** The event being handled (what {@link #release} looks at). */
+  private Event handling;
+
   void handle(Event e) {
+    Event outer = handling;
+    handling = e;
+    try {
+      step(e);
+    } finally {
+      handling = outer;
+    }
+  }
+
+  private void step(Event e) {
     State before = session.state();
     Transition t = Fsm.step(peer.fsmConfig, session, e);
     session = t.next();
@@ -221,11 +235,22 @@ final class Connection {
   }
 
   private void release() {
+    Negotiation was = negotiation;
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
       peer.leaveGroup(
           peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
-      peer.speaker.rib().peerDown(peer.ribPeer);
+      // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
+      // without a NOTIFICATION (either way) is restarting: its routes stay, stale
+      Capability.GracefulRestart gr = was == null ? null : gracefulRestart(was.received());
+      if (gr != null && handling instanceof Event.TcpConnectionFails) {
+        peer.restarting(peer.ribPeer, gr);
+      } else {
+        peer.speaker.rib().peerDown(peer.ribPeer);
+        if (peer.restartingSession != null) {
+          peer.flushStale(); // its successor is down for good: nothing is coming again
+        }
+      }
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
     }
@@ -482,6 +507,9 @@ final class Connection {
       return;
     }
     ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), peer.speaker.rib());
+    if (peer.restartingSession != null) {
+      u.endOfRibFamily().ifPresent(peer::endOfRib); // after the UPDATEs before it, in the RIB
+    }
     if (peer.speaker.rib().overHighWater()) {
       pauseReading();
     }
@@ -581,6 +609,7 @@ final class Connection {
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
+    peer.restartedSessionUp(gracefulRestart(n.received()));
   }
 
   private void channelInactive(Channel ch) {
@@ -604,6 +633,16 @@ final class Connection {
     } else if (blockedSinceNanos < 0) {
       blockedSinceNanos = System.nanoTime();
     }
+  }
+
+  /** The graceful restart capability of an OPEN (RFC 4724 §3), or null. */
+  static Capability.GracefulRestart gracefulRestart(Open o) {
+    for (Capability c : o.capabilities()) {
+      if (c instanceof Capability.GracefulRestart g) {
+        return g;
+      }
+    }
+    return null;
   }
 
   private static Octets octets(ByteBuffer b) {

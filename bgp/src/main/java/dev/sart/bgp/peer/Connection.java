@@ -397,7 +397,18 @@ final class Connection {
       State os = other.session.state();
       Connection loser = null;
       boolean replaced = false;
-      if (os == State.ESTABLISHED && other.channel != null) {
+      if (os == State.ESTABLISHED && other.channel != null && Peer.restartable(other)) {
+        // RFC 4724 §4.2: an OPEN from a peer that can restart gracefully, while its session is
+        // Established, means that it restarted and we missed the end of the old session ("the
+        // previous TCP session MUST be closed, and the new one retained"): the old one ends as if
+        // its connection had failed (no NOTIFICATION: its routes stay, stale) and this one goes on
+        LOG.info(
+            () -> "peer=" + peer.name() + " event=restarted-peer-reconnected closing=established");
+        other.handle(new Event.TcpConnectionFails());
+        other.cancelTimers();
+        peer.primary = this;
+        peer.secondary = null;
+      } else if (os == State.ESTABLISHED && other.channel != null) {
         loser = this;
       } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
         boolean keepIncoming = Integer.compareUnsigned(peer.speaker.routerId(), n.peerId()) < 0;

@@ -495,8 +495,11 @@ public final class Peer {
             primary.handle(new Event.TcpConnectionConfirmed());
           } else if (secondary == null
               && (primary.session.state() == State.OPEN_SENT
-                  || primary.session.state() == State.OPEN_CONFIRM)) {
-            // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays
+                  || primary.session.state() == State.OPEN_CONFIRM
+                  || restartable(primary))) {
+            // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays;
+            // against an Established session only when the peer can restart gracefully, whose
+            // new OPEN ends the old session (RFC 4724 §4.2, Connection.onOpen)
             Session s = new Session(State.ACTIVE, 0, false, fsmConfig.idleHoldTime(), true, null);
             secondary = new Connection(this, s, false);
             secondary.attach(ch, false);
@@ -505,6 +508,13 @@ public final class Peer {
             reject(ch);
           }
         });
+  }
+
+  /** An Established connection whose peer sent the graceful restart capability (RFC 4724). */
+  static boolean restartable(Connection c) {
+    return c.session.state() == State.ESTABLISHED
+        && c.negotiation != null
+        && Connection.gracefulRestart(c.negotiation.received()) != null;
   }
 
   /**

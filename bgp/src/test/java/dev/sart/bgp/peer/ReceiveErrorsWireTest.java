@@ -52,6 +52,27 @@ class ReceiveErrorsWireTest {
           + "010400010001"
           + "0206"
           + "41040000fdea";
+  // the same with the graceful restart capability (RFC 4724 §3): restart time 120 s, IPv4 unicast
+  // with its forwarding state kept
+  private static final String PEER_OPEN_GR =
+      MARKER
+          + "0037"
+          + "01"
+          + "04"
+          + "fdea"
+          + "005a"
+          + "c0000202"
+          + "1a"
+          + "0206"
+          + "010400010001"
+          + "0206"
+          + "41040000fdea"
+          + "0208"
+          + "4006"
+          + "0078"
+          + "0001"
+          + "01"
+          + "80";
   private static final String BASE =
       "40010100" + "4002060201" + "0000fdea" + "400304c0000202"; // ORIGIN, AS_PATH, NEXT_HOP
 
@@ -101,8 +122,12 @@ class ReceiveErrorsWireTest {
   }
 
   private void established() throws Exception {
+    established(PEER_OPEN);
+  }
+
+  private void established(String peerOpen) throws Exception {
     openSent();
-    feed(PEER_OPEN + KEEPALIVE);
+    feed(peerOpen + KEEPALIVE);
     assertEquals(State.ESTABLISHED, peer.status().state());
     // our KEEPALIVE, then the End-of-RIB (RFC 4724 §2) once the RIB has taken the session in
     List<String> out = new ArrayList<>(sent());
@@ -203,6 +228,59 @@ class ReceiveErrorsWireTest {
     assertTrue(ch.isOpen());
     second.finishAndReleaseAll();
     third.finishAndReleaseAll();
+  }
+
+  /**
+   * RFC 4724 §4.2: the peer restarted and its new connection's OPEN arrives while its old session
+   * still looks Established: the old one is closed without a NOTIFICATION, its routes kept stale,
+   * the new one goes on; what the peer sends again replaces them, its End-of-RIB removes the rest.
+   */
+  @Test
+  void anOpenOnANewConnectionOfARestartingPeerEndsTheOldSessionAndKeepsItsRoutesStale()
+      throws Exception {
+    established(PEER_OPEN_GR);
+    feed(update(BASE, "18c63364" + "18c63365")); // 198.51.100.0/24 and 198.51.101.0/24
+    dev.sart.bgp.rib.Prefix p = dev.sart.bgp.rib.Prefix.parse("198.51.100.0/24");
+    dev.sart.bgp.rib.Prefix q = dev.sart.bgp.rib.Prefix.parse("198.51.101.0/24");
+    assertEquals(2, rib.query(v -> v.size()).join());
+
+    EmbeddedChannel second = new Tcp();
+    peer.accept(second);
+    ch.runPendingTasks();
+    second.runPendingTasks();
+    List<String> open = sent(second);
+    assertEquals(1, open.size(), open::toString);
+    assertEquals("01", open.getFirst().substring(36, 38), "our OPEN on the new connection");
+    second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(PEER_OPEN_GR)));
+    second.runPendingTasks();
+    ch.runPendingTasks();
+    assertEquals(List.of(), sent(), "the old session is closed without a NOTIFICATION");
+    assertFalse(ch.isOpen());
+    assertEquals(List.of(KEEPALIVE), sent(second));
+    assertEquals(State.OPEN_CONFIRM, peer.status().state());
+    assertTrue(rib.query(v -> v.route(p).paths().stream().allMatch(rib::isStale)).join());
+
+    second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(KEEPALIVE)));
+    second.runPendingTasks();
+    assertEquals(State.ESTABLISHED, peer.status().state());
+    second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(update(BASE, "18c63364"))));
+    second.runPendingTasks();
+    Thread.sleep(50);
+    assertTrue(
+        rib.query(v -> v.route(p).paths().size() == 1 && !rib.isStale(v.route(p).paths().get(0)))
+            .join(),
+        "sent again: one path, not stale");
+    assertTrue(rib.query(v -> rib.isStale(v.route(q).paths().get(0))).join());
+    // its End-of-RIB: the route it did not send again goes
+    second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(MARKER + "0017" + "02" + "00000000")));
+    second.runPendingTasks();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (rib.query(v -> v.route(q)).join() != null && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(null, rib.query(v -> v.route(q)).join());
+    assertEquals(1, rib.query(v -> v.size()).join());
+    second.finishAndReleaseAll();
   }
 
   private static String update(String attrs, String nlri) {

@@ -82,7 +82,7 @@ final class BgpCommands {
     for (Path p : paths) {
       rows.add(
           List.of(
-              p.getBest() ? "*" : "",
+              (p.getBest() ? "*" : "") + (p.getStale() ? "S" : ""), // S: stale (RFC 4724)
               p.getNlri(),
               String.join(",", p.getNextHopsList()),
               Views.asPath(p),

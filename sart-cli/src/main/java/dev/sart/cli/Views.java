@@ -119,6 +119,9 @@ final class Views {
     m.put("peerAsn", Integer.toUnsignedLong(p.getPeerAsn()));
     m.put("peerAddr", p.getPeerAddr());
     m.put("best", p.getBest());
+    if (p.getStale()) {
+      m.put("stale", true); // only when true: sart's output otherwise unchanged
+    }
     m.put("timestamp", p.hasTimestamp() ? time(p.getTimestamp()) : null);
     return m;
   }

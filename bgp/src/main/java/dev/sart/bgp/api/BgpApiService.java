@@ -102,7 +102,9 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                   GetPathResponse.Builder b = GetPathResponse.newBuilder();
                   for (Rib.RouteView r : v.routes(f)) {
                     for (dev.sart.bgp.rib.Path p : r.paths()) {
-                      b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p)));
+                      b.addPaths(
+                          ProtoMapping.path(
+                              r.prefix(), p, r.isSelected(p), server.rib().isStale(p)));
                     }
                   }
                   return b.build();
@@ -130,7 +132,10 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                   if (r != null) {
                     r.paths()
                         .forEach(
-                            p -> b.addPaths(ProtoMapping.path(r.prefix(), p, r.isSelected(p))));
+                            p ->
+                                b.addPaths(
+                                    ProtoMapping.path(
+                                        r.prefix(), p, r.isSelected(p), server.rib().isStale(p))));
                   }
                   return b.build();
                 }));

@@ -97,9 +97,15 @@ final class ProtoMapping {
   }
 
   static dev.sart.proto.v1.Path path(Prefix prefix, Path p, boolean best) {
+    return path(prefix, p, best, false);
+  }
+
+  /** {@code stale}: a path kept for a restarting peer (RFC 4724 §4.2). */
+  static dev.sart.proto.v1.Path path(Prefix prefix, Path p, boolean best, boolean stale) {
     dev.sart.proto.v1.Path.Builder b =
         attrs(prefix, p.attrs())
             .setBest(best)
+            .setStale(stale)
             .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
     if (!p.isLocal()) {
       b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));

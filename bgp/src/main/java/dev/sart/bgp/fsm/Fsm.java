@@ -11,6 +11,7 @@ import dev.sart.bgp.fsm.Action.SendOpen;
 import dev.sart.bgp.fsm.Action.SessionEstablished;
 import dev.sart.bgp.fsm.Action.StartTimer;
 import dev.sart.bgp.fsm.Action.StopTimer;
+import dev.sart.bgp.wire.Iana;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,24 +22,29 @@ import java.util.List;
  * their expiry back as events.
  *
  * <p>Where we depart from the letter of §8.2.2 the method says so and why. The main ones: a passive
- * peer never initiates a connection (operators' meaning of "passive"); a NOTIFICATION is never
- * answered with a NOTIFICATION; FSM errors carry the RFC 6608 subcodes; Idle restarts the session
- * by itself after the IdleHoldTimer (whose value doubles with DampPeerOscillations).
+ * peer never initiates a connection (operators' meaning of "passive"); a failed connect waits in
+ * Active, listening, instead of Idle ({@code connectFailed}), and the ConnectRetryTimer backs off;
+ * a NOTIFICATION is never answered with a NOTIFICATION; FSM errors carry the RFC 6608 subcodes;
+ * Idle restarts the session by itself after the IdleHoldTimer (whose value doubles with
+ * DampPeerOscillations).
  */
 public final class Fsm {
-  // NOTIFICATION error codes the FSM itself sends (RFC 4271 §4.5, RFC 9687 §5)
-  static final int HOLD_TIMER_EXPIRED = 4;
-  static final int FSM_ERROR = 5;
-  static final int CEASE = 6;
-  static final int SEND_HOLD_TIMER_EXPIRED = 8;
+  // NOTIFICATION error codes and subcodes the FSM itself sends, from the IANA registry
+  static final int HOLD_TIMER_EXPIRED = Iana.ErrorCode.HOLD_TIMER_EXPIRED; // RFC 4271 §4.5
+  static final int FSM_ERROR = Iana.ErrorCode.FSM;
+  static final int CEASE = Iana.ErrorCode.CEASE;
+  static final int SEND_HOLD_TIMER_EXPIRED = Iana.ErrorCode.SEND_HOLD_TIMER_EXPIRED; // RFC 9687 §5
   // RFC 6608 §3: FSM error subcodes
-  static final int FSM_UNSPECIFIED = 0;
-  static final int FSM_UNEXPECTED_IN_OPEN_SENT = 1;
-  static final int FSM_UNEXPECTED_IN_OPEN_CONFIRM = 2;
-  static final int FSM_UNEXPECTED_IN_ESTABLISHED = 3;
+  static final int FSM_UNSPECIFIED = Iana.ErrorSubcode.UNSPECIFIC;
+  static final int FSM_UNEXPECTED_IN_OPEN_SENT = Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_OPEN_SENT;
+  static final int FSM_UNEXPECTED_IN_OPEN_CONFIRM =
+      Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_OPEN_CONFIRM;
+  static final int FSM_UNEXPECTED_IN_ESTABLISHED =
+      Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_ESTABLISHED;
   // RFC 4486 §4: Cease subcodes
-  static final int CEASE_ADMINISTRATIVE_SHUTDOWN = 2;
-  static final int CEASE_CONNECTION_COLLISION_RESOLUTION = 7;
+  static final int CEASE_ADMINISTRATIVE_SHUTDOWN = Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN;
+  static final int CEASE_CONNECTION_COLLISION_RESOLUTION =
+      Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION;
 
   private Fsm() {}
 
@@ -112,9 +118,14 @@ public final class Fsm {
   private static void connect(Step s, Event e) {
     switch (e) {
       case Event.ManualStop m -> s.manualStop(null);
+      // Our attempt got no answer within the ConnectRetryTime: it counts as a failed connect, so
+      // the next wait is longer (see connectFailed).
       case Event.ConnectRetryTimerExpires t -> {
+        s.session = s.session.withConnectFailures(s.session.connectFailures() + 1);
         s.act(new DropTcp());
-        s.act(new StartTimer(Timer.CONNECT_RETRY, s.config.connectRetryTime()));
+        s.act(
+            new StartTimer(
+                Timer.CONNECT_RETRY, s.config.connectRetryTimeAfter(s.session.connectFailures())));
         s.stopDelayOpenTimer();
         s.act(new ConnectTcp());
       }
@@ -129,7 +140,7 @@ public final class Fsm {
           s.stopDelayOpenTimer();
           s.to(State.ACTIVE);
         } else {
-          s.toIdle(null, Counter.KEEP, false);
+          s.connectFailed();
         }
       }
       case Event.BgpOpen o when s.session.delayOpenTimerRunning() ->
@@ -163,7 +174,10 @@ public final class Fsm {
         // A passive peer keeps waiting: it never initiates (departure from §8.2.2, see class
         // comment).
         if (!s.config.passive()) {
-          s.act(new StartTimer(Timer.CONNECT_RETRY, s.config.connectRetryTime()));
+          s.act(
+              new StartTimer(
+                  Timer.CONNECT_RETRY,
+                  s.config.connectRetryTimeAfter(s.session.connectFailures())));
           s.act(new ConnectTcp());
           s.to(State.CONNECT);
         }
@@ -379,7 +393,7 @@ public final class Fsm {
     void start(boolean passive) {
       act(new StopTimer(Timer.IDLE_HOLD));
       act(new InitializeResources());
-      session = session.withCounter(0).withAutomaticRestart(true);
+      session = session.withCounter(0).withAutomaticRestart(true).withConnectFailures(0);
       if (passive) {
         // §8.2.2 also starts the ConnectRetryTimer, whose expiry in Active would connect; a passive
         // peer never connects, so it has no use for it.
@@ -397,8 +411,30 @@ public final class Fsm {
       act(new StartTimer(Timer.IDLE_HOLD, session.idleHoldTime()));
     }
 
+    /**
+     * Connect, event 18 without DelayOpen: our connect failed (refused, unreachable, reset).
+     *
+     * <p>§8.2.2 sends the FSM to Idle here, and Idle "refuses all incoming BGP connections" until
+     * the IdleHoldTimer restarts it: against a peer that only connects (ExaBGP by default, a peer
+     * configured passive) the session then hardly ever comes up, the peer's attempts landing in
+     * Idle. We do what the same paragraph prescribes when the DelayOpenTimer runs, and what BIRD,
+     * FRR, GoBGP and OpenBGPD do: restart the ConnectRetryTimer, "continue to listen for a
+     * connection that may be initiated by the remote BGP peer", and go to Active, where the
+     * ConnectRetryTimer's expiry connects again (event 9). The wait doubles with each connect that
+     * fails in a row (§8.1.1 DampPeerOscillations), so an absent peer is not tried every second.
+     * The ConnectRetryCounter is left alone, as on the RFC's way to Idle.
+     */
+    void connectFailed() {
+      session = session.withConnectFailures(session.connectFailures() + 1);
+      act(
+          new StartTimer(
+              Timer.CONNECT_RETRY, config.connectRetryTimeAfter(session.connectFailures())));
+      to(State.ACTIVE);
+    }
+
     /** Connect/Active, events 16/17: the connection is up. */
     void connectionUp() {
+      session = session.withConnectFailures(0);
       act(new StopTimer(Timer.CONNECT_RETRY));
       if (config.delayOpen()) {
         act(new StartTimer(Timer.DELAY_OPEN, config.delayOpenTime()));

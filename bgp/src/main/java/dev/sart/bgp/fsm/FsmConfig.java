@@ -6,7 +6,9 @@ import java.time.Duration;
  * The session attributes of RFC 4271 §8 that are configuration, not state.
  *
  * @param connectRetryTime ConnectRetryTime (§8, §10: "120 seconds" suggested; data centres use
- *     less)
+ *     less): the wait after the first failed connect
+ * @param maxConnectRetryTime the ceiling of the back-off of the ConnectRetryTimer: with
+ *     DampPeerOscillations each connect that fails in a row doubles the wait up to this
  * @param largeHoldTime the HoldTimer value while waiting for the peer's OPEN (§8.2.2 suggests 4
  *     minutes)
  * @param delayOpenTime DelayOpenTime; zero turns the optional DelayOpen attribute off
@@ -20,6 +22,7 @@ import java.time.Duration;
  */
 public record FsmConfig(
     Duration connectRetryTime,
+    Duration maxConnectRetryTime,
     Duration largeHoldTime,
     Duration delayOpenTime,
     Duration idleHoldTime,
@@ -34,6 +37,7 @@ public record FsmConfig(
   public static FsmConfig defaults() {
     return new FsmConfig(
         Duration.ofSeconds(10),
+        Duration.ofMinutes(2),
         Duration.ofMinutes(4),
         Duration.ZERO,
         Duration.ofSeconds(5),
@@ -52,6 +56,7 @@ public record FsmConfig(
   public FsmConfig withPassive(boolean p) {
     return new FsmConfig(
         connectRetryTime,
+        maxConnectRetryTime,
         largeHoldTime,
         delayOpenTime,
         idleHoldTime,
@@ -66,6 +71,7 @@ public record FsmConfig(
   public FsmConfig withDelayOpenTime(Duration d) {
     return new FsmConfig(
         connectRetryTime,
+        maxConnectRetryTime,
         largeHoldTime,
         d,
         idleHoldTime,
@@ -80,6 +86,7 @@ public record FsmConfig(
   public FsmConfig withDampPeerOscillations(boolean d) {
     return new FsmConfig(
         connectRetryTime,
+        maxConnectRetryTime,
         largeHoldTime,
         delayOpenTime,
         idleHoldTime,
@@ -94,6 +101,7 @@ public record FsmConfig(
   public FsmConfig withSendNotificationWithoutOpen(boolean s) {
     return new FsmConfig(
         connectRetryTime,
+        maxConnectRetryTime,
         largeHoldTime,
         delayOpenTime,
         idleHoldTime,
@@ -108,6 +116,7 @@ public record FsmConfig(
   public FsmConfig withConnectRetryTime(Duration d) {
     return new FsmConfig(
         d,
+        maxConnectRetryTime.compareTo(d) < 0 ? d : maxConnectRetryTime,
         largeHoldTime,
         delayOpenTime,
         idleHoldTime,
@@ -122,6 +131,7 @@ public record FsmConfig(
   public FsmConfig withIdleHoldTime(Duration initial, Duration max) {
     return new FsmConfig(
         connectRetryTime,
+        maxConnectRetryTime,
         largeHoldTime,
         delayOpenTime,
         initial,
@@ -131,6 +141,37 @@ public record FsmConfig(
         passive,
         sendNotificationWithoutOpen,
         sendHoldTime);
+  }
+
+  /** The ceiling of the ConnectRetryTimer's back-off (at least the ConnectRetryTime). */
+  public FsmConfig withMaxConnectRetryTime(Duration max) {
+    return new FsmConfig(
+        connectRetryTime,
+        max.compareTo(connectRetryTime) < 0 ? connectRetryTime : max,
+        largeHoldTime,
+        delayOpenTime,
+        idleHoldTime,
+        maxIdleHoldTime,
+        dampPeerOscillations,
+        stableTime,
+        passive,
+        sendNotificationWithoutOpen,
+        sendHoldTime);
+  }
+
+  /**
+   * The ConnectRetryTimer after {@code failures} connects failed in a row: the ConnectRetryTime,
+   * doubled for each failure after the first (§8.1.1 DampPeerOscillations: "the BGP peer [...]
+   * use[s] mechanisms to prevent BGP peer oscillation"; the RFC leaves the method open) up to
+   * {@link #maxConnectRetryTime}. Without damping always the ConnectRetryTime.
+   */
+  public Duration connectRetryTimeAfter(int failures) {
+    if (!dampPeerOscillations || failures <= 1) {
+      return connectRetryTime;
+    }
+    int shift = Math.min(failures - 1, 20);
+    Duration d = connectRetryTime.multipliedBy(1L << shift);
+    return d.compareTo(maxConnectRetryTime) > 0 ? maxConnectRetryTime : d;
   }
 
   /**

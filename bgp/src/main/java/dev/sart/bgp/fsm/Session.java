@@ -13,6 +13,9 @@ import java.time.Duration;
  * @param automaticRestart whether the session restarts by itself after an error (false after
  *     ManualStop)
  * @param negotiated the OPEN negotiation once an OPEN was accepted, else null
+ * @param connectFailures our connects that failed in a row since the last TCP connection (ours or
+ *     the peer's): the ConnectRetryTimer backs off with it ({@link
+ *     FsmConfig#connectRetryTimeAfter})
  */
 public record Session(
     State state,
@@ -20,7 +23,25 @@ public record Session(
     boolean delayOpenTimerRunning,
     Duration idleHoldTime,
     boolean automaticRestart,
-    Negotiated negotiated) {
+    Negotiated negotiated,
+    int connectFailures) {
+
+  public Session(
+      State state,
+      int connectRetryCounter,
+      boolean delayOpenTimerRunning,
+      Duration idleHoldTime,
+      boolean automaticRestart,
+      Negotiated negotiated) {
+    this(
+        state,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        automaticRestart,
+        negotiated,
+        0);
+  }
 
   /** A new FSM: Idle, not started. */
   public static Session initial(FsmConfig config) {
@@ -29,30 +50,73 @@ public record Session(
 
   Session with(State s) {
     return new Session(
-        s, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, negotiated);
+        s,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        automaticRestart,
+        negotiated,
+        connectFailures);
   }
 
   Session withCounter(int c) {
-    return new Session(state, c, delayOpenTimerRunning, idleHoldTime, automaticRestart, negotiated);
+    return new Session(
+        state,
+        c,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        automaticRestart,
+        negotiated,
+        connectFailures);
   }
 
   Session withDelayOpenTimerRunning(boolean r) {
-    return new Session(state, connectRetryCounter, r, idleHoldTime, automaticRestart, negotiated);
+    return new Session(
+        state, connectRetryCounter, r, idleHoldTime, automaticRestart, negotiated, connectFailures);
   }
 
   Session withIdleHoldTime(Duration d) {
     return new Session(
-        state, connectRetryCounter, delayOpenTimerRunning, d, automaticRestart, negotiated);
+        state,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        d,
+        automaticRestart,
+        negotiated,
+        connectFailures);
   }
 
   Session withAutomaticRestart(boolean a) {
     return new Session(
-        state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, a, negotiated);
+        state,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        a,
+        negotiated,
+        connectFailures);
   }
 
   Session withNegotiated(Negotiated n) {
     return new Session(
-        state, connectRetryCounter, delayOpenTimerRunning, idleHoldTime, automaticRestart, n);
+        state,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        automaticRestart,
+        n,
+        connectFailures);
+  }
+
+  Session withConnectFailures(int f) {
+    return new Session(
+        state,
+        connectRetryCounter,
+        delayOpenTimerRunning,
+        idleHoldTime,
+        automaticRestart,
+        negotiated,
+        f);
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.sart.bgp.fsm.Event;
 import dev.sart.bgp.fsm.Fsm;
 import dev.sart.bgp.fsm.Negotiation;
 import dev.sart.bgp.fsm.OpenCheck;
+import dev.sart.bgp.fsm.ReceiveErrors;
 import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.fsm.Timer;
@@ -12,6 +13,7 @@ import dev.sart.bgp.fsm.Transition;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
+import dev.sart.bgp.wire.Capability;
 import dev.sart.bgp.wire.ErrorNames;
 import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
@@ -77,7 +79,20 @@ final class Connection {
     this.outgoing = outgoing;
   }
 
+  /** The event being handled (what {@link #release} looks at). */
+  private Event handling;
+
   void handle(Event e) {
+    Event outer = handling;
+    handling = e;
+    try {
+      step(e);
+    } finally {
+      handling = outer;
+    }
+  }
+
+  private void step(Event e) {
     State before = session.state();
     Transition t = Fsm.step(peer.fsmConfig, session, e);
     session = t.next();
@@ -87,7 +102,11 @@ final class Connection {
     State after = session.state();
     if (this == peer.primary) {
       if (before != after) {
-        LOG.info(
+        int failed = peer.connectFailuresInARow;
+        LOG.log(
+            peer.quietStateChange(before, after)
+                ? java.util.logging.Level.FINE
+                : java.util.logging.Level.INFO,
             () ->
                 "peer="
                     + peer.name()
@@ -96,7 +115,13 @@ final class Connection {
                     + " from="
                     + before
                     + " event="
-                    + e.getClass().getSimpleName());
+                    + e.getClass().getSimpleName()
+                    + (after == State.ESTABLISHED && failed > 0
+                        ? " after-failed-connects=" + failed
+                        : ""));
+        if (after == State.ESTABLISHED) {
+          peer.resetFailureCounts();
+        }
         if (before == State.ESTABLISHED) {
           peer.flaps++;
           peer.establishedSince = null;
@@ -185,13 +210,12 @@ final class Connection {
                         handle(new Event.TcpCrAcked());
                       } else {
                         channel = null;
-                        LOG.fine(
-                            () ->
-                                "peer="
-                                    + peer.name()
-                                    + " event=connect-failed cause=\""
-                                    + future.cause().getMessage()
-                                    + "\"");
+                        // logged before the FSM moves, so that its Connect -> Active is quiet
+                        peer.connectFailed(
+                            future.cause().getMessage() != null
+                                ? future.cause().getMessage()
+                                : future.cause().toString(),
+                            peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
                         handle(new Event.TcpConnectionFails());
                       }
                     }));
@@ -211,11 +235,22 @@ final class Connection {
   }
 
   private void release() {
+    Negotiation was = negotiation;
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
       peer.leaveGroup(
           peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
-      peer.speaker.rib().peerDown(peer.ribPeer);
+      // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
+      // without a NOTIFICATION (either way) is restarting: its routes stay, stale
+      Capability.GracefulRestart gr = was == null ? null : gracefulRestart(was.received());
+      if (gr != null && handling instanceof Event.TcpConnectionFails) {
+        peer.restarting(peer.ribPeer, gr);
+      } else {
+        peer.speaker.rib().peerDown(peer.ribPeer);
+        if (peer.restartingSession != null) {
+          peer.flushStale(); // its successor is down for good: nothing is coming again
+        }
+      }
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
     }
@@ -256,7 +291,14 @@ final class Connection {
 
   private void timerExpired(Timer timer, Duration d) {
     switch (timer) {
-      case CONNECT_RETRY -> handle(new Event.ConnectRetryTimerExpires());
+      case CONNECT_RETRY -> {
+        if (session.state() == State.CONNECT && this == peer.primary) {
+          peer.connectFailed(
+              "no answer within " + d.toMillis() + "ms",
+              peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
+        }
+        handle(new Event.ConnectRetryTimerExpires());
+      }
       case HOLD -> {
         long paused = pausedNanos + (readPaused ? System.nanoTime() - pausedSinceNanos : 0);
         if (paused >= TimeUnit.MILLISECONDS.toNanos(1)) {
@@ -310,15 +352,7 @@ final class Connection {
     if (msg instanceof BgpFrameDecoder.Malformed m) {
       NotificationException e = m.error();
       peer.lastError = "received malformed message: " + e.getMessage();
-      ByteBuffer data = ByteBuffer.wrap(e.data().toByteArray());
-      handle(
-          switch (e.code()) {
-            case Iana.ErrorCode.OPEN_MESSAGE ->
-                new Event.BgpOpenMsgErr(e.code(), e.subcode(), data);
-            case Iana.ErrorCode.UPDATE_MESSAGE ->
-                new Event.UpdateMsgErr(e.code(), e.subcode(), data);
-            default -> new Event.BgpHeaderErr(e.code(), e.subcode(), data);
-          });
+      handle(ReceiveErrors.of(e).event());
       return;
     }
     Message message = (Message) msg;
@@ -354,8 +388,7 @@ final class Connection {
           OpenCheck.check(
               ours, o, peer.config.asn(), peer.speaker.localAs(), peer.config.keepaliveTime());
     } catch (NotificationException e) {
-      handle(
-          new Event.BgpOpenMsgErr(e.code(), e.subcode(), ByteBuffer.wrap(e.data().toByteArray())));
+      handle(ReceiveErrors.of(e).event());
       return;
     }
     // RFC 4271 §6.8: connection collision detection
@@ -364,7 +397,18 @@ final class Connection {
       State os = other.session.state();
       Connection loser = null;
       boolean replaced = false;
-      if (os == State.ESTABLISHED && other.channel != null) {
+      if (os == State.ESTABLISHED && other.channel != null && Peer.restartable(other)) {
+        // RFC 4724 §4.2: an OPEN from a peer that can restart gracefully, while its session is
+        // Established, means that it restarted and we missed the end of the old session ("the
+        // previous TCP session MUST be closed, and the new one retained"): the old one ends as if
+        // its connection had failed (no NOTIFICATION: its routes stay, stale) and this one goes on
+        LOG.info(
+            () -> "peer=" + peer.name() + " event=restarted-peer-reconnected closing=established");
+        other.handle(new Event.TcpConnectionFails());
+        other.cancelTimers();
+        peer.primary = this;
+        peer.secondary = null;
+      } else if (os == State.ESTABLISHED && other.channel != null) {
         loser = this;
       } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
         boolean keepIncoming = Integer.compareUnsigned(peer.speaker.routerId(), n.peerId()) < 0;
@@ -427,16 +471,10 @@ final class Connection {
   }
 
   private void onUpdate(Update u) {
-    UpdateErrorVerdict v = UpdateErrorVerdict.of(u);
-    if (v.reset() != null) {
-      Notification n = v.reset();
-      handle(
-          new Event.UpdateMsgErr(n.code(), n.subcode(), ByteBuffer.wrap(n.data().toByteArray())));
-      return;
-    }
+    ReceiveErrors.Outcome o = ReceiveErrors.of(u);
     pendingUpdate = u;
-    pendingTreatAsWithdraw = v.treatAsWithdraw();
-    handle(new Event.UpdateMsg());
+    pendingTreatAsWithdraw = o.treatAsWithdraw();
+    handle(o.event()); // UpdateMsg processes pendingUpdate; UpdateMsgErr resets the session
     pendingUpdate = null;
   }
 
@@ -480,6 +518,9 @@ final class Connection {
       return;
     }
     ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), peer.speaker.rib());
+    if (peer.restartingSession != null) {
+      u.endOfRibFamily().ifPresent(peer::endOfRib); // after the UPDATEs before it, in the RIB
+    }
     if (peer.speaker.rib().overHighWater()) {
       pauseReading();
     }
@@ -579,6 +620,7 @@ final class Connection {
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
+    peer.restartedSessionUp(gracefulRestart(n.received()));
   }
 
   private void channelInactive(Channel ch) {
@@ -602,6 +644,16 @@ final class Connection {
     } else if (blockedSinceNanos < 0) {
       blockedSinceNanos = System.nanoTime();
     }
+  }
+
+  /** The graceful restart capability of an OPEN (RFC 4724 §3), or null. */
+  static Capability.GracefulRestart gracefulRestart(Open o) {
+    for (Capability c : o.capabilities()) {
+      if (c instanceof Capability.GracefulRestart g) {
+        return g;
+      }
+    }
+    return null;
   }
 
   private static Octets octets(ByteBuffer b) {

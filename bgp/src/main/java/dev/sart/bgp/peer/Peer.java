@@ -123,6 +123,14 @@ public final class Peer {
   private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
       new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
+  // RFC 4724 §4.2, helper: the session whose routes are kept stale while the peer restarts (on
+  // the loop)
+  RibPeer restartingSession;
+  private java.util.Set<Family> staleFamilies = java.util.Set.of();
+  private java.util.concurrent.ScheduledFuture<?> staleTimer;
+  // failures in a row, for logging at a falling rate (on the loop)
+  int connectFailuresInARow;
+  private int rejectedInARow;
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -265,6 +273,144 @@ public final class Peer {
         });
   }
 
+  /**
+   * The restart time we advertise (RFC 4724 §3): how long a peer that keeps our routes while we
+   * restart should wait for the new session. We keep no forwarding state (no AFI/SAFI in the
+   * capability), so peers do not keep our routes; the capability says that we help theirs.
+   */
+  static final int RESTART_TIME_SECONDS = 120;
+
+  /**
+   * How long the routes of a restarted peer stay stale once its new session is up, at most, if its
+   * End-of-RIB does not come (FRR's {@code stalepath-time} default; RFC 4724 §4.2 leaves it to the
+   * implementation).
+   */
+  static final Duration STALE_TIME = Duration.ofSeconds(360);
+
+  /**
+   * RFC 4724 §4.2: the session {@code old} ended without a NOTIFICATION (its TCP connection failed)
+   * and the peer had sent the graceful restart capability: its routes of the families in that
+   * capability are kept, stale, with best paths and FIB unchanged, for the peer's restart time;
+   * then they go unless a new session is up.
+   */
+  void restarting(RibPeer old, Capability.GracefulRestart gr) {
+    java.util.Set<Family> keep = new java.util.HashSet<>();
+    for (Capability.GracefulRestart.Entry e : gr.families()) {
+      if (old.families().contains(e.family())) {
+        keep.add(e.family());
+      }
+    }
+    if (restartingSession != null && restartingSession != old) {
+      flushStale(); // it restarted again before the session before had sent everything again
+    }
+    speaker.rib().peerRestarting(old, keep);
+    if (keep.isEmpty()) {
+      return;
+    }
+    cancelStaleTimer();
+    restartingSession = old;
+    staleFamilies = keep;
+    Duration wait = Duration.ofSeconds(gr.restartTime());
+    LOG.info(
+        () ->
+            "peer="
+                + name()
+                + " event=graceful-restart-helper families="
+                + keep
+                + " restart-time="
+                + wait.toSeconds()
+                + "s");
+    staleTimer =
+        loop.schedule(
+            () -> {
+              if (restartingSession == old && state != State.ESTABLISHED) {
+                LOG.info(() -> "peer=" + name() + " event=restart-time-expired");
+                flushStale();
+              }
+            },
+            wait.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A new session came up while routes of the one before are stale: RFC 4724 §4.2, a family the new
+   * OPEN's capability does not list with its Forwarding State bit set loses its stale routes at
+   * once; the others wait for the End-of-RIB, at most {@link #STALE_TIME}.
+   */
+  void restartedSessionUp(Capability.GracefulRestart gr) {
+    RibPeer old = restartingSession;
+    if (old == null) {
+      return;
+    }
+    cancelStaleTimer();
+    java.util.Set<Family> preserved = new java.util.HashSet<>();
+    if (gr != null) {
+      for (Capability.GracefulRestart.Entry e : gr.families()) {
+        if (e.forwardingPreserved()) {
+          preserved.add(e.family());
+        }
+      }
+    }
+    java.util.Set<Family> keep = new java.util.HashSet<>();
+    for (Family f : staleFamilies) {
+      if (preserved.contains(f)) {
+        keep.add(f);
+      } else {
+        speaker.rib().flushStale(old, f);
+      }
+    }
+    staleFamilies = keep;
+    if (keep.isEmpty()) {
+      flushStale();
+      return;
+    }
+    staleTimer =
+        loop.schedule(
+            () -> {
+              if (restartingSession == old) {
+                LOG.info(() -> "peer=" + name() + " event=stale-time-expired");
+                flushStale();
+              }
+            },
+            STALE_TIME.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** The restarted peer's End-of-RIB of {@code f} (RFC 4724 §4.2): its stale routes of f go. */
+  void endOfRib(Family f) {
+    RibPeer old = restartingSession;
+    if (old == null || !staleFamilies.contains(f)) {
+      return;
+    }
+    java.util.Set<Family> left = new java.util.HashSet<>(staleFamilies);
+    left.remove(f);
+    staleFamilies = left;
+    LOG.info(() -> "peer=" + name() + " event=end-of-rib family=" + f);
+    if (left.isEmpty()) {
+      flushStale();
+    } else {
+      speaker.rib().flushStale(old, f);
+    }
+  }
+
+  /** Every stale route of the restarting session goes, and the helper's state with it. */
+  void flushStale() {
+    RibPeer old = restartingSession;
+    cancelStaleTimer();
+    if (old != null) {
+      restartingSession = null;
+      staleFamilies = java.util.Set.of();
+      speaker.rib().flushStale(old, null);
+    }
+  }
+
+  private void cancelStaleTimer() {
+    if (staleTimer != null) {
+      staleTimer.cancel(false);
+      staleTimer = null;
+    }
+  }
+
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
   public void start() {
     loop.execute(
@@ -291,6 +437,7 @@ public final class Peer {
             }
           }
           secondary = null;
+          flushStale(); // a peer stopped (deleted) keeps nothing
           CompletableFuture.allOf(
                   channels.stream()
                       .map(
@@ -352,22 +499,108 @@ public final class Peer {
             primary.handle(new Event.TcpConnectionConfirmed());
           } else if (secondary == null
               && (primary.session.state() == State.OPEN_SENT
-                  || primary.session.state() == State.OPEN_CONFIRM)) {
-            // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays
+                  || primary.session.state() == State.OPEN_CONFIRM
+                  || restartable(primary))) {
+            // RFC 4271 §6.8: track the second connection until its OPEN decides which one stays;
+            // against an Established session only when the peer can restart gracefully, whose
+            // new OPEN ends the old session (RFC 4724 §4.2, Connection.onOpen)
             Session s = new Session(State.ACTIVE, 0, false, fsmConfig.idleHoldTime(), true, null);
             secondary = new Connection(this, s, false);
             secondary.attach(ch, false);
             secondary.handle(new Event.TcpConnectionConfirmed());
           } else {
-            LOG.fine(
-                () ->
-                    "peer="
-                        + name()
-                        + " event=connection-refused state="
-                        + primary.session.state());
-            ch.close();
+            reject(ch);
           }
         });
+  }
+
+  /** An Established connection whose peer sent the graceful restart capability (RFC 4724). */
+  static boolean restartable(Connection c) {
+    return c.session.state() == State.ESTABLISHED
+        && c.negotiation != null
+        && Connection.gracefulRestart(c.negotiation.received()) != null;
+  }
+
+  /**
+   * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
+   * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
+   * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
+   * all incoming BGP connections", or with a collision tracked already).
+   */
+  private void reject(Channel ch) {
+    State st = primary.session.state();
+    int subcode =
+        st == State.ESTABLISHED
+            ? Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION
+            : Iana.ErrorSubcode.CONNECTION_REJECTED;
+    int n = ++rejectedInARow;
+    Rejection.reject(
+        ch,
+        subcode,
+        sentNotification -> {
+          sent.getAndIncrement(Iana.MessageType.NOTIFICATION);
+          LOG.log(
+              oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
+              () ->
+                  "peer="
+                      + name()
+                      + " event=connection-rejected state="
+                      + st
+                      + " sent=\""
+                      + dev.sart.bgp.wire.ErrorNames.describe(
+                          sentNotification.code(), sentNotification.subcode())
+                      + "\" rejected-in-a-row="
+                      + n);
+        });
+  }
+
+  /**
+   * Whether the {@code n}th failure in a row is one too many to log at INFO: the first is logged
+   * with its reason, then the 2nd, 4th, 8th, ... (a falling rate), the others at FINE.
+   */
+  static boolean oftenRepeated(int n) {
+    return n > 1 && Integer.bitCount(n) != 1;
+  }
+
+  /**
+   * Our connect failed (refused, unreachable, timed out); on the loop, after the FSM went to
+   * Active. Logged the first time with the reason and when the next attempt is, then at a falling
+   * rate ({@link #oftenRepeated}); every attempt at FINE.
+   */
+  void connectFailed(String cause, Duration nextAttempt) {
+    int n = ++connectFailuresInARow;
+    lastError = "connect failed: " + cause;
+    LOG.log(
+        oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
+        () ->
+            "peer="
+                + name()
+                + " event=connect-failed cause=\""
+                + cause
+                + "\" failed-in-a-row="
+                + n
+                + " next-attempt-in="
+                + nextAttempt.toMillis()
+                + "ms"
+                + (n == 1 ? " (repeats are logged at the 2nd, 4th, 8th, ... failure)" : ""));
+  }
+
+  /**
+   * Whether a state change is part of a retry cycle already reported ({@link #connectFailed}): the
+   * moves between Idle, Connect and Active while connects keep failing.
+   */
+  boolean quietStateChange(State from, State to) {
+    return connectFailuresInARow > 0 && !sessionState(from) && !sessionState(to);
+  }
+
+  private static boolean sessionState(State s) {
+    return s == State.OPEN_SENT || s == State.OPEN_CONFIRM || s == State.ESTABLISHED;
+  }
+
+  /** The session came up: the failure counts start again. */
+  void resetFailureCounts() {
+    connectFailuresInARow = 0;
+    rejectedInARow = 0;
   }
 
   String name() {
@@ -389,7 +622,9 @@ public final class Peer {
     // understand End-of-RIB. FRR sends End-of-RIB only to peers with this capability, and ignores
     // their ROUTE-REFRESH until it has ("rcvd route-refresh before EoR"), so without it our
     // requests would never be answered.
-    caps.add(new Capability.GracefulRestart(0, 0, List.of()));
+    // As a helper (RFC 4724 §4.2) we keep the routes of a peer that restarts; our restart time
+    // (§3) is for peers that would keep ours, which with no AFI/SAFI listed they do not.
+    caps.add(new Capability.GracefulRestart(0, RESTART_TIME_SECONDS, List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);

@@ -1,5 +1,6 @@
 package dev.sart.bgp.peer;
 
+import dev.sart.bgp.fsm.ReceiveErrors;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
@@ -274,9 +275,9 @@ public final class Warmup {
       throw new IllegalStateException("warm-up UPDATE did not decode: " + e.getMessage(), e);
     }
     Update decoded = (Update) m;
-    UpdateErrorVerdict v = UpdateErrorVerdict.of(decoded);
-    if (v.reset() != null) {
-      throw new IllegalStateException("warm-up UPDATE rejected: " + v.reset());
+    ReceiveErrors.Outcome v = ReceiveErrors.of(decoded);
+    if (!(v.event() instanceof dev.sart.bgp.fsm.Event.UpdateMsg)) {
+      throw new IllegalStateException("warm-up UPDATE rejected: " + v.event());
     }
     ReceivedUpdate.apply(decoded, v.treatAsWithdraw(), from, codec.options(), rib);
     queued += PER_UPDATE; // at most

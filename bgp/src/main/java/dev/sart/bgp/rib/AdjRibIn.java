@@ -60,6 +60,12 @@ final class AdjRibIn {
   /** Pre-policy paths as received; null unless soft reconfiguration inbound is on. */
   Map<Key, Attrs> received;
 
+  /**
+   * RFC 4724 §4.2: the session of this peer that went down before this one, whose paths are kept
+   * stale until this one sent them again (or its End-of-RIB, or a timer); null when there is none.
+   */
+  RibPeer predecessor;
+
   /** RFC 7313 §4: per family, the paths marked stale by the peer's BoRR and not sent again yet. */
   Map<Family, Set<Key>> stale;
 

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -393,6 +394,56 @@ public final class Rib implements AutoCloseable {
               }
             });
   }
+
+  /**
+   * RFC 4724 §4.2, the Receiving Speaker: the session of a peer that can restart gracefully ended
+   * (its TCP connection failed, no NOTIFICATION): its paths of {@code keep} (the families of its
+   * graceful restart capability) stay, marked stale, with the best paths and the FIB unchanged; the
+   * others go as with {@link #peerDown}. The peer's next session ({@link #peerUp} with the same
+   * address) replaces them as it sends them again; {@link #flushStale} removes what is left.
+   */
+  public void peerRestarting(RibPeer old, Set<Family> keep) {
+    Set<Family> k = Set.copyOf(keep);
+    if (!k.isEmpty()) {
+      stale.add(old);
+    }
+    everyShard(i -> () -> shards[i].peerRestarting(old, k));
+  }
+
+  /**
+   * The stale paths of {@code old} of {@code family} go (null: of every family, and {@code old} is
+   * no longer restarting): after the new session's End-of-RIB, or when the restart or stale time
+   * ran out (RFC 4724 §4.2).
+   */
+  public void flushStale(RibPeer old, Family family) {
+    AtomicInteger left = new AtomicInteger(shards.length);
+    AtomicInteger removed = new AtomicInteger();
+    everyShard(
+        i ->
+            () -> {
+              removed.addAndGet(shards[i].flushStale(old, family));
+              if (left.decrementAndGet() == 0) {
+                if (family == null) {
+                  stale.remove(old);
+                }
+                LOG.info(
+                    () ->
+                        "peer="
+                            + old
+                            + " event=stale-routes-removed family="
+                            + (family == null ? "all" : family)
+                            + " count="
+                            + removed.get());
+              }
+            });
+  }
+
+  /** Whether {@code p} is a stale path of a restarting peer (RFC 4724 §4.2); any thread. */
+  public boolean isStale(Path p) {
+    return !stale.isEmpty() && stale.contains(p.source());
+  }
+
+  private final Set<RibPeer> stale = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** A session left Established: its paths go (RFC 4271 §8.2.2 "deletes all routes"). */
   public void peerDown(RibPeer peer) {

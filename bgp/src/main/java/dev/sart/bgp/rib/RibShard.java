@@ -210,6 +210,8 @@ final class RibShard {
    */
   void peerUp(RibPeer peer, PeerPolicy policy, AdjRibIn.Limit limit) {
     AdjRibIn st = new AdjRibIn(policy, limit, index);
+    // RFC 4724 §4.2: the session of a peer that restarted; its paths replace the stale ones
+    st.predecessor = restarting.get(peer.address());
     Outbox box = new Outbox(peer, st);
     outboxes.add(box);
     adjRibsIn.put(peer, st);
@@ -456,7 +458,10 @@ final class RibShard {
    */
   void peerDown(RibPeer peer) {
     outboxes.removeIf(o -> o.peer == peer);
-    adjRibsIn.remove(peer);
+    AdjRibIn down = adjRibsIn.remove(peer);
+    if (down != null && down.predecessor != null) {
+      flushStale(down.predecessor, null); // the session that was to send them again is gone too
+    }
     List<Destination> changed = new ArrayList<>();
     for (Destination d : table.values()) {
       int removed = d.removeAll(peer);
@@ -502,10 +507,14 @@ final class RibShard {
       }
       remove(from, st, p, pathId);
       unreject(from, p, pathId);
+      if (st != null && st.predecessor != null) {
+        remove(st.predecessor, null, p, pathId); // the restarted peer withdrew it
+      }
     }
     if (announced.isEmpty()) {
       return;
     }
+    RibPeer stale = st == null ? null : st.predecessor;
     boolean loop = attrs.asPath().contains(localAs);
     int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
@@ -520,6 +529,9 @@ final class RibShard {
         }
         remove(from, st, p, pathId);
         reject(from, p, pathId);
+        if (stale != null) {
+          remove(stale, null, p, pathId);
+        }
         continue;
       }
       Attrs accepted = attrs;
@@ -533,11 +545,19 @@ final class RibShard {
         if (accepted == null) {
           remove(from, st, p, pathId);
           reject(from, p, pathId);
+          if (stale != null) {
+            remove(stale, null, p, pathId);
+          }
           continue;
         }
       }
       unreject(from, p, pathId);
       Destination d = table.getOrCreate(p);
+      if (stale != null && d.remove(stale, pathId)) {
+        // the stale path is replaced by the one sent again, in one decision: no withdrawal in
+        // between, for the other peers nor for the FIB (RFC 4724 §4.2)
+        removed(stale, p);
+      }
       if (d.put(new Path(from, pathId, accepted, now))) {
         added(from, st, p);
       }
@@ -558,6 +578,87 @@ final class RibShard {
     }
     from.counters().accepted(index, p.family(), 1);
     from.counters().received(index, p.family(), 1);
+  }
+
+  /** A path of {@code from} went out of the table (without a decision yet). */
+  private void removed(RibPeer from, Prefix p) {
+    from.counters().accepted(index, p.family(), -1);
+    from.counters().received(index, p.family(), -1);
+  }
+
+  // --- RFC 4724 §4.2, the Receiving Speaker ("helper")
+
+  /**
+   * The sessions of restarting peers whose paths are kept, stale, by the peer's address: the RIB
+   * peer of the session that went down. Owned by the worker; the API reads {@link Rib#isStale}.
+   */
+  final Map<java.net.InetAddress, RibPeer> restarting = new HashMap<>();
+
+  /**
+   * A session of a peer with graceful restart ended without a NOTIFICATION: its paths of {@code
+   * keep} stay in the table, stale, best path unchanged; those of other families go as in {@link
+   * #peerDown}. A session of the same peer that was stale already is flushed first.
+   */
+  void peerRestarting(RibPeer old, Set<Family> keep) {
+    RibPeer before = restarting.get(old.address());
+    if (before != null && before != old) {
+      flushStale(before, null);
+    }
+    outboxes.removeIf(o -> o.peer == old);
+    adjRibsIn.remove(old);
+    List<Destination> changed = new ArrayList<>();
+    for (Destination d : table.values()) {
+      if (!keep.contains(d.family())) {
+        int removed = d.removeAll(old);
+        if (removed > 0) {
+          old.counters().accepted(index, d.family(), -removed);
+          old.counters().received(index, d.family(), -removed);
+          changed.add(d);
+        }
+      }
+    }
+    Set<Rejected> r = rejected.remove(old);
+    if (r != null) {
+      r.forEach(x -> old.counters().received(index, x.prefix().family(), -1));
+    }
+    changed.forEach(d -> decideAndForget(d, null));
+    if (!keep.isEmpty()) {
+      restarting.put(old.address(), old);
+    }
+  }
+
+  /**
+   * The stale paths of {@code old} of {@code family} (null: all) go: after the End-of-RIB of the
+   * new session, when the restart or stale time ran out, or when the new session does not keep the
+   * family's forwarding state (RFC 4724 §4.2). Returns how many.
+   */
+  int flushStale(RibPeer old, Family family) {
+    if (restarting.get(old.address()) != old) {
+      return 0;
+    }
+    List<Destination> changed = new ArrayList<>();
+    int n = 0;
+    for (Destination d : table.values()) {
+      if (family == null || d.family().equals(family)) {
+        int removed = d.removeAll(old);
+        if (removed > 0) {
+          n += removed;
+          old.counters().accepted(index, d.family(), -removed);
+          old.counters().received(index, d.family(), -removed);
+          changed.add(d);
+        }
+      }
+    }
+    changed.forEach(d -> decideAndForget(d, null));
+    if (family == null) {
+      restarting.remove(old.address());
+      for (AdjRibIn st : adjRibsIn.values()) {
+        if (st.predecessor == old) {
+          st.predecessor = null;
+        }
+      }
+    }
+    return n;
   }
 
   /** Takes the path of {@code from} out of the table, if it is there. */

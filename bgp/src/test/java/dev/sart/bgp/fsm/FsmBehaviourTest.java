@@ -135,6 +135,33 @@ class FsmBehaviourTest {
   }
 
   @Test
+  void aPeerThatOnlyConnectsMeetsUsInActiveAndOurRetriesBackOffMeanwhile() {
+    // our connects are refused (the peer does not listen): each failure waits longer, in Active
+    Session s = run(Session.initial(CFG), new Event.ManualStart());
+    List<Duration> waits = new java.util.ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Transition t = Fsm.step(CFG, s, new Event.TcpConnectionFails());
+      assertEquals(State.ACTIVE, t.next().state());
+      assertTrue(t.next().acceptsConnection(), "listening for the peer's connection");
+      waits.add(
+          t.actions().stream()
+              .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.CONNECT_RETRY)
+              .map(a -> ((Action.StartTimer) a).duration())
+              .findFirst()
+              .orElseThrow());
+      s = Fsm.step(CFG, t.next(), new Event.ConnectRetryTimerExpires()).next();
+      assertEquals(State.CONNECT, s.state());
+    }
+    Duration r = CFG.connectRetryTime();
+    assertEquals(List.of(r, r.multipliedBy(2), r.multipliedBy(4), r.multipliedBy(8)), waits);
+    // the peer's connection arrives while we wait: OPEN, and the back-off is forgotten
+    s = run(s, new Event.TcpConnectionFails(), new Event.TcpConnectionConfirmed());
+    assertEquals(State.OPEN_SENT, s.state());
+    assertEquals(0, s.connectFailures());
+    assertEquals(0, s.connectRetryCounter());
+  }
+
+  @Test
   void onlyConnectAndActiveAcceptAnIncomingConnection() {
     assertFalse(Session.initial(CFG).acceptsConnection());
     assertTrue(run(Session.initial(CFG), new Event.ManualStart()).acceptsConnection());

@@ -97,6 +97,51 @@ class RibTest {
   }
 
   @Test
+  void aRestartingPeersRoutesStayStaleAndAreReplacedWithoutAWithdrawal() throws Exception {
+    Prefix q = Prefix.parse("198.51.100.0/24");
+    Prefix v6 = Prefix.parse("2001:db8:9::/48");
+    java.util.Queue<String> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    rib.addListener((p, now) -> events.add(p + (now.selected().isEmpty() ? " gone" : " up")));
+    RibPeer old = peer("192.0.2.2", 65002, false);
+    RibPeer other = peer("192.0.2.3", 65003, false);
+    rib.peerUp(old);
+    rib.peerUp(other);
+    rib.update(old, List.of(), null, List.of(P, q), null, attrs(65002));
+    rib.update(old, List.of(), null, List.of(v6), null, attrs(65002));
+    sent(other);
+    events.clear();
+
+    // the session drops; the peer's graceful restart capability listed IPv4 only
+    rib.peerRestarting(old, Set.of(Family.IPV4_UNICAST));
+    rib.query(v -> null).join();
+    assertEquals(List.of(v6 + " gone"), List.copyOf(events), "IPv6 was not kept");
+    Path kept = rib.query(v -> v.route(P).paths().getFirst()).join();
+    assertTrue(rib.isStale(kept));
+    assertTrue(sent(other).withdraw().equals(List.of(v6)), "the other peer keeps P and q");
+
+    // the new session sends P again: it replaces the stale path in one decision
+    RibPeer nu = peer("192.0.2.2", 65002, false);
+    rib.peerUp(nu);
+    rib.update(nu, List.of(), null, List.of(P), null, attrs(65002));
+    rib.query(v -> null).join();
+    Rib.RouteView r = rib.query(v -> v.route(P)).join();
+    assertEquals(1, r.paths().size());
+    assertEquals(nu, r.paths().getFirst().source());
+    assertFalse(rib.isStale(r.paths().getFirst()));
+    assertTrue(rib.isStale(rib.query(v -> v.route(q).paths().getFirst()).join()));
+    AdjRibOut.Batch b = sent(other);
+    assertTrue(b.withdraw().isEmpty() && b.announce().isEmpty(), "nothing changed for them");
+    // its End-of-RIB: what it did not send again goes
+    rib.flushStale(old, Family.IPV4_UNICAST);
+    rib.flushStale(old, null);
+    rib.query(v -> null).join();
+    assertNull(rib.query(v -> v.route(q)).join());
+    assertEquals(List.of(q), sent(other).withdraw());
+    assertFalse(rib.isStale(kept));
+    assertEquals(List.of(v6 + " gone", P + " up", q + " gone"), List.copyOf(events));
+  }
+
+  @Test
   void aRouteIsNotSentBackToItsSender() throws Exception {
     RibPeer a = peer("192.0.2.2", 65002, false);
     rib.peerUp(a);

@@ -31,9 +31,10 @@ import java.util.Set;
  * exabgp.events}. {@link #sessionState} and {@link #routes} replay that file.
  *
  * <p>Every neighbour also listens on port 179 of its local address (ExaBGP's reconnect back-off is
- * not configurable and grows to 60 s, so peers connecting in keep tests quick); prefixes given at
- * start are static routes with {@code next-hop self}, later ones go through the API. ExaBGP does
- * not choose best paths: a route counts as best when it is the only one for its prefix.
+ * not configurable and grows to 60 s, so peers connecting in keep tests quick), unless {@link
+ * #withoutListening()} asks for ExaBGP's default (connect only); prefixes given at start are static
+ * routes with {@code next-hop self}, later ones go through the API. ExaBGP does not choose best
+ * paths: a route counts as best when it is the only one for its prefix.
  */
 public final class ExaBgp extends Router {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,6 +45,7 @@ public final class ExaBgp extends Router {
   private final Feed feed = new Feed();
   private long eventsOffset;
   private final Map<InetAddress, String> neighborOptions = new java.util.HashMap<>();
+  private boolean listen = true;
 
   public ExaBgp(Node node, RouterConfig config) {
     super(node, config);
@@ -56,6 +58,15 @@ public final class ExaBgp extends Router {
    */
   public ExaBgp withNeighborOptions(String neighbor, String statements) {
     neighborOptions.put(config.neighbor(Addresses.parse(neighbor)).address(), statements);
+    return this;
+  }
+
+  /**
+   * ExaBGP as it runs by default: it connects out to its neighbours and does not listen, so a
+   * session comes up only through its own connection (before {@link #start()}).
+   */
+  public ExaBgp withoutListening() {
+    listen = false;
     return this;
   }
 
@@ -171,7 +182,9 @@ public final class ExaBgp extends Router {
       c.append("  local-address ").append(Addresses.format(locals.get(n.address()))).append(";\n");
       c.append("  local-as ").append(config.asn()).append(";\n");
       c.append("  peer-as ").append(n.asn()).append(";\n");
-      c.append("  listen 179;\n");
+      if (listen) {
+        c.append("  listen 179;\n");
+      }
       if (n.passive()) {
         c.append("  passive true;\n");
       }

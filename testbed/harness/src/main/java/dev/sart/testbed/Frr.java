@@ -53,6 +53,7 @@ public final class Frr extends Router {
           Map.entry("noPeer", "65535:65284"));
 
   private final boolean zebra;
+  private int gracefulRestartTime = -1;
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
   private ManagedProcess bgpd;
 
@@ -68,6 +69,16 @@ public final class Frr extends Router {
     super(node, config);
     this.zebra = zebra;
     originated.addAll(config.originate());
+  }
+
+  /**
+   * Graceful restart (RFC 4724) as restarting speaker and helper: {@code bgp graceful-restart},
+   * with the forwarding state of every family kept across a restart ({@code preserve-fw-state}, the
+   * F bit) and this restart time in seconds; before {@link #start()}.
+   */
+  public Frr withGracefulRestart(int restartTimeSeconds) {
+    gracefulRestartTime = restartTimeSeconds;
+    return this;
   }
 
   /** bgpd alone, {@code -Z -n}: no zebra, nothing installed in the kernel. */
@@ -179,6 +190,11 @@ public final class Frr extends Router {
         " no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n");
     // updates to a newly established peer wait for this (1 s by default); 0 makes tests quicker
     c.append(" coalesce-time 0\n");
+    if (gracefulRestartTime >= 0) {
+      c.append(" bgp graceful-restart\n");
+      c.append(" bgp graceful-restart preserve-fw-state\n");
+      c.append(" bgp graceful-restart restart-time ").append(gracefulRestartTime).append('\n');
+    }
     for (Neighbor n : config.neighbors()) {
       String a = " neighbor " + n.addressText();
       c.append(a).append(" remote-as ").append(n.asn()).append('\n');

@@ -130,6 +130,22 @@ class ExaBgpParserTest {
   }
 
   @Test
+  void withoutListeningLeavesExaBgpConnectingOnly() {
+    Node node = new Node(null, "x", "unused", java.nio.file.Path.of("/tmp/x"));
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002));
+    String listening =
+        new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    assertTrue(listening.contains("  listen 179;\n"), listening);
+    String connecting =
+        new ExaBgp(node, config)
+            .withoutListening()
+            .configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    assertTrue(!connecting.contains("listen"), connecting);
+    assertTrue(!connecting.contains("passive"), connecting);
+  }
+
+  @Test
   void gtsmIsRefusedNotIgnored() {
     RouterConfig config =
         RouterConfig.of(65001, "192.0.2.1")

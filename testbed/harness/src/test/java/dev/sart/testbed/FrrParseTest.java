@@ -182,4 +182,19 @@ class FrrParseTest {
             IllegalArgumentException.class, () -> new Frr(node, v6).configText());
     assertTrue(e.getMessage().contains("IPv4 unicast"), e.getMessage());
   }
+
+  @Test
+  void gracefulRestartWritesTheModeTheForwardingStateAndTheRestartTime() {
+    Node node = new Node(null, "x", "unused", java.nio.file.Path.of("/tmp/x"));
+    RouterConfig config =
+        RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002));
+    String plain = new Frr(node, config).configText();
+    org.junit.jupiter.api.Assertions.assertFalse(plain.contains("graceful-restart"), plain);
+    String text = new Frr(node, config).withGracefulRestart(7).configText();
+    org.junit.jupiter.api.Assertions.assertTrue(
+        text.contains(
+            " bgp graceful-restart\n bgp graceful-restart preserve-fw-state\n"
+                + " bgp graceful-restart restart-time 7\n"),
+        text);
+  }
 }

@@ -1,0 +1,233 @@
+package dev.sart.bgp.server;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.bgp.api.BgpApiService;
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.rib.RibListener;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.proto.v1.AddressFamily;
+import dev.sart.proto.v1.BgpApiGrpc;
+import dev.sart.proto.v1.GetPathRequest;
+import dev.sart.testbed.Frr;
+import dev.sart.testbed.ManagedProcess;
+import dev.sart.testbed.NamespaceThreads;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * RFC 4724 §4.2 with FRR restarting gracefully ({@code bgp graceful-restart}, forwarding state
+ * kept): when its bgpd dies, its routes stay in our RIB, stale, as our API shows them, with the
+ * best path never withdrawn; when it comes back, what it sends again replaces them and its
+ * End-of-RIB removes the rest; if it stays away longer than its restart time, they go.
+ */
+class GracefulRestartHelperTest {
+  private static final AddressFamily IPV4 =
+      AddressFamily.newBuilder()
+          .setAfi(AddressFamily.Afi.AFI_IP4)
+          .setSafi(AddressFamily.Safi.SAFI_UNICAST)
+          .build();
+
+  @RegisterExtension final Testbed testbed = new Testbed();
+  private BgpServer server;
+  private io.grpc.Server grpc;
+  private ManagedChannel channel;
+  private BgpApiGrpc.BgpApiBlockingStub api;
+  private Node peerNode;
+  private Peer peer;
+  private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> withdrawals = new ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.atomic.AtomicLong endOfRibAt =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final Logger peerLog = Logger.getLogger(Peer.class.getName());
+  private final Handler endOfRib =
+      new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          if (String.valueOf(r.getMessage()).contains("event=end-of-rib")) {
+            endOfRibAt.compareAndSet(0, r.getMillis());
+          }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+
+  @BeforeEach
+  void watchTheLog() {
+    peerLog.addHandler(endOfRib);
+  }
+
+  @AfterEach
+  void stop() {
+    peerLog.removeHandler(endOfRib);
+    if (channel != null) {
+      channel.shutdownNow();
+      grpc.shutdownNow();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** The Loc-RIB as the API lists it: prefix, the peer each path came from, and "stale". */
+  private List<String> locRib() {
+    return api
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
+        .getPathsList()
+        .stream()
+        .map(p -> p.getNlri() + " from " + p.getPeerAddr() + (p.getStale() ? " stale" : ""))
+        .sorted()
+        .toList();
+  }
+
+  private Frr frrUp(int restartTime, String... originate) throws Exception {
+    Topology t = testbed.topology();
+    Node sart = t.node("sart");
+    peerNode = t.node("peer");
+    t.link(sart, peerNode).addresses("192.0.2.1/30", "192.0.2.2/30");
+    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
+    server.setLocalAs(65001);
+    server.setRouterId(Ip.parseV4("192.0.2.1"));
+    server.start();
+    // what the FIB would be told: a prefix whose selection became empty
+    server
+        .rib()
+        .addListener(
+            (RibListener)
+                (prefix, now) -> {
+                  if (now.selected().isEmpty()) {
+                    withdrawn.add(prefix.toString());
+                    withdrawals.add(System.currentTimeMillis());
+                  }
+                });
+    String name = InProcessServerBuilder.generateName();
+    grpc =
+        InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
+    channel = InProcessChannelBuilder.forName(name).build();
+    api = BgpApiGrpc.newBlockingStub(channel);
+    Frr frr = new Frr(peerNode, config(originate)).withGracefulRestart(restartTime);
+    frr.start();
+    peer =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+    server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP));
+    frr.awaitEstablished("192.0.2.1");
+    frr.awaitRoute("203.0.113.0/24");
+    return frr;
+  }
+
+  private static RouterConfig config(String... originate) {
+    return RouterConfig.of(65002, "192.0.2.2")
+        .neighbor(Neighbor.of("192.0.2.1", 65001))
+        .originate(originate);
+  }
+
+  /** SIGKILL: no NOTIFICATION, the kernel closes the connection. */
+  private void kill(Frr frr) {
+    for (ManagedProcess proc : frr.processes()) {
+      ProcessHandle.of(proc.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> peer.status().state() != State.ESTABLISHED);
+  }
+
+  @Test
+  void aRestartingFrrsRoutesStayStaleUntilItsEndOfRib() throws Exception {
+    Frr frr = frrUp(120, "198.51.100.0/25", "198.51.100.128/25");
+    List<String> fresh =
+        List.of(
+            "198.51.100.0/25 from 192.0.2.2",
+            "198.51.100.128/25 from 192.0.2.2",
+            "203.0.113.0/24 from ");
+    await().atMost(Duration.ofSeconds(10)).until(() -> locRib().equals(fresh));
+
+    kill(frr);
+    List<String> stale =
+        List.of(
+            "198.51.100.0/25 from 192.0.2.2 stale",
+            "198.51.100.128/25 from 192.0.2.2 stale",
+            "203.0.113.0/24 from ");
+    await("kept, stale").atMost(Duration.ofSeconds(5)).until(() -> locRib().equals(stale));
+    await("still kept while FRR is away")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> locRib().equals(stale));
+
+    // FRR comes back without 198.51.100.128/25: it sends /25 .0 again, which replaces the stale
+    // path, and its End-of-RIB removes the other long before the restart time (120 s)
+    Frr again = new Frr(peerNode, config("198.51.100.0/25")).withGracefulRestart(120);
+    again.start();
+    again.awaitEstablished("192.0.2.1");
+    await("after FRR's End-of-RIB")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    // nothing was withdrawn before FRR's End-of-RIB (FRR 8.4, not restarting as far as it knows,
+    // may send its End-of-RIB before its own routes: then the route sent again comes back right
+    // after it, as FRR as a helper would do too)
+    long endOfRib = endOfRibAt.get();
+    assertTrue(endOfRib > 0, "FRR's End-of-RIB was seen");
+    assertTrue(
+        withdrawals.stream().allMatch(w -> w >= endOfRib),
+        () -> "withdrawn before the End-of-RIB at " + endOfRib + ": " + withdrawals);
+    assertTrue(withdrawn.contains("198.51.100.128/25"), withdrawn::toString);
+    assertEquals(1, again.awaitRoute("203.0.113.0/24").asPath().size());
+  }
+
+  @Test
+  void aPeerAwayLongerThanItsRestartTimeLosesItsRoutes() throws Exception {
+    Frr frr = frrUp(5, "198.51.100.0/25");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    long killed = System.nanoTime();
+    kill(frr);
+    await("kept for the restart time")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(4))
+        .until(
+            () ->
+                locRib()
+                    .equals(
+                        List.of("198.51.100.0/25 from 192.0.2.2 stale", "203.0.113.0/24 from ")));
+    await("flushed once the restart time (5 s) ran out")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> locRib().equals(List.of("203.0.113.0/24 from ")));
+    double after = (System.nanoTime() - killed) / 1e9;
+    assertTrue(after >= 4.5, () -> "flushed after " + after + " s, before the restart time");
+    assertEquals(List.of("198.51.100.0/25"), List.copyOf(withdrawn));
+    assertEquals(0, endOfRibAt.get());
+  }
+}

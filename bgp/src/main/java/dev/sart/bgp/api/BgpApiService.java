@@ -324,7 +324,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                   Duration.ofSeconds(p.getHoldTime() == 0 ? 90 : p.getHoldTime()),
                   p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
                   Duration.ofSeconds(p.getConnectRetryTime() == 0 ? 10 : p.getConnectRetryTime()),
-                  families);
+                  families,
+                  new PeerConfig.GracefulRestart(
+                      !p.getGracefulRestart().getHelperDisabled(),
+                      p.getGracefulRestart().getRestartTime() == 0
+                          ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")

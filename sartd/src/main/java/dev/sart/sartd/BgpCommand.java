@@ -358,6 +358,15 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (families.isEmpty()) {
       families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
     }
+    var gr = n.gracefulRestart();
+    if (gr != null
+        && gr.restartTime() != null
+        && (gr.restartTime() < 0 || gr.restartTime() > 4095)) {
+      throw new IllegalArgumentException(
+          "graceful_restart.restart_time: "
+              + gr.restartTime()
+              + " seconds: 0..4095 (RFC 4724 §3, 12 bits)");
+    }
     return new PeerConfig(
         n.name(),
         address,
@@ -373,7 +382,14 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         n.connectRetryTime() == null
             ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
             : Duration.ofSeconds(n.connectRetryTime()),
-        families);
+        families,
+        gr == null
+            ? PeerConfig.GracefulRestart.DEFAULT
+            : new PeerConfig.GracefulRestart(
+                !Boolean.FALSE.equals(gr.helper()),
+                gr.restartTime() == null
+                    ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                    : Duration.ofSeconds(gr.restartTime())));
   }
 
   /**

@@ -47,7 +47,14 @@ record BgpConfigFile(
       @JsonProperty("max_prefix_restart") Integer maxPrefixRestart,
       @JsonProperty("max_prefix_warning_only") Boolean maxPrefixWarningOnly,
       @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound,
-      @JsonProperty("advertise_peer_as") Boolean advertisePeerAs) {}
+      @JsonProperty("advertise_peer_as") Boolean advertisePeerAs,
+      @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart) {}
+
+  /**
+   * RFC 4724 per neighbour: {@code helper} (default true) keeps its routes stale while it restarts;
+   * {@code restart_time} (seconds, 0..4095, default 120) is the one we advertise.
+   */
+  record GracefulRestartDef(Boolean helper, @JsonProperty("restart_time") Integer restartTime) {}
 
   /** A named policy: statements in order, then the default ("accept" or "reject"). */
   record PolicyDef(

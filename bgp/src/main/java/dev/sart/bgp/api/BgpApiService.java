@@ -328,7 +328,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                   p.getConnectRetryTime() == 0
                       ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
                       : Duration.ofSeconds(p.getConnectRetryTime()),
-                  families);
+                  families,
+                  new PeerConfig.GracefulRestart(
+                      !p.getGracefulRestart().getHelperDisabled(),
+                      p.getGracefulRestart().getRestartTime() == 0
+                          ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")

@@ -71,7 +71,11 @@ final class ProtoMapping {
             .setSoftReconfigurationInbound(p.policy().softReconfigurationInbound())
             .setAdvertisePeerAs(p.policy().advertisePeerAs())
             .setUpdateGroup(p.updateGroup())
-            .setUpdateGroupMembers(p.updateGroupMembers());
+            .setUpdateGroupMembers(p.updateGroupMembers())
+            .setGracefulRestart(
+                dev.sart.proto.v1.GracefulRestart.newBuilder()
+                    .setHelperDisabled(!p.config().gracefulRestart().helper())
+                    .setRestartTime((int) p.config().gracefulRestart().restartTime().toSeconds()));
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));

@@ -82,6 +82,10 @@ final class Connection {
   /** The event being handled (what {@link #release} looks at). */
   private Event handling;
 
+  Peer peer() {
+    return peer;
+  }
+
   void handle(Event e) {
     Event outer = handling;
     handling = e;
@@ -243,7 +247,9 @@ final class Connection {
       // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
       // without a NOTIFICATION (either way) is restarting: its routes stay, stale
       Capability.GracefulRestart gr = was == null ? null : gracefulRestart(was.received());
-      if (gr != null && handling instanceof Event.TcpConnectionFails) {
+      if (gr != null
+          && peer.config.gracefulRestart().helper()
+          && handling instanceof Event.TcpConnectionFails) {
         peer.restarting(peer.ribPeer, gr);
       } else {
         peer.speaker.rib().peerDown(peer.ribPeer);

@@ -274,13 +274,6 @@ public final class Peer {
   }
 
   /**
-   * The restart time we advertise (RFC 4724 §3): how long a peer that keeps our routes while we
-   * restart should wait for the new session. We keep no forwarding state (no AFI/SAFI in the
-   * capability), so peers do not keep our routes; the capability says that we help theirs.
-   */
-  static final int RESTART_TIME_SECONDS = 120;
-
-  /**
    * How long the routes of a restarted peer stay stale once its new session is up, at most, if its
    * End-of-RIB does not come (FRR's {@code stalepath-time} default; RFC 4724 §4.2 leaves it to the
    * implementation).
@@ -517,6 +510,7 @@ public final class Peer {
   /** An Established connection whose peer sent the graceful restart capability (RFC 4724). */
   static boolean restartable(Connection c) {
     return c.session.state() == State.ESTABLISHED
+        && c.peer().config.gracefulRestart().helper()
         && c.negotiation != null
         && Connection.gracefulRestart(c.negotiation.received()) != null;
   }
@@ -623,8 +617,11 @@ public final class Peer {
     // their ROUTE-REFRESH until it has ("rcvd route-refresh before EoR"), so without it our
     // requests would never be answered.
     // As a helper (RFC 4724 §4.2) we keep the routes of a peer that restarts; our restart time
-    // (§3) is for peers that would keep ours, which with no AFI/SAFI listed they do not.
-    caps.add(new Capability.GracefulRestart(0, RESTART_TIME_SECONDS, List.of()));
+    // (§3, configured, 120 s by default) is for peers that would keep ours, which with no AFI/SAFI
+    // listed they do not.
+    caps.add(
+        new Capability.GracefulRestart(
+            0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);

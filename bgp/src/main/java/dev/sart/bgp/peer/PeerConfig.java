@@ -22,6 +22,8 @@ import java.util.Set;
  * @param keepaliveTime the keepalive interval, or null for a third of the negotiated hold time
  * @param connectRetryTime ConnectRetryTime
  * @param families the families we offer
+ * @param gracefulRestart RFC 4724: whether we keep its routes while it restarts, and the restart
+ *     time we advertise
  */
 public record PeerConfig(
     String name,
@@ -36,7 +38,60 @@ public record PeerConfig(
     Duration holdTime,
     Duration keepaliveTime,
     Duration connectRetryTime,
-    Set<Family> families) {
+    Set<Family> families,
+    GracefulRestart gracefulRestart) {
+
+  /**
+   * RFC 4724 for one neighbour.
+   *
+   * @param helper keep its routes, stale, while it restarts (§4.2)
+   * @param restartTime the Restart Time of our capability (§3), 0..4095 s
+   */
+  public record GracefulRestart(boolean helper, Duration restartTime) {
+    /** The helper on, a restart time of 120 s. */
+    public static final GracefulRestart DEFAULT =
+        new GracefulRestart(true, Duration.ofSeconds(120));
+
+    public GracefulRestart {
+      Objects.requireNonNull(restartTime, "restartTime");
+      if (restartTime.isNegative() || restartTime.toSeconds() > 4095) {
+        throw new IllegalArgumentException(
+            "graceful restart time must be 0..4095 s (RFC 4724 §3): " + restartTime.toSeconds());
+      }
+    }
+  }
+
+  /** With the default graceful restart settings ({@link GracefulRestart#DEFAULT}). */
+  public PeerConfig(
+      String name,
+      InetAddress address,
+      long asn,
+      int port,
+      InetAddress localAddress,
+      boolean passive,
+      String password,
+      int multihopTtl,
+      boolean ttlSecurity,
+      Duration holdTime,
+      Duration keepaliveTime,
+      Duration connectRetryTime,
+      Set<Family> families) {
+    this(
+        name,
+        address,
+        asn,
+        port,
+        localAddress,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurity,
+        holdTime,
+        keepaliveTime,
+        connectRetryTime,
+        families,
+        GracefulRestart.DEFAULT);
+  }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
   public static final int DEFAULT_PORT = 179;
@@ -49,6 +104,9 @@ public record PeerConfig(
 
   public PeerConfig {
     Objects.requireNonNull(address, "address");
+    if (gracefulRestart == null) {
+      gracefulRestart = GracefulRestart.DEFAULT;
+    }
     families = Set.copyOf(families);
     if (asn <= 0 || asn > 0xffff_ffffL) {
       throw new IllegalArgumentException("peer AS must be 1..4294967295: " + asn);

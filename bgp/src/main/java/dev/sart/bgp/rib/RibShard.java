@@ -491,6 +491,65 @@ final class RibShard {
       int[] announcedPathIds,
       Attrs attrs) {
     AdjRibIn st = from == RibPeer.LOCAL ? null : adjRibsIn.get(from);
+    if (st != null && st.predecessor != null) {
+      applyAfterRestart(
+          st.predecessor,
+          from,
+          st,
+          withdrawn,
+          withdrawnPathIds,
+          announced,
+          announcedPathIds,
+          attrs);
+    } else {
+      applyTo(from, st, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+    }
+  }
+
+  /**
+   * RFC 4724 §4.2: an UPDATE of the session that follows a graceful restart of its peer, whose
+   * previous session's paths are still here, stale. A stale path the UPDATE withdraws goes; one it
+   * announces again is taken out before the new one goes in, and the destination is decided once,
+   * so the route is never withdrawn in between (for the other peers or for the FIB). Kept apart
+   * from {@link #applyTo}, whose loop is the route path of every other UPDATE.
+   */
+  private void applyAfterRestart(
+      RibPeer stale,
+      RibPeer from,
+      AdjRibIn st,
+      List<Prefix> withdrawn,
+      int[] withdrawnPathIds,
+      List<Prefix> announced,
+      int[] announcedPathIds,
+      Attrs attrs) {
+    for (int i = 0; i < withdrawn.size(); i++) {
+      remove(stale, null, withdrawn.get(i), withdrawnPathIds == null ? 0 : withdrawnPathIds[i]);
+    }
+    List<Destination> replaced = new ArrayList<>();
+    for (int i = 0; i < announced.size(); i++) {
+      Prefix p = announced.get(i);
+      Destination d = table.get(p);
+      if (d != null && d.remove(stale, announcedPathIds == null ? 0 : announcedPathIds[i])) {
+        removed(stale, p); // decided below, with the path sent again in
+        replaced.add(d);
+      }
+    }
+    applyTo(from, st, withdrawn, withdrawnPathIds, announced, announcedPathIds, attrs);
+    // an announcement that was not taken (an AS loop, the import policy) leaves the destination
+    // without the stale path and undecided: decide it now (no change, no notice, for the others)
+    for (Destination d : replaced) {
+      decideAndForget(d, null);
+    }
+  }
+
+  private void applyTo(
+      RibPeer from,
+      AdjRibIn st,
+      List<Prefix> withdrawn,
+      int[] withdrawnPathIds,
+      List<Prefix> announced,
+      int[] announcedPathIds,
+      Attrs attrs) {
     int touchedTo = 0;
     for (int i = 0; i < withdrawn.size(); i++) {
       if (i == touchedTo) {
@@ -507,14 +566,10 @@ final class RibShard {
       }
       remove(from, st, p, pathId);
       unreject(from, p, pathId);
-      if (st != null && st.predecessor != null) {
-        remove(st.predecessor, null, p, pathId); // the restarted peer withdrew it
-      }
     }
     if (announced.isEmpty()) {
       return;
     }
-    RibPeer stale = st == null ? null : st.predecessor;
     boolean loop = attrs.asPath().contains(localAs);
     int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
@@ -529,9 +584,6 @@ final class RibShard {
         }
         remove(from, st, p, pathId);
         reject(from, p, pathId);
-        if (stale != null) {
-          remove(stale, null, p, pathId);
-        }
         continue;
       }
       Attrs accepted = attrs;
@@ -545,19 +597,11 @@ final class RibShard {
         if (accepted == null) {
           remove(from, st, p, pathId);
           reject(from, p, pathId);
-          if (stale != null) {
-            remove(stale, null, p, pathId);
-          }
           continue;
         }
       }
       unreject(from, p, pathId);
       Destination d = table.getOrCreate(p);
-      if (stale != null && d.remove(stale, pathId)) {
-        // the stale path is replaced by the one sent again, in one decision: no withdrawal in
-        // between, for the other peers nor for the FIB (RFC 4724 §4.2)
-        removed(stale, p);
-      }
       if (d.put(new Path(from, pathId, accepted, now))) {
         added(from, st, p);
       }

@@ -109,6 +109,43 @@ class BgpApiServiceTest {
   }
 
   @Test
+  void gracefulRestartSettingsGoInAndComeBack() throws Exception {
+    api.addPeer(
+        AddPeerRequest.newBuilder()
+            .setPeer(
+                dev.sart.proto.v1.Peer.newBuilder()
+                    .setAddress("192.0.2.2")
+                    .setAsn(65002)
+                    .setPassiveOpen(true)
+                    .setGracefulRestart(
+                        dev.sart.proto.v1.GracefulRestart.newBuilder()
+                            .setHelperDisabled(true)
+                            .setRestartTime(30)))
+            .build());
+    api.addPeer(
+        AddPeerRequest.newBuilder()
+            .setPeer(
+                dev.sart.proto.v1.Peer.newBuilder()
+                    .setAddress("192.0.2.3")
+                    .setAsn(65003)
+                    .setPassiveOpen(true))
+            .build());
+    assertEquals(
+        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, java.time.Duration.ofSeconds(30)),
+        speaker.peer(java.net.InetAddress.getByName("192.0.2.2")).config().gracefulRestart());
+    assertEquals(
+        dev.sart.bgp.peer.PeerConfig.GracefulRestart.DEFAULT,
+        speaker.peer(java.net.InetAddress.getByName("192.0.2.3")).config().gracefulRestart());
+    var reported =
+        api.getNeighbor(
+                dev.sart.proto.v1.GetNeighborRequest.newBuilder().setAddr("192.0.2.2").build())
+            .getPeer()
+            .getGracefulRestart();
+    assertTrue(reported.getHelperDisabled());
+    assertEquals(30, reported.getRestartTime());
+  }
+
+  @Test
   void addingAPeerTwiceIsAlreadyExistsAndAMissingOneNotFound() {
     AddPeerRequest req =
         AddPeerRequest.newBuilder()

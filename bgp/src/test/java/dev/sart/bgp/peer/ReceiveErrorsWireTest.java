@@ -89,6 +89,8 @@ class ReceiveErrorsWireTest {
   }
 
   /** A passive peer whose FSM took the connection: our OPEN is out, in OpenSent. */
+  private PeerConfig.GracefulRestart gracefulRestart = PeerConfig.GracefulRestart.DEFAULT;
+
   private void openSent() throws Exception {
     ch = new Tcp();
     peer =
@@ -106,7 +108,8 @@ class ReceiveErrorsWireTest {
                 Duration.ofSeconds(90),
                 null,
                 Duration.ofSeconds(1),
-                Set.of(Family.IPV4_UNICAST)),
+                Set.of(Family.IPV4_UNICAST),
+                gracefulRestart),
             new FakeSpeaker(),
             ch.eventLoop(),
             1 << 20);
@@ -281,6 +284,40 @@ class ReceiveErrorsWireTest {
     assertEquals(null, rib.query(v -> v.route(q)).join());
     assertEquals(1, rib.query(v -> v.size()).join());
     second.finishAndReleaseAll();
+  }
+
+  /**
+   * With the helper turned off, a restarting peer gets no help: a new connection while Established
+   * is refused (6/7, RFC 4271 §6.8), and its routes go with the session.
+   */
+  @Test
+  void withTheHelperOffARestartingPeersRoutesGoAtOnce() throws Exception {
+    gracefulRestart = new PeerConfig.GracefulRestart(false, Duration.ofSeconds(30));
+    established(PEER_OPEN_GR);
+    feed(update(BASE, "18c63364"));
+    assertEquals(1, rib.query(v -> v.size()).join());
+    EmbeddedChannel second = new Tcp();
+    peer.accept(second);
+    ch.runPendingTasks();
+    second.runPendingTasks();
+    second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(PEER_OPEN_GR)));
+    assertEquals(List.of(MARKER + "0015" + "03" + "0607"), sent(second));
+    assertTrue(ch.isOpen());
+    second.finishAndReleaseAll();
+    // the connection fails (no NOTIFICATION): not kept
+    ch.close();
+    ch.runPendingTasks();
+    assertEquals(State.IDLE, peer.status().state());
+    assertEquals(0, rib.query(v -> v.size()).join());
+  }
+
+  @Test
+  void ourOpenCarriesTheConfiguredRestartTime() throws Exception {
+    gracefulRestart = new PeerConfig.GracefulRestart(true, Duration.ofSeconds(300));
+    openSent();
+    dev.sart.bgp.wire.Capability.GracefulRestart gr = Connection.gracefulRestart(peer.localOpen());
+    assertEquals(300, gr.restartTime());
+    assertEquals(List.of(), gr.families(), "no forwarding state kept: no AFI/SAFI");
   }
 
   private static String update(String attrs, String nlri) {

@@ -1,0 +1,56 @@
+package dev.sart.sartd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.bgp.peer.PeerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The {@code graceful_restart} key of a neighbour in the {@code sartd bgp} YAML (RFC 4724). */
+class GracefulRestartConfigTest {
+  @TempDir Path dir;
+
+  private PeerConfig neighbor(String yaml) throws Exception {
+    Path f = dir.resolve("sartd.yaml");
+    Files.writeString(f, "asn: 65001\nrouter_id: 192.0.2.1\nneighbors:\n  - " + yaml + "\n");
+    BgpConfigFile cfg = ConfigFile.read(f, BgpConfigFile.class).value();
+    return BgpCommand.peerConfig(cfg.neighbors().getFirst());
+  }
+
+  @Test
+  void withoutTheKeyTheHelperIsOnWithARestartTimeOf120Seconds() throws Exception {
+    PeerConfig c = neighbor("{asn: 65000, address: 192.0.2.2}");
+    assertEquals(
+        new PeerConfig.GracefulRestart(true, Duration.ofSeconds(120)), c.gracefulRestart());
+  }
+
+  @Test
+  void theHelperCanBeTurnedOffAndTheRestartTimeSet() throws Exception {
+    PeerConfig c =
+        neighbor(
+            "{asn: 65000, address: 192.0.2.2, graceful_restart: {helper: false, restart_time: 30}}");
+    assertEquals(
+        new PeerConfig.GracefulRestart(false, Duration.ofSeconds(30)), c.gracefulRestart());
+    assertEquals(
+        Duration.ofSeconds(120),
+        neighbor("{asn: 65000, address: 192.0.2.2, graceful_restart: {helper: false}}")
+            .gracefulRestart()
+            .restartTime());
+  }
+
+  @Test
+  void aRestartTimeBeyondTwelveBitsIsRefusedNamingTheKey() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                neighbor(
+                    "{asn: 65000, address: 192.0.2.2, graceful_restart: {restart_time: 5000}}"));
+    assertTrue(e.getMessage().contains("graceful_restart.restart_time"), e.getMessage());
+  }
+}

@@ -5,8 +5,9 @@
 # iproute2: `ip netns`, veth, bridges. python3: ExaBGP's API helper.
 # iputils-ping: pods ping each other in the CNI tests. containernetworking-plugins: the reference
 # ptp + host-local plugins the CNI benchmark measures sart-cni against. tcpdump: its BGP decoder
-# shows what the speaker put on the wire (SpeakerAs2InteropTest).
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump"
+# shows what the speaker put on the wire (SpeakerAs2InteropTest). nftables: the kube-proxy stand-in
+# of the cluster on one machine (testbed/cluster), whose pods' HTTP servers are python3.
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables"
 
 sart_missing_packages() {
   missing=""

@@ -27,6 +27,8 @@ public final class Prerequisites {
           Map.entry("bgpctl", "openbgpd"),
           Map.entry("exabgp", "exabgp"),
           Map.entry("python3", "python3"),
+          Map.entry("/usr/bin/python3", "python3"),
+          Map.entry("nft", "nftables"),
           Map.entry("tshark", "tshark"));
 
   private Prerequisites() {}

@@ -8,6 +8,7 @@ import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Prerequisites;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Topology;
@@ -96,6 +97,8 @@ public final class Cluster implements AutoCloseable {
    */
   public static Cluster start(Topology topology, Options options) {
     long t0 = System.nanoTime();
+    Prerequisites.requireCommands(
+        "ip", "nft", "/usr/bin/python3", "/usr/lib/frr/zebra", "/usr/lib/frr/bgpd", "vtysh");
     ApiServer api = ApiServer.fromEnvironment(topology.dir().resolve("apiserver"));
     Cluster c = new Cluster(topology, api);
     try {
@@ -114,6 +117,7 @@ public final class Cluster implements AutoCloseable {
   }
 
   private void bringUp(Options options) {
+    Phases phases = new Phases();
     api.applyCrds(Launch.crdManifests());
     KubernetesClient k = api.client();
     for (String ns : List.of("kube-system", "default")) {
@@ -122,19 +126,44 @@ public final class Cluster implements AutoCloseable {
             .create();
       }
     }
-
+    phases.mark("api server and CRDs");
     fabric(options.nodes());
+    phases.mark("ToRs and client");
     Path cert = certificate();
+    phases.mark("certgen");
     for (int i = 1; i <= options.nodes(); i++) {
       nodes.add(node(i));
     }
     for (int i = 1; i <= options.controllers(); i++) {
       controllers.add(controller(i, options.mode(), cert));
     }
+    phases.mark("nodes and controllers started");
     standIns = new StandIns(api, topology, nodes);
     closing.add(standIns);
     for (ClusterNode n : nodes) {
       awaitNodeReady(n);
+    }
+    phases.mark("sartd node ready");
+    System.err.println("cluster bring-up: " + phases);
+  }
+
+  /** Where a bring-up spent its time. */
+  private static final class Phases {
+    private final StringBuilder text = new StringBuilder();
+    private long last = System.nanoTime();
+
+    void mark(String phase) {
+      long now = System.nanoTime();
+      text.append(text.isEmpty() ? "" : ", ")
+          .append(phase)
+          .append(' ')
+          .append(String.format("%.1f s", (now - last) / 1e9));
+      last = now;
+    }
+
+    @Override
+    public String toString() {
+      return text.toString();
     }
   }
 
@@ -454,6 +483,17 @@ public final class Cluster implements AutoCloseable {
 
   public StandIns standIns() {
     return standIns;
+  }
+
+  /** The network namespace of a pod some node's kubelet stand-in runs now. */
+  public java.util.Optional<KubeletStandIn.Running> pod(String namespace, String name) {
+    for (ClusterNode n : nodes) {
+      var r = standIns.kubelet(n.name()).running().get(namespace + "/" + name);
+      if (r != null) {
+        return java.util.Optional.of(r);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /**

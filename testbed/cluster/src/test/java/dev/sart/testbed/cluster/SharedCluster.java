@@ -8,26 +8,37 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * One cluster on one machine shared by the scenarios of a test class (they build on each other, as
- * sart's Ginkgo scenarios do): made before the first, closed after the last; when a scenario failed
- * the files of the cluster (configs, logs of every process) are kept under {@code
- * target/testbed-logs/<class>/} and the tails printed.
+ * sart's ordered Ginkgo contexts do): made before the first, closed after the last. When a scenario
+ * failed, the cluster's files (configs, logs of every process) are kept under {@code
+ * target/testbed-logs/<class>/} and the tails of the daemons' logs printed. Each scenario's run
+ * time is printed ({@code scenario ...: N s}).
  */
-final class ClusterFixture implements TestWatcher, AutoCloseable {
-  private final String name;
-  private final Topology topology;
-  final Cluster cluster;
+final class SharedCluster implements TestWatcher {
+  private String name;
+  private Topology topology;
+  private Cluster cluster;
   private volatile boolean failed;
+  private long t0;
 
-  ClusterFixture(String name, Cluster.Options options) {
+  Cluster start(String name, Cluster.Options options) {
     this.name = name;
     this.topology = Topology.create(name);
     try {
-      this.cluster = Cluster.start(topology, options);
+      cluster = Cluster.start(topology, options);
+      return cluster;
     } catch (RuntimeException | Error e) {
       keep();
       topology.close();
       throw e;
     }
+  }
+
+  void begin() {
+    t0 = System.nanoTime();
+  }
+
+  void end(String scenario) {
+    System.err.printf("scenario %s: %.1f s%n", scenario, (System.nanoTime() - t0) / 1e9);
   }
 
   @Override
@@ -48,13 +59,17 @@ final class ClusterFixture implements TestWatcher, AutoCloseable {
     System.err.println(sb);
   }
 
-  @Override
-  public void close() {
+  void close() {
+    if (topology == null) {
+      return;
+    }
     if (failed) {
       keep();
     }
     try {
-      cluster.close();
+      if (cluster != null) {
+        cluster.close();
+      }
     } finally {
       topology.close();
     }

@@ -80,6 +80,10 @@ public final class Cluster implements AutoCloseable {
   private final List<ClusterNode> nodes = new ArrayList<>();
   private final List<ManagedProcess> controllers = new ArrayList<>();
   private final List<AutoCloseable> closing = new ArrayList<>();
+  private final List<Node> controllerNamespaces = new ArrayList<>();
+  private String mode;
+  private Path cert;
+  private int restarts;
   private Node client;
   private Node bridgeA;
   private Node bridgeB;
@@ -254,8 +258,10 @@ public final class Cluster implements AutoCloseable {
     Node ns = topology.node(name);
     String a = addressA(i);
     String b = addressB(i);
-    ns.address(topology.attach(ns, bridgeA).aName(), a + "/26");
-    ns.address(topology.attach(ns, bridgeB).aName(), b + "/26");
+    String ifA = topology.attach(ns, bridgeA).aName();
+    String ifB = topology.attach(ns, bridgeB).aName();
+    ns.address(ifA, a + "/26");
+    ns.address(ifB, b + "/26");
     long asn = 65000 + i;
 
     // the Node object, as a kubelet registers it
@@ -297,7 +303,8 @@ public final class Cluster implements AutoCloseable {
             });
 
     // the plugin, installed by its installer (what the agent's init container runs)
-    ClusterNode node = new ClusterNode(name, ns, a, b, asn, new ClusterNode.Holder());
+    ClusterNode node =
+        new ClusterNode(name, ns, a, b, asn, List.of(ifA, ifB), new ClusterNode.Holder());
     install(node);
     startSartd(node, "sartd-node");
     return node;
@@ -412,34 +419,77 @@ public final class Cluster implements AutoCloseable {
   private ManagedProcess controller(int i, String mode, Path cert) {
     Node ns = topology.node("cp" + i);
     relayToApi(ns);
-    Path kubeconfig = api.kubeconfigThroughRelay(ns.dir().resolve("kubeconfig"));
+    api.kubeconfigThroughRelay(ns.dir().resolve("kubeconfig"));
+    controllerNamespaces.add(ns);
+    this.mode = mode;
+    this.cert = cert;
+    return spawnController(i, "sartd-controller");
+  }
+
+  /**
+   * {@code sartd controller} replica {@code i} as the project's Deployment runs it
+   * (kube-controller/manifests/controller.yaml: its arguments, {@code POD_NAMESPACE}, a pod name as
+   * {@code HOSTNAME}, the certificate directory).
+   */
+  private ManagedProcess spawnController(int i, String processName) {
+    Node ns = controllerNamespaces.get(i - 1);
     Map<String, String> env = new LinkedHashMap<>();
-    env.put("KUBECONFIG", kubeconfig.toString());
+    env.put("KUBECONFIG", ns.dir().resolve("kubeconfig").toString());
     env.put("POD_NAMESPACE", "kube-system");
     env.put("HOSTNAME", "sart-controller-" + i);
-    ManagedProcess p =
-        ns.spawn(
-            "sartd-controller",
-            List.of(
-                Launch.java(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Xmx256m",
-                "-cp",
-                Launch.classpath(),
-                "dev.sart.sartd.Sartd",
-                "controller",
-                "--mode",
-                mode,
-                "--http",
-                "0.0.0.0:8080",
-                "--https",
-                "0.0.0.0:8443",
-                "--cert-dir",
-                cert.toString()),
-            env);
-    return p;
+    return ns.spawn(
+        processName,
+        List.of(
+            Launch.java(),
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Xmx256m",
+            "-cp",
+            Launch.classpath(),
+            "dev.sart.sartd.Sartd",
+            "controller",
+            "--mode",
+            mode,
+            "--http",
+            "0.0.0.0:8080",
+            "--https",
+            "0.0.0.0:8443",
+            "--cert-dir",
+            cert.toString()),
+        env);
+  }
+
+  /** Stops every controller replica (SIGTERM) and starts them again (a rollout restart). */
+  public void restartControllers() {
+    restarts++;
+    for (ManagedProcess p : controllers) {
+      p.stop();
+    }
+    for (int i = 1; i <= controllers.size(); i++) {
+      controllers.set(i - 1, spawnController(i, "sartd-controller-r" + restarts));
+    }
+  }
+
+  /**
+   * Kills the node's {@code sartd node} (speaker, FIB and agent) with SIGKILL and starts a new one,
+   * as a crashed DaemonSet pod is restarted; returns once it serves.
+   */
+  public void restartSartd(ClusterNode n) {
+    restarts++;
+    ProcessHandle.of(n.process().pid()).ifPresent(ProcessHandle::destroyForcibly);
+    await(n.name() + ": sartd node gone")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !n.process().isAlive());
+    startSartd(n, "sartd-node-r" + restarts);
+    awaitNodeReady(n);
+  }
+
+  /** Takes the node's links to both ToRs down (a cut cable, a dead NIC) or up again. */
+  public void uplinks(ClusterNode n, boolean up) {
+    for (String ifname : n.uplinks()) {
+      n.netns().exec("ip", "link", "set", ifname, up ? "up" : "down");
+    }
   }
 
   // ---- what the scenarios and the demo use

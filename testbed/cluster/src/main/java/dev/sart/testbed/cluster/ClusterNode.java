@@ -16,9 +16,16 @@ import java.util.List;
  * @param internalIp the Node's InternalIP: its address on ToR 1's LAN (also the pods' gateway)
  * @param addressB its address on ToR 2's LAN
  * @param asn its AS (label {@code sart.terassyi.net/asn})
+ * @param uplinks its interfaces to the two LANs
  */
 public record ClusterNode(
-    String name, Node netns, String internalIp, String addressB, long asn, Holder sartd) {
+    String name,
+    Node netns,
+    String internalIp,
+    String addressB,
+    long asn,
+    List<String> uplinks,
+    Holder sartd) {
 
   /** The node's {@code sartd node} process (replaced when a scenario restarts it). */
   public static final class Holder {

@@ -127,4 +127,122 @@ class LoadBalancerScenariosTest {
     assertEquals(Set.of("app-local-1", "app-local-3"), answers.keySet(), "" + answers);
     SHARED.end("externalTrafficPolicy Local: next hops = nodes with endpoints, pod moved");
   }
+
+  @Test
+  @Order(4)
+  void aTerminatingEndpointIsWithdrawnBeforeThePodIsGoneAndTrafficKeepsFlowing() throws Exception {
+    SHARED.begin();
+    Map<String, String> app = Map.of("app", "app-local");
+    ClusterNode n1 = cluster.nodes().get(0);
+    ClusterNode n3 = cluster.nodes().get(2);
+    String vip = awaitAddress(cluster, NS, "app-svc-local");
+    // app-local-3 drains for 6 s after its deletion (preStop sleep), as a real application would
+    client.pods().inNamespace(NS).withName("app-local-3").delete();
+    await("app-local-3 gone")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> client.pods().inNamespace(NS).withName("app-local-3").get() == null);
+    client.resource(Manifests.pod(NS, "app-local-3", n3.name(), app, 6)).create();
+    awaitPodsReady(cluster, NS, app, 2);
+    awaitNextHops(cluster, vip + "/32", List.of(n1, n3));
+
+    try (Traffic traffic = Traffic.start(cluster, vip, 80)) {
+      client.pods().inNamespace(NS).withName("app-local-3").delete();
+      awaitNextHops(cluster, vip + "/32", List.of(n1));
+      assertTrue(
+          client.pods().inNamespace(NS).withName("app-local-3").get() != null,
+          "the route was withdrawn only after the terminating pod was gone");
+      await("app-local-3 gone")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> client.pods().inNamespace(NS).withName("app-local-3").get() == null);
+      Thread.sleep(500);
+      Traffic.Result r = traffic.stop();
+      System.err.println("traffic during the move: " + r);
+      assertEquals(0, r.failed(), "requests lost while the endpoint moved: " + r);
+      assertTrue(r.answers().keySet().contains("app-local-1"), "" + r);
+    }
+    SHARED.end("Local: terminating endpoint withdrawn before the pod is gone, no request lost");
+  }
+
+  @Test
+  @Order(5)
+  void aNodeLosesItsLinksTheTorsStopRoutingToItAndTrafficGoesToTheOthers() {
+    SHARED.begin();
+    Map<String, String> app = Map.of("app", "app-local");
+    ClusterNode n1 = cluster.nodes().get(0);
+    ClusterNode n2 = cluster.nodes().get(1);
+    client.resource(Manifests.pod(NS, "app-local-2", n2.name(), app, 0)).create();
+    awaitPodsReady(cluster, NS, app, 2);
+    String vip = awaitAddress(cluster, NS, "app-svc-local");
+    awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
+
+    long cut = System.nanoTime();
+    cluster.uplinks(n2, false);
+    // no BFD yet: the ToRs notice when the hold timer (9 s, from the BGPPeerTemplate) expires
+    awaitNextHops(cluster, vip + "/32", List.of(n1));
+    System.err.printf(
+        "ToRs stopped routing to %s %.1f s after its links went down%n",
+        n2, (System.nanoTime() - cut) / 1e9);
+    assertEquals(Map.of("app-local-1", 20), requests(cluster, vip, 80, 20));
+
+    cluster.uplinks(n2, true);
+    awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
+    assertEquals(Set.of("app-local-1", "app-local-2"), requests(cluster, vip, 80, 30).keySet());
+    SHARED.end("failure: a node loses its links, the ToRs route around it, it comes back");
+  }
+
+  @Test
+  @Order(6)
+  void restartSartdNodeTheAddressesStayAndTrafficRecovers() {
+    SHARED.begin();
+    Map<String, String> before = addresses();
+    ClusterNode n1 = cluster.nodes().get(0);
+    String vip = before.get("app-svc-cluster");
+    long t = System.nanoTime();
+    cluster.restartSartd(n1);
+    // its sessions come back and it announces the Cluster Service's address again
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    System.err.printf(
+        "sartd node restarted on %s: routes back on both ToRs %.1f s after the kill%n",
+        n1, (System.nanoTime() - t) / 1e9);
+    assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
+    assertEquals(before, addresses(), "Service addresses after the restart");
+    SHARED.end("restart sartd node (speaker, FIB, agent): addresses kept, traffic recovers");
+  }
+
+  @Test
+  @Order(7)
+  void restartTheControllersTheAddressesStayAndANewServiceGetsAnotherOne() {
+    SHARED.begin();
+    Map<String, String> before = addresses();
+    cluster.restartControllers();
+    Map<String, String> app = Map.of("app", "app-cluster");
+    client
+        .resource(Manifests.loadBalancer(NS, "app-svc-cluster3", app, "Cluster", Map.of()))
+        .create();
+    String vip3 = awaitAddress(cluster, NS, "app-svc-cluster3");
+    assertTrue(!before.containsValue(vip3), vip3 + " was already handed out: " + before);
+    Map<String, String> after = addresses();
+    after.remove("app-svc-cluster3");
+    assertEquals(before, after, "Service addresses after the controllers' restart");
+    awaitNextHops(cluster, vip3 + "/32", cluster.nodes());
+    assertTrue(requests(cluster, vip3, 80, 20).size() >= 2);
+    SHARED.end("restart the controllers: addresses kept, a new Service gets a new address");
+  }
+
+  /** Every LoadBalancer Service's addresses, by name. */
+  static Map<String, String> addresses() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (var s : client.services().inNamespace(NS).list().getItems()) {
+      if (s.getStatus() != null
+          && s.getStatus().getLoadBalancer() != null
+          && s.getStatus().getLoadBalancer().getIngress() != null) {
+        out.put(
+            s.getMetadata().getName(),
+            s.getStatus().getLoadBalancer().getIngress().stream()
+                .map(i -> i.getIp())
+                .collect(Collectors.joining(",")));
+      }
+    }
+    return out;
+  }
 }

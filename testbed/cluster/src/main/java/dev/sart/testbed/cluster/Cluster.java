@@ -124,7 +124,7 @@ public final class Cluster implements AutoCloseable {
     Phases phases = new Phases();
     api.applyCrds(Launch.crdManifests());
     KubernetesClient k = api.client();
-    for (String ns : List.of("kube-system", "default")) {
+    for (String ns : List.of("kube-system", "kube-node-lease", "default")) {
       if (k.namespaces().withName(ns).get() == null) {
         k.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
             .create();
@@ -579,8 +579,45 @@ public final class Cluster implements AutoCloseable {
         .orElseThrow(() -> new IllegalArgumentException("no node has " + address));
   }
 
+  /**
+   * What a real API server keeps after the run and nothing else would remove: the kubelet
+   * stand-in's finalizers on pods (those pods are deleted) and the Node objects this cluster
+   * registered.
+   */
+  private void releaseApiObjects() {
+    KubernetesClient k = api.client();
+    for (var p : k.pods().inAnyNamespace().list().getItems()) {
+      if (p.getMetadata().getFinalizers().contains(KubeletStandIn.FINALIZER)) {
+        try {
+          k.pods()
+              .inNamespace(p.getMetadata().getNamespace())
+              .withName(p.getMetadata().getName())
+              .edit(
+                  x -> {
+                    x.getMetadata().getFinalizers().remove(KubeletStandIn.FINALIZER);
+                    return x;
+                  });
+          k.resource(p).withGracePeriod(0).delete();
+        } catch (RuntimeException e) {
+          System.err.println("releasing pod " + p.getMetadata().getName() + ": " + e);
+        }
+      }
+    }
+    for (ClusterNode n : nodes) {
+      k.nodes().withName(n.name()).delete();
+    }
+  }
+
   @Override
   public void close() {
+    if (standIns != null) {
+      standIns.close();
+    }
+    try {
+      releaseApiObjects();
+    } catch (RuntimeException e) {
+      System.err.println("releasing the cluster's objects: " + e);
+    }
     for (AutoCloseable c : closing.reversed()) {
       try {
         c.close();

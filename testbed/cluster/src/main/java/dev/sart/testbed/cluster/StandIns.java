@@ -26,6 +26,7 @@ public final class StandIns implements AutoCloseable {
   private final Map<String, KubeletStandIn> kubelets = new LinkedHashMap<>();
   private final EndpointSliceStandIn endpointSlices;
   private final KubeProxyStandIn kubeProxy;
+  private final NodeHeartbeats heartbeats;
 
   StandIns(ApiServer api, Topology topology, List<ClusterNode> nodes) {
     this.client = api.newClient();
@@ -35,6 +36,7 @@ public final class StandIns implements AutoCloseable {
     for (ClusterNode n : nodes) {
       kubelets.put(n.name(), new KubeletStandIn(client, topology, n, pods));
     }
+    heartbeats = new NodeHeartbeats(client, nodes);
     boolean sliceStandIn =
         !"off".equalsIgnoreCase(System.getenv().getOrDefault("SART_E2E_ENDPOINTSLICE_STANDIN", ""));
     endpointSlices = sliceStandIn ? new EndpointSliceStandIn(client, pods, services, slices) : null;
@@ -93,8 +95,14 @@ public final class StandIns implements AutoCloseable {
     return kubeProxy;
   }
 
+  private volatile boolean closed;
+
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     pods.close();
     services.close();
     slices.close();
@@ -105,6 +113,7 @@ public final class StandIns implements AutoCloseable {
       endpointSlices.close();
     }
     kubeProxy.close();
+    heartbeats.close();
     client.close();
   }
 }

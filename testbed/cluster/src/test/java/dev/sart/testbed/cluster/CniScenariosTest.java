@@ -11,6 +11,7 @@ import dev.sart.crds.AddressBlock;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Cidr;
+import dev.sart.crds.Sart;
 import dev.sart.testbed.Node;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -165,6 +166,130 @@ class CniScenariosTest {
     SHARED.end("CNI: release an unused block");
   }
 
+  @Test
+  @Order(6)
+  void nonDefaultPoolByPodAnnotationAndByNamespaceAnnotation() {
+    SHARED.begin();
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata:
+          name: non-default-pod-pool
+        spec:
+          cidr: 198.51.100.0/27
+          type: pod
+          allocType: bit
+          blockSize: 29
+          autoAssign: false
+        """);
+    ClusterNode n1 = cluster.nodes().get(0);
+    ClusterNode n2 = cluster.nodes().get(1);
+    Pod byPod = Manifests.pod(NS, "pod-annotated", n1.name(), Map.of("app", "annotated"), 0);
+    byPod
+        .getMetadata()
+        .setAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
+    client.resource(byPod).create();
+    String other = "test-non-default";
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(other)
+                .withAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"))
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(Manifests.pod(other, "pod-in-namespace", n2.name(), Map.of("app", "ns"), 0))
+        .create();
+    Pod a = awaitPodsReady(cluster, NS, Map.of("app", "annotated"), 1).getFirst();
+    Pod b = awaitPodsReady(cluster, other, Map.of("app", "ns"), 1).getFirst();
+    for (Pod p : List.of(a, b)) {
+      AddressBlock block = blockOf(p.getStatus().getPodIP());
+      assertNotNull(block, p.getStatus().getPodIP() + " is in no block");
+      assertEquals("non-default-pod-pool", block.getSpec().poolRef(), p.getStatus().getPodIP());
+      assertEquals(p.getSpec().getNodeName(), block.getSpec().nodeRef());
+    }
+    assertAnswers(cluster.clientNode(), NS, "pod-annotated");
+    assertAnswers(podNetns(name(n2, "a")), NS, "pod-annotated");
+    assertAnswers(cluster.clientNode(), other, "pod-in-namespace");
+    assertAnswers(podNetns(name(n1, "a")), other, "pod-in-namespace");
+    SHARED.end("CNI: non-default pool by pod and by namespace annotation");
+  }
+
+  @Test
+  @Order(7)
+  void restartSartdNodeWithPodsRunningNoAddressLostOrDoubled() {
+    SHARED.begin();
+    ClusterNode n1 = cluster.nodes().get(0);
+    Map<String, String> before = podAddresses();
+    List<AddressBlock> blocksBefore = blocksOf(n1);
+    cluster.restartSartd(n1);
+    for (AddressBlock b : blocksBefore) {
+      awaitNextHops(cluster, b.getSpec().cidr(), List.of(n1));
+    }
+    assertAnswers(podNetns(name(cluster.nodes().get(1), "a")), NS, name(n1, "a"));
+    assertAnswers(cluster.clientNode(), NS, name(n1, "b"));
+    assertEquals(before, podAddresses(), "pod addresses after the restart");
+    assertEquals(
+        blocksBefore.stream().map(b -> b.getSpec().cidr()).sorted().toList(),
+        blocksOf(n1).stream().map(b -> b.getSpec().cidr()).sorted().toList());
+
+    client.resource(Manifests.pod(NS, name(n1, "c"), n1.name(), APP, 0)).create();
+    awaitPodsReady(cluster, NS, APP, 2 * cluster.nodes().size() - 2 + 1);
+    String ip = client.pods().inNamespace(NS).withName(name(n1, "c")).get().getStatus().getPodIP();
+    assertTrue(!before.containsValue(ip), ip + " is held by another pod: " + before);
+    assertEquals(n1.name(), blockOf(ip).getSpec().nodeRef());
+    assertAnswers(podNetns(name(cluster.nodes().get(1), "a")), NS, name(n1, "c"));
+    SHARED.end("CNI: restart sartd node with pods running");
+  }
+
+  @Test
+  @Order(8)
+  void restartTheControllersWithPodsRunningAddressesKeptNewPodGetsAFreshOne() {
+    SHARED.begin();
+    Map<String, String> before = podAddresses();
+    cluster.restartControllers();
+    ClusterNode n3 = cluster.nodes().get(2);
+    // node3 has no block any more (released above): its new pod needs a new one from the controller
+    client.resource(Manifests.pod(NS, name(n3, "c"), n3.name(), APP, 0)).create();
+    Pod p =
+        await("the new pod on " + n3 + " Ready")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(300))
+            .until(
+                () -> client.pods().inNamespace(NS).withName(name(n3, "c")).get(),
+                x -> x != null && Scenarios.ready(x));
+    String ip = p.getStatus().getPodIP();
+    assertTrue(!before.containsValue(ip), ip + " is held by another pod: " + before);
+    assertEquals(n3.name(), blockOf(ip).getSpec().nodeRef());
+    assertEquals(before, withoutPod(podAddresses(), NS + "/" + name(n3, "c")));
+    assertAnswers(cluster.clientNode(), NS, name(n3, "c"));
+    assertAnswers(podNetns(name(cluster.nodes().get(0), "a")), NS, name(n3, "c"));
+    SHARED.end("CNI: restart the controllers with pods running");
+  }
+
+  static Map<String, String> withoutPod(Map<String, String> m, String key) {
+    Map<String, String> out = new java.util.TreeMap<>(m);
+    out.remove(key);
+    return out;
+  }
+
+  /** Every running pod's address, by namespace/name. */
+  static Map<String, String> podAddresses() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+      if (p.getStatus() != null && p.getStatus().getPodIP() != null) {
+        out.put(
+            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(),
+            p.getStatus().getPodIP());
+      }
+    }
+    return out;
+  }
+
   // ---- helpers
 
   static String name(ClusterNode n, String suffix) {
@@ -192,7 +317,12 @@ class CniScenariosTest {
 
   /** A GET from {@code from} to the pod's address:8080 is answered by that pod. */
   static void assertAnswers(Node from, String pod) {
-    String ip = client.pods().inNamespace(NS).withName(pod).get().getStatus().getPodIP();
+    assertAnswers(from, NS, pod);
+  }
+
+  /** The same for a pod of another namespace. */
+  static void assertAnswers(Node from, String ns, String pod) {
+    String ip = client.pods().inNamespace(ns).withName(pod).get().getStatus().getPodIP();
     Optional<String> body =
         await(from.name() + " → " + pod + " (" + ip + ")")
             .atMost(Duration.ofSeconds(20))

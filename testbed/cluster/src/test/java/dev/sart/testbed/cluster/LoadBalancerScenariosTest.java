@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.crds.BGPPeer;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.SessionState;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -191,7 +192,7 @@ class LoadBalancerScenariosTest {
   }
 
   @Test
-  @Order(6)
+  @Order(8)
   void restartSartdNodeTheAddressesStayAndTrafficRecovers() {
     SHARED.begin();
     Map<String, String> before = addresses();
@@ -210,7 +211,7 @@ class LoadBalancerScenariosTest {
   }
 
   @Test
-  @Order(7)
+  @Order(9)
   void restartTheControllersTheAddressesStayAndANewServiceGetsAnotherOne() {
     SHARED.begin();
     Map<String, String> before = addresses();
@@ -227,6 +228,180 @@ class LoadBalancerScenariosTest {
     awaitNextHops(cluster, vip3 + "/32", cluster.nodes());
     assertTrue(requests(cluster, vip3, 80, 20).size() >= 2);
     SHARED.end("restart the controllers: addresses kept, a new Service gets a new address");
+  }
+
+  @Test
+  @Order(10)
+  void addressPoolRequestedAddressPoolChangeAndTwoPools() {
+    SHARED.begin();
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata:
+          name: non-default-lb-pool
+        spec:
+          cidr: 203.0.113.32/27
+          type: service
+          allocType: bit
+          blockSize: 27
+          autoAssign: false
+        """);
+    Map<String, String> app = Map.of("app", "app-cluster");
+    client
+        .resource(
+            Manifests.loadBalancer(
+                NS,
+                "app-svc-cluster2",
+                app,
+                "Cluster",
+                Map.of(
+                    "sart.terassyi.net/addresspool", "non-default-lb-pool",
+                    "sart.terassyi.net/loadBalancerIPs", "203.0.113.40")))
+        .create();
+    assertEquals("203.0.113.40", awaitAddress(cluster, NS, "app-svc-cluster2"));
+    awaitNextHops(cluster, "203.0.113.40/32", cluster.nodes());
+    assertTrue(requests(cluster, "203.0.113.40", 80, 10).size() >= 1);
+
+    // the pool of app-svc-cluster changes: a new address from it, the old one withdrawn
+    String old = awaitAddress(cluster, NS, "app-svc-cluster");
+    client
+        .services()
+        .inNamespace(NS)
+        .withName("app-svc-cluster")
+        .edit(
+            x -> {
+              x.getMetadata()
+                  .getAnnotations()
+                  .put("sart.terassyi.net/addresspool", "non-default-lb-pool");
+              return x;
+            });
+    String moved =
+        await("app-svc-cluster gets an address of non-default-lb-pool")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> awaitAddress(cluster, NS, "app-svc-cluster"), a -> !a.equals(old));
+    assertTrue(moved.startsWith("203.0.113."), moved);
+    awaitNextHops(cluster, moved + "/32", cluster.nodes());
+    assertTrue(requests(cluster, moved, 80, 10).size() >= 1);
+    awaitNextHops(cluster, old + "/32", List.of());
+    assertTrue(
+        Http.get(cluster.clientNode(), old, 80, Duration.ofSeconds(2)).isEmpty(),
+        "the old address still answers");
+
+    // two pools: one address of each, both reachable
+    client
+        .services()
+        .inNamespace(NS)
+        .withName("app-svc-cluster")
+        .edit(
+            x -> {
+              x.getMetadata()
+                  .getAnnotations()
+                  .put("sart.terassyi.net/addresspool", "default-lb-pool,non-default-lb-pool");
+              return x;
+            });
+    List<String> both =
+        await("app-svc-cluster has two addresses")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () -> List.of(addresses().getOrDefault("app-svc-cluster", "").split(",")),
+                l -> l.size() == 2);
+    for (String a : both) {
+      awaitNextHops(cluster, a + "/32", cluster.nodes());
+      assertTrue(requests(cluster, a, 80, 5).size() >= 1, a);
+    }
+    SHARED.end("address pool: requested address, pool change withdraws the old, two pools");
+  }
+
+  @Test
+  @Order(6)
+  void aSecondClusterBgpAndANodeChangingLabelsMovesItsPeers() {
+    SHARED.begin();
+    ClusterNode n3 = cluster.nodes().get(2);
+    // clusterbgp-b peers with tor1 only
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: ClusterBGP
+        metadata:
+          name: clusterbgp-b
+        spec:
+          nodeSelector:
+            bgp: b
+          asnSelector:
+            from: label
+          routerIdSelector:
+            from: internalAddress
+          speaker:
+            path: 127.0.0.1:5000
+            multipath: true
+          peers:
+            - peerTemplateRef: tor1
+        """);
+    String vip = awaitAddress(cluster, NS, "app-svc-cluster");
+    client
+        .nodes()
+        .withName(n3.name())
+        .edit(
+            x -> {
+              x.getMetadata().getLabels().put("bgp", "b");
+              return x;
+            });
+    // node3 keeps tor1 (from clusterbgp-b) and loses tor2: only tor1 routes to it
+    List<Frr> tors = cluster.tors();
+    Set<String> a =
+        cluster.nodes().stream().map(ClusterNode::internalIp).collect(Collectors.toSet());
+    Set<String> b =
+        cluster.nodes().stream()
+            .filter(n -> n != n3)
+            .map(ClusterNode::addressB)
+            .collect(Collectors.toSet());
+    await("tor1 routes " + vip + " over the 3 nodes, tor2 over node1 and node2")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () ->
+                Cluster.fibNextHops(tors.get(0), vip + "/32").equals(a)
+                    && Cluster.fibNextHops(tors.get(1), vip + "/32").equals(b));
+    assertTrue(requests(cluster, vip, 80, 10).size() >= 1);
+    client
+        .nodes()
+        .withName(n3.name())
+        .edit(
+            x -> {
+              x.getMetadata().getLabels().put("bgp", "a");
+              return x;
+            });
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    client.resources(dev.sart.crds.ClusterBGP.class).withName("clusterbgp-b").delete();
+    Scenarios.awaitPeersEstablished(cluster);
+    SHARED.end("a second ClusterBGP, a node's label moves its peers, delete ClusterBGP");
+  }
+
+  @Test
+  @Order(7)
+  void deleteABgpPeerTheClusterBgpMakesItAgain() {
+    SHARED.begin();
+    ClusterNode n1 = cluster.nodes().get(0);
+    String peer = "tor2-" + n1.name() + "-65200-192.0.2.65";
+    String uid = client.resources(BGPPeer.class).withName(peer).get().getMetadata().getUid();
+    client.resources(BGPPeer.class).withName(peer).delete();
+    await(peer + " made again by clusterbgp-a and Established")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              BGPPeer p = client.resources(BGPPeer.class).withName(peer).get();
+              return p != null && !p.getMetadata().getUid().equals(uid) && Scenarios.established(p);
+            });
+    String vip = awaitAddress(cluster, NS, "app-svc-cluster");
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    assertTrue(requests(cluster, vip, 80, 10).size() >= 1);
+    SHARED.end("delete a BGPPeer: made again by its ClusterBGP, routes back");
   }
 
   /** Every LoadBalancer Service's addresses, by name. */

@@ -79,8 +79,7 @@ public final class ApiServer implements AutoCloseable {
                   "-XX:+UseSerialGC",
                   "-XX:TieredStopAtLevel=1",
                   "-Xmx512m",
-                  "-cp",
-                  Launch.classpath(),
+                  Launch.classpathArgument(),
                   MockApiServer.class.getName())
               .redirectError(log.toFile())
               .start();

@@ -238,8 +238,7 @@ public final class Cluster implements AutoCloseable {
     Shell.run(
         Launch.java(),
         "-XX:TieredStopAtLevel=1",
-        "-cp",
-        Launch.classpath(),
+        Launch.classpathArgument(),
         "dev.sart.sartd.Sartd",
         "certgen",
         "--out-dir",
@@ -390,8 +389,7 @@ public final class Cluster implements AutoCloseable {
                     "-XX:TieredStopAtLevel=1",
                     "-Xmx256m",
                     "-Dsart.bgp.warmup=0",
-                    "-cp",
-                    Launch.classpath(),
+                    Launch.classpathArgument(),
                     "dev.sart.sartd.Sartd",
                     "node",
                     "--kubeconfig",
@@ -445,8 +443,7 @@ public final class Cluster implements AutoCloseable {
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
             "-Xmx256m",
-            "-cp",
-            Launch.classpath(),
+            Launch.classpathArgument(),
             "dev.sart.sartd.Sartd",
             "controller",
             "--mode",
@@ -456,7 +453,9 @@ public final class Cluster implements AutoCloseable {
             "--https",
             "0.0.0.0:8443",
             "--cert-dir",
-            cert.toString()),
+            cert.toString(),
+            "-l",
+            System.getProperty("sart.cluster.controller.log", "info")),
         env);
   }
 

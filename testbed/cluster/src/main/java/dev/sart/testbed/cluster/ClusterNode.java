@@ -59,8 +59,7 @@ public record ClusterNode(
                 Launch.java(),
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-cp",
-                Launch.classpath(),
+                Launch.classpathArgument(),
                 "dev.sart.cli.Sart"));
     argv.addAll(List.of(args));
     return netns.tryExec(argv.toArray(String[]::new));

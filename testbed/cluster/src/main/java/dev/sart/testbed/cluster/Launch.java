@@ -17,6 +17,26 @@ public final class Launch {
     return System.getProperty("java.class.path");
   }
 
+  private static volatile String argFile;
+
+  /**
+   * {@code @FILE}: a java argument file holding {@code -cp <this JVM's class path>}, so that the
+   * command lines in the processes' logs stay readable.
+   */
+  public static synchronized String classpathArgument() {
+    if (argFile == null) {
+      try {
+        Path f = Files.createTempFile("sart-cluster-cp-", ".args");
+        f.toFile().deleteOnExit();
+        Files.writeString(f, "-cp \"" + classpath().replace("\\", "\\\\") + "\"\n");
+        argFile = "@" + f;
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return argFile;
+  }
+
   /**
    * The source tree's root ({@code -Dsart.root}, set by the build and by bin/demo; else the working
    * directory or one of its parents holding {@code crds/manifests}).

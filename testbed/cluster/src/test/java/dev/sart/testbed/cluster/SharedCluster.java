@@ -3,6 +3,7 @@ package dev.sart.testbed.cluster;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Topology;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
@@ -46,8 +47,29 @@ final class SharedCluster implements TestWatcher {
     failed = true;
   }
 
+  /** Thread dumps of the live sartd processes into their logs (a stuck reconciler shows there). */
+  private void threadDumps() {
+    Path jcmd = Path.of(Launch.java()).resolveSibling("jcmd");
+    for (ManagedProcess p : topology.processes()) {
+      if (p.name().startsWith("sartd") && p.isAlive()) {
+        var r =
+            dev.sart.testbed.Shell.exec(
+                List.of(jcmd.toString(), Long.toString(p.pid()), "Thread.print"));
+        try {
+          java.nio.file.Files.writeString(
+              p.log().resolveSibling(p.name() + ".threads.txt"), r.stdout() + r.stderr());
+        } catch (java.io.IOException e) {
+          System.err.println("thread dump of " + p + ": " + e);
+        }
+      }
+    }
+  }
+
   private void keep() {
+    threadDumps();
     Path keep = Path.of(System.getProperty("sart.testbed.logs", "target/testbed-logs"), name);
+    // a previous run's files would make the copy land inside them
+    dev.sart.testbed.Shell.run("rm", "-rf", keep.toAbsolutePath().toString());
     topology.preserveFilesIn(keep.toAbsolutePath());
     StringBuilder sb = new StringBuilder("cluster files kept in " + keep.toAbsolutePath() + "\n");
     for (ManagedProcess p : topology.processes()) {

@@ -8,7 +8,9 @@
 # shows what the speaker put on the wire (SpeakerAs2InteropTest). nftables: `nft` drops packets
 # between peers (SpeakerOptionsInteropTest). curl: HTTP from inside a namespace (SartdMetricsTest).
 # procps: `sysctl` and `kill` (not in a minimal Debian). kubectl: `kubectl kustomize` renders
-# deploy/'s overlays (KustomizeTest).
+# deploy/'s overlays (KustomizeTest); it comes with this kind of machine (no Debian archive has a
+# kubectl new enough), so this only checks it is there. The cluster on one machine (testbed/cluster)
+# uses nftables for its kube-proxy stand-in and python3 for its pods' HTTP servers.
 # The test bed refuses to run a program that is not declared with its package
 # (testbed/harness Programs.java); ProgramsTest checks each declaration against this list.
 SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps kubectl"

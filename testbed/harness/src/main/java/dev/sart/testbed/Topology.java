@@ -142,6 +142,24 @@ public final class Topology implements AutoCloseable {
     return l;
   }
 
+  /**
+   * Removes one namespace of the topology before the others (a pod that goes away): ends what runs
+   * in it, deletes it and its directory. Processes started with {@link Node#spawn} in it should be
+   * stopped first.
+   */
+  public synchronized void remove(Node node) {
+    if (nodes.get(node.name()) != node) {
+      throw new IllegalArgumentException(node + " is not a node of " + id);
+    }
+    Sweeper.removeNamespace(node.netns());
+    nodes.remove(node.name());
+    try {
+      deleteTree(node.dir());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public synchronized List<Node> nodes() {
     return List.copyOf(nodes.values());
   }

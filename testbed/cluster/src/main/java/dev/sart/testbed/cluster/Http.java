@@ -1,0 +1,69 @@
+package dev.sart.testbed.cluster;
+
+import dev.sart.testbed.NamespaceThreads;
+import dev.sart.testbed.Node;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * HTTP/1.0 GETs made from inside a namespace (a client, a node's probe): the socket is opened on a
+ * thread that entered the namespace, so the request leaves from there like any program's there.
+ */
+public final class Http {
+  private Http() {}
+
+  /**
+   * The body of {@code GET /} on {@code address:port} from {@code from}, or empty on any failure.
+   */
+  public static Optional<String> get(Node from, String address, int port, Duration timeout) {
+    CompletableFuture<String> result = new CompletableFuture<>();
+    NamespaceThreads.factory(from, "http-" + from.name())
+        .newThread(
+            () -> {
+              try {
+                result.complete(request(address, port, timeout));
+              } catch (Throwable e) {
+                result.completeExceptionally(e);
+              }
+            })
+        .start();
+    try {
+      return Optional.of(result.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS));
+    } catch (ExecutionException | TimeoutException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  private static String request(String address, int port, Duration timeout) throws IOException {
+    try (Socket s = new Socket()) {
+      int ms = (int) timeout.toMillis();
+      s.connect(new InetSocketAddress(address, port), ms);
+      s.setSoTimeout(ms);
+      OutputStream out = s.getOutputStream();
+      out.write(
+          ("GET / HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      if (!response.startsWith("HTTP/1.") || !response.split(" ", 3)[1].equals("200")) {
+        throw new IOException("not a 200: " + response.lines().findFirst().orElse(""));
+      }
+      int body = response.indexOf("\r\n\r\n");
+      return body < 0 ? "" : response.substring(body + 4);
+    }
+  }
+}

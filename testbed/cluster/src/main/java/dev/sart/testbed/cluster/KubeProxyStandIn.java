@@ -1,0 +1,273 @@
+package dev.sart.testbed.cluster;
+
+import dev.sart.testbed.Shell;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Stand-in for kube-proxy in nftables mode (not sart's), one table per node namespace: TCP/UDP to a
+ * Service's LoadBalancer addresses ({@code status.loadBalancer.ingress}) and its ClusterIP is
+ * DNATed to an endpoint chosen at random among the ready ones of its EndpointSlices (the serving
+ * terminating ones when none is ready, as kube-proxy does). For {@code externalTrafficPolicy:
+ * Local} a LoadBalancer address goes only to the endpoints on this node (dropped when there is none
+ * here), and keeps the client's address; with {@code Cluster} it may go to any node's endpoint and
+ * is masqueraded (the reply must come back through this node), as kube-proxy marks external
+ * traffic. The whole table is replaced in one {@code nft -f} transaction when what it should hold
+ * changes.
+ */
+public final class KubeProxyStandIn implements AutoCloseable {
+  public static final String TABLE = "sart-kube-proxy-standin";
+  private static final Logger LOG = Logger.getLogger(KubeProxyStandIn.class.getName());
+
+  private final List<ClusterNode> nodes;
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<EndpointSlice> slices;
+  private final Map<String, String> applied = new HashMap<>();
+  private final ExecutorService worker =
+      Executors.newSingleThreadExecutor(
+          r -> Thread.ofPlatform().daemon().name("kube-proxy-stand-in").unstarted(r));
+  private final AtomicBoolean dirty = new AtomicBoolean();
+
+  KubeProxyStandIn(
+      List<ClusterNode> nodes,
+      SharedIndexInformer<Service> services,
+      SharedIndexInformer<EndpointSlice> slices) {
+    this.nodes = List.copyOf(nodes);
+    this.services = services;
+    this.slices = slices;
+    changed();
+  }
+
+  void changed() {
+    if (dirty.compareAndSet(false, true)) {
+      worker.execute(
+          () -> {
+            dirty.set(false);
+            for (ClusterNode n : nodes) {
+              try {
+                String rules = ruleset(n.name());
+                if (!rules.equals(applied.get(n.name()))) {
+                  Shell.Result r = Shell.exec(n.netns().inNetns(List.of("nft", "-f", "-")), rules);
+                  if (!r.ok()) {
+                    throw new IllegalStateException("nft: " + r.stderr() + "\n" + rules);
+                  }
+                  applied.put(n.name(), rules);
+                }
+              } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "kube-proxy stand-in on " + n.name() + ": " + e, e);
+                retryLater();
+              }
+            }
+          });
+    }
+  }
+
+  private void retryLater() {
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                Thread.sleep(1_000);
+                changed();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+  }
+
+  /** The table this node should hold now. */
+  String ruleset(String node) {
+    StringBuilder services = new StringBuilder();
+    StringBuilder chains = new StringBuilder();
+    int[] ids = {0, 0};
+    List<Service> sorted =
+        this.services.getStore().list().stream()
+            .sorted(
+                Comparator.comparing(
+                    (Service s) ->
+                        s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()))
+            .toList();
+    for (Service svc : sorted) {
+      List<EndpointSlice> mine =
+          slices.getStore().list().stream()
+              .filter(
+                  s ->
+                      Objects.equals(
+                          s.getMetadata().getNamespace(), svc.getMetadata().getNamespace()))
+              .filter(
+                  s ->
+                      s.getMetadata().getLabels() != null
+                          && svc.getMetadata()
+                              .getName()
+                              .equals(
+                                  s.getMetadata().getLabels().get("kubernetes.io/service-name")))
+              .filter(s -> "IPv4".equals(s.getAddressType()))
+              .toList();
+      boolean local = "Local".equals(svc.getSpec().getExternalTrafficPolicy());
+      List<String> external = new ArrayList<>();
+      if (svc.getStatus() != null
+          && svc.getStatus().getLoadBalancer() != null
+          && svc.getStatus().getLoadBalancer().getIngress() != null) {
+        for (LoadBalancerIngress i : svc.getStatus().getLoadBalancer().getIngress()) {
+          if (i.getIp() != null && !i.getIp().contains(":")) {
+            external.add(i.getIp());
+          }
+        }
+      }
+      String clusterIp = svc.getSpec().getClusterIP();
+      for (ServicePort port : svc.getSpec().getPorts()) {
+        String proto = port.getProtocol() == null ? "tcp" : port.getProtocol().toLowerCase();
+        if (!proto.equals("tcp") && !proto.equals("udp")) {
+          continue;
+        }
+        List<String> all = endpoints(mine, port, null);
+        if (clusterIp != null && !clusterIp.equals("None") && !clusterIp.contains(":")) {
+          String chain = "svc" + ids[0]++;
+          services
+              .append("    ip daddr ")
+              .append(clusterIp)
+              .append(' ')
+              .append(proto)
+              .append(" dport ")
+              .append(port.getPort())
+              .append(" goto ")
+              .append(chain)
+              .append('\n');
+          chains.append(serviceChain(chain, proto, all, false, ids));
+        }
+        if (!external.isEmpty()) {
+          String chain = "svc" + ids[0]++;
+          for (String ip : external) {
+            services
+                .append("    ip daddr ")
+                .append(ip)
+                .append(' ')
+                .append(proto)
+                .append(" dport ")
+                .append(port.getPort())
+                .append(" goto ")
+                .append(chain)
+                .append('\n');
+          }
+          chains.append(
+              serviceChain(chain, proto, local ? endpoints(mine, port, node) : all, !local, ids));
+        }
+      }
+    }
+    return "table ip "
+        + TABLE
+        + "\ndelete table ip "
+        + TABLE
+        + "\ntable ip "
+        + TABLE
+        + " {\n"
+        + "  chain prerouting {\n    type nat hook prerouting priority dstnat; policy accept;\n"
+        + "    jump services\n  }\n"
+        + "  chain output {\n    type nat hook output priority -100; policy accept;\n"
+        + "    jump services\n  }\n"
+        + "  chain services {\n"
+        + services
+        + "  }\n"
+        + chains
+        + "  chain postrouting {\n    type nat hook postrouting priority srcnat; policy accept;\n"
+        + "    meta mark & 0x4000 == 0x4000 masquerade\n  }\n"
+        + "}\n";
+  }
+
+  private static String serviceChain(
+      String chain, String proto, List<String> endpoints, boolean masquerade, int[] ids) {
+    StringBuilder c = new StringBuilder("  chain ").append(chain).append(" {\n");
+    if (endpoints.isEmpty()) {
+      c.append("    drop\n  }\n");
+      return c.toString();
+    }
+    if (masquerade) {
+      c.append("    meta mark set meta mark | 0x4000\n");
+    }
+    StringBuilder eps = new StringBuilder();
+    List<String> map = new ArrayList<>();
+    for (int i = 0; i < endpoints.size(); i++) {
+      String ep = "ep" + ids[1]++;
+      map.add(i + " : goto " + ep);
+      eps.append("  chain ")
+          .append(ep)
+          .append(" {\n    meta l4proto ")
+          .append(proto)
+          .append(" dnat ip to ")
+          .append(endpoints.get(i))
+          .append("\n  }\n");
+    }
+    c.append("    numgen random mod ")
+        .append(endpoints.size())
+        .append(" vmap { ")
+        .append(String.join(", ", map))
+        .append(" }\n  }\n");
+    return c.append(eps).toString();
+  }
+
+  /**
+   * "address:port" of the endpoints for this Service port: ready ones, else serving terminating
+   * ones; only those on {@code node} when it is not null.
+   */
+  private static List<String> endpoints(List<EndpointSlice> slices, ServicePort port, String node) {
+    List<String> ready = new ArrayList<>();
+    List<String> terminating = new ArrayList<>();
+    for (EndpointSlice s : slices) {
+      Integer target = null;
+      if (s.getPorts() != null) {
+        for (EndpointPort p : s.getPorts()) {
+          if (Objects.equals(emptyToNull(p.getName()), emptyToNull(port.getName()))) {
+            target = p.getPort();
+          }
+        }
+      }
+      if (target == null || s.getEndpoints() == null) {
+        continue;
+      }
+      for (Endpoint e : s.getEndpoints()) {
+        if (node != null && !node.equals(e.getNodeName())) {
+          continue;
+        }
+        var c = e.getConditions();
+        boolean isReady = c == null || !Boolean.FALSE.equals(c.getReady());
+        boolean serving = c == null || !Boolean.FALSE.equals(c.getServing());
+        boolean term = c != null && Boolean.TRUE.equals(c.getTerminating());
+        for (String a : e.getAddresses()) {
+          if (isReady && !term) {
+            ready.add(a + ":" + target);
+          } else if (serving && term) {
+            terminating.add(a + ":" + target);
+          }
+        }
+      }
+    }
+    List<String> out = ready.isEmpty() ? terminating : ready;
+    out.sort(null);
+    return out;
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  @Override
+  public void close() {
+    worker.shutdownNow();
+  }
+}

@@ -1,0 +1,72 @@
+package dev.sart.testbed.cluster;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A client that keeps sending GETs to a Service address from the client namespace (one new
+ * connection every 100 ms, 2 s timeout each, no retries) until stopped; counts the answers by pod
+ * and the requests that got none.
+ */
+public final class Traffic implements AutoCloseable {
+  /** What the client saw. */
+  public record Result(int sent, int failed, Map<String, Integer> answers) {}
+
+  private final Thread thread;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final Map<String, Integer> answers = new TreeMap<>();
+  private int sent;
+  private int failed;
+
+  private Traffic(Cluster cluster, String address, int port) {
+    thread =
+        Thread.ofPlatform()
+            .daemon()
+            .name("traffic-" + address)
+            .start(
+                () -> {
+                  while (running.get()) {
+                    Optional<String> body =
+                        Http.get(cluster.clientNode(), address, port, Duration.ofSeconds(2));
+                    synchronized (this) {
+                      sent++;
+                      if (body.isPresent()) {
+                        answers.merge(body.get(), 1, Integer::sum);
+                      } else {
+                        failed++;
+                      }
+                    }
+                    try {
+                      Thread.sleep(100);
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                });
+  }
+
+  public static Traffic start(Cluster cluster, String address, int port) {
+    return new Traffic(cluster, address, port);
+  }
+
+  /** Stops after the request in flight; what was seen. */
+  public Result stop() {
+    running.set(false);
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      return new Result(sent, failed, Map.copyOf(answers));
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}

@@ -1,0 +1,336 @@
+package dev.sart.testbed.cluster;
+
+import static dev.sart.testbed.cluster.Scenarios.awaitNextHops;
+import static dev.sart.testbed.cluster.Scenarios.awaitPodsReady;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.crds.AddressBlock;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.Cidr;
+import dev.sart.crds.Sart;
+import dev.sart.testbed.Node;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * sart's CNI scenarios (reference sart.md §8.1, "Kubernetes CNI") on the cluster on one machine:
+ * pods started by the kubelet stand-in through the installed sart-cni plugin get addresses from
+ * their node's block, each block is one route on both ToRs, and traffic goes pod ↔ pod across
+ * nodes, node ↔ pod and client ↔ pod (the pool is routable); the answer names the pod that served
+ * it.
+ *
+ * <p>Runs unchanged against a real API server: {@code SART_E2E_KUBECONFIG=~/.kube/config}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CniScenariosTest {
+  static final String NS = "test";
+  static final Map<String, String> APP = Map.of("app", "cni-test");
+
+  @RegisterExtension static final SharedCluster SHARED = new SharedCluster();
+
+  static Cluster cluster;
+  static KubernetesClient client;
+
+  @BeforeAll
+  static void up() {
+    cluster = SHARED.start("CniScenariosTest", Cluster.Options.defaults());
+    client = cluster.client();
+  }
+
+  @AfterAll
+  static void down() {
+    SHARED.close();
+  }
+
+  @Test
+  @Order(1)
+  void prepareBgpAndThePodPool() {
+    SHARED.begin();
+    Manifests.apply(client, Scenarios.CLUSTER_BGP + "---\n" + Scenarios.POD_POOL);
+    Scenarios.awaitPeersEstablished(cluster);
+    if (client.namespaces().withName(NS).get() == null) {
+      client
+          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+          .create();
+    }
+    SHARED.end("CNI: ClusterBGP and pod pool");
+  }
+
+  @Test
+  @Order(2)
+  void createPodsEachGetsAnAddressFromItsNodesBlockAnnouncedToBothTors() {
+    SHARED.begin();
+    for (ClusterNode n : cluster.nodes()) {
+      for (String s : List.of("a", "b")) {
+        client.resource(Manifests.pod(NS, name(n, s), n.name(), APP, 0)).create();
+      }
+    }
+    List<Pod> pods = awaitPodsReady(cluster, NS, APP, 2 * cluster.nodes().size());
+    for (Pod p : pods) {
+      String node = p.getSpec().getNodeName();
+      AddressBlock block = blockOf(p.getStatus().getPodIP());
+      assertNotNull(block, p.getMetadata().getName() + " " + p.getStatus().getPodIP());
+      assertEquals(node, block.getSpec().nodeRef(), "the block of " + p.getStatus().getPodIP());
+    }
+    for (ClusterNode n : cluster.nodes()) {
+      List<AddressBlock> blocks = blocksOf(n);
+      assertEquals(1, blocks.size(), "one block on " + n + ": " + blocks);
+      String cidr = blocks.getFirst().getSpec().cidr();
+      assertNotNull(
+          client
+              .resources(BGPAdvertisement.class)
+              .inNamespace("kube-system")
+              .withName(blocks.getFirst().getMetadata().getName())
+              .get(),
+          "the block's BGPAdvertisement");
+      awaitNextHops(cluster, cidr, List.of(n));
+    }
+    SHARED.end("CNI: pods on every node, addresses from their node's block, block routes on ToRs");
+  }
+
+  @Test
+  @Order(3)
+  void trafficPodToPodAcrossNodesNodeToPodAndClientToPod() {
+    SHARED.begin();
+    List<ClusterNode> nodes = cluster.nodes();
+    for (ClusterNode from : nodes) {
+      Node src = podNetns(name(from, "a"));
+      for (ClusterNode to : nodes) {
+        if (to != from) {
+          assertAnswers(src, name(to, "b"));
+        }
+      }
+    }
+    for (int i = 0; i < nodes.size(); i++) {
+      ClusterNode from = nodes.get(i);
+      ClusterNode to = nodes.get((i + 1) % nodes.size());
+      assertAnswers(from.netns(), name(to, "a"));
+      assertAnswers(from.netns(), name(from, "b"));
+    }
+    for (ClusterNode n : nodes) {
+      assertAnswers(cluster.clientNode(), name(n, "a"));
+    }
+    SHARED.end("CNI: pod ↔ pod across nodes, node ↔ pod, client ↔ pod");
+  }
+
+  @Test
+  @Order(4)
+  void deleteAndRecreateAPodItGetsAnAddressOfItsNodeAgainAndIsReachable() {
+    SHARED.begin();
+    ClusterNode n3 = cluster.nodes().get(2);
+    String pod = name(n3, "a");
+    client.pods().inNamespace(NS).withName(pod).delete();
+    await(pod + " gone")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> client.pods().inNamespace(NS).withName(pod).get() == null);
+    client.resource(Manifests.pod(NS, pod, n3.name(), APP, 0)).create();
+    awaitPodsReady(cluster, NS, APP, 2 * cluster.nodes().size());
+    Pod p = client.pods().inNamespace(NS).withName(pod).get();
+    assertEquals(n3.name(), blockOf(p.getStatus().getPodIP()).getSpec().nodeRef());
+    assertAnswers(podNetns(name(cluster.nodes().get(0), "a")), pod);
+    assertAnswers(cluster.clientNode(), pod);
+    SHARED.end("CNI: delete and re-create a pod");
+  }
+
+  @Test
+  @Order(5)
+  void releaseUnusedAddressBlockTheNodesLastPodGoesItsBlockIsDeletedAndWithdrawn() {
+    SHARED.begin();
+    ClusterNode n3 = cluster.nodes().get(2);
+    String cidr = blocksOf(n3).getFirst().getSpec().cidr();
+    for (String s : List.of("a", "b")) {
+      client.pods().inNamespace(NS).withName(name(n3, s)).delete();
+    }
+    await("the AddressBlock of " + n3 + " deleted")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(300))
+        .until(() -> blocksOf(n3).isEmpty());
+    awaitNextHops(cluster, cidr, List.of());
+    assertAnswers(cluster.clientNode(), name(cluster.nodes().get(0), "a"));
+    SHARED.end("CNI: release an unused block");
+  }
+
+  @Test
+  @Order(6)
+  void nonDefaultPoolByPodAnnotationAndByNamespaceAnnotation() {
+    SHARED.begin();
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata:
+          name: non-default-pod-pool
+        spec:
+          cidr: 198.51.100.0/27
+          type: pod
+          allocType: bit
+          blockSize: 29
+          autoAssign: false
+        """);
+    ClusterNode n1 = cluster.nodes().get(0);
+    ClusterNode n2 = cluster.nodes().get(1);
+    Pod byPod = Manifests.pod(NS, "pod-annotated", n1.name(), Map.of("app", "annotated"), 0);
+    byPod
+        .getMetadata()
+        .setAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
+    client.resource(byPod).create();
+    String other = "test-non-default";
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(other)
+                .withAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"))
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(Manifests.pod(other, "pod-in-namespace", n2.name(), Map.of("app", "ns"), 0))
+        .create();
+    Pod a = awaitPodsReady(cluster, NS, Map.of("app", "annotated"), 1).getFirst();
+    Pod b = awaitPodsReady(cluster, other, Map.of("app", "ns"), 1).getFirst();
+    for (Pod p : List.of(a, b)) {
+      AddressBlock block = blockOf(p.getStatus().getPodIP());
+      assertNotNull(block, p.getStatus().getPodIP() + " is in no block");
+      assertEquals("non-default-pod-pool", block.getSpec().poolRef(), p.getStatus().getPodIP());
+      assertEquals(p.getSpec().getNodeName(), block.getSpec().nodeRef());
+    }
+    assertAnswers(cluster.clientNode(), NS, "pod-annotated");
+    assertAnswers(podNetns(name(n2, "a")), NS, "pod-annotated");
+    assertAnswers(cluster.clientNode(), other, "pod-in-namespace");
+    assertAnswers(podNetns(name(n1, "a")), other, "pod-in-namespace");
+    SHARED.end("CNI: non-default pool by pod and by namespace annotation");
+  }
+
+  @Test
+  @Order(7)
+  void restartSartdNodeWithPodsRunningNoAddressLostOrDoubled() {
+    SHARED.begin();
+    ClusterNode n1 = cluster.nodes().get(0);
+    Map<String, String> before = podAddresses();
+    List<AddressBlock> blocksBefore = blocksOf(n1);
+    cluster.restartSartd(n1);
+    for (AddressBlock b : blocksBefore) {
+      awaitNextHops(cluster, b.getSpec().cidr(), List.of(n1));
+    }
+    assertAnswers(podNetns(name(cluster.nodes().get(1), "a")), NS, name(n1, "a"));
+    assertAnswers(cluster.clientNode(), NS, name(n1, "b"));
+    assertEquals(before, podAddresses(), "pod addresses after the restart");
+    assertEquals(
+        blocksBefore.stream().map(b -> b.getSpec().cidr()).sorted().toList(),
+        blocksOf(n1).stream().map(b -> b.getSpec().cidr()).sorted().toList());
+
+    client.resource(Manifests.pod(NS, name(n1, "c"), n1.name(), APP, 0)).create();
+    awaitPodsReady(cluster, NS, APP, 2 * cluster.nodes().size() - 2 + 1);
+    String ip = client.pods().inNamespace(NS).withName(name(n1, "c")).get().getStatus().getPodIP();
+    assertTrue(!before.containsValue(ip), ip + " is held by another pod: " + before);
+    assertEquals(n1.name(), blockOf(ip).getSpec().nodeRef());
+    assertAnswers(podNetns(name(cluster.nodes().get(1), "a")), NS, name(n1, "c"));
+    SHARED.end("CNI: restart sartd node with pods running");
+  }
+
+  @Test
+  @Order(8)
+  void restartTheControllersWithPodsRunningAddressesKeptNewPodGetsAFreshOne() {
+    SHARED.begin();
+    Map<String, String> before = podAddresses();
+    cluster.restartControllers();
+    ClusterNode n3 = cluster.nodes().get(2);
+    // node3 has no block any more (released above): its new pod needs a new one from the controller
+    client.resource(Manifests.pod(NS, name(n3, "c"), n3.name(), APP, 0)).create();
+    Pod p =
+        await("the new pod on " + n3 + " Ready")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(300))
+            .until(
+                () -> client.pods().inNamespace(NS).withName(name(n3, "c")).get(),
+                x -> x != null && Scenarios.ready(x));
+    String ip = p.getStatus().getPodIP();
+    assertTrue(!before.containsValue(ip), ip + " is held by another pod: " + before);
+    assertEquals(n3.name(), blockOf(ip).getSpec().nodeRef());
+    assertEquals(before, withoutPod(podAddresses(), NS + "/" + name(n3, "c")));
+    assertAnswers(cluster.clientNode(), NS, name(n3, "c"));
+    assertAnswers(podNetns(name(cluster.nodes().get(0), "a")), NS, name(n3, "c"));
+    SHARED.end("CNI: restart the controllers with pods running");
+  }
+
+  static Map<String, String> withoutPod(Map<String, String> m, String key) {
+    Map<String, String> out = new java.util.TreeMap<>(m);
+    out.remove(key);
+    return out;
+  }
+
+  /** Every running pod's address, by namespace/name. */
+  static Map<String, String> podAddresses() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+      if (p.getStatus() != null && p.getStatus().getPodIP() != null) {
+        out.put(
+            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(),
+            p.getStatus().getPodIP());
+      }
+    }
+    return out;
+  }
+
+  // ---- helpers
+
+  static String name(ClusterNode n, String suffix) {
+    return "pod-" + n.name() + "-" + suffix;
+  }
+
+  static Node podNetns(String pod) {
+    return cluster.pod(NS, pod).orElseThrow(() -> new AssertionError(pod + " not running")).netns();
+  }
+
+  static List<AddressBlock> blocksOf(ClusterNode n) {
+    return client.resources(AddressBlock.class).list().getItems().stream()
+        .filter(b -> b.getSpec().type() == AddressType.POD)
+        .filter(b -> n.name().equals(b.getSpec().nodeRef()))
+        .toList();
+  }
+
+  static AddressBlock blockOf(String ip) {
+    return client.resources(AddressBlock.class).list().getItems().stream()
+        .filter(b -> b.getSpec().type() == AddressType.POD)
+        .filter(b -> Cidr.parse(b.getSpec().cidr()).contains(Cidr.parseAddress(ip)))
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** A GET from {@code from} to the pod's address:8080 is answered by that pod. */
+  static void assertAnswers(Node from, String pod) {
+    assertAnswers(from, NS, pod);
+  }
+
+  /** The same for a pod of another namespace. */
+  static void assertAnswers(Node from, String ns, String pod) {
+    String ip = client.pods().inNamespace(ns).withName(pod).get().getStatus().getPodIP();
+    Optional<String> body =
+        await(from.name() + " → " + pod + " (" + ip + ")")
+            .atMost(Duration.ofSeconds(20))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () -> Http.get(from, ip, KubeletStandIn.HTTP_PORT, Duration.ofSeconds(2)),
+                Optional::isPresent);
+    assertTrue(body.isPresent());
+    assertEquals(pod, body.get(), from.name() + " → " + ip);
+  }
+}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sart.testbed.Programs;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -74,7 +75,7 @@ public final class ApiServer implements AutoCloseable {
       Files.createDirectories(dir);
       Path log = dir.resolve("mock-apiserver.log");
       Process p =
-          new ProcessBuilder(
+          Programs.processBuilder(
                   Launch.java(),
                   "-XX:+UseSerialGC",
                   "-XX:TieredStopAtLevel=1",

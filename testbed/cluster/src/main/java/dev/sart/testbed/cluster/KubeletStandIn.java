@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Programs;
 import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -404,7 +405,7 @@ public final class KubeletStandIn implements AutoCloseable {
             node.netns()
                 .inNetns(
                     List.of(node.cniBinDir().resolve(plugin.path("type").asText()).toString())));
-    ProcessBuilder pb = new ProcessBuilder(argv);
+    ProcessBuilder pb = Programs.processBuilder(argv);
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     pb.environment().put("CNI_COMMAND", command);

@@ -292,7 +292,7 @@ class CniKubeIpamTest {
   }
 
   @Test
-  void the_pool_comes_from_the_pod_then_its_namespace_then_auto_assign() throws Exception {
+  void thePoolComesFromThePodThenItsNamespaceThenAutoAssign() throws Exception {
     startAgent(Duration.ofSeconds(30));
     pod("team-a", "p1", null);
     pod("team-a", "p2", "pod-pool");
@@ -331,7 +331,7 @@ class CniKubeIpamTest {
   }
 
   @Test
-  void without_a_block_yet_the_add_is_tried_again_later_and_the_retry_succeeds() throws Exception {
+  void withoutABlockYetTheAddIsTriedAgainLaterAndTheRetrySucceeds() throws Exception {
     startAgent(Duration.ofSeconds(1));
     // CNI 1.1 STATUS: ready before the node has any block (the runtime would not start a pod
     // otherwise)
@@ -374,7 +374,7 @@ class CniKubeIpamTest {
   }
 
   @Test
-  void del_releases_the_address_and_an_empty_block_is_given_back() throws Exception {
+  void delReleasesTheAddressAndAnEmptyBlockIsGivenBack() throws Exception {
     startAgent(Duration.ofSeconds(30));
     pod("plain", "p1", null);
     pod("plain", "p2", null);

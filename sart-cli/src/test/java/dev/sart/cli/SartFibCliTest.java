@@ -112,7 +112,7 @@ class SartFibCliTest {
   }
 
   @Test
-  void channel_list_and_get_show_subscribers_and_publishers() throws Exception {
+  void channelListAndGetShowSubscribersAndPublishers() throws Exception {
     JsonNode list = json("fib", "channel", "list");
     assertEquals(1, list.get("channels").size());
     JsonNode c = json("fib", "channel", "get", "k2k");
@@ -130,7 +130,7 @@ class SartFibCliTest {
   }
 
   @Test
-  void channel_route_lists_the_selected_routes() throws Exception {
+  void channelRouteListsTheSelectedRoutes() throws Exception {
     JsonNode routes = json("fib", "channel", "route", "k2k").get("routes");
     assertEquals(2, routes.size());
     JsonNode ecmp = routes.get(0);
@@ -152,7 +152,7 @@ class SartFibCliTest {
   }
 
   @Test
-  void errors_name_the_channel_and_the_daemon() {
+  void errorsNameTheChannelAndTheDaemon() {
     Run missing = sart("-e", endpoint, "fib", "channel", "get", "nope");
     assertEquals(1, missing.code());
     assertEquals("error: not found: no channel 'nope' (have [k2k])", missing.err().strip());
@@ -164,7 +164,7 @@ class SartFibCliTest {
   }
 
   @Test
-  void without_e_the_fib_commands_use_sarts_fib_endpoint() {
+  void withoutETheFibCommandsUseSartsFibEndpoint() {
     picocli.CommandLine cl = new picocli.CommandLine(new Sart());
     cl.parseArgs("fib", "channel", "list");
     picocli.CommandLine.ParseResult pr = cl.getParseResult();

@@ -38,7 +38,7 @@ class PluginTest {
   }
 
   @Test
-  void version_is_answered_without_the_agent_in_the_requested_version() throws Exception {
+  void versionIsAnsweredWithoutTheAgentInTheRequestedVersion() throws Exception {
     for (String v : Plugin.SUPPORTED_VERSIONS) {
       Outcome o =
           run(
@@ -56,7 +56,7 @@ class PluginTest {
   }
 
   @Test
-  void an_absent_agent_socket_is_try_again_later_and_for_status_not_available() throws Exception {
+  void anAbsentAgentSocketIsTryAgainLaterAndForStatusNotAvailable() throws Exception {
     String conf = "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}";
     Outcome add = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "x"), conf);
     assertEquals(1, add.code);
@@ -69,7 +69,7 @@ class PluginTest {
   }
 
   @Test
-  void bad_input_gets_the_spec_error_codes() throws Exception {
+  void badInputGetsTheSpecErrorCodes() throws Exception {
     assertTrue(
         run(Map.of(), "{}").stdout.contains("\"code\":4,\"msg\":\"CNI_COMMAND is not set\""));
     assertTrue(run(Map.of("CNI_COMMAND", "FROB"), "{}").stdout.contains("\"code\":4,"));
@@ -84,8 +84,7 @@ class PluginTest {
   }
 
   @Test
-  void other_commands_go_to_the_agent_with_the_cni_environment_and_the_raw_netconf()
-      throws Exception {
+  void otherCommandsGoToTheAgentWithTheCniEnvironmentAndTheRawNetconf() throws Exception {
     Path sock = dir.resolve("agent.sock");
     AtomicReference<Frame.Request> seen = new AtomicReference<>();
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -121,7 +120,7 @@ class PluginTest {
 
   @Test
   @Timeout(30)
-  void an_agent_that_does_not_answer_in_time_is_sarts_timeout_error() throws Exception {
+  void anAgentThatDoesNotAnswerInTimeIsSartsTimeoutError() throws Exception {
     Path sock = dir.resolve("mute.sock");
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       server.bind(UnixDomainSocketAddress.of(sock));
@@ -151,7 +150,7 @@ class PluginTest {
   }
 
   @Test
-  void the_socket_codes_random_source_reads_the_kernel() {
+  void theSocketCodesRandomSourceReadsTheKernel() {
     UnixSockets.Urandom r = new UnixSockets.Urandom();
     byte[] a = new byte[32];
     byte[] b = new byte[32];
@@ -161,7 +160,7 @@ class PluginTest {
   }
 
   @Test
-  void netconf_scanner_reads_only_the_top_level_keys() throws Exception {
+  void netconfScannerReadsOnlyTheTopLevelKeys() throws Exception {
     Netconf c =
         Netconf.parse(
             ("{\"name\":\"n\",\"plugins\":[{\"endpoint\":\"/inner\"}],\"cniVersion\":\"0.4.0\","
@@ -185,7 +184,7 @@ class PluginTest {
   }
 
   @Test
-  void installer_copies_the_plugin_with_its_times_and_writes_the_conflist() throws Exception {
+  void installerCopiesThePluginWithItsTimesAndWritesTheConflist() throws Exception {
     Path src = Files.createDirectories(dir.resolve("src"));
     Path bin = dir.resolve("bin");
     Path conf = Files.createDirectories(dir.resolve("net.d"));

@@ -108,7 +108,7 @@ class AttributeGoldenTest {
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("attributes")
-  void every_attribute_decodes_to_its_record_and_encodes_back_to_the_same_bytes(
+  void everyAttributeDecodesToItsRecordAndEncodesBackToTheSameBytes(
       String hex, PathAttribute attribute) throws Exception {
     // ORIGIN and AS_PATH in front, as MP_REACH_NLRI with NLRI needs them (RFC 7606 §3 (d))
     boolean mandatory = attribute.typeCode() <= Iana.AttributeType.AS_PATH;
@@ -127,9 +127,8 @@ class AttributeGoldenTest {
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("attributes")
-  void
-      attributes_built_with_their_rfc_flags_encode_like_the_fixtures_except_for_partial_and_extended(
-          String hex, PathAttribute attribute) {
+  void attributesBuiltWithTheirRfcFlagsEncodeLikeTheFixturesExceptForPartialAndExtended(
+      String hex, PathAttribute attribute) {
     int flags = Fixtures.hex(hex)[0] & 0xff;
     if ((flags & (Iana.AttributeFlag.PARTIAL | Iana.AttributeFlag.EXTENDED_LENGTH)) != 0) {
       return;
@@ -142,7 +141,7 @@ class AttributeGoldenTest {
   }
 
   @org.junit.jupiter.api.Test
-  void a_value_longer_than_255_octets_gets_the_extended_length_flag() throws Exception {
+  void aValueLongerThan255OctetsGetsTheExtendedLengthFlag() throws Exception {
     int[] many = new int[70];
     StringBuilder hex = new StringBuilder();
     for (int i = 0; i < many.length; i++) {
@@ -158,7 +157,7 @@ class AttributeGoldenTest {
   }
 
   @org.junit.jupiter.api.Test
-  void an_ipv4_route_with_an_ipv6_next_hop_decodes_once_rfc_8950_is_negotiated() throws Exception {
+  void anIpv4RouteWithAnIpv6NextHopDecodesOnceRfc8950IsNegotiated() throws Exception {
     SessionOptions enhe = IBGP.withExtendedNextHop(Set.of(Family.IPV4_UNICAST));
     byte[] bytes =
         update(

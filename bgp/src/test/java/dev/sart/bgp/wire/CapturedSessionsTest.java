@@ -46,7 +46,7 @@ class CapturedSessionsTest {
   }
 
   @Test
-  void the_capture_holds_every_message_type_from_every_speaker() throws IOException {
+  void theCaptureHoldsEveryMessageTypeFromEverySpeaker() throws IOException {
     List<String> all = messages().toList();
     for (String speaker : List.of("frr", "bird", "gobgp")) {
       for (String type : List.of("open", "update", "keepalive", "notification")) {
@@ -60,8 +60,7 @@ class CapturedSessionsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("messages")
-  void every_captured_message_decodes_cleanly_and_re_encodes_to_the_same_bytes(String name)
-      throws Exception {
+  void everyCapturedMessageDecodesCleanlyAndReEncodesToTheSameBytes(String name) throws Exception {
     Path file = root().resolve(name);
     byte[] bytes = Files.readAllBytes(file);
     Path connection = file.getParent();
@@ -117,7 +116,7 @@ class CapturedSessionsTest {
   }
 
   @Test
-  void the_options_negotiated_from_the_captured_opens_match_the_configuration() {
+  void theOptionsNegotiatedFromTheCapturedOpensMatchTheConfiguration() {
     Path root = root();
     SessionOptions frrFromBird =
         SessionOptions.negotiate(
@@ -146,7 +145,7 @@ class CapturedSessionsTest {
   }
 
   @Test
-  void over_the_ipv6_session_ipv4_routes_have_ipv6_next_hops() throws Exception {
+  void overTheIpv6SessionIpv4RoutesHaveIpv6NextHops() throws Exception {
     Path connection = root().resolve("bird-to-frr-v6-c1");
     SessionOptions options =
         SessionOptions.negotiate(
@@ -170,7 +169,7 @@ class CapturedSessionsTest {
   }
 
   @Test
-  void each_captured_stream_frames_correctly_when_it_arrives_in_small_pieces() throws Exception {
+  void eachCapturedStreamFramesCorrectlyWhenItArrivesInSmallPieces() throws Exception {
     java.util.Random random = new java.util.Random(7);
     try (Stream<Path> connections = Files.list(root())) {
       for (Path connection : connections.filter(Files::isDirectory).toList()) {
@@ -206,7 +205,7 @@ class CapturedSessionsTest {
   }
 
   @Test
-  void reversing_a_connection_folder_name_swaps_the_speakers() {
+  void reversingAConnectionFolderNameSwapsTheSpeakers() {
     assertEquals(
         "bird-to-frr-c1", reverse(Path.of("x", "frr-to-bird-c1")).getFileName().toString());
     assertEquals(

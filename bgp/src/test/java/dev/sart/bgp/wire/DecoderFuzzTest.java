@@ -21,7 +21,7 @@ import java.util.Set;
 class DecoderFuzzTest {
 
   @FuzzTest(maxDuration = "45s")
-  void decoding_any_bytes_yields_a_message_or_a_notification(byte[] input) {
+  void decodingAnyBytesYieldsAMessageOrANotification(byte[] input) {
     if (input.length < 2) {
       return;
     }

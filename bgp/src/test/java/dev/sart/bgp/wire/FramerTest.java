@@ -13,8 +13,7 @@ class FramerTest {
   private static final byte[] KEEPALIVE = message(4, "");
 
   @Test
-  void a_buffer_shorter_than_a_header_needs_more_bytes_rather_than_being_a_bad_length()
-      throws Exception {
+  void aBufferShorterThanAHeaderNeedsMoreBytesRatherThanBeingABadLength() throws Exception {
     // sart bug #44: 14 octets of marker were taken for a message of bad length
     byte[] partial = new byte[14];
     Arrays.fill(partial, (byte) 0xff);
@@ -23,7 +22,7 @@ class FramerTest {
   }
 
   @Test
-  void a_header_whose_body_has_not_fully_arrived_needs_more_bytes() throws Exception {
+  void aHeaderWhoseBodyHasNotFullyArrivedNeedsMoreBytes() throws Exception {
     byte[] open = Fixtures.openWith("41 04 0000fde8");
     for (int available = 0; available < open.length; available++) {
       assertEquals(
@@ -35,7 +34,7 @@ class FramerTest {
   }
 
   @Test
-  void frames_the_first_of_several_messages_at_an_offset() throws Exception {
+  void framesTheFirstOfSeveralMessagesAtAnOffset() throws Exception {
     byte[] two = new byte[3 + 2 * 19];
     System.arraycopy(KEEPALIVE, 0, two, 3, 19);
     System.arraycopy(KEEPALIVE, 0, two, 22, 19);
@@ -44,7 +43,7 @@ class FramerTest {
   }
 
   @Test
-  void a_marker_that_is_not_all_ones_is_connection_not_synchronized() {
+  void aMarkerThatIsNotAllOnesIsConnectionNotSynchronized() {
     byte[] m = KEEPALIVE.clone();
     m[7] = 0;
     NotificationException e =
@@ -55,7 +54,7 @@ class FramerTest {
   }
 
   @Test
-  void a_length_below_19_is_bad_message_length_with_the_length_as_data() {
+  void aLengthBelow19IsBadMessageLengthWithTheLengthAsData() {
     byte[] m = KEEPALIVE.clone();
     m[17] = 18;
     NotificationException e =
@@ -66,7 +65,7 @@ class FramerTest {
   }
 
   @Test
-  void a_length_above_4096_is_bad_until_extended_messages_are_negotiated() throws Exception {
+  void aLengthAbove4096IsBadUntilExtendedMessagesAreNegotiated() throws Exception {
     byte[] m = message(2, "0000 0000" + "00".repeat(4097 - 23));
     NotificationException e =
         assertThrows(NotificationException.class, () -> Framer.frameLength(m, 0, m.length, false));
@@ -76,7 +75,7 @@ class FramerTest {
   }
 
   @Test
-  void an_open_may_not_exceed_4096_even_with_extended_messages() {
+  void anOpenMayNotExceed4096EvenWithExtendedMessages() {
     byte[] m = hex("ffffffffffffffffffffffffffffffff 1001 01");
     NotificationException e =
         assertThrows(NotificationException.class, () -> Framer.frameLength(m, 0, 19, true));
@@ -84,7 +83,7 @@ class FramerTest {
   }
 
   @Test
-  void a_keepalive_of_another_length_than_19_is_bad_message_length() {
+  void aKeepaliveOfAnotherLengthThan19IsBadMessageLength() {
     byte[] m = message(4, "00");
     NotificationException e =
         assertThrows(NotificationException.class, () -> Framer.frameLength(m, 0, 20, true));
@@ -94,7 +93,7 @@ class FramerTest {
   }
 
   @Test
-  void messages_shorter_than_their_type_allows_are_bad_message_length() {
+  void messagesShorterThanTheirTypeAllowsAreBadMessageLength() {
     for (int[] typeAndLength : new int[][] {{1, 28}, {2, 22}, {3, 20}, {5, 22}}) {
       byte[] m = message(typeAndLength[0], "00".repeat(typeAndLength[1] - 19));
       NotificationException e =
@@ -107,7 +106,7 @@ class FramerTest {
   }
 
   @Test
-  void an_unknown_message_type_is_bad_message_type_with_the_type_as_data() {
+  void anUnknownMessageTypeIsBadMessageTypeWithTheTypeAsData() {
     byte[] m = message(6, "");
     NotificationException e =
         assertThrows(NotificationException.class, () -> Framer.frameLength(m, 0, 19, false));

@@ -506,7 +506,7 @@ class Rfc7606Test {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void each_malformed_update_has_the_outcome_rfc_7606_prescribes(Case c) throws Exception {
+  void eachMalformedUpdateHasTheOutcomeRfc7606Prescribes(Case c) throws Exception {
     Update u = decodeUpdate(c.options(), update("", c.attributes(), c.nlri()));
     assertEquals(c.action(), u.action(), () -> u.errors().toString());
     if (c.action() != NONE) {
@@ -520,8 +520,7 @@ class Rfc7606Test {
   }
 
   @Test
-  void treat_as_withdraw_still_reports_every_route_so_that_they_can_be_withdrawn()
-      throws Exception {
+  void treatAsWithdrawStillReportsEveryRouteSoThatTheyCanBeWithdrawn() throws Exception {
     String mp = attr("80 0e", "0002 01 10" + V6_NEXT_HOP + "00 40 20010db800000001");
     Update u = decodeUpdate(EBGP, update("", "40 01 01 09" + AS_PATH + NEXT_HOP + mp, NLRI));
     assertEquals(TREAT_AS_WITHDRAW, u.action());
@@ -531,7 +530,7 @@ class Rfc7606Test {
   }
 
   @Test
-  void a_discarded_attribute_is_missing_from_the_result_and_the_rest_is_usable() throws Exception {
+  void aDiscardedAttributeIsMissingFromTheResultAndTheRestIsUsable() throws Exception {
     Update u = decodeUpdate(EBGP, update("", BASE + "40 05 04 00000064 c0 08 04 fde80064", NLRI));
     assertEquals(ATTRIBUTE_DISCARD, u.action());
     assertNull(u.attributes().orNull(LocalPref.class));
@@ -541,7 +540,7 @@ class Rfc7606Test {
   }
 
   @Test
-  void the_first_of_repeated_attributes_is_the_one_kept() throws Exception {
+  void theFirstOfRepeatedAttributesIsTheOneKept() throws Exception {
     Update u = decodeUpdate(EBGP, update("", BASE + "c0 08 04 fde80064 c0 08 04 fde80065", NLRI));
     assertEquals(
         Communities.of(Communities.community(65000, 100)),
@@ -549,29 +548,28 @@ class Rfc7606Test {
   }
 
   @Test
-  void an_unrecognized_well_known_attribute_resets_with_the_attribute_as_data() throws Exception {
+  void anUnrecognizedWellKnownAttributeResetsWithTheAttributeAsData() throws Exception {
     Update u = decodeUpdate(EBGP, update("", BASE + "40 63 01 00", NLRI));
     Notification n = u.decisiveError().orElseThrow().notification();
     assertEquals(new Notification(3, 2, Octets.fromHex("40630100")), n);
   }
 
   @Test
-  void a_withdrawn_routes_length_beyond_the_message_is_malformed_attribute_list() throws Exception {
+  void aWithdrawnRoutesLengthBeyondTheMessageIsMalformedAttributeList() throws Exception {
     Update u = decodeUpdate(EBGP, message(2, "0010 0000"));
     assertEquals(SESSION_RESET, u.action());
     assertEquals(new Notification(3, 1), u.decisiveError().orElseThrow().notification());
   }
 
   @Test
-  void a_total_path_attribute_length_beyond_the_message_is_malformed_attribute_list()
-      throws Exception {
+  void aTotalPathAttributeLengthBeyondTheMessageIsMalformedAttributeList() throws Exception {
     Update u = decodeUpdate(EBGP, message(2, "0000 0010 400101"));
     assertEquals(SESSION_RESET, u.action());
     assertEquals(1, u.decisiveError().orElseThrow().subcode());
   }
 
   @Test
-  void a_malformed_withdrawn_route_disables_ipv4_unicast() throws Exception {
+  void aMalformedWithdrawnRouteDisablesIpv4Unicast() throws Exception {
     Update u = decodeUpdate(EBGP, update("28 00", "", ""));
     assertEquals(AFI_SAFI_DISABLE, u.action());
     assertEquals(Family.IPV4_UNICAST, u.decisiveError().orElseThrow().family());

@@ -15,12 +15,12 @@ class SimpleMessagesTest {
   private static final SessionOptions ANY = SessionOptions.DEFAULT;
 
   @Test
-  void a_keepalive_is_the_header_alone() throws Exception {
+  void aKeepaliveIsTheHeaderAlone() throws Exception {
     assertGolden(ANY, message(4, ""), Keepalive.INSTANCE);
   }
 
   @Test
-  void a_notification_keeps_code_subcode_and_data() throws Exception {
+  void aNotificationKeepsCodeSubcodeAndData() throws Exception {
     assertGolden(ANY, message(3, "01 02 0012"), new Notification(1, 2, Octets.fromHex("0012")));
     assertGolden(ANY, message(3, "04 00"), new Notification(4, 0));
     assertGolden(ANY, message(3, "05 03"), new Notification(5, 3));
@@ -28,7 +28,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void every_rfc_4271_4486_6608_7313_code_has_a_name() {
+  void everyRfc4271448666087313CodeHasAName() {
     int[][] known = {
       {1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 6}, {2, 7}, {3, 1}, {3, 2},
       {3, 3}, {3, 4}, {3, 5}, {3, 6}, {3, 8}, {3, 9}, {3, 10}, {3, 11}, {4, 0}, {5, 1}, {5, 2},
@@ -43,7 +43,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void a_shutdown_communication_is_a_length_octet_and_utf8_text() throws Exception {
+  void aShutdownCommunicationIsALengthOctetAndUtf8Text() throws Exception {
     Notification n = Notification.administrativeShutdown("maintenance ☕");
     assertGolden(ANY, message(3, "06 02 0f 6d61696e74656e616e636520e29895"), n);
     assertEquals(Optional.of("maintenance ☕"), n.shutdownCommunication());
@@ -52,14 +52,14 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void a_shutdown_communication_is_cut_to_255_octets_at_a_character_boundary() {
+  void aShutdownCommunicationIsCutTo255OctetsAtACharacterBoundary() {
     Notification n = Notification.administrativeShutdown("é".repeat(200));
     assertEquals(255, n.data().length()); // 127 two-octet characters + the length octet
     assertEquals(Optional.of("é".repeat(127)), n.shutdownCommunication());
   }
 
   @Test
-  void a_shutdown_communication_that_is_not_utf8_or_overruns_is_not_reported() {
+  void aShutdownCommunicationThatIsNotUtf8OrOverrunsIsNotReported() {
     assertEquals(
         Optional.empty(), new Notification(6, 2, Octets.fromHex("02ff")).shutdownCommunication());
     assertEquals(
@@ -69,7 +69,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void a_route_refresh_and_its_rfc_7313_markers_round_trip() throws Exception {
+  void aRouteRefreshAndItsRfc7313MarkersRoundTrip() throws Exception {
     assertGolden(ANY, message(5, "0001 00 01"), RouteRefresh.request(Family.IPV4_UNICAST));
     assertGolden(ANY, message(5, "0002 01 01"), RouteRefresh.beginning(Family.IPV6_UNICAST));
     assertGolden(ANY, message(5, "0002 02 01"), RouteRefresh.end(Family.IPV6_UNICAST));
@@ -77,7 +77,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void a_beginning_of_route_refresh_with_extra_octets_is_invalid_message_length_with_the_message() {
+  void aBeginningOfRouteRefreshWithExtraOctetsIsInvalidMessageLengthWithTheMessage() {
     byte[] bytes = message(5, "0001 01 01 00");
     NotificationException e = assertThrows(NotificationException.class, () -> decode(ANY, bytes));
     assertEquals(7, e.code());
@@ -86,7 +86,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void decode_from_a_byte_buffer_reads_between_position_and_limit() throws Exception {
+  void decodeFromAByteBufferReadsBetweenPositionAndLimit() throws Exception {
     ByteBuffer direct = ByteBuffer.allocateDirect(40);
     direct.put(new byte[5]).put(message(4, "")).flip().position(5);
     assertEquals(Keepalive.INSTANCE, new BgpCodec(ANY).decode(direct));
@@ -96,7 +96,7 @@ class SimpleMessagesTest {
   }
 
   @Test
-  void a_frame_whose_header_length_disagrees_with_the_given_length_is_bad_message_length() {
+  void aFrameWhoseHeaderLengthDisagreesWithTheGivenLengthIsBadMessageLength() {
     byte[] bytes = message(4, "");
     NotificationException e =
         assertThrows(

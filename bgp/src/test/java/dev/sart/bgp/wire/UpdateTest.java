@@ -23,7 +23,7 @@ class UpdateTest {
       PathAttributes.of(Origin.IGP, AsPath.sequence(65001), NextHop.of("192.0.2.1"));
 
   @Test
-  void an_update_with_ipv4_nlri_and_withdrawn_routes_round_trips() throws Exception {
+  void anUpdateWithIpv4NlriAndWithdrawnRoutesRoundTrips() throws Exception {
     byte[] bytes =
         update(
             "18 cb0071 | 00", ORIGIN_PATH_NEXT_HOP, "18 c63364 | 20 c6336401 | 10 c633 | 09 c680");
@@ -41,13 +41,13 @@ class UpdateTest {
   }
 
   @Test
-  void host_bits_beyond_the_prefix_length_are_cleared() throws Exception {
+  void hostBitsBeyondThePrefixLengthAreCleared() throws Exception {
     Update u = decodeUpdate(EBGP, update("", ORIGIN_PATH_NEXT_HOP, "17 c63365"));
     assertEquals(v4("198.51.100.0/23"), u.nlri());
   }
 
   @Test
-  void a_typical_ebgp_update_with_communities_and_large_communities_round_trips() throws Exception {
+  void aTypicalEbgpUpdateWithCommunitiesAndLargeCommunitiesRoundTrips() throws Exception {
     String attributes =
         "40 01 01 00 | 40 02 0a 02 02 0000fde9 fa56ea01 | 40 03 04 c0000201 | 80 04 04 00000000"
             + "| c0 08 08 fde80064 ffffff01 | c0 20 0c fa56ea01 00000001 00000002";
@@ -66,7 +66,7 @@ class UpdateTest {
   }
 
   @Test
-  void an_ipv6_update_needs_no_next_hop_attribute() throws Exception {
+  void anIpv6UpdateNeedsNoNextHopAttribute() throws Exception {
     String attributes =
         "40 01 01 00 | 40 02 06 02 01 0000fde9"
             + "|"
@@ -90,8 +90,7 @@ class UpdateTest {
   }
 
   @Test
-  void add_path_puts_a_path_identifier_before_every_prefix_of_the_negotiated_families()
-      throws Exception {
+  void addPathPutsAPathIdentifierBeforeEveryPrefixOfTheNegotiatedFamilies() throws Exception {
     SessionOptions addPath =
         EBGP.withAddPath(
             Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST),
@@ -121,7 +120,7 @@ class UpdateTest {
   }
 
   @Test
-  void prefixes_without_path_identifiers_cannot_be_sent_where_add_path_was_negotiated() {
+  void prefixesWithoutPathIdentifiersCannotBeSentWhereAddPathWasNegotiated() {
     SessionOptions addPath = EBGP.withAddPath(Set.of(), Set.of(Family.IPV4_UNICAST));
     Update u = new Update(Ipv4Prefixes.EMPTY, BASIC, v4("198.51.100.0/24"));
     assertThrows(IllegalArgumentException.class, () -> new BgpCodec(addPath).encode(u));
@@ -137,8 +136,7 @@ class UpdateTest {
   }
 
   @Test
-  void end_of_rib_markers_are_an_empty_update_for_ipv4_and_an_empty_mp_unreach_for_the_others()
-      throws Exception {
+  void endOfRibMarkersAreAnEmptyUpdateForIpv4AndAnEmptyMpUnreachForTheOthers() throws Exception {
     Update v4 = assertGolden(EBGP, update("", "", ""), Update.endOfRib(Family.IPV4_UNICAST));
     assertEquals(Optional.of(Family.IPV4_UNICAST), v4.endOfRibFamily());
     Update v6 =
@@ -150,8 +148,7 @@ class UpdateTest {
   }
 
   @Test
-  void an_update_longer_than_4096_octets_is_refused_unless_extended_messages_are_negotiated()
-      throws Exception {
+  void anUpdateLongerThan4096OctetsIsRefusedUnlessExtendedMessagesAreNegotiated() throws Exception {
     Ipv4Prefixes.Builder many = Ipv4Prefixes.builder();
     for (int i = 0; i < 1100; i++) {
       many.add(0x0a000000 | i << 8, 24);
@@ -165,8 +162,7 @@ class UpdateTest {
   }
 
   @Test
-  void on_a_2_octet_session_as4_path_and_as4_aggregator_are_merged_into_as_path_and_aggregator()
-      throws Exception {
+  void onA2OctetSessionAs4PathAndAs4AggregatorAreMergedIntoAsPathAndAggregator() throws Exception {
     // an OLD speaker 65001 passed on a path from NEW speakers: AS_PATH 65001 23456 23456,
     // AS4_PATH 4200000001 4200000002, AGGREGATOR 23456, AS4_AGGREGATOR 4200000001
     String attributes =
@@ -193,7 +189,7 @@ class UpdateTest {
   }
 
   @Test
-  void as4_path_goes_before_higher_attribute_types_when_split_for_a_2_octet_session() {
+  void as4PathGoesBeforeHigherAttributeTypesWhenSplitForA2OctetSession() {
     Update u =
         new Update(
             Ipv4Prefixes.EMPTY,
@@ -212,7 +208,7 @@ class UpdateTest {
   }
 
   @Test
-  void a_2_octet_path_gets_no_as4_path() throws Exception {
+  void a2OctetPathGetsNoAs4Path() throws Exception {
     assertGolden(
         SessionOptions.DEFAULT,
         update("", "40 01 01 00 | 40 02 04 02 01 fde9 | 40 03 04 c0000201", "18 c63364"),
@@ -220,9 +216,8 @@ class UpdateTest {
   }
 
   @Test
-  void
-      as4_attributes_are_ignored_when_an_old_speaker_aggregated_or_as4_path_is_longer_than_as_path()
-          throws Exception {
+  void as4AttributesAreIgnoredWhenAnOldSpeakerAggregatedOrAs4PathIsLongerThanAsPath()
+      throws Exception {
     String oldAggregator =
         "40 01 01 00 | 40 02 06 02 02 fde9 5ba0 | 40 03 04 c0000201"
             + "| c0 07 06 fdea c0000201 | c0 11 06 02 01 fa56ea01 | c0 12 08 fa56ea01 c0000201";
@@ -239,7 +234,7 @@ class UpdateTest {
   }
 
   @Test
-  void the_merge_keeps_leading_sets_and_confederation_segments_of_as_path() {
+  void theMergeKeepsLeadingSetsAndConfederationSegmentsOfAsPath() {
     AsPath asPath =
         AsPath.builder()
             .segment(3, 65100)
@@ -258,7 +253,7 @@ class UpdateTest {
   }
 
   @Test
-  void on_a_4_octet_session_as4_attributes_are_discarded() throws Exception {
+  void onA4OctetSessionAs4AttributesAreDiscarded() throws Exception {
     String attributes = ORIGIN_PATH_NEXT_HOP + "| c0 11 06 02 01 fa56ea01";
     Update u = decodeUpdate(EBGP, update("", attributes, "18 c63364"));
     assertEquals(BASIC, u.attributes());
@@ -267,7 +262,7 @@ class UpdateTest {
   }
 
   @Test
-  void for_readvertisement_unknown_transitive_attributes_get_partial_and_non_transitive_ones_go() {
+  void forReadvertisementUnknownTransitiveAttributesGetPartialAndNonTransitiveOnesGo() {
     PathAttributes received =
         PathAttributes.of(
             Origin.IGP,
@@ -282,7 +277,7 @@ class UpdateTest {
   }
 
   @Test
-  void equal_attribute_sets_from_different_messages_are_equal_and_hash_alike() throws Exception {
+  void equalAttributeSetsFromDifferentMessagesAreEqualAndHashAlike() throws Exception {
     Update a = decodeUpdate(EBGP, update("", ORIGIN_PATH_NEXT_HOP, "18 c63364"));
     Update b = decodeUpdate(EBGP, update("", ORIGIN_PATH_NEXT_HOP, "18 cb0071"));
     assertEquals(a.attributes(), b.attributes());
@@ -291,7 +286,7 @@ class UpdateTest {
   }
 
   @Test
-  void as_path_reports_length_neighbour_and_loops() {
+  void asPathReportsLengthNeighbourAndLoops() {
     AsPath p =
         AsPath.builder()
             .segment(3, 65100)

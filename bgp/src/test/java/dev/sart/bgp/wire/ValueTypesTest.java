@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class ValueTypesTest {
 
   @Test
-  void octets_compare_by_content_and_never_share_their_array() {
+  void octetsCompareByContentAndNeverShareTheirArray() {
     byte[] raw = {1, 2, 3};
     Octets a = Octets.of(raw);
     raw[0] = 9;
@@ -23,7 +23,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void records_holding_octets_compare_by_value() {
+  void recordsHoldingOctetsCompareByValue() {
     assertEquals(
         new Notification(6, 2, Octets.fromHex("00")), new Notification(6, 2, Octets.fromHex("00")));
     assertEquals(
@@ -32,7 +32,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void ipv4_text_round_trips() {
+  void ipv4TextRoundTrips() {
     assertEquals(0xc0000201, Ip.parseV4("192.0.2.1"));
     assertEquals("192.0.2.1", Ip.formatV4(0xc0000201));
     assertEquals("255.255.255.255", Ip.formatV4(-1));
@@ -41,7 +41,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void ipv6_text_is_compressed_as_rfc_5952_says() {
+  void ipv6TextIsCompressedAsRfc5952Says() {
     for (String text :
         new String[] {
           "2001:db8::1",
@@ -62,7 +62,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void prefixes_are_masked_to_their_length_and_printed_as_cidr() {
+  void prefixesAreMaskedToTheirLengthAndPrintedAsCidr() {
     Ipv4Prefixes v4 =
         Ipv4Prefixes.builder().add("198.51.100.77/24").add("0.0.0.0/0").add("192.0.2.1/32").build();
     assertEquals("198.51.100.0/24", v4.toString(0));
@@ -77,7 +77,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void a_wire_writer_grows_and_can_be_reused() {
+  void aWireWriterGrowsAndCanBeReused() {
     WireWriter out = new WireWriter(16);
     for (int i = 0; i < 100; i++) {
       out.u32(i);
@@ -90,7 +90,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void communities_are_named_when_well_known() {
+  void communitiesAreNamedWhenWellKnown() {
     assertEquals(
         "Communities[65000:100 NO_EXPORT GRACEFUL_SHUTDOWN]",
         Communities.of(

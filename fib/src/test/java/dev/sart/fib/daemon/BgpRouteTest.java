@@ -28,7 +28,7 @@ class BgpRouteTest {
   }
 
   @Test
-  void the_selected_paths_make_one_ecmp_route_with_the_distance_of_the_best() {
+  void theSelectedPathsMakeOneEcmpRouteWithTheDistanceOfTheBest() {
     ChannelRoute r =
         BgpWatchSubscriber.route(
             event(
@@ -49,7 +49,7 @@ class BgpRouteTest {
   }
 
   @Test
-  void withdrawn_own_and_unusable_paths_install_nothing() {
+  void withdrawnOwnAndUnusablePathsInstallNothing() {
     assertNull(BgpWatchSubscriber.route(event(), 65001, "x"), "withdrawn");
     assertNull(
         BgpWatchSubscriber.route(event(path("0.0.0.0", 0, "")), 65001, "x"),

@@ -22,7 +22,7 @@ class ChannelRibTest {
   }
 
   @Test
-  void the_lowest_distance_wins_and_the_next_one_takes_over_on_withdraw() {
+  void theLowestDistanceWinsAndTheNextOneTakesOverOnWithdraw() {
     ChannelRib rib = new ChannelRib(2);
     ChannelRoute ibgp = route("198.51.100.0/24", Distance.IBGP, "192.0.2.1");
     ChannelRoute stat = route("198.51.100.0/24", Distance.STATIC, "192.0.2.9");
@@ -47,7 +47,7 @@ class ChannelRibTest {
   }
 
   @Test
-  void between_equal_distances_the_source_listed_first_wins() {
+  void betweenEqualDistancesTheSourceListedFirstWins() {
     ChannelRib rib = new ChannelRib(2);
     ChannelRoute second = route("198.51.100.0/24", Distance.EBGP, "192.0.2.2");
     ChannelRoute first = route("198.51.100.0/24", Distance.EBGP, "192.0.2.1");
@@ -60,7 +60,7 @@ class ChannelRibTest {
   }
 
   @Test
-  void a_sync_replaces_what_the_source_offered_in_that_family_only() {
+  void aSyncReplacesWhatTheSourceOfferedInThatFamilyOnly() {
     ChannelRib rib = new ChannelRib(1);
     ChannelRoute a = route("198.51.100.0/24", 20, "192.0.2.1");
     ChannelRoute b = route("203.0.113.0/24", 20, "192.0.2.1");

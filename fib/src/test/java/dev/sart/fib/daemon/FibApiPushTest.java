@@ -116,7 +116,7 @@ class FibApiPushTest {
   }
 
   @Test
-  void pushed_routes_and_multipath_changes_reach_the_table() {
+  void pushedRoutesAndMultipathChangesReachTheTable() {
     fib.addRoute(
         AddRouteRequest.newBuilder()
             .setTable(254)
@@ -166,7 +166,7 @@ class FibApiPushTest {
   }
 
   @Test
-  void mistakes_get_sarts_status_codes() {
+  void mistakesGetSartsStatusCodes() {
     AddRouteRequest add =
         AddRouteRequest.newBuilder()
             .setRoute(route("198.51.100.0/24", AdministrativeDistance.ADEBGP, "192.0.2.1"))

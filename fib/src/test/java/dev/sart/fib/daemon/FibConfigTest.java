@@ -27,7 +27,7 @@ class FibConfigTest {
   }
 
   @Test
-  void sarts_example_reads_as_written() throws IOException {
+  void sartsExampleReadsAsWritten() throws IOException {
     FibConfig c =
         load(
             """
@@ -65,7 +65,7 @@ class FibConfigTest {
   }
 
   @Test
-  void additions_route_protocol_mode_and_both_families() throws IOException {
+  void additionsRouteProtocolModeAndBothFamilies() throws IOException {
     FibConfig c =
         load(
             """
@@ -97,7 +97,7 @@ class FibConfigTest {
   }
 
   @Test
-  void mistakes_are_named_with_the_file_and_the_place() {
+  void mistakesAreNamedWithTheFileAndThePlace() {
     String unknown = error("channels: []\nendpont: 1.2.3.4:5\n");
     assertTrue(
         unknown.contains("fib.yaml")
@@ -149,7 +149,7 @@ class FibConfigTest {
   }
 
   @Test
-  void two_channels_may_not_write_one_table_and_names_are_unique() {
+  void twoChannelsMayNotWriteOneTableAndNamesAreUnique() {
     String twice =
         error(
             """
@@ -172,7 +172,7 @@ class FibConfigTest {
   }
 
   @Test
-  void the_kernels_own_protocol_numbers_are_refused() {
+  void theKernelsOwnProtocolNumbersAreRefused() {
     String e =
         error(
             "route_protocol: 2\nchannels: [{name: a, subscribers: [{protocol: kernel, tables: [1]}], "

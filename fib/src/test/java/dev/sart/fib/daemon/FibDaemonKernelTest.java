@@ -114,7 +114,7 @@ class FibDaemonKernelTest {
   }
 
   @Test
-  void reconciles_at_start_follows_changes_and_converges_after_a_restart() throws IOException {
+  void reconcilesAtStartFollowsChangesAndConvergesAfterARestart() throws IOException {
     nl.routes().add(source("198.51.100.0/24", "192.0.2.1"));
     nl.routes().add(source("203.0.113.0/25", "192.0.2.1", "192.0.2.2"));
     nl.routes().add(source("2001:db8:1::/48", "fd00:1::1", "fd00:1::2"));

@@ -32,7 +32,7 @@ class KernelDiffTest {
   }
 
   @Test
-  void what_is_in_place_stays_the_rest_is_removed_or_installed() {
+  void whatIsInPlaceStaysTheRestIsRemovedOrInstalled() {
     Route keep = want("198.51.100.0/24", 20, "192.0.2.1");
     Route changed = want("203.0.113.0/24", 20, "192.0.2.1", "192.0.2.2");
     Route missing = want("192.0.2.128/25", 200, "192.0.2.1");
@@ -53,7 +53,7 @@ class KernelDiffTest {
   }
 
   @Test
-  void a_second_route_of_ours_for_a_destination_goes_and_a_metric_change_is_a_difference() {
+  void aSecondRouteOfOursForADestinationGoesAndAMetricChangeIsADifference() {
     Route r = want("198.51.100.0/24", 20, "192.0.2.1");
     Route other = dumped("198.51.100.0/24", 200, "192.0.2.1");
     KernelDiff.Plan p =
@@ -65,7 +65,7 @@ class KernelDiffTest {
   }
 
   @Test
-  void next_hops_compare_as_sets_with_weights() {
+  void nextHopsCompareAsSetsWithWeights() {
     Route ab = want("198.51.100.0/24", 20, "192.0.2.1", "192.0.2.2");
     assertTrue(
         KernelDiff.sameForwarding(ab, dumped("198.51.100.0/24", 20, "192.0.2.2", "192.0.2.1")));

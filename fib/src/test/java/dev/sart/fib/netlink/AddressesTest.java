@@ -42,7 +42,7 @@ class AddressesTest {
   }
 
   @Test
-  void add_list_and_delete_ipv4_and_ipv6() {
+  void addListAndDeleteIpv4AndIpv6() {
     Address v4 = Address.of(v0, "192.0.2.1/24");
     Address v6 = Address.of(v0, "2001:db8:1::1/64").withFlags(Set.of(AddressFlag.NODAD));
     nl.addresses().add(v4);
@@ -66,7 +66,7 @@ class AddressesTest {
   }
 
   @Test
-  void scope_label_and_noprefixroute() {
+  void scopeLabelAndNoprefixroute() {
     Address link =
         new Address(
             v0,
@@ -88,7 +88,7 @@ class AddressesTest {
   }
 
   @Test
-  void errors_name_the_address() {
+  void errorsNameTheAddress() {
     Address a = Address.of(v0, "203.0.113.5/24");
     nl.addresses().add(a);
     NetlinkException exists = assertThrows(NetlinkException.class, () -> nl.addresses().add(a));
@@ -104,7 +104,7 @@ class AddressesTest {
   }
 
   @Test
-  void replace_updates_the_flags_of_an_ipv6_address() {
+  void replaceUpdatesTheFlagsOfAnIpv6Address() {
     Address a = Address.of(v0, "fd00:5::1/64").withFlags(Set.of(AddressFlag.NODAD));
     nl.addresses().add(a);
     assertEquals(1, Oracle.ip(node, "-6", "route", "show", "fd00:5::/64").size(), "a prefix route");

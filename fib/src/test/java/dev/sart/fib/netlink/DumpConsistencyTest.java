@@ -21,7 +21,7 @@ class DumpConsistencyTest {
   @RegisterExtension final Testbed testbed = new Testbed();
 
   @Test
-  void dumps_interrupted_by_concurrent_changes_are_started_over() throws Exception {
+  void dumpsInterruptedByConcurrentChangesAreStartedOver() throws Exception {
     Node node = testbed.topology().node("a");
     try (Netns ns = Netns.named(node.netns());
         Netlink nl = Netlink.open(ns);

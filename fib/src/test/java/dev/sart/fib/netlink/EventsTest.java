@@ -63,7 +63,7 @@ class EventsTest {
   }
 
   @Test
-  void link_address_and_route_changes_arrive_typed() {
+  void linkAddressAndRouteChangesArriveTyped() {
     try (EventStream events = EventStream.open(ns, EnumSet.allOf(EventGroup.class))) {
       nl.links().addVeth("v0", "v1");
       LinkEvent added = await(events, LinkEvent.class, e -> e.link().name().equals("v0"));
@@ -130,7 +130,7 @@ class EventsTest {
   }
 
   @Test
-  void changes_made_by_others_reach_a_listener_thread() throws Exception {
+  void changesMadeByOthersReachAListenerThread() throws Exception {
     nl.links().addVeth("v0", "v1");
     nl.links().setUp("v0");
     nl.links().setUp("v1");
@@ -183,7 +183,7 @@ class EventsTest {
   }
 
   @Test
-  void an_overflowing_subscriber_is_told_to_resynchronise() {
+  void anOverflowingSubscriberIsToldToResynchronise() {
     nl.links().addVeth("v0", "v1");
     nl.links().setUp("v0");
     nl.links().setUp("v1");
@@ -218,7 +218,7 @@ class EventsTest {
   }
 
   @Test
-  void poll_returns_null_when_nothing_happens() {
+  void pollReturnsNullWhenNothingHappens() {
     try (EventStream events = EventStream.open(ns, Set.of(EventGroup.IPV6_RULE))) {
       long start = System.nanoTime();
       assertNull(events.poll(Duration.ofMillis(300)));

@@ -36,7 +36,7 @@ class LinksTest {
   }
 
   @Test
-  void list_and_get_agree_with_ip_link() {
+  void listAndGetAgreeWithIpLink() {
     nl.links().addVeth("v0", "v1");
     List<Link> links = nl.links().list();
     JsonNode ip = Oracle.ip(node, "link", "show");
@@ -56,7 +56,7 @@ class LinksTest {
   }
 
   @Test
-  void a_missing_link_is_empty_or_enodev() {
+  void aMissingLinkIsEmptyOrEnodev() {
     assertTrue(nl.links().find("nosuch0").isEmpty());
     assertTrue(nl.links().find(999_999).isEmpty());
     NetlinkException e = assertThrows(NetlinkException.class, () -> nl.links().setUp("nosuch0"));
@@ -66,7 +66,7 @@ class LinksTest {
   }
 
   @Test
-  void veth_pair_in_one_namespace() {
+  void vethPairInOneNamespace() {
     nl.links().addVeth("v0", "v1");
     Link v0 = nl.links().get("v0");
     Link v1 = nl.links().get("v1");
@@ -80,7 +80,7 @@ class LinksTest {
   }
 
   @Test
-  void veth_peer_created_directly_in_another_namespace() {
+  void vethPeerCreatedDirectlyInAnotherNamespace() {
     Node other = testbed.topology().node("b");
     try (Netns otherNs = Netns.named(other.netns());
         Netlink otherNl = Netlink.open(otherNs)) {
@@ -94,7 +94,7 @@ class LinksTest {
   }
 
   @Test
-  void up_down_mtu_mac_alias() {
+  void upDownMtuMacAlias() {
     nl.links().addVeth("v0", "v1");
     nl.links().setUp("v0");
     nl.links().setUp("v1");
@@ -122,7 +122,7 @@ class LinksTest {
   }
 
   @Test
-  void move_to_another_namespace_rename_and_delete() {
+  void moveToAnotherNamespaceRenameAndDelete() {
     Node other = testbed.topology().node("b");
     nl.links().addVeth("v0", "v1");
     try (Netns otherNs = Netns.named(other.netns());
@@ -140,7 +140,7 @@ class LinksTest {
   }
 
   @Test
-  void bridge_with_a_port() {
+  void bridgeWithAPort() {
     nl.links().addBridge("br0");
     nl.links().addVeth("v0", "v1");
     nl.links().setMaster("v1", "br0");
@@ -154,7 +154,7 @@ class LinksTest {
   }
 
   @Test
-  void vxlan_with_vni_local_remote_port_underlay_and_learning() {
+  void vxlanWithVniLocalRemotePortUnderlayAndLearning() {
     nl.links().addVeth("v0", "v1");
     int underlay = nl.links().get("v0").index();
     Vxlan config =

@@ -40,7 +40,7 @@ class NeighborsTest {
   }
 
   @Test
-  void add_replace_list_and_delete_permanent_entries() {
+  void addReplaceListAndDeletePermanentEntries() {
     Neighbor v4 =
         Neighbor.permanent(v0, Ip.parse("192.0.2.9"), MacAddress.parse("02:00:00:00:00:09"));
     Neighbor v6 =
@@ -67,7 +67,7 @@ class NeighborsTest {
   }
 
   @Test
-  void errors_name_the_entry() {
+  void errorsNameTheEntry() {
     Neighbor n =
         Neighbor.permanent(v0, Ip.parse("198.51.100.1"), MacAddress.parse("02:00:00:00:00:01"));
     nl.neighbors().add(n);
@@ -81,7 +81,7 @@ class NeighborsTest {
   }
 
   @Test
-  void a_batch_of_entries() {
+  void aBatchOfEntries() {
     Batch b = nl.batch();
     for (int i = 1; i <= 200; i++) {
       b.addNeighbor(

@@ -23,7 +23,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void a_request_is_framed_with_request_and_ack_flags_and_a_fresh_sequence_number() {
+  void aRequestIsFramedWithRequestAndAckFlagsAndAFreshSequenceNumber() {
     ScriptedTransport t =
         new ScriptedTransport((m, r) -> r.datagram(ScriptedTransport.ack(m, 0, null)));
     Links links = new Links(new NetlinkSocket(t));
@@ -52,7 +52,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void an_error_names_the_operation_the_errno_and_the_extended_ack() {
+  void anErrorNamesTheOperationTheErrnoAndTheExtendedAck() {
     ScriptedTransport t =
         new ScriptedTransport(
             (m, r) ->
@@ -70,7 +70,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void replies_to_earlier_requests_are_skipped() {
+  void repliesToEarlierRequestsAreSkipped() {
     List<Message> seen = new ArrayList<>();
     ScriptedTransport t =
         new ScriptedTransport(
@@ -88,7 +88,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void a_dump_gathers_every_part_until_done() {
+  void aDumpGathersEveryPartUntilDone() {
     ScriptedTransport t =
         new ScriptedTransport(
             (m, r) -> {
@@ -111,7 +111,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void an_interrupted_dump_starts_over() {
+  void anInterruptedDumpStartsOver() {
     AtomicInteger attempts = new AtomicInteger();
     ScriptedTransport t =
         new ScriptedTransport(
@@ -134,7 +134,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void a_dump_interrupted_every_time_fails_after_the_last_attempt() {
+  void aDumpInterruptedEveryTimeFailsAfterTheLastAttempt() {
     ScriptedTransport t =
         new ScriptedTransport(
             (m, r) -> {
@@ -149,7 +149,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void a_dump_that_fails_reports_the_status_of_done() {
+  void aDumpThatFailsReportsTheStatusOfDone() {
     ScriptedTransport t =
         new ScriptedTransport(
             (m, r) -> {
@@ -163,7 +163,7 @@ class NetlinkSocketTest {
   }
 
   @Test
-  void a_batch_sends_chunks_fenced_by_an_acknowledged_noop_and_reports_each_failure() {
+  void aBatchSendsChunksFencedByAnAcknowledgedNoopAndReportsEachFailure() {
     List<Integer> noops = new ArrayList<>();
     ScriptedTransport t =
         new ScriptedTransport(

@@ -25,7 +25,7 @@ class NetnsTest {
   }
 
   @Test
-  void run_executes_the_task_inside_the_namespace_on_a_fresh_thread_each_time() throws Exception {
+  void runExecutesTheTaskInsideTheNamespaceOnAFreshThreadEachTime() throws Exception {
     Node a = testbed.topology().node("a");
     String host = currentNamespace();
     String expected = a.exec("readlink", "/proc/self/ns/net").strip();
@@ -47,7 +47,7 @@ class NetnsTest {
   }
 
   @Test
-  void a_socket_opened_inside_stays_in_the_namespace_whichever_thread_uses_it() {
+  void aSocketOpenedInsideStaysInTheNamespaceWhicheverThreadUsesIt() {
     Node a = testbed.topology().node("a");
     Node b = testbed.topology().node("b");
     testbed.topology().link(a, b);
@@ -61,7 +61,7 @@ class NetnsTest {
   }
 
   @Test
-  void opening_by_mount_path_or_by_a_process_reaches_the_same_namespace() throws Exception {
+  void openingByMountPathOrByAProcessReachesTheSameNamespace() throws Exception {
     Node a = testbed.topology().node("a");
     String expected = a.exec("readlink", "/proc/self/ns/net").strip();
     Process sleeper = Programs.processBuilder(a.inNetns(List.of("sleep", "30"))).start();
@@ -85,7 +85,7 @@ class NetnsTest {
   }
 
   @Test
-  void the_task_s_exceptions_reach_the_caller_unchanged() {
+  void theTaskSExceptionsReachTheCallerUnchanged() {
     Node a = testbed.topology().node("a");
     try (Netns ns = Netns.named(a.netns())) {
       IOException thrown =
@@ -101,7 +101,7 @@ class NetnsTest {
   }
 
   @Test
-  void a_missing_namespace_is_named_in_the_error() {
+  void aMissingNamespaceIsNamedInTheError() {
     NetlinkException e =
         assertThrows(NetlinkException.class, () -> Netns.named("sartt-no-such-namespace"));
     assertEquals(Errno.ENOENT, e.errno());

@@ -64,13 +64,13 @@ class RouteCodecTest {
           + "0000";
 
   @Test
-  void multipath_route_with_an_ipv6_next_hop() {
+  void multipathRouteWithAnIpv6NextHop() {
     assertEquals(ECMP_BYTES, encode(ECMP, false));
     assertEquals(ECMP, decode(ECMP_BYTES));
   }
 
   @Test
-  void single_path_onlink_route_in_a_small_table() {
+  void singlePathOnlinkRouteInASmallTable() {
     Route r =
         Route.of("203.0.113.0/25").table(120).nextHop(NextHop.onlink("198.51.100.9", 4)).build();
     String bytes =
@@ -90,7 +90,7 @@ class RouteCodecTest {
   }
 
   @Test
-  void a_delete_matches_any_scope() {
+  void aDeleteMatchesAnyScope() {
     Route r = Route.of("192.0.2.0/24").type(RouteType.BLACKHOLE).build();
     assertEquals(
         "02180000" + "fe03ff06" + "00000000" + "08000f00" + "fe000000" + "08000100" + "c0000200",
@@ -98,7 +98,7 @@ class RouteCodecTest {
   }
 
   @Test
-  void ipv6_reject_routes_lose_the_loopback_the_kernel_puts_on_them() {
+  void ipv6RejectRoutesLoseTheLoopbackTheKernelPutsOnThem() {
     String bytes =
         "0a300000"
             + "fe030006"

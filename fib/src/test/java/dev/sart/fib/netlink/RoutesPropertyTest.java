@@ -42,7 +42,7 @@ class RoutesPropertyTest {
   private record Op(String verb, Route route, int expectedErrno) {}
 
   @Test
-  void random_adds_replaces_and_deletes_leave_the_table_equal_to_the_model() {
+  void randomAddsReplacesAndDeletesLeaveTheTableEqualToTheModel() {
     long seed = Long.getLong("sart.seed", new Random().nextLong());
     System.out.println(
         "RoutesPropertyTest seed=" + seed + " (replay with -Dsart.seed=" + seed + ")");

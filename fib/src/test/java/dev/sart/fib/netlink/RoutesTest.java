@@ -62,7 +62,7 @@ class RoutesTest {
   }
 
   @Test
-  void add_list_and_delete_in_a_table_above_255() {
+  void addListAndDeleteInATableAbove255() {
     Route r =
         Route.of("198.51.100.0/24")
             .table(TABLE)
@@ -77,7 +77,7 @@ class RoutesTest {
   }
 
   @Test
-  void errors_name_the_route() {
+  void errorsNameTheRoute() {
     Route r = Route.of("198.51.100.0/24").table(120).via("192.0.2.1", v0).build();
     nl.routes().add(r);
     NetlinkException exists = assertThrows(NetlinkException.class, () -> nl.routes().add(r));
@@ -103,7 +103,7 @@ class RoutesTest {
   }
 
   @Test
-  void replace_switches_between_one_and_several_next_hops() {
+  void replaceSwitchesBetweenOneAndSeveralNextHops() {
     Route one = Route.of("198.51.100.0/24").table(TABLE).via("192.0.2.1", v0).build();
     nl.routes().replace(one);
     assertTable(TABLE, one);
@@ -120,7 +120,7 @@ class RoutesTest {
   }
 
   @Test
-  void ecmp_with_weights() {
+  void ecmpWithWeights() {
     Route r =
         Route.of("203.0.113.0/24")
             .table(TABLE)
@@ -140,7 +140,7 @@ class RoutesTest {
   }
 
   @Test
-  void types_blackhole_unreachable_prohibit_local_and_throw() {
+  void typesBlackholeUnreachableProhibitLocalAndThrow() {
     Route blackhole = Route.of("203.0.113.0/26").table(TABLE).type(RouteType.BLACKHOLE).build();
     Route unreachable =
         Route.of("203.0.113.64/26").table(TABLE).type(RouteType.UNREACHABLE).build();
@@ -162,7 +162,7 @@ class RoutesTest {
   }
 
   @Test
-  void scope_link_preferred_source_and_metrics() {
+  void scopeLinkPreferredSourceAndMetrics() {
     Route direct =
         Route.of("198.51.100.0/24").table(TABLE).dev(v0).preferredSource("192.0.2.100").build();
     assertEquals(Scope.LINK, direct.scope());
@@ -175,7 +175,7 @@ class RoutesTest {
   }
 
   @Test
-  void on_link_next_hop_outside_every_subnet() {
+  void onLinkNextHopOutsideEverySubnet() {
     Route r =
         Route.of("203.0.113.128/25")
             .table(TABLE)
@@ -196,7 +196,7 @@ class RoutesTest {
   }
 
   @Test
-  void ipv4_routes_via_ipv6_next_hops() {
+  void ipv4RoutesViaIpv6NextHops() {
     Route via = Route.of("203.0.113.0/24").table(TABLE).via("fd00:1::1", v0).build();
     Route mixed =
         Route.of("198.51.100.0/24")
@@ -214,7 +214,7 @@ class RoutesTest {
   }
 
   @Test
-  void ipv6_routes_single_and_multipath() {
+  void ipv6RoutesSingleAndMultipath() {
     Route single =
         Route.of("2001:db8:1::/48")
             .table(TABLE)
@@ -248,7 +248,7 @@ class RoutesTest {
   }
 
   @Test
-  void list_filters_by_table_family_and_protocol() {
+  void listFiltersByTableFamilyAndProtocol() {
     Route bgp =
         Route.of("198.51.100.0/24")
             .table(TABLE)
@@ -287,7 +287,7 @@ class RoutesTest {
   }
 
   @Test
-  void get_returns_the_route_the_kernel_would_use() {
+  void getReturnsTheRouteTheKernelWouldUse() {
     Route r = Route.of("198.51.100.0/24").protocol(Rtnl.RTPROT_BGP).via("192.0.2.1", v0).build();
     nl.routes().add(r);
     assertEquals(r, nl.routes().get(Ip.parse("198.51.100.77")));
@@ -305,7 +305,7 @@ class RoutesTest {
   }
 
   @Test
-  void a_batch_applies_every_request_and_reports_the_failed_ones() {
+  void aBatchAppliesEveryRequestAndReportsTheFailedOnes() {
     Batch batch = nl.batch();
     List<IpPrefix> prefixes = DocumentationPrefixes.ipv4();
     for (int i = 0; i < 1000; i++) {

@@ -39,7 +39,7 @@ class RulesTest {
   }
 
   @Test
-  void add_list_and_delete_ipv4_and_ipv6_rules() {
+  void addListAndDeleteIpv4AndIpv6Rules() {
     Rule full =
         Rule.lookup(Family.INET, 100, 1000)
             .withFrom(IpPrefix.parse("192.0.2.0/24"))
@@ -76,7 +76,7 @@ class RulesTest {
   }
 
   @Test
-  void errors_name_the_rule() {
+  void errorsNameTheRule() {
     Rule r = Rule.lookup(Family.INET, 100, 1000).withFrom(IpPrefix.parse("192.0.2.0/24"));
     nl.rules().add(r);
     NetlinkException exists = assertThrows(NetlinkException.class, () -> nl.rules().add(r));
@@ -88,7 +88,7 @@ class RulesTest {
   }
 
   @Test
-  void a_fwmark_rule_steers_lookups_into_its_table() {
+  void aFwmarkRuleSteersLookupsIntoItsTable() {
     int v0 = nl.links().get("v0").index();
     nl.addresses().add(Address.of(v0, "192.0.2.100/24"));
     Route r = Route.of("198.51.100.0/24").table(1000).via("192.0.2.1", v0).build();
@@ -116,7 +116,7 @@ class RulesTest {
   }
 
   @Test
-  void rules_in_a_batch() {
+  void rulesInABatch() {
     Batch b = nl.batch();
     for (int i = 0; i < 50; i++) {
       b.addRule(

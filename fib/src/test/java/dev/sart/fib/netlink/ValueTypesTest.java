@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ValueTypesTest {
   @Test
-  void prefixes_are_normalised_to_their_network() {
+  void prefixesAreNormalisedToTheirNetwork() {
     assertEquals(IpPrefix.parse("192.0.2.0/24"), IpPrefix.parse("192.0.2.77/24"));
     assertEquals("192.0.2.0/24", IpPrefix.parse("192.0.2.77/24").toString());
     assertEquals("2001:db8::/32", IpPrefix.parse("2001:db8:ffff::1/32").toString());
@@ -22,7 +22,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void prefixes_contain_addresses_and_more_specifics_of_their_family() {
+  void prefixesContainAddressesAndMoreSpecificsOfTheirFamily() {
     IpPrefix p = IpPrefix.parse("198.51.100.0/24");
     assertTrue(p.contains(Ip.parse("198.51.100.200")));
     assertFalse(p.contains(Ip.parse("203.0.113.1")));
@@ -34,7 +34,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void ipv6_prints_as_rfc_5952_says() {
+  void ipv6PrintsAsRfc5952Says() {
     assertEquals("2001:db8::1", Ip.format(Ip.parse("2001:0db8:0:0:0:0:0:1")));
     assertEquals(
         "2001:db8:0:1:1:1:1:1",
@@ -52,7 +52,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void mac_addresses_round_trip_and_compare_by_value() {
+  void macAddressesRoundTripAndCompareByValue() {
     MacAddress m = MacAddress.parse("02:00:5E:00:53:01");
     assertEquals("02:00:5e:00:53:01", m.toString());
     assertEquals(m, MacAddress.of(m.bytes()));
@@ -60,7 +60,7 @@ class ValueTypesTest {
   }
 
   @Test
-  void flag_sets_round_trip_through_their_bits() {
+  void flagSetsRoundTripThroughTheirBits() {
     Set<AddressFlag> flags = Set.of(AddressFlag.NODAD, AddressFlag.NOPREFIXROUTE);
     assertEquals(0x202, BitFlag.encode(flags));
     assertEquals(flags, BitFlag.decode(AddressFlag.class, 0x202));

@@ -26,7 +26,7 @@ class CniGrpcServiceTest {
   @RegisterExtension final Testbed testbed = new Testbed();
 
   @Test
-  void add_check_and_del_over_grpc() throws Exception {
+  void addCheckAndDelOverGrpc() throws Exception {
     Topology t = testbed.topology();
     Node node = t.node("node");
     Node pod = t.node("pod");

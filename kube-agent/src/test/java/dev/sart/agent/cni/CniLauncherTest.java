@@ -41,7 +41,7 @@ class CniLauncherTest {
   }
 
   @Test
-  void the_installed_cache_is_valid_for_the_installed_jar() throws Exception {
+  void theInstalledCacheIsValidForTheInstalledJar() throws Exception {
     Path plugin = install();
     assertEquals(VERSION_OUT, version(plugin));
     // AOTMode=on refuses to start when the cache cannot be used
@@ -72,7 +72,7 @@ class CniLauncherTest {
   }
 
   @Test
-  void a_missing_stale_or_corrupt_cache_only_costs_time() throws Exception {
+  void aMissingStaleOrCorruptCacheOnlyCostsTime() throws Exception {
     Path plugin = install();
     Path aot = dir.resolve("sart-cni.aot");
     Path jar = dir.resolve("sart-cni.jar");

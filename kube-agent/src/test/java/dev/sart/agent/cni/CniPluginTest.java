@@ -111,12 +111,12 @@ class CniPluginTest {
   }
 
   @Test
-  void the_socket_is_private_to_root() throws Exception {
+  void theSocketIsPrivateToRoot() throws Exception {
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
   }
 
   @Test
-  void every_verb_in_every_supported_version() {
+  void everyVerbInEverySupportedVersion() {
     int n = 0;
     for (String v : CniVersion.SUPPORTED) {
       Node pod = t.node("p" + n);
@@ -175,7 +175,7 @@ class CniPluginTest {
   }
 
   @Test
-  void two_pods_on_one_node_reach_each_other_over_ipv4_and_ipv6() {
+  void twoPodsOnOneNodeReachEachOtherOverIpv4AndIpv6() {
     Node a = t.node("a");
     Node b = t.node("b");
     JsonNode ra = add("pod-a", a, runtime.conf("1.0.0"));
@@ -195,7 +195,7 @@ class CniPluginTest {
   }
 
   @Test
-  void a_repeated_add_returns_the_same_result_and_a_failed_add_leaves_nothing() {
+  void aRepeatedAddReturnsTheSameResultAndAFailedAddLeavesNothing() {
     Node p = t.node("p");
     JsonNode first = add("same", p, runtime.conf("1.0.0"));
     JsonNode again = add("same", p, runtime.conf("1.0.0"));
@@ -224,7 +224,7 @@ class CniPluginTest {
   }
 
   @Test
-  void del_succeeds_when_the_namespace_the_link_or_the_allocation_is_gone() {
+  void delSucceedsWhenTheNamespaceTheLinkOrTheAllocationIsGone() {
     Node p = t.node("p");
     add("gone", p, runtime.conf("1.0.0"));
     dev.sart.testbed.Shell.run("ip", "netns", "del", p.netns());
@@ -237,7 +237,7 @@ class CniPluginTest {
   }
 
   @Test
-  void check_detects_a_removed_route_and_a_wrong_previous_result() {
+  void checkDetectsARemovedRouteAndAWrongPreviousResult() {
     Node p = t.node("p");
     String conf = runtime.conf("1.0.0");
     JsonNode r = add("chk", p, conf);
@@ -262,7 +262,7 @@ class CniPluginTest {
   }
 
   @Test
-  void bad_requests_get_the_spec_error_codes() throws Exception {
+  void badRequestsGetTheSpecErrorCodes() throws Exception {
     Node p = t.node("p");
     exec(env("ADD", "x", ns(p), "eth0"), runtime.conf("0.2.0"))
         .error(CniException.INCOMPATIBLE_VERSION);
@@ -288,7 +288,7 @@ class CniPluginTest {
   }
 
   @Test
-  void after_an_agent_restart_pods_keep_their_addresses_and_nothing_leaks() throws Exception {
+  void afterAnAgentRestartPodsKeepTheirAddressesAndNothingLeaks() throws Exception {
     List<Node> pods = new ArrayList<>();
     Set<String> before = new HashSet<>();
     for (int i = 0; i < 3; i++) {
@@ -336,7 +336,7 @@ class CniPluginTest {
   }
 
   @Test
-  void gc_deletes_the_attachments_the_runtime_does_not_list() {
+  void gcDeletesTheAttachmentsTheRuntimeDoesNotList() {
     Node keep = t.node("keep");
     Node drop = t.node("drop");
     add("keep", keep, runtime.conf("1.1.0"));

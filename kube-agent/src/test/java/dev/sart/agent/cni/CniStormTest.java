@@ -47,8 +47,7 @@ class CniStormTest {
   static final int POOL_SIZE = 202;
 
   @Test
-  void concurrent_add_and_del_with_the_agent_killed_and_restarted_leave_a_consistent_node()
-      throws Exception {
+  void concurrentAddAndDelWithTheAgentKilledAndRestartedLeaveAConsistentNode() throws Exception {
     Topology t = testbed.topology();
     Node node = t.node("node");
     Path socket = t.dir().resolve("sart.sock");

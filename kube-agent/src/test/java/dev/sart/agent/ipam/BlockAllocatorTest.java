@@ -24,7 +24,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void ipv4_blocks_never_give_the_network_or_broadcast_address() throws Exception {
+  void ipv4BlocksNeverGiveTheNetworkOrBroadcastAddress() throws Exception {
     BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("p=192.0.2.0/29")), "p");
     List<String> got = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
@@ -37,7 +37,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void small_blocks_use_every_address() throws Exception {
+  void smallBlocksUseEveryAddress() throws Exception {
     BlockAllocator ipam =
         new BlockAllocator(
             List.of(Block.parse("p=192.0.2.0/31"), Block.parse("p=192.0.2.8/32")), "p");
@@ -49,7 +49,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void a_released_address_comes_back_only_after_the_rest_of_the_pool() throws Exception {
+  void aReleasedAddressComesBackOnlyAfterTheRestOfThePool() throws Exception {
     BlockAllocator ipam =
         new BlockAllocator(
             List.of(Block.parse("p=192.0.2.0/29"), Block.parse("p=192.0.2.16/30")), "p");
@@ -69,7 +69,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void an_attachment_keeps_its_allocation_and_pools_are_separate() throws Exception {
+  void anAttachmentKeepsItsAllocationAndPoolsAreSeparate() throws Exception {
     BlockAllocator ipam =
         new BlockAllocator(
             List.of(Block.parse("a=192.0.2.0/30"), Block.parse("b=198.51.100.0/30")), "a");
@@ -83,8 +83,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void dual_stack_pools_give_one_address_per_family_and_skip_the_subnet_router_anycast()
-      throws Exception {
+  void dualStackPoolsGiveOneAddressPerFamilyAndSkipTheSubnetRouterAnycast() throws Exception {
     BlockAllocator ipam =
         new BlockAllocator(
             List.of(Block.parse("p=192.0.2.0/30"), Block.parse("p=2001:db8::/126")), "p");
@@ -98,7 +97,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void restored_allocations_are_taken_and_the_cursor_resumes_after_them() throws Exception {
+  void restoredAllocationsAreTakenAndTheCursorResumesAfterThem() throws Exception {
     BlockAllocator ipam = new BlockAllocator(List.of(Block.parse("p=192.0.2.0/28")), "p");
     InetAddress five = Ip.parse("192.0.2.5");
     ipam.restore(new Allocation(pod(0), "p", List.of(five)));
@@ -119,7 +118,7 @@ class BlockAllocatorTest {
   }
 
   @Test
-  void overlapping_blocks_are_refused() {
+  void overlappingBlocksAreRefused() {
     assertThrows(
         IllegalArgumentException.class,
         () ->

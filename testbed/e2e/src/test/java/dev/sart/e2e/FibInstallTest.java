@@ -227,7 +227,7 @@ class FibInstallTest {
       """;
 
   @Test
-  void installs_ecmp_withdraws_and_converges_after_a_crash() throws IOException {
+  void installsEcmpWithdrawsAndConvergesAfterACrash() throws IOException {
     Topology t = testbed.topology();
     Node lan = t.bridge("lan");
     Node s = t.node("sart");

@@ -71,8 +71,7 @@ class FibSpeakerRestartTest {
       """;
 
   @Test
-  void a_restarted_speakers_snapshot_replaces_its_routes_and_gets_our_routes_again()
-      throws IOException {
+  void aRestartedSpeakersSnapshotReplacesItsRoutesAndGetsOurRoutesAgain() throws IOException {
     Topology t = testbed.topology();
     Node s = t.node("sart");
     Node r = t.node("frr");

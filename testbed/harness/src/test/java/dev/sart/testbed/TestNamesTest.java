@@ -14,11 +14,12 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * One convention for the names of test methods across the tree: lowerCamelCase sentences
- * ({@code aDeletedServiceIsWithdrawn}), as the rest of the Java code, never snake_case.
+ * One convention for the names of test methods across the tree: lowerCamelCase sentences ({@code
+ * aDeletedServiceIsWithdrawn}), as the rest of the Java code, never snake_case.
  */
 class TestNamesTest {
-  private static final Pattern SNAKE = Pattern.compile("\\bvoid\\s+([a-z][a-z0-9]*_[A-Za-z0-9_]*)\\s*\\(");
+  private static final Pattern SNAKE =
+      Pattern.compile("\\bvoid\\s+([a-z][a-z0-9]*_[A-Za-z0-9_]*)\\s*\\(");
 
   @Test
   void testMethodsAreCamelCase() throws IOException {

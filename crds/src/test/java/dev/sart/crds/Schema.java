@@ -24,7 +24,11 @@ final class Schema {
 
   Schema(Path dir) throws IOException {
     try (var files = Files.list(dir)) {
-      for (var file : files.toList()) {
+      // the CRDs only: deploy/base reaches them through a kustomization.yaml in the same folder
+      for (var file :
+          files
+              .filter(p -> p.getFileName().toString().endsWith(".sart.terassyi.net-v1.yml"))
+              .toList()) {
         var crd = Serialization.unmarshal(Files.readString(file), CustomResourceDefinition.class);
         byKind.put(
             crd.getSpec().getNames().getKind(),

@@ -229,13 +229,18 @@ public final class ApiServer implements AutoCloseable {
   }
 
   /**
-   * Applies every CRD manifest of {@code dir} ({@code kubectl apply -f crds/manifests/} as a user
+   * Applies every CRD manifest of {@code dir} ({@code kubectl apply -k crds/manifests/} as a user
    * would) and waits until the API server serves each one.
    */
   public void applyCrds(Path dir) {
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.toString().matches(".*\\.ya?ml")).sorted().toList();
+      // the CRDs; deploy/base reaches them through the kustomization.yaml beside them
+      files =
+          s.filter(p -> p.toString().matches(".*\\.ya?ml"))
+              .filter(p -> !p.getFileName().toString().startsWith("kustomization."))
+              .sorted()
+              .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -13,7 +13,6 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
 import dev.sart.testbed.Node;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -64,11 +63,7 @@ class CniScenariosTest {
     SHARED.begin();
     Manifests.apply(client, Scenarios.CLUSTER_BGP + "---\n" + Scenarios.POD_POOL);
     Scenarios.awaitPeersEstablished(cluster);
-    if (client.namespaces().withName(NS).get() == null) {
-      client
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
-    }
+    cluster.ensureNamespace(NS, Map.of());
     SHARED.end("CNI: ClusterBGP and pod pool");
   }
 
@@ -192,15 +187,7 @@ class CniScenariosTest {
         .setAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
     client.resource(byPod).create();
     String other = "test-non-default";
-    client
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(other)
-                .withAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"))
-                .endMetadata()
-                .build())
-        .create();
+    cluster.ensureNamespace(other, Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
     client
         .resource(Manifests.pod(other, "pod-in-namespace", n2.name(), Map.of("app", "ns"), 0))
         .create();

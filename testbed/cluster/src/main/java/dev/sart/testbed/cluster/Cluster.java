@@ -63,6 +63,11 @@ public final class Cluster implements AutoCloseable {
       return new Options(3, 2, "dual");
     }
 
+    /** The controllers' {@code --mode}: lb, cni or dual. */
+    public Options withMode(String m) {
+      return new Options(nodes, controllers, m);
+    }
+
     public Options withNodes(int n) {
       return new Options(n, controllers, mode);
     }
@@ -458,6 +463,12 @@ public final class Cluster implements AutoCloseable {
 
   /** Stops every controller replica (SIGTERM) and starts them again (a rollout restart). */
   public void restartControllers() {
+    restartControllers(mode);
+  }
+
+  /** The same with another {@code --mode} (lb, cni, dual): what patching the Deployment does. */
+  public void restartControllers(String newMode) {
+    mode = newMode;
     restarts++;
     for (ManagedProcess p : controllers) {
       p.stop();

@@ -48,7 +48,8 @@ class CniScenariosTest {
 
   @BeforeAll
   static void up() {
-    cluster = SHARED.start("CniScenariosTest", Cluster.Options.defaults());
+    // as sart's CNI suite: the controllers in cni mode, switched to dual at the end
+    cluster = SHARED.start("CniScenariosTest", Cluster.Options.defaults().withMode("cni"));
     client = cluster.client();
   }
 
@@ -256,6 +257,50 @@ class CniScenariosTest {
     assertAnswers(cluster.clientNode(), NS, name(n3, "c"));
     assertAnswers(podNetns(name(cluster.nodes().get(0), "a")), NS, name(n3, "c"));
     SHARED.end("CNI: restart the controllers with pods running");
+  }
+
+  @Test
+  @Order(9)
+  void switchTheModeToDualLoadBalancerPoolAndTrafficInDualMode() {
+    SHARED.begin();
+    // a service pool apart from the pod pools (198.51.100.0/27 is one)
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata:
+          name: dual-lb-pool
+        spec:
+          cidr: 198.51.100.128/25
+          type: service
+          allocType: bit
+          autoAssign: true
+        """);
+    client
+        .resource(
+            Manifests.loadBalancer(
+                NS, "lb-in-dual", Map.of("app", "annotated"), "Cluster", Map.of()))
+        .create();
+    // in cni mode the controllers hand out no LoadBalancer address
+    await("no address in cni mode")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              var svc = client.services().inNamespace(NS).withName("lb-in-dual").get();
+              return svc.getStatus() == null
+                  || svc.getStatus().getLoadBalancer() == null
+                  || svc.getStatus().getLoadBalancer().getIngress() == null
+                  || svc.getStatus().getLoadBalancer().getIngress().isEmpty();
+            });
+    cluster.restartControllers("dual");
+    String vip = Scenarios.awaitAddress(cluster, NS, "lb-in-dual");
+    assertTrue(vip.startsWith("198.51.100.") && Integer.parseInt(vip.substring(11)) >= 128, vip);
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    assertEquals(Map.of("pod-annotated", 10), Scenarios.requests(cluster, vip, 80, 10));
+    assertAnswers(cluster.clientNode(), NS, name(cluster.nodes().get(0), "a"));
+    SHARED.end("CNI: switch the controllers from cni to dual, LoadBalancer in dual mode");
   }
 
   static Map<String, String> withoutPod(Map<String, String> m, String key) {

@@ -63,6 +63,11 @@ public final class Cluster implements AutoCloseable {
       return new Options(3, 2, "dual");
     }
 
+    /** The controllers' {@code --mode}: lb, cni or dual. */
+    public Options withMode(String m) {
+      return new Options(nodes, controllers, m);
+    }
+
     public Options withNodes(int n) {
       return new Options(n, controllers, mode);
     }
@@ -125,10 +130,7 @@ public final class Cluster implements AutoCloseable {
     api.applyCrds(Launch.crdManifests());
     KubernetesClient k = api.client();
     for (String ns : List.of("kube-system", "kube-node-lease", "default")) {
-      if (k.namespaces().withName(ns).get() == null) {
-        k.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-            .create();
-      }
+      ensureNamespace(ns, Map.of());
     }
     phases.mark("api server and CRDs");
     fabric(options.nodes());
@@ -461,6 +463,12 @@ public final class Cluster implements AutoCloseable {
 
   /** Stops every controller replica (SIGTERM) and starts them again (a rollout restart). */
   public void restartControllers() {
+    restartControllers(mode);
+  }
+
+  /** The same with another {@code --mode} (lb, cni, dual): what patching the Deployment does. */
+  public void restartControllers(String newMode) {
+    mode = newMode;
     restarts++;
     for (ManagedProcess p : controllers) {
       p.stop();
@@ -492,6 +500,41 @@ public final class Cluster implements AutoCloseable {
   }
 
   // ---- what the scenarios and the demo use
+
+  /**
+   * The Namespace (with these annotations) and its {@code default} ServiceAccount, each made only
+   * if missing: a real API server's ServiceAccount admission refuses pods without it, and without
+   * kube-controller-manager nobody else makes it.
+   */
+  public void ensureNamespace(String name, Map<String, String> annotations) {
+    KubernetesClient k = api.client();
+    if (k.namespaces().withName(name).get() == null) {
+      k.resource(
+              new NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withAnnotations(annotations)
+                  .endMetadata()
+                  .build())
+          .create();
+    }
+    if (k.serviceAccounts().inNamespace(name).withName("default").get() == null) {
+      try {
+        k.resource(
+                new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                    .withNewMetadata()
+                    .withNamespace(name)
+                    .withName("default")
+                    .endMetadata()
+                    .build())
+            .create();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+  }
 
   public KubernetesClient client() {
     return api.client();

@@ -71,6 +71,9 @@ public final class Manifests {
             .withNewSpec()
             .withNodeName(node)
             .withTerminationGracePeriodSeconds(30L)
+            // nothing in the pod talks to the API server (and a bare API server has no token
+            // controller)
+            .withAutomountServiceAccountToken(false)
             .addNewContainer()
             .withName("http")
             .withImage("testbed.sart.dev/pod-name-http:stand-in")

@@ -13,7 +13,6 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
 import dev.sart.testbed.Node;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -49,7 +48,8 @@ class CniScenariosTest {
 
   @BeforeAll
   static void up() {
-    cluster = SHARED.start("CniScenariosTest", Cluster.Options.defaults());
+    // as sart's CNI suite: the controllers in cni mode, switched to dual at the end
+    cluster = SHARED.start("CniScenariosTest", Cluster.Options.defaults().withMode("cni"));
     client = cluster.client();
   }
 
@@ -64,11 +64,7 @@ class CniScenariosTest {
     SHARED.begin();
     Manifests.apply(client, Scenarios.CLUSTER_BGP + "---\n" + Scenarios.POD_POOL);
     Scenarios.awaitPeersEstablished(cluster);
-    if (client.namespaces().withName(NS).get() == null) {
-      client
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
-    }
+    cluster.ensureNamespace(NS, Map.of());
     SHARED.end("CNI: ClusterBGP and pod pool");
   }
 
@@ -192,15 +188,7 @@ class CniScenariosTest {
         .setAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
     client.resource(byPod).create();
     String other = "test-non-default";
-    client
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(other)
-                .withAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"))
-                .endMetadata()
-                .build())
-        .create();
+    cluster.ensureNamespace(other, Map.of(Sart.ADDRESS_POOL_ANNOTATION, "non-default-pod-pool"));
     client
         .resource(Manifests.pod(other, "pod-in-namespace", n2.name(), Map.of("app", "ns"), 0))
         .create();
@@ -269,6 +257,50 @@ class CniScenariosTest {
     assertAnswers(cluster.clientNode(), NS, name(n3, "c"));
     assertAnswers(podNetns(name(cluster.nodes().get(0), "a")), NS, name(n3, "c"));
     SHARED.end("CNI: restart the controllers with pods running");
+  }
+
+  @Test
+  @Order(9)
+  void switchTheModeToDualLoadBalancerPoolAndTrafficInDualMode() {
+    SHARED.begin();
+    // a service pool apart from the pod pools (198.51.100.0/27 is one)
+    Manifests.apply(
+        client,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata:
+          name: dual-lb-pool
+        spec:
+          cidr: 198.51.100.128/25
+          type: service
+          allocType: bit
+          autoAssign: true
+        """);
+    client
+        .resource(
+            Manifests.loadBalancer(
+                NS, "lb-in-dual", Map.of("app", "annotated"), "Cluster", Map.of()))
+        .create();
+    // in cni mode the controllers hand out no LoadBalancer address
+    await("no address in cni mode")
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              var svc = client.services().inNamespace(NS).withName("lb-in-dual").get();
+              return svc.getStatus() == null
+                  || svc.getStatus().getLoadBalancer() == null
+                  || svc.getStatus().getLoadBalancer().getIngress() == null
+                  || svc.getStatus().getLoadBalancer().getIngress().isEmpty();
+            });
+    cluster.restartControllers("dual");
+    String vip = Scenarios.awaitAddress(cluster, NS, "lb-in-dual");
+    assertTrue(vip.startsWith("198.51.100.") && Integer.parseInt(vip.substring(11)) >= 128, vip);
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    assertEquals(Map.of("pod-annotated", 10), Scenarios.requests(cluster, vip, 80, 10));
+    assertAnswers(cluster.clientNode(), NS, name(cluster.nodes().get(0), "a"));
+    SHARED.end("CNI: switch the controllers from cni to dual, LoadBalancer in dual mode");
   }
 
   static Map<String, String> withoutPod(Map<String, String> m, String key) {

@@ -319,9 +319,9 @@ class LoadBalancerScenariosTest {
   @Test
   @Order(6)
   @org.junit.jupiter.api.Disabled(
-      "flaky, 2 of 3 runs: after node3's label moves back to bgp=a the controller's ClusterBGP"
-          + " reconciler sits ~2 min in a PATCH of NodeBGP node3 (which the agent edits at the same"
-          + " moment) before it fails and goes on; meanwhile no BGPPeer is made (README, 'Found')")
+      "fails 2 runs of 3: the controller and the agent edit NodeBGP spec.peers at once, the"
+          + " controller's index-based JSON patch hits a shortened list, the mock server hangs on"
+          + " it and the ClusterBGP loop stalls ~2 min (README, 'Found')")
   void aSecondClusterBgpAndANodeChangingLabelsMovesItsPeers() {
     SHARED.begin();
     ClusterNode n3 = cluster.nodes().get(2);

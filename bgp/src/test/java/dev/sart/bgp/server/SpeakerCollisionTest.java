@@ -91,7 +91,9 @@ class SpeakerCollisionTest {
     peer.exec("kill", "-STOP", Long.toString(bgpd));
     Peer p =
         server.addPeer(
-            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+            withoutGracefulRestartHelper(
+                SpeakerInteropTest.quick(
+                    PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002))));
     try {
       await().atMost(Duration.ofSeconds(5)).until(() -> p.status().state() == State.OPEN_SENT);
       Thread.sleep(1500);
@@ -138,5 +140,28 @@ class SpeakerCollisionTest {
           oursSurvived,
           "RFC 4271 §6.8: the connection opened by the higher BGP Identifier stays");
     }
+  }
+
+  /**
+   * RFC 4271 §6.8 alone: with the graceful restart helper on (FRR sends the GR capability), a
+   * second OPEN while Established is a restart by RFC 4724 §4.2, which replaces the session; this
+   * test is about collisions, so the helper is off and the newer connection gets Cease 6/7.
+   */
+  private static PeerConfig withoutGracefulRestartHelper(PeerConfig c) {
+    return new PeerConfig(
+        c.name(),
+        c.address(),
+        c.asn(),
+        c.port(),
+        c.localAddress(),
+        c.passive(),
+        c.password(),
+        c.multihopTtl(),
+        c.ttlSecurity(),
+        c.holdTime(),
+        c.keepaliveTime(),
+        c.connectRetryTime(),
+        c.families(),
+        new PeerConfig.GracefulRestart(false, PeerConfig.GracefulRestart.DEFAULT.restartTime()));
   }
 }

@@ -399,18 +399,36 @@ class ClusterBgpReconcilerTest {
                     List.of("sart-worker", "sart-worker2"), status("clusterbgp-sample-a", false)));
   }
 
-  /** Adds a finalizer as the node's agent does (the mock runs no agent). */
+  /**
+   * Adds a finalizer as the node's agent does (the mock runs no agent); like the agent, it reads
+   * again and retries when the controller changed the object meanwhile (409 Conflict).
+   */
   private <T extends io.fabric8.kubernetes.api.model.HasMetadata> void agentFinalizer(
       Class<T> type, String name, String finalizer) {
-    client
-        .resources(type)
-        .withName(name)
-        .edit(
-            o -> {
-              var f = new java.util.ArrayList<>(o.getMetadata().getFinalizers());
-              f.add(finalizer);
-              o.getMetadata().setFinalizers(f);
-              return o;
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              client
+                  .resources(type)
+                  .withName(name)
+                  .edit(
+                      o -> {
+                        var f = new java.util.ArrayList<>(o.getMetadata().getFinalizers());
+                        if (!f.contains(finalizer)) {
+                          f.add(finalizer);
+                        }
+                        o.getMetadata().setFinalizers(f);
+                        return o;
+                      });
+              return client
+                  .resources(type)
+                  .withName(name)
+                  .get()
+                  .getMetadata()
+                  .getFinalizers()
+                  .contains(finalizer);
             });
   }
 

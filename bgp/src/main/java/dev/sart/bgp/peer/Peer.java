@@ -141,7 +141,8 @@ public final class Peer {
         FsmConfig.defaults()
             .withConnectRetryTime(config.connectRetryTime())
             .withPassive(config.passive())
-            .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofMinutes(2));
+            // damped, at most 10 s: a node whose link is back takes its ToR's connection soon
+            .withIdleHoldTime(Duration.ofSeconds(1), Duration.ofSeconds(10));
     this.primary = new Connection(this, Session.initial(fsmConfig), false);
   }
 

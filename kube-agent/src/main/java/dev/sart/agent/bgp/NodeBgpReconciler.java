@@ -1,5 +1,6 @@
 package dev.sart.agent.bgp;
 
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPCondition;
 import dev.sart.crds.NodeBGPStatus;
@@ -175,17 +176,16 @@ final class NodeBgpReconciler {
     if (nb.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
       return;
     }
-    client
-        .resources(NodeBGP.class)
-        .withName(nb.getMetadata().getName())
-        .edit(
-            cur -> {
-              if (cur.getMetadata().getDeletionTimestamp() == null
-                  && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
-                cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
-              }
-              return cur;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
+        cur -> {
+          if (cur.getMetadata().getDeletionTimestamp() == null
+              && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
+            cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
+          }
+          return cur;
+        });
   }
 
   /** Whether a deleted NodeBGP still waits for this agent (its finalizer is on it). */
@@ -208,14 +208,13 @@ final class NodeBgpReconciler {
       return neighbours;
     }
     speaker.clear();
-    client
-        .resources(NodeBGP.class)
-        .withName(name)
-        .edit(
-            cur -> {
-              cur.getMetadata().getFinalizers().remove(Sart.NODE_BGP_FINALIZER);
-              return cur;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(NodeBGP.class).withName(name),
+        cur -> {
+          cur.getMetadata().getFinalizers().remove(Sart.NODE_BGP_FINALIZER);
+          return cur;
+        });
     LOG.info(() -> "event=nodebgp-released node=" + name + " speaker=cleared");
     return List.of();
   }

@@ -6,6 +6,7 @@ import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerStatus;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPPeer;
 import dev.sart.crds.Sart;
@@ -64,16 +65,15 @@ final class PeerReconciler {
         continue;
       }
       if (!p.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-        client
-            .resources(BGPPeer.class)
-            .withName(name)
-            .edit(
-                cur -> {
-                  if (!cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-                    cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
-                  }
-                  return cur;
-                });
+        LockedEdit.edit(
+            client,
+            client.resources(BGPPeer.class).withName(name),
+            cur -> {
+              if (!cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
+                cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
+              }
+              return cur;
+            });
       }
       Peer desired;
       try {
@@ -197,23 +197,18 @@ final class PeerReconciler {
     applied.remove(addr);
     if (nb.getSpec().peers() != null
         && nb.getSpec().peers().stream().anyMatch(x -> x.name().equals(name))) {
-      client
-          .resources(NodeBGP.class)
-          .withName(nb.getMetadata().getName())
-          .edit(
-              cur -> {
-                List<NodeBGPPeer> ps =
-                    new ArrayList<>(
-                        cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
-                ps.removeIf(x -> x.name().equals(name));
-                cur.setSpec(
-                    new dev.sart.crds.NodeBGPSpec(
-                        cur.getSpec().asn(),
-                        cur.getSpec().routerId(),
-                        cur.getSpec().speaker(),
-                        ps));
-                return cur;
-              });
+      LockedEdit.edit(
+          client,
+          client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
+          cur -> {
+            List<NodeBGPPeer> ps =
+                new ArrayList<>(cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
+            ps.removeIf(x -> x.name().equals(name));
+            cur.setSpec(
+                new dev.sart.crds.NodeBGPSpec(
+                    cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), ps));
+            return cur;
+          });
     }
     for (BGPAdvertisement a :
         client.resources(BGPAdvertisement.class).inAnyNamespace().list().getItems()) {
@@ -234,14 +229,13 @@ final class PeerReconciler {
                 });
       }
     }
-    client
-        .resources(BGPPeer.class)
-        .withName(name)
-        .edit(
-            cur -> {
-              cur.getMetadata().getFinalizers().remove(Sart.BGP_PEER_FINALIZER);
-              return cur;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(BGPPeer.class).withName(name),
+        cur -> {
+          cur.getMetadata().getFinalizers().remove(Sart.BGP_PEER_FINALIZER);
+          return cur;
+        });
     LOG.info(() -> "event=peer-deleted peer=" + name + " address=" + addr);
   }
 
@@ -252,23 +246,21 @@ final class PeerReconciler {
     if (ps != null && ps.stream().anyMatch(x -> x.name().equals(name))) {
       return;
     }
-    client
-        .resources(NodeBGP.class)
-        .withName(nb.getMetadata().getName())
-        .edit(
-            cur -> {
-              List<NodeBGPPeer> l =
-                  new ArrayList<>(
-                      cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
-              if (l.stream().anyMatch(x -> x.name().equals(name))) {
-                return cur;
-              }
-              l.add(new NodeBGPPeer(name, p.getSpec()));
-              cur.setSpec(
-                  new dev.sart.crds.NodeBGPSpec(
-                      cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), l));
-              return cur;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
+        cur -> {
+          List<NodeBGPPeer> l =
+              new ArrayList<>(cur.getSpec().peers() == null ? List.of() : cur.getSpec().peers());
+          if (l.stream().anyMatch(x -> x.name().equals(name))) {
+            return cur;
+          }
+          l.add(new NodeBGPPeer(name, p.getSpec()));
+          cur.setSpec(
+              new dev.sart.crds.NodeBGPSpec(
+                  cur.getSpec().asn(), cur.getSpec().routerId(), cur.getSpec().speaker(), l));
+          return cur;
+        });
   }
 
   /**

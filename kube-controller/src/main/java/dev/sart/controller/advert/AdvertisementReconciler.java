@@ -11,6 +11,7 @@ import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.Cidr;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -379,7 +380,9 @@ public final class AdvertisementReconciler implements AutoCloseable {
     if (withdrawn.isEmpty()
         && advert.getMetadata().getFinalizers() != null
         && advert.getMetadata().getFinalizers().contains(Sart.BGP_ADVERTISEMENT_FINALIZER)) {
-      resource.edit(
+      LockedEdit.edit(
+          informers.client(),
+          resource,
           a -> {
             a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
             return a;

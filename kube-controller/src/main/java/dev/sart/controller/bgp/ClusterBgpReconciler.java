@@ -10,6 +10,7 @@ import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerTemplate;
 import dev.sart.crds.ClusterBGP;
 import dev.sart.crds.ClusterBGPStatus;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPPeer;
 import dev.sart.crds.NodeBGPSpec;
@@ -241,15 +242,14 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     } else if (!spec.equals(nodeBgp.getSpec())
         || !Objects.equals(labels, nodeBgp.getMetadata().getLabels())) {
       nodeBgp =
-          client
-              .resources(NodeBGP.class)
-              .withName(nodeName)
-              .edit(
-                  n -> {
-                    n.setSpec(spec);
-                    n.getMetadata().setLabels(new HashMap<>(labels));
-                    return n;
-                  });
+          LockedEdit.edit(
+              client,
+              client.resources(NodeBGP.class).withName(nodeName),
+              n -> {
+                n.setSpec(spec);
+                n.getMetadata().setLabels(new HashMap<>(labels));
+                return n;
+              });
     }
     var refs = List.copyOf(plan.clusters());
     var status = nodeBgp.getStatus();
@@ -277,14 +277,13 @@ public final class ClusterBgpReconciler implements AutoCloseable {
         }
       } else if (!same(existing.getSpec(), entry.getValue())
           && existing.getSpec().clusterBGPRef() != null) {
-        client
-            .resources(BGPPeer.class)
-            .withName(entry.getKey())
-            .edit(
-                p -> {
-                  p.setSpec(entry.getValue());
-                  return p;
-                });
+        LockedEdit.edit(
+            client,
+            client.resources(BGPPeer.class).withName(entry.getKey()),
+            p -> {
+              p.setSpec(entry.getValue());
+              return p;
+            });
       }
     }
   }
@@ -312,14 +311,13 @@ public final class ClusterBgpReconciler implements AutoCloseable {
       return;
     }
     try {
-      informers
-          .client()
-          .resource(object)
-          .edit(
-              o -> {
-                o.getMetadata().getFinalizers().remove(finalizer);
-                return o;
-              });
+      LockedEdit.edit(
+          informers.client(),
+          informers.client().resource(object),
+          o -> {
+            o.getMetadata().getFinalizers().remove(finalizer);
+            return o;
+          });
       LOG.info(
           "finalizer of a gone node's agent removed kind="
               + object.getKind()

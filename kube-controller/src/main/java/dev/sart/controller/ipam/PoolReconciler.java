@@ -15,6 +15,7 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestStatus;
 import dev.sart.crds.Cidr;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -124,20 +125,19 @@ public final class PoolReconciler implements AutoCloseable {
     gauges(name);
     if (pool.getMetadata().getFinalizers() == null
         || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
-      client
-          .resources(AddressPool.class)
-          .withName(name)
-          .edit(
-              p -> {
-                var finalizers =
-                    new ArrayList<>(
-                        p.getMetadata().getFinalizers() == null
-                            ? List.of()
-                            : p.getMetadata().getFinalizers());
-                finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
-                p.getMetadata().setFinalizers(finalizers);
-                return p;
-              });
+      LockedEdit.edit(
+          client,
+          client.resources(AddressPool.class).withName(name),
+          p -> {
+            var finalizers =
+                new ArrayList<>(
+                    p.getMetadata().getFinalizers() == null
+                        ? List.of()
+                        : p.getMetadata().getFinalizers());
+            finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
+            p.getMetadata().setFinalizers(finalizers);
+            return p;
+          });
     }
     if (spec.type() == AddressType.SERVICE) {
       var block = informers.get(AddressBlock.class, name);
@@ -157,14 +157,13 @@ public final class PoolReconciler implements AutoCloseable {
           }
         }
       } else if (!wanted.equals(block.getSpec()) && name.equals(block.getSpec().poolRef())) {
-        client
-            .resources(AddressBlock.class)
-            .withName(name)
-            .edit(
-                b -> {
-                  b.setSpec(wanted);
-                  return b;
-                });
+        LockedEdit.edit(
+            client,
+            client.resources(AddressBlock.class).withName(name),
+            b -> {
+              b.setSpec(wanted);
+              return b;
+            });
       }
     } else {
       writePodPoolStatus(pool);
@@ -224,14 +223,13 @@ public final class PoolReconciler implements AutoCloseable {
       events.warning(pool, "PoolInUse", "deletion waits: " + busy);
       return Duration.ofSeconds(10);
     }
-    client
-        .resources(AddressPool.class)
-        .withName(name)
-        .edit(
-            p -> {
-              p.getMetadata().getFinalizers().remove(Sart.ADDRESS_POOL_FINALIZER);
-              return p;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(AddressPool.class).withName(name),
+        p -> {
+          p.getMetadata().getFinalizers().remove(Sart.ADDRESS_POOL_FINALIZER);
+          return p;
+        });
     LOG.info("pool released name=" + name);
     return null;
   }
@@ -407,7 +405,9 @@ public final class PoolReconciler implements AutoCloseable {
       var resource = client.resources(AddressBlock.class).withName(block.getMetadata().getName());
       if (block.getMetadata().getFinalizers() != null
           && !block.getMetadata().getFinalizers().isEmpty()) {
-        resource.edit(
+        LockedEdit.edit(
+            client,
+            resource,
             b -> {
               b.getMetadata()
                   .getFinalizers()

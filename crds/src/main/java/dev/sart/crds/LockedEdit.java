@@ -1,0 +1,58 @@
+package dev.sart.crds;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.util.function.UnaryOperator;
+
+/**
+ * A read-change-write of one object under optimistic concurrency: the change is applied to the
+ * object as read and written back with its {@code resourceVersion}, so that a concurrent writer
+ * makes the API server answer 409 Conflict and the change is applied again to the newer object.
+ *
+ * <p>fabric8's {@code edit} sends a JSON Patch computed from the copy it read, without a
+ * precondition: a list edited by two writers at once (a NodeBGP's {@code spec.peers}, any object's
+ * {@code metadata.finalizers}) is patched by index, and an index from a stale read removes or
+ * replaces the wrong element, or fails. Every edit of a list another writer also edits goes through
+ * here.
+ */
+public final class LockedEdit {
+  /** Conflicts in a row before giving up (the caller's loop retries later). */
+  static final int ATTEMPTS = 8;
+
+  private LockedEdit() {}
+
+  /**
+   * Applies {@code change} to the current object and writes it, again on each conflict.
+   *
+   * @return the object as written, the current one when the change left it as it was, or null when
+   *     there is no such object
+   */
+  public static <T extends HasMetadata> T edit(
+      KubernetesClient client, Resource<T> resource, UnaryOperator<T> change) {
+    var json = client.getKubernetesSerialization();
+    for (int attempt = 1; ; attempt++) {
+      T current = resource.get();
+      if (current == null) {
+        return null;
+      }
+      String before = json.asJson(current);
+      T changed = change.apply(current);
+      if (json.asJson(changed).equals(before)) {
+        return changed;
+      }
+      try {
+        // update() writes with the object's resourceVersion: 409 when someone wrote meanwhile
+        return client.resource(changed).update();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return null;
+        }
+        if (e.getCode() != 409 || attempt == ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package dev.sart.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.LockedEdit;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPPeer;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.SpeakerConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two writers of one NodeBGP's {@code spec.peers} (the controller and the node's agent): each
+ * removes its own peer from the list as it read it; neither removal is lost, and no other peer is
+ * removed by a stale index.
+ */
+class LockedEditTest {
+  private static final SpeakerConfig SPEAKER = new SpeakerConfig("127.0.0.1:5000", null, null);
+
+  private KubernetesMockServer server;
+  private KubernetesClient client;
+
+  @BeforeEach
+  void setUp() {
+    server = MockCluster.server();
+    client = server.createClient();
+    client
+        .resource(
+            new NodeBGP(
+                "node1",
+                new NodeBGPSpec(
+                    65001L, "192.0.2.1", SPEAKER, List.of(peer("a"), peer("b"), peer("c")))))
+        .create();
+  }
+
+  @AfterEach
+  void tearDown() {
+    client.close();
+    server.destroy();
+  }
+
+  private static NodeBGPPeer peer(String name) {
+    return new NodeBGPPeer(
+        name, new BGPPeerSpec(65000L, "192.0.2.9", null, null, null, "node1", null, SPEAKER, null));
+  }
+
+  private static NodeBGP without(NodeBGP n, String name) {
+    var peers = new ArrayList<>(n.getSpec().peers());
+    peers.removeIf(p -> p.name().equals(name));
+    n.setSpec(
+        new NodeBGPSpec(n.getSpec().asn(), n.getSpec().routerId(), n.getSpec().speaker(), peers));
+    return n;
+  }
+
+  private List<String> names() {
+    return client.resources(NodeBGP.class).withName("node1").get().getSpec().peers().stream()
+        .map(NodeBGPPeer::name)
+        .toList();
+  }
+
+  @Test
+  void aConcurrentWriteIsNeitherLostNorMisapplied() {
+    var calls = new AtomicInteger();
+    var resource = client.resources(NodeBGP.class).withName("node1");
+    LockedEdit.edit(
+        client,
+        resource,
+        n -> {
+          if (calls.incrementAndGet() == 1) {
+            // the other writer removes b between this writer's read and its write
+            LockedEdit.edit(client, resource, other -> without(other, "b"));
+          }
+          return without(n, "c");
+        });
+    assertEquals(List.of("a"), names());
+    assertEquals(2, calls.get(), "the change is applied again to the newer object");
+  }
+
+  @Test
+  void anUnchangedObjectIsNotWrittenAndAGoneOneIsNull() {
+    var resource = client.resources(NodeBGP.class).withName("node1");
+    String version = resource.get().getMetadata().getResourceVersion();
+    LockedEdit.edit(client, resource, n -> n);
+    assertEquals(version, resource.get().getMetadata().getResourceVersion());
+    assertNull(
+        LockedEdit.edit(
+            client, client.resources(NodeBGP.class).withName("node9"), n -> without(n, "a")));
+  }
+}

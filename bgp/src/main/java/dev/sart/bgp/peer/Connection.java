@@ -63,6 +63,10 @@ final class Connection {
   private Update pendingUpdate;
   private boolean pendingTreatAsWithdraw;
   private long blockedSinceNanos = -1;
+
+  /** When our OPEN went out on this connection (System.nanoTime), for §6.8 on OpenSent. */
+  private long openSentNanos;
+
   // read back-pressure: reading is paused while the RIB is behind (see pauseReading)
   private boolean readPaused;
   private long pausedSinceNanos;
@@ -145,6 +149,7 @@ final class Connection {
       case Action.ReleaseResources r -> release();
       case Action.SendOpen s -> {
         sentOpen = peer.localOpen();
+        openSentNanos = System.nanoTime();
         send(sentOpen);
         channel.flush();
       }
@@ -416,6 +421,14 @@ final class Connection {
         peer.secondary = null;
       } else if (os == State.ESTABLISHED && other.channel != null) {
         loser = this;
+      } else if (os == State.OPEN_SENT && other.channel != null && other.silentLongerThanHold()) {
+        // §6.8 lets a speaker examine a connection in OpenSent only by what it knows of the peer;
+        // one that has waited for the peer's OPEN longer than a hold time while the peer opens
+        // connections of its own is dead (half-open after a link loss: the peer lost its end),
+        // and keeping it would refuse the peer's live connection until its 4-minute OpenSent
+        // hold timer (§8.2.2) expires
+        loser = other;
+        replaced = true;
       } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
         boolean keepIncoming = Integer.compareUnsigned(peer.speaker.routerId(), n.peerId()) < 0;
         loser = keepIncoming ? (outgoing ? this : other) : (outgoing ? other : this);
@@ -474,6 +487,16 @@ final class Connection {
     codec = new BgpCodec(n.options());
     decoder.codec(codec);
     handle(new Event.BgpOpen(n.fsm()));
+  }
+
+  /**
+   * Whether our OPEN on this connection has had no answer for longer than the hold time we offer
+   * (90 s when we offer none).
+   */
+  private boolean silentLongerThanHold() {
+    Duration hold = peer.config.holdTime();
+    long wait = (hold.isZero() ? Duration.ofSeconds(90) : hold).toNanos();
+    return sentOpen != null && System.nanoTime() - openSentNanos > wait;
   }
 
   private void onUpdate(Update u) {

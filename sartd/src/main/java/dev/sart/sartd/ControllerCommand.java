@@ -13,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
@@ -37,9 +36,6 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       names = "--kubeconfig",
       description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
   Path kubeconfig;
-
-  @Option(names = "--mode", description = "lb, cni or dual", defaultValue = "dual")
-  String mode;
 
   @Option(
       names = "--lb-class",
@@ -67,34 +63,40 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
 
   @Option(
       names = "--http",
-      description = "health and metrics listen address",
-      defaultValue = "0.0.0.0:8080")
+      description = "health and metrics listen address (default 0.0.0.0 on --http-port, 8080)")
   String http;
 
   @Option(
       names = "--https",
-      description = "admission webhook listen address; empty: no webhooks",
-      defaultValue = "0.0.0.0:8443")
+      description =
+          "admission webhook listen address (default 0.0.0.0 on --https-port, 8443); empty: no"
+              + " webhooks")
   String https;
 
   @Option(
       names = "--cert-dir",
-      description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks",
+      description =
+          "tls.crt and tls.key (PKCS#8 PEM) for the webhooks, unless --tls-cert/--tls-key or the"
+              + " file's tls name them",
       defaultValue = "/etc/sartd/cert")
   Path certDir;
 
+  @Mixin SartDaemonOptions sart;
+
   @Mixin LogOptions log;
+
+  /** sart's controller ports (its controller::config). */
+  static final int HTTP_PORT = 8080;
+
+  static final int HTTPS_PORT = 8443;
 
   @Override
   public Integer call() throws Exception {
     log.install();
-    Mode m;
-    try {
-      m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      System.err.println("--mode must be lb, cni or dual, not " + mode);
-      return 2;
-    }
+    SartDaemonOptions.Settings s = sart.settings(HTTP_PORT, HTTPS_PORT);
+    Mode m = Mode.valueOf(s.mode().name());
+    String http = this.http != null ? this.http : "0.0.0.0:" + s.httpPort();
+    String https = this.https != null ? this.https : "0.0.0.0:" + s.httpsPort();
     var id =
         identity != null ? identity : System.getenv().getOrDefault("HOSTNAME", "sart-controller");
     var ns =
@@ -113,7 +115,9 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
             Duration.ofSeconds(10),
             Duration.ofSeconds(2));
     SSLContext tls = null;
-    if (!https.isEmpty()) {
+    if (!https.isEmpty() && s.tlsGiven()) {
+      tls = s.tls(); // sart's --tls-cert/--tls-key or the file's tls: {cert, key}
+    } else if (!https.isEmpty()) {
       if (!Files.exists(certDir.resolve("tls.crt")) || !Files.exists(certDir.resolve("tls.key"))) {
         System.err.println(
             "no webhook certificate in "

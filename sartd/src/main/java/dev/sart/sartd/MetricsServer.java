@@ -111,6 +111,10 @@ final class MetricsServer implements AutoCloseable {
     return registry;
   }
 
+  InetSocketAddress address() {
+    return http.getAddress();
+  }
+
   /** The port bound (useful when started with port 0). */
   int port() {
     return http.getAddress().getPort();

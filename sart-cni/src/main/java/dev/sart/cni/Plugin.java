@@ -99,7 +99,7 @@ public final class Plugin {
   }
 
   private int forward(String command, Netconf conf) throws IOException {
-    Path socket;
+    java.net.SocketAddress socket;
     try {
       socket = endpoint(conf.endpoint());
     } catch (IllegalArgumentException e) {
@@ -116,11 +116,12 @@ public final class Plugin {
     Frame.Response response;
     SocketChannel channel;
     try {
-      channel = UnixSockets.open();
+      channel =
+          socket instanceof UnixDomainSocketAddress ? UnixSockets.open() : SocketChannel.open();
     } catch (IOException e) {
       return fail(
           conf.cniVersion(),
-          new CniError(CniError.IO_FAILURE, "cannot open a UNIX socket", e.toString()));
+          new CniError(CniError.IO_FAILURE, "cannot open a socket", e.toString()));
     }
     // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold
     long deadline = System.nanoTime() + (long) (timeout * 1e9);
@@ -143,15 +144,18 @@ public final class Plugin {
                 });
     try {
       try {
-        channel.connect(UnixDomainSocketAddress.of(socket));
-      } catch (IOException e) {
+        channel.connect(socket);
+      } catch (IOException | java.nio.channels.UnresolvedAddressException e) {
         int code = command.equals("STATUS") ? CniError.NOT_AVAILABLE : CniError.TRY_AGAIN_LATER;
         return fail(
             conf.cniVersion(),
             new CniError(
                 code,
-                "the sart agent is not reachable at " + socket,
-                (Files.exists(socket) ? "" : "no such socket; ") + e.getMessage()));
+                "the sart agent is not reachable at " + where(socket),
+                (socket instanceof UnixDomainSocketAddress u && !Files.exists(u.getPath())
+                        ? "no such socket; "
+                        : "")
+                    + e.getMessage()));
       }
       watchdog.start();
       ByteBuffer out = ByteBuffer.wrap(request);
@@ -197,20 +201,62 @@ public final class Plugin {
     return b;
   }
 
-  /** The socket path of the configuration's {@code endpoint}: a path or unix://PATH. */
-  static Path endpoint(String endpoint) {
+  /**
+   * Where the configuration's {@code endpoint} points: the agent's UNIX socket ({@code /PATH} or
+   * {@code unix:///PATH}), or its TCP endpoint as sart's netconf names it ({@code
+   * http://HOST:PORT}, sart's {@code "http://localhost:6000"}; also {@code tcp://HOST:PORT}), where
+   * the agent takes this plugin's frames besides sart's gRPC.
+   */
+  static java.net.SocketAddress endpoint(String endpoint) {
     if (endpoint == null || endpoint.isEmpty()) {
-      return Path.of(DEFAULT_ENDPOINT);
+      return UnixDomainSocketAddress.of(DEFAULT_ENDPOINT);
+    }
+    for (String scheme : new String[] {"http://", "tcp://"}) {
+      if (endpoint.startsWith(scheme)) {
+        return tcp(endpoint, endpoint.substring(scheme.length()));
+      }
     }
     String path =
         endpoint.startsWith("unix://") ? endpoint.substring("unix://".length()) : endpoint;
     if (!path.startsWith("/")) {
       throw new IllegalArgumentException(
-          "\"endpoint\" must be the agent's UNIX socket as an absolute path or"
-              + " unix:///PATH (sart-cni does not speak gRPC over TCP), not "
+          "\"endpoint\" must be the agent's UNIX socket (/var/run/sart.sock, unix:///PATH) or its"
+              + " TCP endpoint (http://localhost:6000), not "
               + endpoint);
     }
-    return Path.of(path);
+    return UnixDomainSocketAddress.of(Path.of(path));
+  }
+
+  private static java.net.InetSocketAddress tcp(String endpoint, String hostPort) {
+    if (hostPort.endsWith("/")) {
+      hostPort = hostPort.substring(0, hostPort.length() - 1);
+    }
+    int colon = hostPort.lastIndexOf(':');
+    int port;
+    try {
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } catch (RuntimeException e) {
+      port = -1;
+    }
+    String host = colon <= 0 ? "" : hostPort.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    if (host.isEmpty() || port < 1 || port > 65535 || host.contains("/")) {
+      throw new IllegalArgumentException(
+          "\"endpoint\" " + endpoint + " has no host:port (http://localhost:6000)");
+    }
+    // looked up here (localhost: /etc/hosts); a name that does not resolve fails at connect, as an
+    // agent that is not reachable
+    return new java.net.InetSocketAddress(host, port);
+  }
+
+  private static String where(java.net.SocketAddress a) {
+    return a instanceof UnixDomainSocketAddress u
+        ? u.getPath().toString()
+        : a instanceof java.net.InetSocketAddress i
+            ? i.getHostString() + ":" + i.getPort()
+            : "" + a;
   }
 
   private int fail(String cniVersion, CniError error) throws IOException {

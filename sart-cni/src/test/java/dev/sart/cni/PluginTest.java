@@ -76,11 +76,55 @@ class PluginTest {
     Outcome garbage = run(Map.of("CNI_COMMAND", "ADD"), "{\"cniVersion\":\"1.0.0\",");
     assertEquals(1, garbage.code);
     assertTrue(garbage.stdout.contains("\"code\":6,"), garbage.stdout);
-    Outcome tcp =
+    for (String bad : List.of("http://localhost", "https://localhost:6000", "localhost:6000")) {
+      Outcome o =
+          run(
+              Map.of("CNI_COMMAND", "ADD"),
+              "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + bad + "\"}");
+      assertTrue(o.stdout.contains("\"code\":7,"), bad + ": " + o.stdout);
+    }
+  }
+
+  /** sart's netconf names the agent's TCP endpoint: the same frames go there. */
+  @Test
+  void sartsHttpEndpointReachesTheAgentOverTcp() throws Exception {
+    AtomicReference<Frame.Request> seen = new AtomicReference<>();
+    try (ServerSocketChannel server = ServerSocketChannel.open()) {
+      server.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+      int port = ((java.net.InetSocketAddress) server.getLocalAddress()).getPort();
+      Thread agent =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try (SocketChannel c = server.accept()) {
+                      seen.set(Frame.decodeRequest(Channels.newInputStream(c)));
+                      c.write(
+                          ByteBuffer.wrap(
+                              Frame.encodeResponse(0, "ok".getBytes(StandardCharsets.UTF_8))));
+                    } catch (Exception e) {
+                      throw new RuntimeException(e);
+                    }
+                  });
+      String conf =
+          "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"http://127.0.0.1:"
+              + port
+              + "\",\"timeout\":60}";
+      Outcome o = run(Map.of("CNI_COMMAND", "DEL", "CNI_CONTAINERID", "abc"), conf);
+      agent.join();
+      assertEquals(0, o.code, o.stdout);
+      assertEquals("ok", o.stdout);
+      assertEquals("DEL", seen.get().env().get("CNI_COMMAND"));
+    }
+    // nobody listening there: the runtime is told to try again, as with an absent socket
+    int free;
+    try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      free = s.getLocalPort();
+    }
+    Outcome absent =
         run(
             Map.of("CNI_COMMAND", "ADD"),
-            "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"http://localhost:6000\"}");
-    assertTrue(tcp.stdout.contains("\"code\":7,"), tcp.stdout);
+            "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"http://127.0.0.1:" + free + "\"}");
+    assertTrue(absent.stdout.contains("\"code\":11,"), absent.stdout);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.sart.sartd;
 
 import dev.sart.agent.bgp.BgpAgent;
+import dev.sart.agent.bgp.PeerStateWatcher;
 import dev.sart.agent.cni.AgentConfig;
 import dev.sart.agent.cni.CniAgent;
 import dev.sart.agent.kube.BlockSource;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -58,24 +60,48 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
 
   @Option(
       names = "--metrics-address",
-      description = "/metrics, /healthz and /readyz over HTTP (host:port, 'off': none)",
-      defaultValue = "127.0.0.1:8000")
+      description =
+          "/metrics, /healthz and /readyz over HTTP (host:port, 'off': none);"
+              + " default 0.0.0.0 on --http-port (8000), as sart, whose probes use it")
   String metricsAddress;
 
   @Option(
       names = "--resync",
-      description = "seconds between full passes over the node's objects",
-      defaultValue = "30")
-  int resync;
+      description = "seconds between full passes over the node's objects (default 30)")
+  Integer resync;
+
+  @Option(
+      names = "--peer-state-watcher",
+      description =
+          "serve sart's BgpExporterApi here for `sartd bgp --exporter` (host:port, 'off': none;"
+              + " default 127.0.0.1:5003)")
+  String peerStateWatcher;
+
+  @Option(
+      names = "--cni-endpoint",
+      description =
+          "the CNI server (modes cni, dual): a UNIX socket path (default /var/run/sart.sock) or"
+              + " host:port, where sart-cni's frames and sart's gRPC CNIApi are both served")
+  String cniEndpoint;
+
+  @Mixin SartDaemonOptions sart;
 
   @Mixin LogOptions log;
+
+  /** sart's agent ports (its agent::config). */
+  static final int HTTP_PORT = 8000;
+
+  static final int HTTPS_PORT = 9443;
+
+  private SartDaemonOptions.Settings settings;
 
   @Override
   public Integer call() throws Exception {
     log.install();
     String node = node(nodeName);
+    settings(); // every flag and file before anything starts
     if (cniConfig != null) {
-      readCniConfig(); // before anything starts
+      readCniConfig();
     }
     try (KubernetesClient client = client(kubeconfig);
         Running r = start(client, node)) {
@@ -99,13 +125,48 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     private final CniAgent cni;
     private final ScheduledExecutorService blocks;
     private final MetricsServer metrics;
+    private final io.grpc.Server watcher;
 
     private Running(
-        BgpAgent bgp, CniAgent cni, ScheduledExecutorService blocks, MetricsServer metrics) {
+        BgpAgent bgp,
+        CniAgent cni,
+        ScheduledExecutorService blocks,
+        MetricsServer metrics,
+        io.grpc.Server watcher) {
+      this.watcher = watcher;
       this.bgp = bgp;
       this.cni = cni;
       this.blocks = blocks;
       this.metrics = metrics;
+    }
+
+    /** The HTTP port of /metrics, /healthz, /readyz, or -1. */
+    int httpPort() {
+      return metrics == null ? -1 : metrics.port();
+    }
+
+    /** The HTTP address bound, or null. */
+    java.net.InetSocketAddress httpAddress() {
+      return metrics == null ? null : metrics.address();
+    }
+
+    /** The HTTPS port of the same, or -1. */
+    int httpsPort() {
+      return metrics == null ? -1 : metrics.httpsPort();
+    }
+
+    /** The peer state watcher's port, or -1. */
+    int watcherPort() {
+      return watcher == null ? -1 : watcher.getPort();
+    }
+
+    /** The CNI server's TCP port, or -1 (none, or a UNIX socket only). */
+    int cniTcpPort() {
+      return cni == null ? -1 : cni.grpcPort();
+    }
+
+    boolean cni() {
+      return cni != null;
     }
 
     @Override
@@ -113,7 +174,12 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       if (metrics != null) {
         metrics.close();
       }
-      blocks.shutdownNow();
+      if (watcher != null) {
+        watcher.shutdownNow();
+      }
+      if (blocks != null) {
+        blocks.shutdownNow();
+      }
       if (cni != null) {
         try {
           cni.close();
@@ -125,78 +191,185 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /** The flags and sart's config file, resolved once. */
+  SartDaemonOptions.Settings settings() {
+    if (settings == null) {
+      settings = sart.settings(HTTP_PORT, HTTPS_PORT);
+    }
+    return settings;
+  }
+
   Running start(KubernetesClient client, String node) throws Exception {
-    BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(resync), speakerEndpoint);
-    // the same HTTP endpoint as sartd bgp's (MetricsServer), at sart's agent port
+    SartDaemonOptions.Settings s = settings();
+    KubeDaemonFile f = s.file();
+    int every =
+        resync != null
+            ? resync
+            : s.requeueInterval() != null ? (int) Math.min(s.requeueInterval(), 3600) : 30;
+    BgpAgent bgp = new BgpAgent(client, node, Duration.ofSeconds(every), speakerEndpoint);
+    // sart's agent served its health and metrics on every address (its probes reach the node's)
+    String httpAddress = metricsAddress != null ? metricsAddress : "0.0.0.0:" + s.httpPort();
     MetricsServer metrics =
-        "off".equals(metricsAddress)
-            ? null
-            : new MetricsServer(BgpCommand.socketAddress(metricsAddress));
-    if (metrics != null) {
-      metrics.beforeScrape(bgp.metrics(metrics.registry())::refresh);
-      metrics.readiness(bgp::ready);
-    }
-    bgp.start();
-    // the node's pod blocks keep one BGPAdvertisement each that targets every peer of the node
-    // an ADD waits at most 30 s for a requested block: well inside sart-cni's default timeout (60
-    // s),
-    // so the runtime hears TryAgainLater from the agent rather than the plugin's own timeout
-    BlockSource source = new BlockSource(client, node, Duration.ofSeconds(30));
-    ScheduledExecutorService blocks =
-        Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
-    Runnable advertise =
-        () -> {
-          try {
-            source.advertise();
-          } catch (RuntimeException e) {
-            LOG.log(
-                Level.WARNING, "event=block-advertise-failed reason=\"" + e.getMessage() + "\"", e);
-          }
-        };
-    blocks.scheduleWithFixedDelay(advertise, 0, resync, TimeUnit.SECONDS);
-    // a new BGPPeer of the node is a new target of every block at once, not at the next resync
-    bgp.onPeersChanged(
-        () -> {
-          if (!blocks.isShutdown()) {
-            blocks.execute(advertise);
-          }
-        });
+        "off".equals(httpAddress) ? null : new MetricsServer(BgpCommand.socketAddress(httpAddress));
+    io.grpc.Server watcher = null;
+    BlockSource source = null;
+    ScheduledExecutorService blocks = null;
     CniAgent cni = null;
-    if (cniConfig != null) {
-      AgentConfig c = readCniConfig();
-      if (cniSocket != null) {
-        c =
-            new AgentConfig(
-                cniSocket,
-                c.hostNetns(),
-                c.nodeAddress4(),
-                c.nodeAddress6(),
-                c.mtu(),
-                c.routeTable(),
-                c.rulePriority(),
-                c.blocks(),
-                c.defaultPool(),
-                c.enableForwarding(),
-                c.grpcAddress());
+    try {
+      if (metrics != null) {
+        metrics.beforeScrape(bgp.metrics(metrics.registry())::refresh);
+        metrics.readiness(bgp::ready);
+        javax.net.ssl.SSLContext tls = s.tls();
+        if (tls != null) {
+          metrics.https(new java.net.InetSocketAddress("0.0.0.0", s.httpsPort()), tls);
+        }
       }
-      // blocks listed in the file are used as they are (a node without the controller); otherwise
-      // the pods' addresses come from this node's AddressBlocks, requested through BlockRequests
-      boolean fromCluster = c.blocks().isEmpty();
-      cni =
-          fromCluster
-              ? CniAgent.start(c, new KubeIpam(source, new PoolSelector(client)))
-              : CniAgent.start(c);
-      LOG.info(
-          "event=cni-listening socket="
-              + c.socket()
-              + " ipam="
-              + (fromCluster ? "addressblocks" : "file"));
-    } else if (cniSocket != null) {
-      throw new IllegalArgumentException(
-          "--cni-socket needs --cni-config (the node addresses and blocks)");
+      String w =
+          peerStateWatcher != null
+              ? peerStateWatcher
+              : f != null && f.peerStateWatcher() != null ? f.peerStateWatcher() : "127.0.0.1:5003";
+      if (!"off".equals(w)) {
+        try {
+          watcher = PeerStateWatcher.serve(BgpCommand.socketAddress(w), bgp);
+          LOG.info("event=peer-state-watcher-listening address=" + w);
+        } catch (java.io.IOException e) {
+          // the speaker's WatchPeerState stream tells the agent the same: go on without it
+          LOG.warning(
+              "event=peer-state-watcher-off address="
+                  + w
+                  + " reason=\""
+                  + e.getMessage()
+                  + "\" msg=\"the agent follows the speaker's WatchPeerState stream instead\"");
+        }
+      }
+      bgp.start();
+      if (s.mode().cni()) {
+        // the node's pod blocks keep one BGPAdvertisement each that targets every peer of the node;
+        // an ADD waits at most 30 s for a requested block: well inside sart-cni's default timeout
+        // (60 s), so the runtime hears TryAgainLater from the agent rather than the plugin's own
+        source = new BlockSource(client, node, Duration.ofSeconds(30));
+        blocks = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
+        BlockSource src = source;
+        Runnable advertise =
+            () -> {
+              try {
+                src.advertise();
+              } catch (RuntimeException e) {
+                LOG.log(
+                    Level.WARNING,
+                    "event=block-advertise-failed reason=\"" + e.getMessage() + "\"",
+                    e);
+              }
+            };
+        blocks.scheduleWithFixedDelay(advertise, 0, every, TimeUnit.SECONDS);
+        // a new BGPPeer of the node is a new target of every block at once, not at the next resync
+        ScheduledExecutorService b = blocks;
+        bgp.onPeersChanged(
+            () -> {
+              if (!b.isShutdown()) {
+                b.execute(advertise);
+              }
+            });
+        AgentConfig c = cniConfig(client, node, f);
+        // blocks listed in the file are used as they are (a node without the controller);
+        // otherwise the pods' addresses come from this node's AddressBlocks (BlockRequests)
+        boolean fromCluster = c.blocks().isEmpty();
+        cni =
+            fromCluster
+                ? CniAgent.start(c, new KubeIpam(source, new PoolSelector(client)))
+                : CniAgent.start(c);
+        if (metrics != null) {
+          cni.metrics(metrics.registry());
+        }
+        LOG.info(
+            "event=cni-listening socket="
+                + c.socket()
+                + (c.grpcAddress() == null ? "" : " tcp=" + c.grpcAddress())
+                + " ipam="
+                + (fromCluster ? "addressblocks" : "file"));
+      } else if (cniConfig != null || cniSocket != null) {
+        throw new UsageException(
+            "--cni-config and --cni-socket need --mode cni or dual, not " + s.mode());
+      }
+    } catch (Exception | Error e) {
+      new Running(bgp, cni, blocks, metrics, watcher).close();
+      throw e;
     }
-    LOG.info(() -> "event=agent-started node=" + node);
-    return new Running(bgp, cni, blocks, metrics);
+    LOG.info(() -> "event=agent-started node=" + node + " mode=" + s.mode());
+    return new Running(bgp, cni, blocks, metrics, watcher);
+  }
+
+  /**
+   * The CNI server's settings: {@code --cni-config}'s file, or sart's way without one: the socket
+   * {@code /var/run/sart.sock}, the node's address from {@code SARTD_BGP_NODE_IP} (sart's DaemonSet
+   * sets it to {@code status.hostIP}), else the Node's InternalIP addresses. {@code --cni-socket}
+   * and {@code --cni-endpoint} (or the file's {@code cni_endpoint}) override the socket, or add the
+   * TCP address.
+   */
+  AgentConfig cniConfig(KubernetesClient client, String node, KubeDaemonFile f) throws Exception {
+    AgentConfig c;
+    if (cniConfig != null) {
+      c = readCniConfig();
+    } else {
+      String[] addresses = nodeAddresses(client, node);
+      c =
+          AgentConfig.of(
+              AgentConfig.DEFAULT_SOCKET, null, addresses[0], addresses[1], List.of(), null);
+    }
+    String endpoint = cniEndpoint != null ? cniEndpoint : f != null ? f.cniEndpoint() : null;
+    Path socket = cniSocket;
+    String tcp = c.grpcAddress();
+    if (endpoint != null) {
+      if (endpoint.startsWith("/") || endpoint.startsWith("unix://")) {
+        socket = Path.of(endpoint.replaceFirst("^unix://", ""));
+      } else {
+        tcp = endpoint.replaceFirst("^(http|tcp)://", "");
+      }
+    }
+    return new AgentConfig(
+        socket != null ? socket : c.socket(),
+        c.hostNetns(),
+        c.nodeAddress4(),
+        c.nodeAddress6(),
+        c.mtu(),
+        c.routeTable(),
+        c.rulePriority(),
+        c.blocks(),
+        c.defaultPool(),
+        c.enableForwarding(),
+        tcp);
+  }
+
+  /** The node's IPv4 and IPv6 address (either may be null); none is a usage error. */
+  static String[] nodeAddresses(KubernetesClient client, String node) {
+    String[] out = new String[2];
+    String env = System.getenv("SARTD_BGP_NODE_IP");
+    List<String> candidates = new java.util.ArrayList<>();
+    if (env != null && !env.isBlank()) {
+      candidates.addAll(List.of(env.split(",")));
+    } else {
+      io.fabric8.kubernetes.api.model.Node n = client.nodes().withName(node).get();
+      if (n != null && n.getStatus() != null && n.getStatus().getAddresses() != null) {
+        n.getStatus().getAddresses().stream()
+            .filter(a -> "InternalIP".equals(a.getType()))
+            .forEach(a -> candidates.add(a.getAddress()));
+      }
+    }
+    for (String a : candidates) {
+      String v = a.strip();
+      int i = v.contains(":") ? 1 : 0;
+      if (out[i] == null) {
+        out[i] = v;
+      }
+    }
+    if (out[0] == null && out[1] == null) {
+      throw new UsageException(
+          "the CNI server needs the node's address (the pods' gateway): set SARTD_BGP_NODE_IP,"
+              + " give the Node "
+              + node
+              + " an InternalIP, or pass --cni-config (or --mode lb for no CNI)");
+    }
+    return out;
   }
 
   /** The CNI server's configuration; a mistake is file:line: what. */

@@ -66,8 +66,10 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       description = "sart's FibApi endpoint (host:port); ignored: sartd fib pulls from --api")
   String fib;
 
-  @Option(names = "--table-id", description = "kernel table for --fib", defaultValue = "254")
-  int tableId;
+  @Option(
+      names = "--table-id",
+      description = "sart's kernel table for --fib; ignored: set the table in sartd fib's channel")
+  Integer tableId;
 
   @Option(names = "--api", description = "gRPC API listen address", defaultValue = "127.0.0.1:5000")
   String api;
@@ -139,13 +141,24 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (routerId != null) {
       routerId("--router-id", routerId);
     }
-    if (fib != null || (cfg != null && cfg.fibEndpoint() != null)) {
-      // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead
+    String fibGiven = fib != null ? fib : cfg == null ? null : cfg.fibEndpoint();
+    Integer tableGiven = tableId != null ? tableId : cfg == null ? null : cfg.fibTable();
+    if (fibGiven != null || tableGiven != null) {
+      // sart pushed best paths to sartd fib; here sartd fib follows this API's WatchPath instead:
+      // said once, at start, with the channel that does the same
+      int table = tableGiven != null ? tableGiven : 254;
       LOG.warning(
-          "event=fib-ignored msg=\"--fib / fib_endpoint is ignored: sartd fib pulls the best paths from this "
-              + "API (a bgp subscriber with endpoint "
+          "event=fib-ignored fib="
+              + fibGiven
+              + " table="
+              + table
+              + " msg=\"--fib/--table-id (fib_endpoint/fib_table) are superseded: sartd fib pulls"
+              + " the best paths from this API; give it a channel with subscribers [{protocol: bgp,"
+              + " endpoint: "
               + api
-              + ")\"");
+              + "}] and publishers [{protocol: kernel, tables: ["
+              + table
+              + "]}] (sartd node does this by itself)\"");
     }
     if (warmup > 0) {
       try {

@@ -13,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
@@ -37,9 +36,6 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       names = "--kubeconfig",
       description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
   Path kubeconfig;
-
-  @Option(names = "--mode", description = "lb, cni or dual", defaultValue = "dual")
-  String mode;
 
   @Option(
       names = "--lb-class",
@@ -67,34 +63,41 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
 
   @Option(
       names = "--http",
-      description = "health and metrics listen address",
-      defaultValue = "0.0.0.0:8080")
+      description = "health and metrics listen address (default 0.0.0.0 on --http-port, 8080)")
   String http;
 
   @Option(
       names = "--https",
-      description = "admission webhook listen address; empty: no webhooks",
-      defaultValue = "0.0.0.0:8443")
+      description =
+          "admission webhook listen address (default 0.0.0.0 on --https-port, 8443); empty: no"
+              + " webhooks")
   String https;
 
   @Option(
       names = "--cert-dir",
-      description = "tls.crt and tls.key (PKCS#8 PEM) for the webhooks",
+      description =
+          "tls.crt and tls.key (PKCS#8 PEM) for the webhooks, unless --tls-cert/--tls-key or the"
+              + " file's tls name them",
       defaultValue = "/etc/sartd/cert")
   Path certDir;
 
+  @Mixin SartDaemonOptions sart;
+
   @Mixin LogOptions log;
 
-  @Override
-  public Integer call() throws Exception {
-    log.install();
-    Mode m;
-    try {
-      m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      System.err.println("--mode must be lb, cni or dual, not " + mode);
-      return 2;
-    }
+  /** sart's controller ports (its controller::config). */
+  static final int HTTP_PORT = 8080;
+
+  static final int HTTPS_PORT = 8443;
+
+  /** What the flags and sart's file decide, before anything starts. */
+  record Resolved(ControllerConfig config, SSLContext tls, String http, String https) {}
+
+  Resolved resolve() throws Exception {
+    SartDaemonOptions.Settings s = sart.settings(HTTP_PORT, HTTPS_PORT);
+    Mode m = Mode.valueOf(s.mode().name());
+    String http = this.http != null ? this.http : "0.0.0.0:" + s.httpPort();
+    String https = this.https != null ? this.https : "0.0.0.0:" + s.httpsPort();
     var id =
         identity != null ? identity : System.getenv().getOrDefault("HOSTNAME", "sart-controller");
     var ns =
@@ -113,17 +116,31 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
             Duration.ofSeconds(10),
             Duration.ofSeconds(2));
     SSLContext tls = null;
-    if (!https.isEmpty()) {
+    if (!https.isEmpty() && s.tlsGiven()) {
+      tls = s.tls(); // sart's --tls-cert/--tls-key or the file's tls: {cert, key}
+    } else if (!https.isEmpty()) {
       if (!Files.exists(certDir.resolve("tls.crt")) || !Files.exists(certDir.resolve("tls.key"))) {
-        System.err.println(
+        throw new UsageException(
             "no webhook certificate in "
                 + certDir
-                + " (tls.crt, tls.key): make one with `sartd certgen`,"
-                + " or pass --https= to run without webhooks");
-        return 2;
+                + " (tls.crt, tls.key): make one with `sartd certgen`, pass --tls-cert and"
+                + " --tls-key, or pass --https= to run without webhooks");
       }
       tls = Certs.serverContext(certDir);
     }
+    return new Resolved(config, tls, http, https);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    log.install();
+    Resolved r0 = resolve();
+    String http = r0.http();
+    String https = r0.https();
+    ControllerConfig config = r0.config();
+    SSLContext tls = r0.tls();
+    Mode m = config.mode();
+    String id = config.identity();
     io.fabric8.kubernetes.client.KubernetesClient client;
     try {
       client = AgentCommand.client(kubeconfig);
@@ -131,32 +148,52 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       System.err.println(e.getMessage() + " (--kubeconfig)");
       return 2;
     }
-    var controller = new SartController(client, config, new Metrics());
-    var health = new HealthServer(address(http), controller);
-    var webhooks =
-        tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
+    Running r = start(client, config, tls, http, https);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   LOG.info("event=shutdown");
-                  controller.close();
-                  health.close();
-                  if (webhooks != null) {
-                    webhooks.close();
-                  }
+                  r.close();
                   client.close();
                   stopped.countDown();
                 }));
+    LOG.info("event=started mode=" + m + " identity=" + id + " http=" + http + " https=" + https);
+    stopped.await();
+    return 0;
+  }
+
+  /** The controller's parts, started; closing stops them. */
+  record Running(SartController controller, HealthServer health, WebhookServer webhooks)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      controller.close();
+      health.close();
+      if (webhooks != null) {
+        webhooks.close();
+      }
+    }
+  }
+
+  static Running start(
+      io.fabric8.kubernetes.client.KubernetesClient client,
+      ControllerConfig config,
+      SSLContext tls,
+      String http,
+      String https)
+      throws Exception {
+    var controller = new SartController(client, config, new Metrics());
+    var health = new HealthServer(address(http), controller);
+    var webhooks =
+        tls == null ? null : new WebhookServer(address(https), tls, new Admission(client));
     health.start();
     if (webhooks != null) {
       webhooks.start(); // every replica answers admission requests, leader or not
     }
     controller.start();
-    LOG.info("event=started mode=" + m + " identity=" + id + " http=" + http + " https=" + https);
-    stopped.await();
-    return 0;
+    return new Running(controller, health, webhooks);
   }
 
   static InetSocketAddress address(String hostPort) {

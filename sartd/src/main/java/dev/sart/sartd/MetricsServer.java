@@ -2,6 +2,8 @@ package dev.sart.sartd;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -34,6 +36,7 @@ final class MetricsServer implements AutoCloseable {
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
   private final List<java.util.function.BooleanSupplier> readiness = new CopyOnWriteArrayList<>();
   private final HttpServer http;
+  private volatile HttpsServer https;
   private final JvmGcMetrics gc = new JvmGcMetrics();
 
   /** Binds {@code address} (port 0: any free port) and starts serving. */
@@ -48,25 +51,7 @@ final class MetricsServer implements AutoCloseable {
     } catch (IOException e) {
       throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
     }
-    http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    http.createContext("/metrics", ex -> respond(ex, 200, TEXT_FORMAT, scrape()));
-    http.createContext("/healthz", ex -> respond(ex, 200, "text/plain; charset=utf-8", "ok\n"));
-    http.createContext(
-        "/readyz",
-        ex -> {
-          boolean ready =
-              readiness.stream().allMatch(java.util.function.BooleanSupplier::getAsBoolean);
-          respond(
-              ex, ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ok\n" : "not ready\n");
-        });
-    http.createContext(
-        "/",
-        ex ->
-            respond(
-                ex,
-                404,
-                "text/plain; charset=utf-8",
-                "not found: try /metrics, /healthz or /readyz\n"));
+    routes(http);
     http.start();
     LOG.info(
         () ->
@@ -76,8 +61,58 @@ final class MetricsServer implements AutoCloseable {
                 + port());
   }
 
+  /** The same paths on {@code s}: the HTTP and the HTTPS endpoint serve alike. */
+  private void routes(HttpServer s) {
+    s.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    s.createContext("/metrics", ex -> respond(ex, 200, TEXT_FORMAT, scrape()));
+    s.createContext("/healthz", ex -> respond(ex, 200, "text/plain; charset=utf-8", "ok\n"));
+    s.createContext(
+        "/readyz",
+        ex -> {
+          boolean ready =
+              readiness.stream().allMatch(java.util.function.BooleanSupplier::getAsBoolean);
+          respond(
+              ex, ready ? 200 : 503, "text/plain; charset=utf-8", ready ? "ok\n" : "not ready\n");
+        });
+    s.createContext(
+        "/",
+        ex ->
+            respond(
+                ex,
+                404,
+                "text/plain; charset=utf-8",
+                "not found: try /metrics, /healthz or /readyz\n"));
+  }
+
+  /**
+   * Serves the same paths over HTTPS on {@code address} too (sart's agent and controller served
+   * their HTTP app on both ports).
+   */
+  void https(InetSocketAddress address, javax.net.ssl.SSLContext tls) throws IOException {
+    HttpsServer s;
+    try {
+      s = HttpsServer.create(address, 16);
+    } catch (IOException e) {
+      throw new IOException("cannot serve HTTPS on " + address + ": " + e.getMessage(), e);
+    }
+    s.setHttpsConfigurator(new HttpsConfigurator(tls));
+    routes(s);
+    s.start();
+    https = s;
+    LOG.info(() -> "event=https-listening address=" + address.getHostString() + ":" + httpsPort());
+  }
+
+  /** The HTTPS port bound, or -1 without HTTPS. */
+  int httpsPort() {
+    return https == null ? -1 : https.getAddress().getPort();
+  }
+
   PrometheusMeterRegistry registry() {
     return registry;
+  }
+
+  InetSocketAddress address() {
+    return http.getAddress();
   }
 
   /** The port bound (useful when started with port 0). */
@@ -121,6 +156,9 @@ final class MetricsServer implements AutoCloseable {
   @Override
   public void close() {
     http.stop(0);
+    if (https != null) {
+      https.stop(0);
+    }
     gc.close();
     registry.close();
   }

@@ -142,6 +142,12 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
                 Integer.toString(resync),
                 "--metrics-address",
                 agentMetricsAddress,
+                // pods only with a CNI configuration; the speaker inside reports over
+                // WatchPeerState
+                "--mode",
+                cniConfig != null ? "dual" : "lb",
+                "--peer-state-watcher",
+                "off",
                 "-l",
                 log.level,
                 "-d",

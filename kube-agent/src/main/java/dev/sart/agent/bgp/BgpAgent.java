@@ -206,6 +206,14 @@ public final class BgpAgent implements AutoCloseable {
     return i;
   }
 
+  /**
+   * A speaker told the peer state watcher that the session with {@code address} changed state
+   * (sart's BgpExporterApi): a pass runs at once.
+   */
+  void exported(String address) {
+    trigger();
+  }
+
   /** Asks for a pass; passes asked for while one is queued coalesce. */
   void trigger() {
     if (ready && pending.compareAndSet(false, true) && !loop.isShutdown()) {

@@ -7,6 +7,7 @@ import dev.sart.agent.ipam.IpamException;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.logging.Logger;
@@ -26,9 +27,16 @@ public final class CniAgent implements AutoCloseable {
   private final CniService service;
   private final CniServer server;
   private final Server grpc;
+  private final CniTcpServer tcp;
 
   private CniAgent(
-      PodNetwork network, Ipam ipam, CniService service, CniServer server, Server grpc) {
+      PodNetwork network,
+      Ipam ipam,
+      CniService service,
+      CniServer server,
+      Server grpc,
+      CniTcpServer tcp) {
+    this.tcp = tcp;
     this.network = network;
     this.ipam = ipam;
     this.service = service;
@@ -49,19 +57,24 @@ public final class CniAgent implements AutoCloseable {
       recover(network, ipam);
       CniService service = new CniService(ipam, network);
       Server grpc = null;
+      CniTcpServer tcp = null;
       if (config.grpcAddress() != null) {
-        int colon = config.grpcAddress().lastIndexOf(':');
+        // gRPC on a loopback port of its own; the configured address takes frames and gRPC both
         grpc =
             NettyServerBuilder.forAddress(
-                    new InetSocketAddress(
-                        config.grpcAddress().substring(0, colon),
-                        Integer.parseInt(config.grpcAddress().substring(colon + 1))))
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .addService(new CniGrpcService(service))
                 .build()
                 .start();
+        try {
+          tcp = new CniTcpServer(tcpAddress(config.grpcAddress()), service, grpc.getPort());
+        } catch (IOException | RuntimeException e) {
+          grpc.shutdownNow();
+          throw e;
+        }
       }
       CniServer server = new CniServer(config.socket(), service);
-      return new CniAgent(network, ipam, service, server, grpc);
+      return new CniAgent(network, ipam, service, server, grpc, tcp);
     } catch (IOException | RuntimeException e) {
       network.close();
       throw e;
@@ -99,15 +112,39 @@ public final class CniAgent implements AutoCloseable {
     return ipam.allocations();
   }
 
-  /** The gRPC port, or -1 when CNIApi is not served. */
+  /**
+   * The TCP port of {@code grpcAddress} (sart-cni's frames and sart's gRPC CNIApi), or -1 when
+   * there is none.
+   */
   public int grpcPort() {
-    return grpc == null ? -1 : grpc.getPort();
+    return tcp == null ? -1 : tcp.port();
+  }
+
+  /** Counts CNI calls in {@code registry} under sart's names ({@link CniMetrics}). */
+  public void metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    service.metrics(new CniMetrics(registry));
+  }
+
+  /** {@code host:port} or {@code [v6]:port}; a mistake names the address. */
+  static InetSocketAddress tcpAddress(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    try {
+      String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+      return new InetSocketAddress(
+          host.isEmpty() ? "0.0.0.0" : host, Integer.parseInt(hostPort.substring(colon + 1)));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "CNI endpoint '" + hostPort + "' is not host:port (127.0.0.1:6000) or a socket path");
+    }
   }
 
   @Override
   public void close() throws IOException {
     try {
       server.close();
+      if (tcp != null) {
+        tcp.close();
+      }
     } finally {
       if (grpc != null) {
         grpc.shutdownNow();

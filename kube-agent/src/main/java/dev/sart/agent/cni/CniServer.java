@@ -63,25 +63,37 @@ final class CniServer implements AutoCloseable {
   }
 
   private void serve(SocketChannel c) {
+    try (c) {
+      serve(service, Channels.newInputStream(c), c, path.toString());
+    } catch (IOException e) {
+      LOG.log(Level.FINE, "CNI connection failed", e);
+    }
+  }
+
+  /**
+   * Answers one request frame read from {@code in} with one response frame written to {@code out};
+   * {@code where} names the endpoint in the log.
+   */
+  static void serve(
+      CniService service, InputStream in, java.nio.channels.WritableByteChannel out, String where) {
     Phases phases = new Phases();
     String command = "?";
-    try (c) {
-      InputStream in = Channels.newInputStream(c);
+    try {
       Frame.Request req;
       try {
         req = Frame.decodeRequest(in);
       } catch (IOException e) {
         // not a frame of sart-cni: say so once per connection, with the reason
         LOG.warning(
-            "event=cni-frame-rejected socket=" + path + " reason=\"" + e.getMessage() + "\"");
+            "event=cni-frame-rejected endpoint=" + where + " reason=\"" + e.getMessage() + "\"");
         return;
       }
       command = req.env().getOrDefault("CNI_COMMAND", "?");
       phases.mark("read");
       CniService.Response r = service.handle(req.env(), req.stdin(), phases);
-      ByteBuffer out = ByteBuffer.wrap(Frame.encodeResponse(r.exitCode(), r.stdout()));
-      while (out.hasRemaining()) {
-        c.write(out);
+      ByteBuffer buf = ByteBuffer.wrap(Frame.encodeResponse(r.exitCode(), r.stdout()));
+      while (buf.hasRemaining()) {
+        out.write(buf);
       }
       phases.mark("write");
       String cmd = command;

@@ -29,6 +29,7 @@ public final class CniService {
   private final Ipam ipam;
   private final PodNetwork network;
   private final KeyedLock locks = new KeyedLock();
+  private volatile CniMetrics metrics;
 
   CniService(Ipam ipam, PodNetwork network) {
     this.ipam = ipam;
@@ -46,6 +47,20 @@ public final class CniService {
   }
 
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
+    Response r = command(env, stdin, phases);
+    CniMetrics m = metrics;
+    if (m != null) {
+      m.record(env.get("CNI_COMMAND"), r);
+    }
+    return r;
+  }
+
+  /** Counts every call from now on (sart's CNI call metrics). */
+  void metrics(CniMetrics m) {
+    metrics = m;
+  }
+
+  private Response command(Map<String, String> env, byte[] stdin, Phases phases) {
     String version = "1.1.0";
     try {
       // parsed once: the version for an error's shape comes from the same tree as the request

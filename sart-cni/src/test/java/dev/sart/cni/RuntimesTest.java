@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.testbed.Programs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -122,7 +123,7 @@ class RuntimesTest {
             });
     int calls = 0;
     while (!upgrades.isDone() || calls < 10) {
-      ProcessBuilder pb = new ProcessBuilder(bin.resolve("sart-cni").toString());
+      ProcessBuilder pb = Programs.processBuilder("sh", bin.resolve("sart-cni").toString());
       pb.environment().clear();
       pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "CNI_COMMAND", "VERSION"));
       pb.redirectErrorStream(true);

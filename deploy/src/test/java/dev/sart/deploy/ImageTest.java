@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.testbed.Shell;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,37 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * run them.
  */
 class ImageTest {
-  private static final Path TAR = Path.of("target", "sart-image.tar");
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @TempDir static Path work;
   private static Path root;
   private static JsonNode config;
 
   @BeforeAll
   static void unpack() throws IOException {
-    assertTrue(Files.isRegularFile(TAR), TAR + " is built at process-classes (mvn package/verify)");
-    Path oci = Files.createDirectories(work.resolve("oci"));
-    Shell.run("tar", "-xf", TAR.toString(), "-C", oci.toString());
-    JsonNode index = JSON.readTree(oci.resolve("index.json").toFile());
-    JsonNode manifest = JSON.readTree(blob(oci, index.get("manifests").get(0)).toFile());
-    config = JSON.readTree(blob(oci, manifest.get("config")).toFile()).get("config");
-    root = Files.createDirectories(work.resolve("root"));
-    for (JsonNode layer : manifest.get("layers")) {
-      assertEquals("application/vnd.oci.image.layer.v1.tar+gzip", layer.get("mediaType").asText());
-      Shell.run(
-          "tar",
-          "--warning=no-unknown-keyword",
-          "-xzf",
-          blob(oci, layer).toString(),
-          "-C",
-          root.toString());
-    }
-    Files.createDirectories(root.resolve("proc"));
-  }
-
-  private static Path blob(Path oci, JsonNode descriptor) {
-    return oci.resolve("blobs/sha256").resolve(descriptor.get("digest").asText().substring(7));
+    ImageRoot image = ImageRoot.unpack(work);
+    root = image.root();
+    config = image.config();
   }
 
   /** Runs argv from the image's root file system as its user; returns the outcome. */

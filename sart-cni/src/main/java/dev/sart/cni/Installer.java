@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -19,12 +20,19 @@ import java.util.Map;
  * --src-conf-dir} (/host/etc/cni/net.d). Other configurations in {@code --conf-dir} are removed
  * first: a runtime uses the first one by name.
  *
- * <p>The plugin is three files (launcher, jar, AOT cache); they are copied with their modification
- * times, which the AOT cache checks against the jar, and renamed into place so that a runtime never
- * executes a half-written file.
+ * <p>The plugin is three files (launcher, jar, AOT cache) and, when {@code --src-bin-dir} has it,
+ * the Java runtime the launcher finds next to itself ({@code sart-cni.jre/}: a node has no JDK).
+ * Files are copied with their modification times, which the AOT cache checks against the jar, and
+ * renamed into place so that a runtime never executes a half-written file. The runtime is a
+ * directory, which rename(2) cannot swap for another: it is copied to {@code
+ * .sart-cni.jre-<digest>/} and {@code sart-cni.jre} is a symbolic link to it, replaced by a rename
+ * (the previous runtime stays until the next install, for a plugin still starting on it). The order
+ * is runtime, jar, cache, launcher: a new launcher never starts with an old jar (an old launcher on
+ * a new jar works; a cache that does not match its jar is skipped by the JVM).
  */
 final class Installer {
-  static final List<String> DEFAULT_BINARIES = List.of("sart-cni", "sart-cni.jar", "sart-cni.aot");
+  static final List<String> DEFAULT_BINARIES = List.of("sart-cni.jar", "sart-cni.aot", "sart-cni");
+  static final String RUNTIME = "sart-cni.jre";
   static final String CONFLIST = "10-netconf.conflist";
 
   private Installer() {}
@@ -79,6 +87,15 @@ final class Installer {
       PrintStream log)
       throws IOException {
     Files.createDirectories(binDir);
+    Path runtime = srcBinDir.resolve(RUNTIME);
+    if (Files.isDirectory(runtime, LinkOption.NOFOLLOW_LINKS)) {
+      Runtimes.install(runtime, binDir, log);
+    } else {
+      log.println(
+          "cni-installer: no "
+              + runtime
+              + ": the plugin uses the Java its launcher finds ($SART_CNI_JAVA_HOME, $JAVA_HOME)");
+    }
     for (String b : binaries) {
       Path src = srcBinDir.resolve(b);
       if (!Files.isRegularFile(src)) {

@@ -19,6 +19,7 @@ import picocli.CommandLine.ScopeType;
     subcommands = {
       BgpCommands.class,
       FibCommands.class,
+      ExplainCommands.class,
       CommandLine.HelpCommand.class,
       picocli.AutoComplete.GenerateCompletion.class
     })

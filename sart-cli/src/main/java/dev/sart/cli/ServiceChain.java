@@ -370,6 +370,7 @@ final class ServiceChain {
             + " node(s)";
     if (tally.announced == 0) {
       l.summary += ": no Established peer has it";
+      l.state = Link.State.warning;
     }
     return l;
   }

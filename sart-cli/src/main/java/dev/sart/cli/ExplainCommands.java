@@ -60,17 +60,23 @@ final class ExplainCommands {
   static final int BROKEN = 3;
 
   KubernetesClient client() {
-    if (kubeconfig == null) {
-      return new KubernetesClientBuilder().build();
-    }
+    Config config;
     try {
-      return new KubernetesClientBuilder()
-          .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
-          .build();
+      config =
+          kubeconfig == null
+              ? Config.autoConfigure(null)
+              : Config.fromKubeconfig(Files.readString(kubeconfig));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new IllegalArgumentException("no kubeconfig file " + kubeconfig);
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
     }
+    // a CLI answers or fails at once: no retries with back-off (fabric8's default: 10)
+    config.setRequestRetryBackoffLimit(0);
+    config.setConnectionTimeout(5_000);
+    config.setRequestTimeout(15_000);
+    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   interface Body {
@@ -86,13 +92,7 @@ final class ExplainCommands {
       try {
         chain = body.explain(client, sp);
       } catch (KubernetesClientException e) {
-        err.println(
-            "error: the Kubernetes API at "
-                + client.getMasterUrl()
-                + " answered "
-                + (e.getCode() == 0
-                    ? "nothing (" + e.getMessage() + ")"
-                    : e.getCode() + ": " + e.getStatus().getMessage()));
+        err.println(apiError(client.getMasterUrl().toString(), e));
         err.flush();
         return 2;
       }
@@ -103,6 +103,25 @@ final class ExplainCommands {
       }
       return chain.firstBroken() == null ? 0 : BROKEN;
     }
+  }
+
+  /** One line for a failed API server request, no stack trace. */
+  static String apiError(String url, KubernetesClientException e) {
+    if (e.getCode() <= 0) {
+      return "error: cannot reach the Kubernetes API at "
+          + url
+          + "; check the kubeconfig or --kubeconfig";
+    }
+    String message = e.getStatus() == null ? null : e.getStatus().getMessage();
+    return "error: the Kubernetes API at "
+        + url
+        + " answered "
+        + e.getCode()
+        + (message == null ? "" : ": " + message)
+        + (e.getCode() == 403
+            ? " (explain needs to get/list the sart resources, Services,"
+                + " EndpointSlices, Pods and Events)"
+            : "");
   }
 
   static String[] namespaced(String text) {

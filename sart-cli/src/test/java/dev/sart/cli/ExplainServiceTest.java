@@ -179,4 +179,26 @@ class ExplainServiceTest {
     assertEquals("service", b.path("kind").asText());
     assertEquals("no such Service", b.path("summary").asText());
   }
+
+  @Test
+  void anUnreachableApiServerExitsWithTwoAndOneLine() throws Exception {
+    java.nio.file.Path kc = java.nio.file.Files.createTempFile("unreachable", ".kubeconfig");
+    java.nio.file.Files.writeString(
+        kc,
+        java.nio.file.Files.readString(cluster.kubeconfig)
+            .replace(cluster.client.getMasterUrl().toString(), "http://127.0.0.1:1/"));
+    var out = new java.io.StringWriter();
+    var err = new java.io.StringWriter();
+    int code =
+        dev.sart.cli.Sart.run(
+            new String[] {"explain", "--kubeconfig", kc.toString(), "service", "default/web"},
+            new java.io.PrintWriter(out),
+            new java.io.PrintWriter(err));
+    java.nio.file.Files.delete(kc);
+    assertEquals(2, code, err.toString());
+    assertEquals(
+        "error: cannot reach the Kubernetes API at http://127.0.0.1:1/; check the kubeconfig or"
+            + " --kubeconfig\n",
+        err.toString());
+  }
 }

@@ -33,7 +33,7 @@ final class Reconcilers implements AutoCloseable {
             : null;
     var adverts =
         config.mode().lb()
-            ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics)
+            ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics, events)
             : null;
     // pools also serve service pools (their AddressBlock, deletion guard), so they run in every
     // mode

@@ -19,6 +19,7 @@ import picocli.CommandLine.ScopeType;
     subcommands = {
       BgpCommands.class,
       FibCommands.class,
+      ExplainCommands.class,
       CommandLine.HelpCommand.class,
       picocli.AutoComplete.GenerateCompletion.class
     })
@@ -71,6 +72,12 @@ public final class Sart {
 
   public static void main(String[] args) {
     QUIET.forEach(l -> l.setLevel(java.util.logging.Level.SEVERE));
+    // fabric8 (sart explain) logs through SLF4J: no provider on the CLI's class path, and no
+    // "no providers were found" warning on stderr either
+    if (System.getProperty("slf4j.provider") == null) {
+      System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+      System.setProperty("slf4j.internal.verbosity", "WARN");
+    }
     System.exit(
         run(
             args,

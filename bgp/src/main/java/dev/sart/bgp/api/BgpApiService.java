@@ -474,6 +474,25 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         });
   }
 
+  @Override
+  public void explainExport(
+      dev.sart.proto.v1.ExplainExportRequest request,
+      StreamObserver<dev.sart.proto.v1.ExplainExportResponse> out) {
+    Peer peer;
+    Prefix prefix;
+    try {
+      peer = peer(request.getAddr());
+      prefix = Prefix.parse(request.getPrefix());
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (RuntimeException e) {
+      out.onError(ApiErrors.toStatus(e));
+      return;
+    }
+    replyAsync(out, ExportExplanations.explain(server.rib(), peer, prefix));
+  }
+
   // --- helpers
   // ------------------------------------------------------------------------------------
 

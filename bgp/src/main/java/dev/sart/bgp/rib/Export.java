@@ -19,25 +19,10 @@ final class Export {
   }
 
   static Attrs toPeer(Prefix prefix, Path path, RibPeer to, long localAs, boolean advertisePeerAs) {
-    if (path.source() == to || !to.families().contains(prefix.family())) {
+    if (refusal(prefix, path, to, advertisePeerAs) != null) {
       return null;
     }
     Attrs a = path.attrs();
-    // an external peer whose AS is in the path would drop the route as a loop (RFC 4271 §9.1.2):
-    // not sent unless asked for (Junos' advertise-peer-as; GoBGP does not send it either)
-    if (!to.internal() && !advertisePeerAs && a.asPath().contains(to.asn())) {
-      return null;
-    }
-    // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no
-    // confederations here)
-    if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
-      return null;
-    }
-    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection
-    // yet)
-    if (to.internal() && !path.isLocal() && path.source().internal()) {
-      return null;
-    }
     PathAttributes attrs = a.attributes().forReadvertisement();
     MpNextHop nextHop = a.nextHop();
     MpNextHop self = prefix.isIpv4() ? to.nextHopSelfV4() : to.nextHopSelfV6();
@@ -73,6 +58,43 @@ final class Export {
       return null; // no address of ours in this family towards the peer: cannot announce
     }
     return Attrs.of(attrs, nextHop);
+  }
+
+  /** Why a path is not sent to a peer by the rules of RFC 4271 and RFC 1997 (not the policy). */
+  enum Refusal {
+    FROM_THIS_PEER,
+    FAMILY_NOT_NEGOTIATED,
+    AS_PATH_LOOP,
+    NO_ADVERTISE,
+    IBGP_SPLIT_HORIZON,
+    NO_NEXT_HOP
+  }
+
+  /** The first rule that keeps {@code path} from {@code to}, or null when none does. */
+  static Refusal refusal(Prefix prefix, Path path, RibPeer to, boolean advertisePeerAs) {
+    if (path.source() == to) {
+      return Refusal.FROM_THIS_PEER;
+    }
+    if (!to.families().contains(prefix.family())) {
+      return Refusal.FAMILY_NOT_NEGOTIATED;
+    }
+    Attrs a = path.attrs();
+    // an external peer whose AS is in the path would drop the route as a loop (RFC 4271 §9.1.2):
+    // not sent unless asked for (Junos' advertise-peer-as; GoBGP does not send it either)
+    if (!to.internal() && !advertisePeerAs && a.asPath().contains(to.asn())) {
+      return Refusal.AS_PATH_LOOP;
+    }
+    // RFC 1997: NO_ADVERTISE to no peer, NO_EXPORT(_SUBCONFED) not outside the AS (no
+    // confederations here)
+    if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
+      return Refusal.NO_ADVERTISE;
+    }
+    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection
+    // yet)
+    if (to.internal() && !path.isLocal() && path.source().internal()) {
+      return Refusal.IBGP_SPLIT_HORIZON;
+    }
+    return null;
   }
 
   private static boolean isUnspecified(MpNextHop nh) {

@@ -687,6 +687,11 @@ public final class Rib implements AutoCloseable {
       return shards[0].localAs;
     }
 
+    /** Whether the best path of {@code p} is sent to {@code peer}, and if not, why. */
+    public ExportVerdict exportVerdict(RibPeer peer, Prefix p) {
+      return ExportVerdict.of(shards[shardOf(p, shards.length)], p, peer);
+    }
+
     private RouteView view(Destination d) {
       return new RouteView(d.prefix(), List.copyOf(d.paths()), d.selectedPaths(), d.reason());
     }

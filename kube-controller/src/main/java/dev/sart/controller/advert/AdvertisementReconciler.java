@@ -61,7 +61,23 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private final java.util.function.Consumer<StringBuilder> section = this::scrape;
 
+  /** Null: no condition or Events on Services (tests of the advertisements alone). */
+  private final Announcements announcements;
+
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
+    this(informers, loadBalancerClass, metrics, null);
+  }
+
+  /**
+   * With {@code events}: each Service also gets the {@code sart.terassyi.net/Announced} condition
+   * and Events ({@link Announcements}).
+   */
+  public AdvertisementReconciler(
+      Informers informers,
+      String loadBalancerClass,
+      Metrics metrics,
+      dev.sart.controller.runtime.Events events) {
+    this.announcements = events == null ? null : new Announcements(informers.client(), events);
     this.informers = informers;
     this.metrics = metrics;
     // sart's sart_controller_bgp_advertisements{type}
@@ -253,6 +269,15 @@ public final class AdvertisementReconciler implements AutoCloseable {
         continue;
       }
       withdrawAndDelete(advert);
+    }
+    if (announcements != null && !addresses.isEmpty()) {
+      announcements.observe(
+          service,
+          Announcements.of(
+              existing.values().stream()
+                  .filter(a -> wanted.containsKey(a.getMetadata().getName()))
+                  .toList(),
+              informers.list(BGPPeer.class)));
     }
     return null;
   }

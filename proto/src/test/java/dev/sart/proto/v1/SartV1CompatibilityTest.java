@@ -55,7 +55,8 @@ class SartV1CompatibilityTest {
             "SetPolicy",
             "DeletePolicy",
             "ListPolicy",
-            "SetNeighborPolicy"),
+            "SetNeighborPolicy",
+            "ExplainExport"),
         bgpApi.subList(15, bgpApi.size()));
     assertEquals(
         List.of("ExportPeer", "ExportPeerState"),

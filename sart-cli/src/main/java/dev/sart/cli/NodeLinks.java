@@ -1,0 +1,191 @@
+package dev.sart.cli;
+
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPCondition;
+import dev.sart.proto.v1.ExplainExportResponse;
+import dev.sart.proto.v1.Peer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The per-node end of a chain: the node's NodeBGP and speaker, and for each of its BGPPeers the
+ * advertisement's entry, the speaker's Adj-RIB-Out for the prefix and the session.
+ */
+final class NodeLinks {
+  /** How many peers on how many nodes the prefix reaches (Adj-RIB-Out of an Established one). */
+  static final class Tally {
+    int peers;
+    int announced;
+    final TreeSet<String> nodes = new TreeSet<>();
+  }
+
+  private NodeLinks() {}
+
+  static Link node(
+      KubernetesClient client,
+      Speakers speakers,
+      String node,
+      List<BGPPeer> peers,
+      Map<String, AdvertiseStatus> entries,
+      String prefix,
+      Tally tally) {
+    NodeBGP nb = client.resources(NodeBGP.class).withName(node).get();
+    if (nb == null || nb.getSpec() == null) {
+      return Link.broken(
+          "node",
+          node,
+          "no NodeBGP " + node + ": the node has no BGP speaker configured",
+          "label the node so that a ClusterBGP's nodeSelector matches it, or create a NodeBGP");
+    }
+    String endpoint =
+        speakers.endpoint(
+            node,
+            nb.getSpec().speaker() == null ? "127.0.0.1:5000" : nb.getSpec().speaker().path());
+    var conditions = nb.getStatus() == null ? null : nb.getStatus().conditions();
+    NodeBGPCondition last =
+        conditions == null || conditions.isEmpty() ? null : conditions.getLast();
+    Link l =
+        Link.ok(
+            "node",
+            node,
+            "NodeBGP AS "
+                + nb.getSpec().asn()
+                + ", router id "
+                + nb.getSpec().routerId()
+                + ", speaker "
+                + endpoint
+                + (last == null ? "" : ", " + last.status() + " (" + last.reason() + ")"));
+    if (last != null && last.status() == NodeBGPCondition.Status.Unavailable) {
+      l.state = Link.State.broken;
+      l.fix =
+          "the node's agent could not configure its speaker ("
+              + last.reason()
+              + "): see the agent's log on "
+              + node;
+    }
+    for (BGPPeer p : peers) {
+      l.add(peer(speakers, endpoint, p, entries, prefix, tally, node));
+    }
+    return l;
+  }
+
+  private static Link peer(
+      Speakers speakers,
+      String endpoint,
+      BGPPeer p,
+      Map<String, AdvertiseStatus> entries,
+      String prefix,
+      Tally tally,
+      String node) {
+    String name = p.getMetadata().getName();
+    String addr = p.getSpec().addr();
+    tally.peers++;
+    var conds = p.getStatus() == null ? null : p.getStatus().conditions();
+    String apiState =
+        conds == null || conds.isEmpty() ? "no state yet" : conds.getLast().status().name();
+    AdvertiseStatus entry = entries == null ? null : entries.get(name);
+    String head =
+        addr
+            + " AS "
+            + p.getSpec().asn()
+            + ", BGPPeer "
+            + apiState
+            + ", advertisement "
+            + (entry == null ? "not targeted" : entry.name());
+    if (entries != null && entry == null) {
+      return Link.broken(
+          "peer",
+          name,
+          head + ": the controller has not asked for the prefix on this peer yet",
+          "check that sartd controller runs and leads (its BGPAdvertisement reconciler fills"
+              + " status.peers)");
+    }
+    Speakers.Answer a = speakers.ask(endpoint, addr, prefix);
+    if (a.unreachable()) {
+      return Link.broken(
+          "peer",
+          name,
+          head + "; " + a.error(),
+          "run explain where the speaker's API is reachable, or pass --speaker "
+              + node
+              + "=HOST:PORT (e.g. through kubectl port-forward)");
+    }
+    if (a.peer() == null) {
+      return Link.broken(
+          "peer",
+          name,
+          head + "; " + a.error() + " " + addr,
+          "the node's agent adds the neighbour from the BGPPeer: see the agent's log on " + node);
+    }
+    Peer.State state = a.peer().getState();
+    String session =
+        "session "
+            + state.name()
+            + (a.peer().getLastError().isEmpty()
+                ? ""
+                : " (last error: " + a.peer().getLastError() + ")");
+    ExplainExportResponse x = a.export();
+    if (x == null) {
+      Link w = new Link("peer", name, Link.State.warning, head + "; " + session + "; " + a.error());
+      return w;
+    }
+    String summary = head + "; " + session + "; " + prefix + ": " + x.getReason();
+    return switch (x.getResult()) {
+      case ADVERTISED -> {
+        tally.announced++;
+        tally.nodes.add(node);
+        yield Link.ok("peer", name, head + "; " + session + "; " + prefix + " in its Adj-RIB-Out");
+      }
+      case NOT_ESTABLISHED ->
+          Link.broken(
+              "peer",
+              name,
+              head + "; " + session + ": nothing is sent to it",
+              "the router at "
+                  + addr
+                  + " must peer with this node ("
+                  + "its address, the NodeBGP's AS) on TCP 179; check it with"
+                  + " `sart bgp neighbor get "
+                  + addr
+                  + " -e "
+                  + endpoint
+                  + "` and on the router");
+      case NO_ROUTE ->
+          Link.broken(
+              "peer",
+              name,
+              summary,
+              "the node's agent adds the path when the advertisement names this peer"
+                  + (entry == AdvertiseStatus.Advertised
+                      ? " (the advertisement says Advertised: the speaker may have restarted;"
+                          + " the agent re-adds it)"
+                      : "")
+                  + ": see the agent's log on "
+                  + node);
+      case POLICY_REJECTED ->
+          Link.broken(
+              "peer",
+              name,
+              summary,
+              "change export policy "
+                  + x.getPolicy()
+                  + " (statement "
+                  + x.getStatement()
+                  + ") or the neighbour's export policy; `sart bgp neighbor get "
+                  + addr
+                  + " -e "
+                  + endpoint
+                  + "` names it");
+      default ->
+          Link.broken(
+              "peer",
+              name,
+              summary,
+              "the speaker keeps the path from this neighbour by a BGP rule: see the reason");
+    };
+  }
+}

@@ -1,0 +1,257 @@
+package dev.sart.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolSpec;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.BGPPeerStatus;
+import dev.sart.crds.CrdManifests;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPCondition;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.NodeBGPStatus;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A cluster for {@code sart explain}: fabric8's mock API server in CRUD mode holding the objects
+ * the controller and the agents would have written, a kubeconfig pointing at it, and the CLI run
+ * against it.
+ */
+final class ExplainCluster implements AutoCloseable {
+  final KubernetesMockServer server;
+  final KubernetesClient client;
+  final Path kubeconfig;
+  final List<String> speakerOverrides = new ArrayList<>();
+
+  ExplainCluster() throws Exception {
+    server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    server.init();
+    client = server.createClient();
+    for (var yaml : CrdManifests.yaml()) {
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
+          .create();
+    }
+    kubeconfig = Files.createTempFile("explain", ".kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: mock
+          cluster:
+            server: %s
+        contexts:
+        - name: mock
+          context:
+            cluster: mock
+            user: tester
+        current-context: mock
+        users:
+        - name: tester
+          user:
+            token: test
+        """
+            .formatted(client.getMasterUrl().toString()));
+  }
+
+  @Override
+  public void close() throws Exception {
+    client.close();
+    server.destroy();
+    Files.deleteIfExists(kubeconfig);
+  }
+
+  record Run(int code, String out, String err) {
+    JsonNode json() throws Exception {
+      return new ObjectMapper().readTree(out);
+    }
+  }
+
+  /** {@code sart explain ARGS} against this cluster, the speakers overridden as added. */
+  Run explain(String... args) {
+    List<String> all = new ArrayList<>(List.of("explain", "--kubeconfig", kubeconfig.toString()));
+    for (String o : speakerOverrides) {
+      all.add("--speaker");
+      all.add(o);
+    }
+    all.addAll(List.of(args));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code =
+        dev.sart.cli.Sart.run(
+            all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  // --- objects as the user, the controller and the agents write them
+
+  AddressPool pool(String name, String cidr, boolean autoAssign) {
+    return client
+        .resource(
+            new AddressPool(name, new AddressPoolSpec(cidr, AddressType.SERVICE, null, autoAssign)))
+        .create();
+  }
+
+  Service service(String name, String etp, Map<String, String> annotations, String... ingress) {
+    var s =
+        new ServiceBuilder()
+            .withNewMetadata()
+            .withNamespace("default")
+            .withName(name)
+            .withAnnotations(annotations)
+            .endMetadata()
+            .withNewSpec()
+            .withType("LoadBalancer")
+            .withExternalTrafficPolicy(etp)
+            .withSelector(Map.of("app", name))
+            .addNewPort()
+            .withName("http")
+            .withPort(80)
+            .withProtocol("TCP")
+            .withTargetPort(new IntOrString(8080))
+            .endPort()
+            .endSpec()
+            .build();
+    var created = client.resource(s).create();
+    if (ingress.length > 0) {
+      created.setStatus(
+          new io.fabric8.kubernetes.api.model.ServiceStatusBuilder()
+              .withNewLoadBalancer()
+              .withIngress(
+                  java.util.Arrays.stream(ingress)
+                      .map(ip -> new LoadBalancerIngressBuilder().withIp(ip).build())
+                      .toList())
+              .endLoadBalancer()
+              .build());
+      created = client.resource(created).updateStatus();
+    }
+    return created;
+  }
+
+  /** The EndpointSlice controller's slice: one endpoint per (node, ready). */
+  void endpoints(String service, String node, boolean ready) {
+    client
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace("default")
+                .withName(service + "-" + node)
+                .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .withEndpoints(
+                    new EndpointBuilder()
+                        .withAddresses("10.244.0.10")
+                        .withNodeName(node)
+                        .withNewConditions()
+                        .withReady(ready)
+                        .withServing(ready)
+                        .withTerminating(false)
+                        .endConditions()
+                        .build())
+                .addNewPort()
+                .withName("http")
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .build())
+        .create();
+  }
+
+  /** The ClusterBGP reconciler's NodeBGP, with the agent's condition. */
+  void nodeBgp(String node, String speakerPath) {
+    var nb =
+        client
+            .resource(
+                new NodeBGP(
+                    node,
+                    new NodeBGPSpec(
+                        65001L, "192.0.2.1", new SpeakerConfig(speakerPath, null, null), null)))
+            .create();
+    nb.setStatus(
+        new NodeBGPStatus(
+            0L,
+            null,
+            List.of(
+                new NodeBGPCondition(
+                    NodeBGPCondition.Status.Available, NodeBGPCondition.Reason.Configured))));
+    client.resource(nb).updateStatus();
+  }
+
+  String peer(String node, String addr, BGPPeerCondition.Status state) {
+    String name = node + "-65000-" + addr;
+    var p =
+        new BGPPeer(
+            name,
+            new BGPPeerSpec(
+                65000L,
+                addr,
+                null,
+                null,
+                null,
+                node,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
+    p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
+    var created = client.resource(p).create();
+    created.setStatus(new BGPPeerStatus(0L, List.of(new BGPPeerCondition(state, "reported"))));
+    client.resource(created).updateStatus();
+    return name;
+  }
+
+  /** The controller's advertisement, with the agents' entries. */
+  void advertisement(String service, String ip, Map<String, AdvertiseStatus> peers) {
+    var a =
+        new BGPAdvertisement(
+            "default",
+            service + "-" + ip.replace('.', '-'),
+            new BGPAdvertisementSpec(ip + "/32", AddressType.SERVICE, Protocol.IPV4, null));
+    a.getMetadata().setLabels(Map.of(Sart.SERVICE_NAME_LABEL, service));
+    var created = client.resource(a).create();
+    created.setStatus(new BGPAdvertisementStatus(peers));
+    client.resource(created).updateStatus();
+  }
+}

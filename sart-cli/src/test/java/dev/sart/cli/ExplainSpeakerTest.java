@@ -1,0 +1,269 @@
+package dev.sart.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sart.bgp.api.BgpApiService;
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.policy.Match;
+import dev.sart.bgp.policy.PeerPolicy;
+import dev.sart.bgp.policy.Policy;
+import dev.sart.bgp.policy.PrefixList;
+import dev.sart.bgp.policy.Statement;
+import dev.sart.bgp.rib.Prefix;
+import dev.sart.bgp.server.BgpServer;
+import dev.sart.bgp.wire.Family;
+import dev.sart.bgp.wire.Ip;
+import dev.sart.bgp.wire.Origin;
+import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.crds.AddressBlock;
+import dev.sart.crds.AddressBlockSpec;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolSpec;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.Protocol;
+import dev.sart.testbed.Frr;
+import dev.sart.testbed.NamespaceThreads;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code sart explain} down to the router: node-a's speaker (a real {@code BgpServer} in a network
+ * namespace, its API on loopback, reached through {@code --speaker}) peers with FRR; the API server
+ * is fabric8's mock holding what the controller and the agent would have written. The speaker's
+ * links broken on purpose (an export policy denying the prefix, the peer down) are named, and FRR's
+ * own table agrees.
+ */
+class ExplainSpeakerTest {
+  private static final String IP = "203.0.113.1";
+
+  @RegisterExtension final Testbed testbed = new Testbed();
+  private ExplainCluster cluster;
+  private BgpServer speaker;
+  private Server api;
+  private Frr frr;
+  private Peer peer;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (api != null) {
+      api.shutdownNow();
+    }
+    if (speaker != null) {
+      speaker.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** node-a's speaker (AS 65001, 192.0.2.1) and FRR (AS 65000, 192.0.2.2), the cluster's view. */
+  private void up(PeerPolicy policy) throws Exception {
+    Topology t = testbed.topology();
+    Node nodeA = t.node("nodea");
+    Node tor = t.node("tor");
+    t.link(nodeA, tor).addresses("192.0.2.1/30", "192.0.2.2/30");
+    speaker = new BgpServer(179, 1, NamespaceThreads.factory(nodeA, "bgp-io"));
+    speaker.setLocalAs(65001);
+    speaker.setRouterId(Ip.parseV4("192.0.2.1"));
+    speaker.start();
+    api =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(new BgpApiService(speaker))
+            .build()
+            .start();
+    frr =
+        Frr.withoutZebra(
+            tor, RouterConfig.of(65000, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)));
+    frr.start();
+    // what the agent does: the BGPPeer as a neighbour, the advertised address as a path
+    PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65000);
+    peer =
+        speaker.addPeer(
+            new PeerConfig(
+                "tor",
+                c.address(),
+                c.asn(),
+                c.port(),
+                c.localAddress(),
+                false,
+                null,
+                0,
+                false,
+                Duration.ofSeconds(9),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(1),
+                Set.of(Family.IPV4_UNICAST),
+                PeerConfig.GracefulRestart.DEFAULT),
+            policy);
+    speaker.addPaths(List.of(Prefix.parse(IP + "/32")), PathAttributes.of(Origin.IGP));
+
+    cluster = new ExplainCluster();
+    cluster.pool("lb", "203.0.113.0/28", true);
+    cluster.service("web", "Cluster", Map.of(), IP);
+    cluster.endpoints("web", "node-a", true);
+    cluster.nodeBgp("node-a", "127.0.0.1:5000");
+    String name = cluster.peer("node-a", "192.0.2.2", BGPPeerCondition.Status.Established);
+    cluster.advertisement("web", IP, Map.of(name, AdvertiseStatus.Advertised));
+    cluster.speakerOverrides.add("node-a=127.0.0.1:" + api.getPort());
+    frr.awaitEstablished("192.0.2.1");
+  }
+
+  @Test
+  void anAnnouncedAddressHoldsEveryLinkAndFrrHasTheRoute() throws Exception {
+    up(PeerPolicy.NONE);
+    frr.awaitRoute(IP + "/32");
+    ExplainCluster.Run r = cluster.explain("service", "default/web");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("announced on 1 of 1 peer(s) on 1 node(s)"), r.out());
+    assertTrue(r.out().contains("session ESTABLISHED; " + IP + "/32 in its Adj-RIB-Out"), r.out());
+    assertTrue(r.out().endsWith("every link holds\n"), r.out());
+    sample("explain-service-ok.txt", r.out());
+    JsonNode doc = cluster.explain("-o", "json", "address", IP).json();
+    assertEquals("ok", doc.path("result").asText());
+  }
+
+  @Test
+  void anExportPolicyDenyingThePrefixNamesThePolicyAndItsStatement() throws Exception {
+    Policy noLb =
+        Policy.of(
+            "no-lb",
+            true,
+            Statement.reject(Match.prefixes(PrefixList.of("lb", "203.0.113.0/24 le 32"))));
+    up(PeerPolicy.NONE.withExport(noLb));
+    ExplainCluster.Run r = cluster.explain("-o", "json", "service", "default/web");
+    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
+    JsonNode b = r.json().path("firstBroken");
+    assertEquals("peer", b.path("kind").asText());
+    assertTrue(
+        b.path("summary").asText().contains("export policy no-lb rejects it at statement 1"),
+        b::toString);
+    assertTrue(b.path("fix").asText().startsWith("change export policy no-lb"), b::toString);
+    assertTrue(frr.routes(dev.sart.testbed.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
+    sample("explain-service-policy.txt", cluster.explain("service", "default/web").out());
+  }
+
+  @Test
+  void aPeerThatIsDownIsTheBrokenLinkAndNothingIsAnnounced() throws Exception {
+    up(PeerPolicy.NONE);
+    frr.awaitRoute(IP + "/32");
+    frr.stop();
+    await().atMost(Duration.ofSeconds(30)).until(() -> peer.status().state() != State.ESTABLISHED);
+    ExplainCluster.Run r = cluster.explain("service", "default/web");
+    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
+    assertTrue(
+        r.out().contains("announced on 0 of 1 peer(s) on 0 node(s): no Established peer has it"),
+        r.out());
+    assertTrue(r.out().contains("first broken link: peer node-a-65000-192.0.2.2"), r.out());
+    assertTrue(r.out().contains(": nothing is sent to it"), r.out());
+    sample("explain-service-peer-down.txt", r.out());
+  }
+
+  @Test
+  void explainPodFollowsTheBlockOfItsNodeToTheRouter() throws Exception {
+    up(PeerPolicy.NONE);
+    // the agent's block on node-a, its kube-system advertisement, the block as a path
+    cluster
+        .client
+        .resource(
+            new AddressPool(
+                "pods", new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 26, true)))
+        .create();
+    cluster
+        .client
+        .resource(
+            new AddressBlock(
+                "pods-0",
+                new AddressBlockSpec("198.51.100.0/26", AddressType.POD, "pods", "node-a", true)))
+        .create();
+    var adv =
+        cluster
+            .client
+            .resource(
+                new BGPAdvertisement(
+                    "kube-system",
+                    "pods-0",
+                    new BGPAdvertisementSpec(
+                        "198.51.100.0/26", AddressType.POD, Protocol.IPV4, null)))
+            .create();
+    adv.setStatus(
+        new BGPAdvertisementStatus(Map.of("node-a-65000-192.0.2.2", AdvertiseStatus.Advertised)));
+    cluster.client.resource(adv).updateStatus();
+    var pod =
+        cluster
+            .client
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withNamespace("default")
+                    .withName("web-1")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName("node-a")
+                    .addNewContainer()
+                    .withName("web")
+                    .withImage("web")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+    pod.setStatus(
+        new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+            .withPodIP("198.51.100.7")
+            .addNewPodIP("198.51.100.7")
+            .build());
+    cluster.client.resource(pod).updateStatus();
+
+    ExplainCluster.Run missing = cluster.explain("-o", "json", "pod", "default/web-1");
+    assertEquals(ExplainCommands.BROKEN, missing.code(), missing.out() + missing.err());
+    assertTrue(
+        missing
+            .json()
+            .path("firstBroken")
+            .path("summary")
+            .asText()
+            .contains("no path to the prefix in the Loc-RIB"),
+        missing.out());
+
+    speaker.addPaths(List.of(Prefix.parse("198.51.100.0/26")), PathAttributes.of(Origin.IGP));
+    frr.awaitRoute("198.51.100.0/26");
+    ExplainCluster.Run r = cluster.explain("address", "198.51.100.7");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().startsWith("[ok] pod default/web-1: on node node-a"), r.out());
+    assertTrue(r.out().contains("block 198.51.100.0/26 announced on 1 of 1 peer(s)"), r.out());
+    sample("explain-pod-ok.txt", r.out());
+  }
+
+  /** Keeps a real output for the README (target/explain/). */
+  private static void sample(String file, String text) throws Exception {
+    Path dir = Path.of("target", "explain");
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(file), text);
+  }
+}

@@ -415,6 +415,22 @@ public final class Peer {
                     : new Event.ManualStart()));
   }
 
+  /**
+   * RFC 5882 §4.3 and §10.2: the peer's BFD session went down, so the forwarding path to it is
+   * gone; the session is taken down at once instead of after the hold time (event 8, with RFC
+   * 9384's Cease / BFD Down) and starts again by itself after the IdleHoldTime.
+   */
+  public void bfdDown(String why) {
+    loop.execute(
+        () -> {
+          if (primary.session.state() == State.IDLE) {
+            return;
+          }
+          LOG.info(() -> "peer=" + name() + " event=bfd-down state=" + state + " reason=" + why);
+          primary.handle(new Event.AutomaticStop(Iana.ErrorSubcode.BFD_DOWN));
+        });
+  }
+
   /** ManualStop: Cease to the peer, routes withdrawn; completes when the connection is closed. */
   public CompletableFuture<Void> stop() {
     CompletableFuture<Void> done = new CompletableFuture<>();

@@ -13,8 +13,18 @@ public final class BfdSession {
   /** §6.8.3: while the session is not Up, Desired Min TX is at least one second. */
   static final long SLOW_TX_MICROS = 1_000_000;
 
-  /** A state change a call caused, or none. */
-  public record Change(BfdState from, BfdState to, int diag) {}
+  /**
+   * A state change a call caused.
+   *
+   * @param remoteState the remote's state as last heard (AdminDown: it took the session down on
+   *     purpose, which is no path failure, RFC 5882 §3.2)
+   */
+  public record Change(BfdState from, BfdState to, int diag, BfdState remoteState) {
+    /** Up to anything else, not because the remote went AdminDown: the path failed. */
+    public boolean pathFailure() {
+      return from == BfdState.UP && remoteState != BfdState.ADMIN_DOWN;
+    }
+  }
 
   /**
    * What a received packet did.
@@ -191,7 +201,7 @@ public final class BfdSession {
       desiredMinTxInterval = Math.max(SLOW_TX_MICROS, config.minTxMicros());
       polling = false;
     }
-    return new Change(from, next, diag);
+    return new Change(from, next, diag, remoteSessionState);
   }
 
   /**

@@ -342,7 +342,9 @@ final class BfdEndpoint implements AutoCloseable {
                 + " to="
                 + c.to()
                 + " diag="
-                + c.diag());
+                + c.diag()
+                + " remote="
+                + c.remoteState());
     listener.changed(e.peer, c);
   }
 

@@ -305,8 +305,9 @@ public final class BgpServer implements AutoCloseable {
               threadFactory,
               Integer.getInteger("sart.bgp.bfd.port", BfdEndpoint.CONTROL_PORT),
               (address, change) -> {
-                // RFC 5882 §4.3: only a session that was Up going down means the path failed
-                if (change.from() == dev.sart.bgp.bfd.BfdState.UP) {
+                // RFC 5882 §3.2, §4.3: a session that was Up going down means the path failed,
+                // unless the remote took it down on purpose (AdminDown)
+                if (change.pathFailure()) {
                   Peer p = peers.get(address);
                   if (p != null) {
                     p.bfdDown("bfd " + change.to() + " diag " + change.diag());

@@ -140,7 +140,7 @@ class BfdSessionTest {
   void theDetectionTimeExpiringTakesAnUpSessionDownWithDiagnosticOne() {
     BfdSession s = up();
     BfdSession.Change c = s.detectionTimeExpired();
-    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 1), c);
+    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 1, BfdState.DOWN), c);
     assertEquals(0, s.remoteDiscriminator());
     assertEquals(1, s.packet(false).diag());
     assertEquals(1_000_000, s.packet(false).desiredMinTx()); // slow again (§6.8.3)
@@ -155,14 +155,16 @@ class BfdSessionTest {
   void theRemotesDownTakesAnUpSessionDownWithDiagnosticThree() {
     BfdSession s = up();
     BfdSession.Change c = s.receive(from(BfdState.DOWN, 9, 7, 1_000_000, 100_000)).change();
-    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 3), c);
+    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 3, BfdState.DOWN), c);
+    assertTrue(c.pathFailure());
   }
 
   @Test
-  void theRemotesAdminDownTakesUsDownWithDiagnosticThree() {
+  void theRemotesAdminDownTakesUsDownWithDiagnosticThreeButIsNoPathFailure() {
     BfdSession s = up();
     BfdSession.Change c = s.receive(from(BfdState.ADMIN_DOWN, 9, 7, 1_000_000, 100_000)).change();
-    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 3), c);
+    assertEquals(new BfdSession.Change(BfdState.UP, BfdState.DOWN, 3, BfdState.ADMIN_DOWN), c);
+    assertFalse(c.pathFailure()); // RFC 5882 §3.2: the remote took it down on purpose
   }
 
   @Test

@@ -405,6 +405,19 @@ public final class Peer {
     }
   }
 
+  // the peer's BFD session as the speaker's BFD endpoint reports it (any thread)
+  private volatile java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> bfd = () -> null;
+
+  /** The BFD session's snapshot, or null when the peer has none (any thread). */
+  public dev.sart.bgp.bfd.BfdStatus bfdStatus() {
+    return bfd.get();
+  }
+
+  /** Where {@link #bfdStatus} comes from (the speaker, when the peer is configured with BFD). */
+  public void bfdStatusFrom(java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> source) {
+    bfd = source;
+  }
+
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
   public void start() {
     loop.execute(

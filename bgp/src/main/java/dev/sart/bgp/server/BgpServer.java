@@ -262,7 +262,9 @@ public final class BgpServer implements AutoCloseable {
     updateMd5Keys();
     peer.setPolicy(policy);
     if (config.bfd() != null) {
-      bfd().add(addr, config.localAddress(), config.bfd());
+      BfdEndpoint b = bfd();
+      b.add(addr, config.localAddress(), config.bfd());
+      peer.bfdStatusFrom(() -> b.status(addr));
     }
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());

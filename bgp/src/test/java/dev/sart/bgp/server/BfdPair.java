@@ -54,7 +54,12 @@ final class BfdPair implements AutoCloseable {
 
   /** Drops UDP 3784 (BFD) and TCP 179 (BGP) in and out of FRR's namespace. */
   void cut() throws IOException {
-    Path rules = frrNode.dir().resolve("cut.nft");
+    cut(frrNode);
+  }
+
+  /** Drops UDP 3784 (BFD) and TCP 179 (BGP) in and out of this node's namespace. */
+  static void cut(Node node) throws IOException {
+    Path rules = node.dir().resolve("cut.nft");
     Files.writeString(
         rules,
         """
@@ -73,7 +78,7 @@ final class BfdPair implements AutoCloseable {
           }
         }
         """);
-    frrNode.exec("nft", "-f", rules.toString());
+    node.exec("nft", "-f", rules.toString());
   }
 
   void restore() {

@@ -54,6 +54,27 @@ class ArchitectureTest {
                   + " no I/O, no clock, no threads");
 
   @ArchTest
+  static final ArchRule bfdIsSansIo =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.sart.bgp.bfd..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "java.net..",
+              "java.nio.channels..",
+              "java.util.concurrent..",
+              "dev.sart.bgp.peer..",
+              "dev.sart.bgp.server..")
+          .orShould()
+          .callMethod(System.class, "nanoTime")
+          .orShould()
+          .callMethod(java.time.Instant.class, "now")
+          .because(
+              "BFD's state machine (RFC 5880 §6.8) is fed packets and timer expiries by"
+                  + " server.BfdEndpoint, which owns the sockets and the clock");
+
+  @ArchTest
   static final ArchRule fsmRibAndPolicyNeverTouchNetty =
       noClasses()
           .that()

@@ -97,6 +97,18 @@ final class Views {
       g.put("members", Integer.toUnsignedLong(p.getUpdateGroupMembers()));
       m.put("updateGroup", g);
     }
+    if (p.hasBfd()) {
+      Map<String, Object> b = new LinkedHashMap<>();
+      b.put("state", p.getBfd().getState());
+      b.put("remoteState", p.getBfd().getRemoteState());
+      b.put("minTx", p.getBfd().getMinTx());
+      b.put("minRx", p.getBfd().getMinRx());
+      b.put("multiplier", p.getBfd().getMultiplier());
+      b.put("detectionTime", p.getBfd().getDetectionTimeMs());
+      b.put("diagnostic", p.getBfd().getDiagnostic());
+      b.put("downs", p.getBfd().getDowns());
+      m.put("bfd", b);
+    }
     return m;
   }
 

@@ -27,4 +27,27 @@ class ViewsTest {
     Peer alone = grouped.toBuilder().setUpdateGroup(0).setUpdateGroupMembers(0).build();
     assertFalse(Views.peer(alone).containsKey("updateGroup"), "a session on its own Adj-RIB-Out");
   }
+
+  @Test
+  void theBfdSessionIsShownOnlyForAPeerWithBfd() {
+    Peer withBfd =
+        Peer.newBuilder()
+            .setAddress("192.0.2.6")
+            .setAsn(65002)
+            .setBfd(
+                dev.sart.proto.v1.Bfd.newBuilder()
+                    .setMinTx(100)
+                    .setMinRx(100)
+                    .setMultiplier(3)
+                    .setState("up")
+                    .setRemoteState("up")
+                    .setDetectionTimeMs(300))
+            .build();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> bfd = (Map<String, Object>) Views.peer(withBfd).get("bfd");
+    assertEquals("up", bfd.get("state"));
+    assertEquals(300, bfd.get("detectionTime"));
+    assertEquals(3, bfd.get("multiplier"));
+    assertFalse(Views.peer(withBfd.toBuilder().clearBfd().build()).containsKey("bfd"));
+  }
 }

@@ -402,7 +402,24 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
                 !Boolean.FALSE.equals(gr.helper()),
                 gr.restartTime() == null
                     ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                    : Duration.ofSeconds(gr.restartTime())));
+                    : Duration.ofSeconds(gr.restartTime())),
+        bfd(n.bfd()));
+  }
+
+  /** A neighbour's {@code bfd:} block, defaults filled in (300 ms × 3); null: no BFD. */
+  static dev.sart.bgp.bfd.BfdConfig bfd(BgpConfigFile.BfdDef b) {
+    if (b == null) {
+      return null;
+    }
+    dev.sart.bgp.bfd.BfdConfig d = dev.sart.bgp.bfd.BfdConfig.DEFAULT;
+    try {
+      return dev.sart.bgp.bfd.BfdConfig.ofMillis(
+          b.minTx() == null ? d.minTx().toMillis() : b.minTx(),
+          b.minRx() == null ? d.minRx().toMillis() : b.minRx(),
+          b.multiplier() == null ? d.multiplier() : b.multiplier());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("bfd: " + e.getMessage(), e);
+    }
   }
 
   /**

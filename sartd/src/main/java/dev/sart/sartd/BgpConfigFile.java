@@ -48,7 +48,17 @@ record BgpConfigFile(
       @JsonProperty("max_prefix_warning_only") Boolean maxPrefixWarningOnly,
       @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound,
       @JsonProperty("advertise_peer_as") Boolean advertisePeerAs,
-      @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart) {}
+      @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart,
+      BfdDef bfd) {}
+
+  /**
+   * Single-hop BFD (RFC 5880, RFC 5881) per neighbour, in milliseconds: {@code min_tx}, {@code
+   * min_rx} (default 300 each) and {@code multiplier} (default 3); absent: no BFD.
+   */
+  record BfdDef(
+      @JsonProperty("min_tx") Integer minTx,
+      @JsonProperty("min_rx") Integer minRx,
+      Integer multiplier) {}
 
   /**
    * RFC 4724 per neighbour: {@code helper} (default true) keeps its routes stale while it restarts;

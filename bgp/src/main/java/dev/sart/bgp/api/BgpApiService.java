@@ -333,7 +333,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                       !p.getGracefulRestart().getHelperDisabled(),
                       p.getGracefulRestart().getRestartTime() == 0
                           ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
+                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())),
+                  ProtoMapping.bfdConfig(p));
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")

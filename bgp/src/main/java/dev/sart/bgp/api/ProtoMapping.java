@@ -76,6 +76,9 @@ final class ProtoMapping {
                 dev.sart.proto.v1.GracefulRestart.newBuilder()
                     .setHelperDisabled(!p.config().gracefulRestart().helper())
                     .setRestartTime((int) p.config().gracefulRestart().restartTime().toSeconds()));
+    if (p.config().bfd() != null) {
+      b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
+    }
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));
@@ -83,6 +86,46 @@ final class ProtoMapping {
       b.setUptime(timestamp(s.establishedSince()));
     }
     return b.build();
+  }
+
+  /** A peer's BFD timers and, once it runs, its session (RFC 5880). */
+  static dev.sart.proto.v1.Bfd bfd(dev.sart.bgp.bfd.BfdConfig c, dev.sart.bgp.bfd.BfdStatus st) {
+    dev.sart.proto.v1.Bfd.Builder b =
+        dev.sart.proto.v1.Bfd.newBuilder()
+            .setMinTx((int) c.minTx().toMillis())
+            .setMinRx((int) c.minRx().toMillis())
+            .setMultiplier(c.multiplier());
+    if (st != null) {
+      b.setState(bfdState(st.state()))
+          .setRemoteState(bfdState(st.remoteState()))
+          .setDiagnostic(st.localDiag())
+          .setTransmitIntervalMs((int) (st.transmitIntervalMicros() / 1000))
+          .setDetectionTimeMs((int) (st.detectionTimeMicros() / 1000))
+          .setDowns(st.downs());
+    }
+    return b.build();
+  }
+
+  private static String bfdState(dev.sart.bgp.bfd.BfdState s) {
+    return switch (s) {
+      case ADMIN_DOWN -> "admin-down";
+      case DOWN -> "down";
+      case INIT -> "init";
+      case UP -> "up";
+    };
+  }
+
+  /** AddPeer's BFD timers, 0 meaning the default (300 ms × 3); null without the message. */
+  static dev.sart.bgp.bfd.BfdConfig bfdConfig(dev.sart.proto.v1.Peer p) {
+    if (!p.hasBfd()) {
+      return null;
+    }
+    dev.sart.proto.v1.Bfd b = p.getBfd();
+    dev.sart.bgp.bfd.BfdConfig d = dev.sart.bgp.bfd.BfdConfig.DEFAULT;
+    return dev.sart.bgp.bfd.BfdConfig.ofMillis(
+        b.getMinTx() == 0 ? d.minTx().toMillis() : b.getMinTx(),
+        b.getMinRx() == 0 ? d.minRx().toMillis() : b.getMinRx(),
+        b.getMultiplier() == 0 ? d.multiplier() : b.getMultiplier());
   }
 
   private static MessageCounter counter(long[] c) {

@@ -1,5 +1,6 @@
 package dev.sart.bgp.metrics;
 
+import dev.sart.bgp.bfd.BfdState;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerStatus;
@@ -110,6 +111,24 @@ public final class BgpMetrics {
             .tags(tags)
             .description("How often the session left Established")
             .register(registry));
+    if (peer.config().bfd() != null) {
+      // RFC 5880: the peer's BFD session (its state and how often it left Up)
+      m.add(
+          gauge(
+              "sart.bfd.session.up",
+              "BFD session state (1 is Up, 0 is not)",
+              tags,
+              peer,
+              p -> p.bfdStatus() != null && p.bfdStatus().state() == BfdState.UP ? 1 : 0));
+      m.add(
+          FunctionCounter.builder(
+                  "sart.bfd.session.downs",
+                  peer,
+                  p -> p.bfdStatus() == null ? 0 : p.bfdStatus().downs())
+              .tags(tags)
+              .description("How often the BFD session left Up")
+              .register(registry));
+    }
     for (Map.Entry<Integer, String> t : MESSAGE_TYPES.entrySet()) {
       int type = t.getKey();
       Tags typed = tags.and("type", t.getValue());

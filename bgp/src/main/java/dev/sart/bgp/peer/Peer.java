@@ -405,6 +405,19 @@ public final class Peer {
     }
   }
 
+  // the peer's BFD session as the speaker's BFD endpoint reports it (any thread)
+  private volatile java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> bfd = () -> null;
+
+  /** The BFD session's snapshot, or null when the peer has none (any thread). */
+  public dev.sart.bgp.bfd.BfdStatus bfdStatus() {
+    return bfd.get();
+  }
+
+  /** Where {@link #bfdStatus} comes from (the speaker, when the peer is configured with BFD). */
+  public void bfdStatusFrom(java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> source) {
+    bfd = source;
+  }
+
   /** ManualStart (or its passive variant): RFC 4271 §8.1.2 events 1 and 4. */
   public void start() {
     loop.execute(
@@ -413,6 +426,22 @@ public final class Peer {
                 config.passive()
                     ? new Event.ManualStartWithPassiveTcpEstablishment()
                     : new Event.ManualStart()));
+  }
+
+  /**
+   * RFC 5882 §4.3 and §10.2: the peer's BFD session went down, so the forwarding path to it is
+   * gone; the session is taken down at once instead of after the hold time (event 8, with RFC
+   * 9384's Cease / BFD Down) and starts again by itself after the IdleHoldTime.
+   */
+  public void bfdDown(String why) {
+    loop.execute(
+        () -> {
+          if (primary.session.state() == State.IDLE) {
+            return;
+          }
+          LOG.info(() -> "peer=" + name() + " event=bfd-down state=" + state + " reason=" + why);
+          primary.handle(new Event.AutomaticStop(Iana.ErrorSubcode.BFD_DOWN));
+        });
   }
 
   /** ManualStop: Cease to the peer, routes withdrawn; completes when the connection is closed. */

@@ -24,6 +24,8 @@ import java.util.Set;
  * @param families the families we offer
  * @param gracefulRestart RFC 4724: whether we keep its routes while it restarts, and the restart
  *     time we advertise
+ * @param bfd single-hop BFD (RFC 5880, RFC 5881) with these timers, the session taken down when BFD
+ *     goes down (RFC 5882); null: none
  */
 public record PeerConfig(
     String name,
@@ -39,7 +41,8 @@ public record PeerConfig(
     Duration keepaliveTime,
     Duration connectRetryTime,
     Set<Family> families,
-    GracefulRestart gracefulRestart) {
+    GracefulRestart gracefulRestart,
+    dev.sart.bgp.bfd.BfdConfig bfd) {
 
   /**
    * RFC 4724 for one neighbour.
@@ -59,6 +62,60 @@ public record PeerConfig(
             "graceful restart time must be 0..4095 s (RFC 4724 §3): " + restartTime.toSeconds());
       }
     }
+  }
+
+  /** Without BFD. */
+  public PeerConfig(
+      String name,
+      InetAddress address,
+      long asn,
+      int port,
+      InetAddress localAddress,
+      boolean passive,
+      String password,
+      int multihopTtl,
+      boolean ttlSecurity,
+      Duration holdTime,
+      Duration keepaliveTime,
+      Duration connectRetryTime,
+      Set<Family> families,
+      GracefulRestart gracefulRestart) {
+    this(
+        name,
+        address,
+        asn,
+        port,
+        localAddress,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurity,
+        holdTime,
+        keepaliveTime,
+        connectRetryTime,
+        families,
+        gracefulRestart,
+        null);
+  }
+
+  /** The same with single-hop BFD with these timers (null: none). */
+  public PeerConfig withBfd(dev.sart.bgp.bfd.BfdConfig timers) {
+    return new PeerConfig(
+        name,
+        address,
+        asn,
+        port,
+        localAddress,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurity,
+        holdTime,
+        keepaliveTime,
+        connectRetryTime,
+        families,
+        gracefulRestart,
+        timers);
   }
 
   /** With the default graceful restart settings ({@link GracefulRestart#DEFAULT}). */
@@ -90,7 +147,8 @@ public record PeerConfig(
         keepaliveTime,
         connectRetryTime,
         families,
-        GracefulRestart.DEFAULT);
+        GracefulRestart.DEFAULT,
+        null);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -121,6 +179,11 @@ public record PeerConfig(
     }
     if (ttlSecurity && multihopTtl > 254) {
       throw new IllegalArgumentException("TTL security allows at most 254 hops");
+    }
+    if (bfd != null && multihopTtl > 1) {
+      // RFC 5883 (multihop BFD) is not implemented
+      throw new IllegalArgumentException(
+          "BFD is single-hop only: the peer must be directly connected");
     }
     if (families.isEmpty()) {
       throw new IllegalArgumentException("a peer needs at least one family");

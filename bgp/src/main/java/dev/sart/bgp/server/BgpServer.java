@@ -56,6 +56,8 @@ public final class BgpServer implements AutoCloseable {
 
   private final int port;
   private final EventLoopGroup group;
+  private final ThreadFactory threadFactory;
+  private BfdEndpoint bfd; // made with the first BFD peer (synchronized on this)
   private final Rib rib = new Rib();
 
   /**
@@ -94,6 +96,7 @@ public final class BgpServer implements AutoCloseable {
    */
   public BgpServer(int port, int threads, ThreadFactory threadFactory) {
     this.port = port;
+    this.threadFactory = threadFactory;
     this.group =
         new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
   }
@@ -258,6 +261,11 @@ public final class BgpServer implements AutoCloseable {
     }
     updateMd5Keys();
     peer.setPolicy(policy);
+    if (config.bfd() != null) {
+      BfdEndpoint b = bfd();
+      b.add(addr, config.localAddress(), config.bfd());
+      peer.bfdStatusFrom(() -> b.status(addr));
+    }
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
     return peer;
@@ -271,7 +279,45 @@ public final class BgpServer implements AutoCloseable {
           new IllegalArgumentException("no peer " + address.getHostAddress()));
     }
     updateMd5Keys();
-    return peer.stop();
+    CompletableFuture<Void> stopped = peer.stop();
+    BfdEndpoint b = bfdIfAny();
+    return b == null || peer.config().bfd() == null
+        ? stopped
+        : CompletableFuture.allOf(stopped, b.remove(normalize(address)));
+  }
+
+  /** The BFD session of a peer (RFC 5880), or null when the peer has none (any thread). */
+  public dev.sart.bgp.bfd.BfdStatus bfdStatus(InetAddress address) {
+    BfdEndpoint b = bfdIfAny();
+    return b == null ? null : b.status(normalize(address));
+  }
+
+  private synchronized BfdEndpoint bfdIfAny() {
+    return bfd;
+  }
+
+  /**
+   * The BFD endpoint, made with the first peer that wants BFD; {@code -Dsart.bgp.bfd.port} changes
+   * its UDP port (tests that run two speakers in one namespace).
+   */
+  private synchronized BfdEndpoint bfd() {
+    if (bfd == null) {
+      bfd =
+          new BfdEndpoint(
+              threadFactory,
+              Integer.getInteger("sart.bgp.bfd.port", BfdEndpoint.CONTROL_PORT),
+              (address, change) -> {
+                // RFC 5882 §3.2, §4.3: a session that was Up going down means the path failed,
+                // unless the remote took it down on purpose (AdminDown)
+                if (change.pathFailure()) {
+                  Peer p = peers.get(address);
+                  if (p != null) {
+                    p.bfdDown("bfd " + change.to() + " diag " + change.diag());
+                  }
+                }
+              });
+    }
+    return bfd;
   }
 
   /** Originates prefixes with the given attributes (next hop: ours, set per peer on export). */
@@ -359,6 +405,10 @@ public final class BgpServer implements AutoCloseable {
         .join();
     if (listener != null) {
       listener.close().syncUninterruptibly();
+    }
+    BfdEndpoint b = bfdIfAny();
+    if (b != null) {
+      b.close();
     }
     group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     rib.close();

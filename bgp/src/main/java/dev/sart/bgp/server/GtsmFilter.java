@@ -80,4 +80,27 @@ final class GtsmFilter {
     }
     return out.flip();
   }
+
+  /**
+   * RFC 5881 §5 on the BFD receive socket: accept only packets that arrive with a TTL (hop limit)
+   * of 255, i.e. from a directly connected system; everything else is dropped before it is read.
+   */
+  static ByteBuffer exactly255() {
+    List<Insn> p = new ArrayList<>();
+    p.add(new Insn(LD_B_ABS, 0, 0, NET)); // version and IHL
+    p.add(new Insn(RSH_K, 0, 0, 4));
+    p.add(new Insn(JEQ_K, 0, 3, 4));
+    p.add(new Insn(LD_B_ABS, 0, 0, NET + 8)); // IPv4 TTL
+    p.add(new Insn(JEQ_K, 3, 4, 255));
+    p.add(new Insn(RET_K, 0, 0, DROP)); // not reached
+    p.add(new Insn(LD_B_ABS, 0, 0, NET + 7)); // IPv6 hop limit
+    p.add(new Insn(JEQ_K, 0, 1, 255));
+    p.add(new Insn(RET_K, 0, 0, ACCEPT));
+    p.add(new Insn(RET_K, 0, 0, DROP));
+    ByteBuffer out = ByteBuffer.allocate(8 * p.size()).order(ByteOrder.nativeOrder());
+    for (Insn i : p) {
+      out.putShort((short) i.code()).put((byte) i.jt()).put((byte) i.jf()).putInt(i.k());
+    }
+    return out.flip();
+  }
 }

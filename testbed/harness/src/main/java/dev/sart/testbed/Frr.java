@@ -54,6 +54,8 @@ public final class Frr extends Router {
 
   private final boolean zebra;
   private int gracefulRestartTime = -1;
+  private int[] bfd; // transmit interval ms, receive interval ms, detect multiplier; null: none
+  private ManagedProcess bfdd;
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
   private ManagedProcess bgpd;
 
@@ -81,6 +83,19 @@ public final class Frr extends Router {
     return this;
   }
 
+  /**
+   * Single-hop BFD (FRR's {@code bfdd}, which bgpd reaches through zebra) on every neighbour, with
+   * these timers ({@code neighbor X bfd profile}); bfdd logs its state changes with microsecond
+   * timestamps ({@code debug bfd peer}), see {@link #bfdLog()}; before {@link #start()}.
+   */
+  public Frr withBfd(int transmitMillis, int receiveMillis, int multiplier) {
+    if (!zebra) {
+      throw new IllegalStateException("bgpd reaches bfdd through zebra");
+    }
+    bfd = new int[] {transmitMillis, receiveMillis, multiplier};
+    return this;
+  }
+
   /** bgpd alone, {@code -Z -n}: no zebra, nothing installed in the kernel. */
   public static Frr withoutZebra(Node node, RouterConfig config) {
     return new Frr(node, config, false);
@@ -93,6 +108,9 @@ public final class Frr extends Router {
 
   @Override
   protected List<String> requiredCommands() {
+    if (bfd != null) {
+      return List.of("/usr/lib/frr/zebra", "/usr/lib/frr/bfdd", "/usr/lib/frr/bgpd", "vtysh");
+    }
     return zebra
         ? List.of("/usr/lib/frr/zebra", "/usr/lib/frr/bgpd", "vtysh")
         : List.of("/usr/lib/frr/bgpd", "vtysh");
@@ -120,6 +138,14 @@ public final class Frr extends Router {
           .pollInterval(Duration.ofMillis(20))
           .failFast("%s: zebra exited:%n%s".formatted(this, logTail()), () -> !z.isAlive())
           .until(() -> Files.exists(run.resolve("zserv.api")));
+    }
+    if (bfd != null) {
+      writeFile("bfdd.conf", bfddConfigText());
+      bfdd =
+          spawn(
+              "bfdd",
+              daemon(
+                  "bfdd", List.of("-z", zserv, "--bfdctl", run.resolve("bfdd.sock").toString())));
     }
     writeFile("bgpd.conf", configText());
     bgpd = spawn("bgpd", daemon("bgpd", zebra ? List.of("-z", zserv) : List.of("-Z", "-n")));
@@ -179,6 +205,36 @@ public final class Frr extends Router {
     return r.stdout();
   }
 
+  String bfddConfigText() {
+    return ("hostname %s\nlog stdout debugging\nlog timestamp precision 6\ndebug bfd peer\n!\n"
+            + "bfd\n profile sart\n  transmit-interval %d\n  receive-interval %d\n"
+            + "  detect-multiplier %d\n !\n!\n")
+        .formatted(node.name(), bfd[0], bfd[1], bfd[2]);
+  }
+
+  /** {@code show bfd peers json}: one object per BFD session (FRR's own view). */
+  public JsonNode bfdPeers() {
+    return json(vtysh("show bfd peers json"));
+  }
+
+  /**
+   * The state FRR's bfdd shows for its session with this peer ("up", "down", "init", "shutdown"),
+   * or "none".
+   */
+  public String bfdState(InetAddress peer) {
+    for (JsonNode p : bfdPeers()) {
+      if (address(p.path("peer").asText()).equals(peer)) {
+        return p.path("status").asText();
+      }
+    }
+    return "none";
+  }
+
+  /** The last lines bfdd printed (its state changes, with microsecond timestamps). */
+  public String bfdLog() {
+    return bfdd == null ? "" : bfdd.tail(2000);
+  }
+
   String configText() {
     StringBuilder c = new StringBuilder();
     c.append("frr defaults traditional\n");
@@ -226,6 +282,10 @@ public final class Frr extends Router {
       }
       if (n.ttlSecurityHops() > 0) {
         c.append(a).append(" ttl-security hops ").append(n.ttlSecurityHops()).append('\n');
+      }
+      if (bfd != null) {
+        c.append(a).append(" bfd\n");
+        c.append(a).append(" bfd profile sart\n");
       }
       if (!n.isIpv4() && n.families().contains(Family.IPV4_UNICAST)) {
         c.append(a).append(" capability extended-nexthop\n");

@@ -1,5 +1,12 @@
 package dev.sart.testbed.cluster;
 
+import static dev.sart.testbed.cluster.BenchOutput.load;
+import static dev.sart.testbed.cluster.BenchOutput.median;
+import static dev.sart.testbed.cluster.BenchOutput.ms;
+import static dev.sart.testbed.cluster.BenchOutput.row;
+import static dev.sart.testbed.cluster.BenchOutput.say;
+import static dev.sart.testbed.cluster.BenchOutput.secs;
+import static dev.sart.testbed.cluster.BenchOutput.step;
 import static org.awaitility.Awaitility.await;
 
 import dev.sart.crds.AdvertiseStatus;
@@ -13,7 +20,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,49 +58,6 @@ public final class ClusterBench {
   private static final String PRESENT_NS = "bench-present";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  /** The sample counts. */
-  record Settings(int present, int samples, int withdraws, int pods, int rounds, int restarts) {
-    static Settings parse(String[] args) {
-      boolean quick = List.of(args).contains("--quick");
-      int present = quick ? 100 : 1000;
-      int samples = quick ? 20 : 100;
-      int withdraws = quick ? 10 : 50;
-      int pods = quick ? 20 : 100;
-      int rounds = 1;
-      int restarts = quick ? 1 : 3;
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (a.equals("--quick")) {
-          continue;
-        }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("missing value after " + a);
-        }
-        int v = Integer.parseInt(args[++i]);
-        switch (a) {
-          case "--present" -> present = v;
-          case "--samples" -> samples = v;
-          case "--withdraws" -> withdraws = v;
-          case "--pods" -> pods = v;
-          case "--rounds" -> rounds = v;
-          case "--restarts" -> restarts = v;
-          default ->
-              throw new IllegalArgumentException(
-                  "unknown option "
-                      + a
-                      + " (--quick, --present N, --samples N, --withdraws N, --pods N, --rounds N,"
-                      + " --restarts N)");
-        }
-      }
-      if (pods > 100) {
-        // the pod pool (203.0.113.128/25 without its first and last address, blocks of 16),
-        // node1's two other pods included
-        throw new IllegalArgumentException("--pods is at most 100 (the pod pool's size)");
-      }
-      return new Settings(present, samples, withdraws, pods, rounds, restarts);
-    }
-  }
-
   /**
    * IPv6 pool of the Services already present: the /24 of IPv4 documentation space is too small.
    */
@@ -112,9 +75,9 @@ public final class ClusterBench {
       """;
 
   public static void main(String[] args) throws Exception {
-    Settings s;
+    BenchSettings s;
     try {
-      s = Settings.parse(args);
+      s = BenchSettings.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("cluster bench: " + e.getMessage());
       System.exit(2);
@@ -160,7 +123,7 @@ public final class ClusterBench {
     private final RouteWatch u2;
     private final Map<String, Long> advertSeen = new ConcurrentHashMap<>();
     private final Map<String, Long> advertAdvertised = new ConcurrentHashMap<>();
-    private final Settings s;
+    private final BenchSettings s;
     private final Path dir;
     private final Map<String, Long> statusAt = new ConcurrentHashMap<>();
     private final Map<String, String> addressOf = new ConcurrentHashMap<>();
@@ -173,7 +136,7 @@ public final class ClusterBench {
         RouteWatch w2,
         RouteWatch u1,
         RouteWatch u2,
-        Settings s,
+        BenchSettings s,
         Path dir) {
       this.u1 = u1;
       this.u2 = u2;
@@ -712,54 +675,6 @@ public final class ClusterBench {
       @Override
       public void onDelete(T obj, boolean deletedFinalStateUnknown) {}
     };
-  }
-
-  static void row(String what, List<Long> nanos) {
-    if (nanos == null || nanos.isEmpty()) {
-      say("| %s | no samples | | | |", what);
-      return;
-    }
-    List<Long> sorted = nanos.stream().sorted().toList();
-    say(
-        "| %s | %d | %s | %s | %s |",
-        what, sorted.size(), ms(pct(sorted, 50)), ms(pct(sorted, 99)), ms(sorted.getLast()));
-  }
-
-  static long pct(List<Long> sorted, int p) {
-    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
-  }
-
-  private static double median(List<Long> l) {
-    return pct(l.stream().sorted().toList(), 50);
-  }
-
-  private static String ms(long nanos) {
-    double ms = nanos / 1e6;
-    return ms >= 100 ? String.format("%.0f ms", ms) : String.format("%.1f ms", ms);
-  }
-
-  private static double secs(long nanos) {
-    return nanos / 1e9;
-  }
-
-  private static String load() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void step(String format, Object... args) {
-    System.out.println("\n== " + String.format(format, args));
-    System.out.println("| what | n | p50 | p99 | max |");
-    System.out.println("|---|---|---|---|---|");
-  }
-
-  private static void say(String format, Object... args) {
-    System.out.println(String.format(format, args));
   }
 
   private static void sleep(long ms) {

@@ -97,7 +97,16 @@ public final class KubeletStandIn implements AutoCloseable {
       String containerId,
       List<String> ips,
       ManagedProcess container,
-      String addResult) {}
+      String addResult,
+      Network network) {}
+
+  /**
+   * A CNI network this kubelet runs: a conflist and the directory of its plugins ({@code
+   * CNI_PATH}). By default the one the installer wrote in the node's {@code /etc/cni/net.d} with
+   * the node's {@code /opt/cni/bin}; {@link #useNetwork} puts another in its place (a benchmark's
+   * reference plugins), as re-configuring a runtime would.
+   */
+  public record Network(Path conflist, Path binDir) {}
 
   private final KubernetesClient client;
   private final Topology topology;
@@ -105,6 +114,8 @@ public final class KubeletStandIn implements AutoCloseable {
   private final SharedIndexInformer<Pod> pods;
   private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final ExecutorService worker;
+  private volatile Network network;
+  private final java.util.Queue<Long> addNanos = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   KubeletStandIn(
       KubernetesClient client, Topology topology, ClusterNode node, SharedIndexInformer<Pod> pods) {
@@ -146,6 +157,28 @@ public final class KubeletStandIn implements AutoCloseable {
                 Thread.currentThread().interrupt();
               }
             });
+  }
+
+  /**
+   * Pods started from now on use {@code n} ({@code null}: the installed network again); running
+   * pods are torn down with the network they were set up with.
+   */
+  public void useNetwork(Network n) {
+    network = n;
+  }
+
+  /** The run time of each successful CNI ADD (the whole conflist) since the last call, in ns. */
+  public List<Long> drainAddTimes() {
+    List<Long> out = new ArrayList<>();
+    for (Long t; (t = addNanos.poll()) != null; ) {
+      out.add(t);
+    }
+    return out;
+  }
+
+  private Network currentNetwork() {
+    Network n = network;
+    return n != null ? n : new Network(conflist(), node.cniBinDir());
   }
 
   /** The pods running on this node now, by {@code namespace/name}. */
@@ -215,13 +248,16 @@ public final class KubeletStandIn implements AutoCloseable {
     String containerId = containerId();
     String result = null;
     RuntimeException last = null;
+    Network net = currentNetwork();
     for (int attempt = 0; attempt < 60 && result == null; attempt++) {
       try {
-        result = add(pod, netns, containerId);
+        long t0 = System.nanoTime();
+        result = add(net, pod, netns, containerId);
+        addNanos.add(System.nanoTime() - t0);
       } catch (RuntimeException e) {
         last = e;
         // a runtime tears a failed sandbox down and tries again
-        tryDel(pod, netns, containerId, null);
+        tryDel(net, pod, netns, containerId, null);
         sleep(1_000);
       }
     }
@@ -242,7 +278,8 @@ public final class KubeletStandIn implements AutoCloseable {
             "http-" + name,
             List.of("/usr/bin/python3", "-c", HTTP_SERVER, name, Integer.toString(HTTP_PORT)));
     Running r =
-        new Running(key, pod.getMetadata().getUid(), netns, containerId, ips, container, result);
+        new Running(
+            key, pod.getMetadata().getUid(), netns, containerId, ips, container, result, net);
     running.put(key, r);
     // readiness probe, from the node as a kubelet probes
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -292,7 +329,7 @@ public final class KubeletStandIn implements AutoCloseable {
     }
     r.container().stop();
     Pod dummy = null;
-    tryDel(dummy, r.netns(), r.containerId(), r.addResult());
+    tryDel(r.network(), dummy, r.netns(), r.containerId(), r.addResult());
     topology.remove(r.netns());
     running.remove(r.key());
     LOG.info(node.name() + ": pod " + r.key() + " stopped");
@@ -333,12 +370,12 @@ public final class KubeletStandIn implements AutoCloseable {
     }
   }
 
-  private String add(Pod pod, Node netns, String containerId) {
-    ObjectNode list = readConflist();
+  private String add(Network net, Pod pod, Node netns, String containerId) {
+    ObjectNode list = readConflist(net);
     JsonNode prev = null;
     String out = null;
     for (JsonNode plugin : list.path("plugins")) {
-      out = exec("ADD", plugin, list, prev, pod, netns, containerId);
+      out = exec(net, "ADD", plugin, list, prev, pod, netns, containerId);
       try {
         prev = JSON.readTree(out);
       } catch (IOException e) {
@@ -348,8 +385,8 @@ public final class KubeletStandIn implements AutoCloseable {
     return out;
   }
 
-  private void tryDel(Pod pod, Node netns, String containerId, String prevResult) {
-    ObjectNode list = readConflist();
+  private void tryDel(Network net, Pod pod, Node netns, String containerId, String prevResult) {
+    ObjectNode list = readConflist(net);
     List<JsonNode> plugins = new ArrayList<>();
     list.path("plugins").forEach(plugins::add);
     JsonNode prev;
@@ -360,16 +397,16 @@ public final class KubeletStandIn implements AutoCloseable {
     }
     for (JsonNode plugin : plugins.reversed()) {
       try {
-        exec("DEL", plugin, list, prev, pod, netns, containerId);
+        exec(net, "DEL", plugin, list, prev, pod, netns, containerId);
       } catch (RuntimeException e) {
         LOG.warning(node.name() + ": CNI DEL: " + e.getMessage());
       }
     }
   }
 
-  private ObjectNode readConflist() {
+  private static ObjectNode readConflist(Network net) {
     try {
-      return (ObjectNode) JSON.readTree(conflist().toFile());
+      return (ObjectNode) JSON.readTree(net.conflist().toFile());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -378,6 +415,7 @@ public final class KubeletStandIn implements AutoCloseable {
   private final Map<String, String[]> podIdentity = new ConcurrentHashMap<>();
 
   private String exec(
+      Network net,
       String command,
       JsonNode plugin,
       ObjectNode list,
@@ -403,8 +441,7 @@ public final class KubeletStandIn implements AutoCloseable {
     List<String> argv =
         new ArrayList<>(
             node.netns()
-                .inNetns(
-                    List.of(node.cniBinDir().resolve(plugin.path("type").asText()).toString())));
+                .inNetns(List.of(net.binDir().resolve(plugin.path("type").asText()).toString())));
     ProcessBuilder pb = Programs.processBuilder(argv);
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
@@ -412,7 +449,7 @@ public final class KubeletStandIn implements AutoCloseable {
     pb.environment().put("CNI_CONTAINERID", containerId);
     pb.environment().put("CNI_NETNS", "/var/run/netns/" + netns.netns());
     pb.environment().put("CNI_IFNAME", "eth0");
-    pb.environment().put("CNI_PATH", node.cniBinDir().toString());
+    pb.environment().put("CNI_PATH", net.binDir().toString());
     pb.environment()
         .put(
             "CNI_ARGS",

@@ -1,0 +1,687 @@
+package dev.sart.testbed.cluster;
+
+import static dev.sart.testbed.cluster.BenchOutput.load;
+import static dev.sart.testbed.cluster.BenchOutput.median;
+import static dev.sart.testbed.cluster.BenchOutput.ms;
+import static dev.sart.testbed.cluster.BenchOutput.row;
+import static dev.sart.testbed.cluster.BenchOutput.say;
+import static dev.sart.testbed.cluster.BenchOutput.secs;
+import static dev.sart.testbed.cluster.BenchOutput.step;
+import static org.awaitility.Awaitility.await;
+
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The figures of issue 20 over the cluster on one machine (testbed/cluster/README.md "Figures"):
+ *
+ * <ol>
+ *   <li>Service create → address in its status → route in both ToRs' kernels, with {@code
+ *       --present} LoadBalancer Services already there; the API server's own floor (ConfigMap
+ *       create + get) in the same run;
+ *   <li>the one endpoint of an {@code externalTrafficPolicy: Local} Service goes not-ready → the
+ *       route leaves both ToRs (and back);
+ *   <li>{@code --pods} pods created at once on one node → all Ready, sart-cni vs the reference
+ *       {@code ptp} + {@code host-local} plugins, the same kubelet stand-in;
+ *   <li>{@code sartd node} killed → its Service route back on both ToRs, addresses unchanged.
+ * </ol>
+ *
+ * The ToRs are observed with {@link RouteWatch} (rtnetlink events, no polling); its own lag is
+ * reported. {@code --quick} runs small counts.
+ */
+public final class ClusterBench {
+  private ClusterBench() {}
+
+  private static final String NS = "bench";
+  private static final String PRESENT_NS = "bench-present";
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  /**
+   * IPv6 pool of the Services already present: the /24 of IPv4 documentation space is too small.
+   */
+  static final String PRESENT_POOL =
+      """
+      apiVersion: sart.terassyi.net/v1alpha2
+      kind: AddressPool
+      metadata:
+        name: bench-present-v6
+      spec:
+        cidr: fd00:5a::/112
+        type: service
+        allocType: bit
+        autoAssign: false
+      """;
+
+  public static void main(String[] args) throws Exception {
+    BenchSettings s;
+    try {
+      s = BenchSettings.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("cluster bench: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    java.util.logging.Logger.getLogger("dev.sart.testbed.cluster")
+        .setLevel(java.util.logging.Level.WARNING);
+    say("cluster bench %s, %s, load %s", Instant.now(), s, load());
+    long t0 = System.nanoTime();
+    try (Topology t = Topology.create("bench");
+        Cluster cluster = Cluster.start(t, Cluster.Options.defaults());
+        RouteWatch w1 = RouteWatch.open(cluster.tors().get(0).node());
+        RouteWatch w2 = RouteWatch.open(cluster.tors().get(1).node());
+        RouteWatch u1 = RouteWatch.openWire(cluster.tors().get(0).node(), Cluster.TOR1_ADDRESS);
+        RouteWatch u2 = RouteWatch.openWire(cluster.tors().get(1).node(), Cluster.TOR2_ADDRESS)) {
+      KubernetesClient k = cluster.client();
+      Manifests.apply(
+          k,
+          Scenarios.CLUSTER_BGP
+              + "---\n"
+              + Scenarios.LB_POOL
+              + "---\n"
+              + Scenarios.POD_POOL
+              + "---\n"
+              + PRESENT_POOL);
+      cluster.ensureNamespace(NS, Map.of());
+      cluster.ensureNamespace(PRESENT_NS, Map.of());
+      Scenarios.awaitPeersEstablished(cluster);
+      say("cluster up and peered in %.0f s, load %s", secs(System.nanoTime() - t0), load());
+      ClusterBench.Run run = new Run(cluster, w1, w2, u1, u2, s, t.dir().resolve("bench"));
+      run.all();
+      say("\nbench done in %.0f s, load %s", secs(System.nanoTime() - t0), load());
+    }
+  }
+
+  /** One run's state. */
+  static final class Run {
+    private final Cluster cluster;
+    private final KubernetesClient k;
+    private final RouteWatch w1;
+    private final RouteWatch w2;
+    private final RouteWatch u1;
+    private final RouteWatch u2;
+    private final Map<String, Long> advertSeen = new ConcurrentHashMap<>();
+    private final Map<String, Long> advertAdvertised = new ConcurrentHashMap<>();
+    private final BenchSettings s;
+    private final Path dir;
+    private final Map<String, Long> statusAt = new ConcurrentHashMap<>();
+    private final Map<String, String> addressOf = new ConcurrentHashMap<>();
+    private final List<long[]> sliceReady =
+        java.util.Collections.synchronizedList(new ArrayList<>());
+
+    Run(
+        Cluster cluster,
+        RouteWatch w1,
+        RouteWatch w2,
+        RouteWatch u1,
+        RouteWatch u2,
+        BenchSettings s,
+        Path dir) {
+      this.u1 = u1;
+      this.u2 = u2;
+      this.cluster = cluster;
+      this.k = cluster.client();
+      this.w1 = w1;
+      this.w2 = w2;
+      this.s = s;
+      this.dir = dir;
+    }
+
+    void all() throws Exception {
+      SharedIndexInformer<Service> services =
+          k.services().inNamespace(NS).inform(handler(this::serviceSeen));
+      SharedIndexInformer<EndpointSlice> slices =
+          k.discovery().v1().endpointSlices().inNamespace(NS).inform(handler(this::sliceSeen));
+      SharedIndexInformer<BGPAdvertisement> adverts =
+          k.resources(BGPAdvertisement.class).inNamespace(NS).inform(handler(this::advertSeen));
+      try {
+        present();
+        creates();
+        withdraws();
+        restarts();
+        pods();
+        List<Long> lags = new ArrayList<>(w1.lagNanos());
+        lags.addAll(w2.lagNanos());
+        step("the observers' own lag");
+        row("ip monitor route: its stamp → read here (every event)", lags);
+        List<Long> wlags = new ArrayList<>(u1.lagNanos());
+        wlags.addAll(u2.lagNanos());
+        row("tcpdump: capture stamp → read here (every packet)", wlags);
+      } finally {
+        services.close();
+        slices.close();
+        adverts.close();
+      }
+    }
+
+    private void serviceSeen(Service svc) {
+      var st = svc.getStatus();
+      if (st != null
+          && st.getLoadBalancer() != null
+          && st.getLoadBalancer().getIngress() != null
+          && !st.getLoadBalancer().getIngress().isEmpty()) {
+        String name = svc.getMetadata().getName();
+        if (statusAt.putIfAbsent(name, System.nanoTime()) == null) {
+          addressOf.put(name, st.getLoadBalancer().getIngress().getFirst().getIp());
+        }
+      }
+    }
+
+    private void advertSeen(BGPAdvertisement a) {
+      long now = System.nanoTime();
+      String cidr = a.getSpec() == null ? null : a.getSpec().cidr();
+      if (cidr == null) {
+        return;
+      }
+      String ip = cidr.replaceAll("/(32|128)$", "");
+      advertSeen.putIfAbsent(ip, now);
+      if (a.getStatus() != null
+          && a.getStatus().peers() != null
+          && a.getStatus().peers().containsValue(AdvertiseStatus.Advertised)) {
+        advertAdvertised.putIfAbsent(ip, now);
+      }
+    }
+
+    private void sliceSeen(EndpointSlice slice) {
+      if (!"local".equals(slice.getMetadata().getLabels().get("kubernetes.io/service-name"))) {
+        return;
+      }
+      long ready =
+          slice.getEndpoints() == null
+              ? 0
+              : slice.getEndpoints().stream()
+                  .filter(
+                      e ->
+                          e.getConditions() != null
+                              && Boolean.TRUE.equals(e.getConditions().getReady()))
+                  .count();
+      sliceReady.add(new long[] {System.nanoTime(), ready});
+    }
+
+    // ---- 1: Services already present
+
+    private void present() throws Exception {
+      step(
+          "%d LoadBalancer Services (IPv6 pool, not peered) created in %s",
+          s.present(), PRESENT_NS);
+      long t0 = System.nanoTime();
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      for (int i = 0; i < s.present(); i++) {
+        int n = i;
+        pool.execute(
+            () -> {
+              Service svc =
+                  Manifests.loadBalancer(
+                      PRESENT_NS,
+                      "p-" + n,
+                      Map.of("app", "p-" + n),
+                      "Cluster",
+                      Map.of("sart.terassyi.net/addresspool", "bench-present-v6"));
+              svc.getSpec().setIpFamilies(List.of("IPv6"));
+              svc.getSpec().setIpFamilyPolicy("SingleStack");
+              k.resource(svc).create();
+            });
+      }
+      pool.shutdown();
+      pool.awaitTermination(30, TimeUnit.MINUTES);
+      long created = System.nanoTime();
+      int[] with = {0};
+      await("present Services have addresses")
+          .atMost(Duration.ofMinutes(20))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(
+              () -> {
+                with[0] =
+                    (int)
+                        k.services().inNamespace(PRESENT_NS).list().getItems().stream()
+                            .filter(
+                                x ->
+                                    x.getStatus() != null
+                                        && x.getStatus().getLoadBalancer() != null
+                                        && x.getStatus().getLoadBalancer().getIngress() != null
+                                        && !x.getStatus().getLoadBalancer().getIngress().isEmpty())
+                            .count();
+                return with[0] >= s.present();
+              });
+      long addressed = System.nanoTime();
+      // steady state: the controller has made every BGPAdvertisement (they list no peer: the ToR
+      // sessions carry IPv4 only)
+      int[] adverts = {0};
+      await("present Services' BGPAdvertisements")
+          .atMost(Duration.ofMinutes(20))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(
+              () -> {
+                adverts[0] =
+                    k.resources(BGPAdvertisement.class)
+                        .inNamespace(PRESENT_NS)
+                        .list()
+                        .getItems()
+                        .size();
+                return adverts[0] >= s.present();
+              });
+      say(
+          "  created in %.1f s, all %d with an address after %.1f s, all %d BGPAdvertisements"
+              + " after %.1f s; load %s",
+          secs(created - t0),
+          with[0],
+          secs(addressed - t0),
+          adverts[0],
+          secs(System.nanoTime() - t0),
+          load());
+    }
+
+    // ---- 1: create → status → ToRs, with the API floor interleaved
+
+    private void creates() {
+      step("%d Services created one at a time (Cluster policy, pod on node1)", s.samples());
+      ClusterNode n1 = cluster.nodes().get(0);
+      k.resource(Manifests.pod(NS, "bench-1", n1.name(), Map.of("app", "bench"), 0)).create();
+      Scenarios.awaitPodsReady(cluster, NS, Map.of("app", "bench"), 1);
+      List<Long> floor = new ArrayList<>();
+      List<Long> toStatus = new ArrayList<>();
+      List<Long> statusToTors = new ArrayList<>();
+      List<Long> toAdvert = new ArrayList<>();
+      List<Long> advertToAdvertised = new ArrayList<>();
+      List<Long> advertToWire = new ArrayList<>();
+      List<Long> wireToKernel = new ArrayList<>();
+      List<Long> toTors = new ArrayList<>();
+      List<Long> deleteToGone = new ArrayList<>();
+      int missed = 0;
+      for (int i = 0; i < s.samples(); i++) {
+        // the API server's floor: a create and a get, nothing watching for them
+        long a = System.nanoTime();
+        k.configMaps()
+            .inNamespace(NS)
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("floor-" + i)
+                    .endMetadata()
+                    .addToData("k", "v")
+                    .build())
+            .create();
+        k.configMaps().inNamespace(NS).withName("floor-" + i).get();
+        floor.add(System.nanoTime() - a);
+        k.configMaps().inNamespace(NS).withName("floor-" + i).delete();
+
+        String name = "s-" + i;
+        long t0 = System.nanoTime();
+        k.resource(Manifests.loadBalancer(NS, name, Map.of("app", "bench"), "Cluster", Map.of()))
+            .create();
+        long tStatus =
+            await(name + " status")
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> statusAt.getOrDefault(name, 0L), v -> v != 0L);
+        String ip = addressOf.get(name);
+        OptionalLong r1 = w1.await(ip, false, t0, WAIT);
+        OptionalLong r2 = w2.await(ip, false, t0, WAIT);
+        if (r1.isEmpty() || r2.isEmpty()) {
+          missed++;
+        } else {
+          long both = Math.max(r1.getAsLong(), r2.getAsLong());
+          toStatus.add(tStatus - t0);
+          statusToTors.add(both - tStatus);
+          toTors.add(both - t0);
+          Long adv = advertSeen.get(ip);
+          Long advd = advertAdvertised.get(ip);
+          OptionalLong x1 = u1.await(ip, false, t0, Duration.ofSeconds(1));
+          OptionalLong x2 = u2.await(ip, false, t0, Duration.ofSeconds(1));
+          if (adv != null) {
+            toAdvert.add(adv - tStatus);
+            if (advd != null) {
+              advertToAdvertised.add(advd - adv);
+            }
+            if (x1.isPresent() && x2.isPresent()) {
+              long wire = Math.max(x1.getAsLong(), x2.getAsLong());
+              advertToWire.add(wire - adv);
+              wireToKernel.add(both - wire);
+            }
+          }
+        }
+        long d = System.nanoTime();
+        k.services().inNamespace(NS).withName(name).delete();
+        OptionalLong g1 = w1.await(ip, true, d, WAIT);
+        OptionalLong g2 = w2.await(ip, true, d, WAIT);
+        if (g1.isPresent() && g2.isPresent()) {
+          deleteToGone.add(Math.max(g1.getAsLong(), g2.getAsLong()) - d);
+        }
+        w1.clear();
+        w2.clear();
+        u1.clear();
+        u2.clear();
+      }
+      row("API server floor: ConfigMap create + get", floor);
+      row("Service create → address in status", toStatus);
+      row("address in status → route on both ToRs", statusToTors);
+      row("  address in status → BGPAdvertisement seen (controller)", toAdvert);
+      row(
+          "  BGPAdvertisement seen → first peer Advertised in its status (agent)",
+          advertToAdvertised);
+      row(
+          "  BGPAdvertisement seen → UPDATE received by both ToRs (agents, speakers)",
+          advertToWire);
+      row("  UPDATE received → route in both ToRs' kernels (FRR bgpd, zebra)", wireToKernel);
+      row("**Service create → route on both ToRs**", toTors);
+      row("Service delete → route gone from both ToRs", deleteToGone);
+      if (missed > 0) {
+        say("  %d samples never reached both ToRs within %s", missed, WAIT);
+      }
+      say("  load %s", load());
+    }
+
+    // ---- 2: Local endpoint not ready → withdraw
+
+    private void withdraws() {
+      step("%d times: the only endpoint of a Local Service not ready, then ready", s.withdraws());
+      ClusterNode n1 = cluster.nodes().get(0);
+      k.resource(Manifests.pod(NS, "local-1", n1.name(), Map.of("app", "bench-local"), 0)).create();
+      k.resource(
+              Manifests.loadBalancer(NS, "local", Map.of("app", "bench-local"), "Local", Map.of()))
+          .create();
+      Scenarios.awaitPodsReady(cluster, NS, Map.of("app", "bench-local"), 1);
+      String ip = Scenarios.awaitAddress(cluster, NS, "local");
+      Scenarios.awaitNextHops(cluster, ip + "/32", List.of(n1));
+      List<Long> toSlice = new ArrayList<>();
+      List<Long> sliceToGone = new ArrayList<>();
+      List<Long> toGone = new ArrayList<>();
+      List<Long> readyToRoute = new ArrayList<>();
+      List<Long> sliceToWire = new ArrayList<>();
+      List<Long> wireToGone = new ArrayList<>();
+      for (int i = 0; i < s.withdraws(); i++) {
+        w1.clear();
+        w2.clear();
+        u1.clear();
+        u2.clear();
+        long t0 = System.nanoTime();
+        podReady("local-1", false);
+        OptionalLong g1 = w1.await(ip, true, t0, WAIT);
+        OptionalLong g2 = w2.await(ip, true, t0, WAIT);
+        if (g1.isPresent() && g2.isPresent()) {
+          long gone = Math.max(g1.getAsLong(), g2.getAsLong());
+          toGone.add(gone - t0);
+          long slice = firstSlice(t0, 0);
+          if (slice > 0) {
+            toSlice.add(slice - t0);
+            sliceToGone.add(gone - slice);
+            OptionalLong x1 = u1.await(ip, true, t0, Duration.ofSeconds(1));
+            OptionalLong x2 = u2.await(ip, true, t0, Duration.ofSeconds(1));
+            if (x1.isPresent() && x2.isPresent()) {
+              long wire = Math.max(x1.getAsLong(), x2.getAsLong());
+              sliceToWire.add(wire - slice);
+              wireToGone.add(gone - wire);
+            }
+          }
+        } else {
+          say("  sample %d: no withdrawal seen on both ToRs within %s", i, WAIT);
+        }
+        long t1 = System.nanoTime();
+        podReady("local-1", true);
+        OptionalLong b1 = w1.await(ip, false, t1, WAIT);
+        OptionalLong b2 = w2.await(ip, false, t1, WAIT);
+        if (b1.isPresent() && b2.isPresent()) {
+          readyToRoute.add(Math.max(b1.getAsLong(), b2.getAsLong()) - t1);
+        }
+      }
+      row("Pod not ready → EndpointSlice not ready (the stand-in)", toSlice);
+      row("EndpointSlice not ready → route gone from both ToRs", sliceToGone);
+      row(
+          "  EndpointSlice not ready → WITHDRAW received by both ToRs (agent, speaker)",
+          sliceToWire);
+      row("  WITHDRAW received → route gone from both ToRs' kernels (FRR)", wireToGone);
+      row("**Pod not ready → route gone from both ToRs (WITHDRAW)**", toGone);
+      row("Pod ready again → route on both ToRs", readyToRoute);
+      say("  load %s", load());
+    }
+
+    private long firstSlice(long since, long ready) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (System.nanoTime() < deadline) {
+        synchronized (sliceReady) {
+          for (long[] e : sliceReady) {
+            if (e[0] >= since && e[1] == ready) {
+              return e[0];
+            }
+          }
+        }
+        sleep(5);
+      }
+      return -1;
+    }
+
+    /** What a kubelet writes when a readiness probe fails (or passes again). */
+    private void podReady(String name, boolean ready) {
+      String status = ready ? "True" : "False";
+      k.pods()
+          .inNamespace(NS)
+          .withName(name)
+          .editStatus(
+              p -> {
+                for (var c : p.getStatus().getConditions()) {
+                  if (c.getType().equals("Ready") || c.getType().equals("ContainersReady")) {
+                    c.setStatus(status);
+                    c.setLastTransitionTime(Instant.now().toString());
+                  }
+                }
+                return p;
+              });
+    }
+
+    // ---- 4: sartd node restart
+
+    private void restarts() {
+      step("%d times: sartd node on node1 killed (SIGKILL) and started again", s.restarts());
+      ClusterNode n1 = cluster.nodes().get(0);
+      String ip = addressOf.get("local");
+      List<Long> toGone = new ArrayList<>();
+      List<Long> toBack = new ArrayList<>();
+      List<Long> toOpen = new ArrayList<>();
+      List<Long> openToUpdate = new ArrayList<>();
+      List<Long> updateToKernel = new ArrayList<>();
+      for (int i = 0; i < s.restarts(); i++) {
+        Map<String, String> before = addresses();
+        w1.clear();
+        w2.clear();
+        u1.clear();
+        u2.clear();
+        long t0 = System.nanoTime();
+        ProcessHandle.of(n1.process().pid()).ifPresent(ProcessHandle::destroyForcibly);
+        await("sartd node gone")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !n1.process().isAlive());
+        cluster.startSartd(n1, "sartd-node-bench-" + i);
+        OptionalLong g1 = w1.await(ip, true, t0, Duration.ofSeconds(30));
+        OptionalLong g2 = w2.await(ip, true, t0, Duration.ofSeconds(30));
+        if (g1.isPresent() && g2.isPresent()) {
+          toGone.add(Math.max(g1.getAsLong(), g2.getAsLong()) - t0);
+        }
+        OptionalLong b1 = w1.await(ip, false, t0, Duration.ofSeconds(120));
+        OptionalLong b2 = w2.await(ip, false, t0, Duration.ofSeconds(120));
+        if (b1.isEmpty() || b2.isEmpty()) {
+          throw new IllegalStateException("node1's Local route did not come back within 120 s");
+        }
+        long back = Math.max(b1.getAsLong(), b2.getAsLong());
+        toBack.add(back - t0);
+        OptionalLong o1 = u1.await("OPEN " + n1.internalIp(), false, t0, Duration.ofSeconds(1));
+        OptionalLong o2 = u2.await("OPEN " + n1.addressB(), false, t0, Duration.ofSeconds(1));
+        OptionalLong x1 = u1.await(ip, false, t0, Duration.ofSeconds(1));
+        OptionalLong x2 = u2.await(ip, false, t0, Duration.ofSeconds(1));
+        if (o1.isPresent() && o2.isPresent() && x1.isPresent() && x2.isPresent()) {
+          long open = Math.max(o1.getAsLong(), o2.getAsLong());
+          long update = Math.max(x1.getAsLong(), x2.getAsLong());
+          toOpen.add(open - t0);
+          openToUpdate.add(update - open);
+          updateToKernel.add(back - update);
+        }
+        Map<String, String> after = addresses();
+        say(
+            "  restart %d: route back after %.2f s; addresses %s",
+            i,
+            secs(toBack.getLast()),
+            after.equals(before)
+                ? "unchanged (" + after.size() + ")"
+                : "CHANGED " + before + " → " + after);
+      }
+      row("sartd node killed → route gone from both ToRs", toGone);
+      row(
+          "  sartd node killed → its OPEN received by both ToRs (JVM start, agent, speaker)",
+          toOpen);
+      row("  OPEN → UPDATE with the route received by both ToRs (session, agent)", openToUpdate);
+      row("  UPDATE → route in both ToRs' kernels (FRR)", updateToKernel);
+      row("**sartd node killed → its route back on both ToRs**", toBack);
+      say("  load %s", load());
+    }
+
+    /** Services' and pods' addresses in the bench namespace. */
+    private Map<String, String> addresses() {
+      Map<String, String> m = new java.util.TreeMap<>();
+      for (Service svc : k.services().inNamespace(NS).list().getItems()) {
+        var st = svc.getStatus();
+        if (st != null
+            && st.getLoadBalancer() != null
+            && st.getLoadBalancer().getIngress() != null) {
+          m.put("svc/" + svc.getMetadata().getName(), st.getLoadBalancer().getIngress().toString());
+        }
+      }
+      for (Pod p : k.pods().inNamespace(NS).list().getItems()) {
+        m.put("pod/" + p.getMetadata().getName(), String.valueOf(p.getStatus().getPodIP()));
+      }
+      return m;
+    }
+
+    // ---- 3: pods at once, sart-cni vs ptp + host-local
+
+    private void pods() throws IOException {
+      // node1: its block has room already, and the pool's other 7 blocks hold the rest
+      ClusterNode n2 = cluster.nodes().get(0);
+      KubeletStandIn kubelet = cluster.kubelet(n2.name());
+      KubeletStandIn.Network reference = referenceNetwork(n2);
+      step(
+          "%d pods created at once on %s, %d round(s): sart-cni vs ptp + host-local (%s)",
+          s.pods(), n2.name(), s.rounds(), reference.conflist());
+      Map<String, List<Long>> ready = new LinkedHashMap<>();
+      Map<String, List<Long>> adds = new LinkedHashMap<>();
+      Map<String, List<Long>> gone = new LinkedHashMap<>();
+      for (int r = 0; r < s.rounds(); r++) {
+        List<String> order =
+            r % 2 == 0
+                ? List.of("sart-cni", "ptp+host-local")
+                : List.of("ptp+host-local", "sart-cni");
+        for (String net : order) {
+          kubelet.useNetwork(net.equals("sart-cni") ? null : reference);
+          kubelet.drainAddTimes();
+          String batch = "b" + r + "-" + (net.equals("sart-cni") ? "sart" : "ref");
+          Map<String, String> labels = Map.of("batch", batch);
+          long t0 = System.nanoTime();
+          ExecutorService pool = Executors.newFixedThreadPool(8);
+          for (int i = 0; i < s.pods(); i++) {
+            String name = batch + "-" + i;
+            pool.execute(() -> k.resource(Manifests.pod(NS, name, n2.name(), labels, 0)).create());
+          }
+          pool.shutdown();
+          try {
+            pool.awaitTermination(5, TimeUnit.MINUTES);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+          await(batch + " all Ready")
+              .atMost(Duration.ofMinutes(10))
+              .pollInterval(Duration.ofMillis(100))
+              .until(
+                  () ->
+                      k.pods().inNamespace(NS).withLabels(labels).list().getItems().stream()
+                              .filter(Scenarios::ready)
+                              .count()
+                          == s.pods());
+          long allReady = System.nanoTime() - t0;
+          ready.computeIfAbsent(net, x -> new ArrayList<>()).add(allReady);
+          adds.computeIfAbsent(net, x -> new ArrayList<>()).addAll(kubelet.drainAddTimes());
+          long d = System.nanoTime();
+          k.pods().inNamespace(NS).withLabels(labels).delete();
+          await(batch + " all gone")
+              .atMost(Duration.ofMinutes(10))
+              .pollInterval(Duration.ofMillis(100))
+              .until(() -> k.pods().inNamespace(NS).withLabels(labels).list().getItems().isEmpty());
+          gone.computeIfAbsent(net, x -> new ArrayList<>()).add(System.nanoTime() - d);
+          say(
+              "  round %d %s: all %d Ready in %.2f s, load %s",
+              r, net, s.pods(), secs(allReady), load());
+        }
+      }
+      kubelet.useNetwork(null);
+      for (String net : ready.keySet()) {
+        row("**" + s.pods() + " pods → all Ready, " + net + "**", ready.get(net));
+        row("  CNI ADD per pod (the whole conflist), " + net, adds.get(net));
+        row("  " + s.pods() + " pods deleted → all gone, " + net, gone.get(net));
+      }
+      double ratio = median(ready.get("sart-cni")) / median(ready.get("ptp+host-local"));
+      say("  all Ready, sart-cni / ptp+host-local: %.2f", ratio);
+    }
+
+    /** A ptp + host-local conflist for the node, from 192.0.2.128/25 (no other use there). */
+    private KubeletStandIn.Network referenceNetwork(ClusterNode n) throws IOException {
+      Path d = dir.resolve(n.name());
+      Files.createDirectories(d.resolve("host-local"));
+      Path conflist = d.resolve("10-ptp.conflist");
+      Files.writeString(
+          conflist,
+          """
+          {"cniVersion":"1.0.0","name":"bench-ptp","plugins":[{"type":"ptp","ipMasq":false,\
+          "mtu":1500,"ipam":{"type":"host-local","ranges":[[{"subnet":"192.0.2.128/25"}]],\
+          "routes":[{"dst":"0.0.0.0/0"}],"dataDir":"%s"}}]}
+          """
+              .formatted(d.resolve("host-local")));
+      return new KubeletStandIn.Network(conflist, Path.of("/usr/lib/cni"));
+    }
+  }
+
+  // ---- output
+
+  private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> seen) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        seen.accept(obj);
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        seen.accept(newObj);
+      }
+
+      @Override
+      public void onDelete(T obj, boolean deletedFinalStateUnknown) {}
+    };
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -318,10 +318,6 @@ class LoadBalancerScenariosTest {
 
   @Test
   @Order(6)
-  @org.junit.jupiter.api.Disabled(
-      "fails 2 runs of 3: the controller and the agent edit NodeBGP spec.peers at once, the"
-          + " controller's index-based JSON patch hits a shortened list, the mock server hangs on"
-          + " it and the ClusterBGP loop stalls ~2 min (README, 'Found')")
   void aSecondClusterBgpAndANodeChangingLabelsMovesItsPeers() {
     SHARED.begin();
     ClusterNode n3 = cluster.nodes().get(2);

@@ -44,7 +44,7 @@ class SartFibFlagsTest {
     }
     Path log = dir.resolve("sartd.log");
     Process p =
-        new ProcessBuilder(
+        dev.sart.testbed.Programs.processBuilder(
                 List.of(
                     ProcessHandle.current().info().command().orElse("java"),
                     "--enable-native-access=ALL-UNNAMED",

@@ -86,7 +86,7 @@ class CniServerTest {
       assertEquals(0, exchange(socket, "GET / HTTP/1.1\r\n\r\n".getBytes()));
       await().atMost(Duration.ofSeconds(5)).until(() -> warnings().size() == 1);
       assertEquals(
-          "event=cni-frame-rejected socket="
+          "event=cni-frame-rejected endpoint="
               + socket
               + " reason=\"not a sart-cni frame (bad magic)\"",
           warnings().getFirst());
@@ -96,7 +96,7 @@ class CniServerTest {
       assertEquals(0, exchange(socket, cut));
       await().atMost(Duration.ofSeconds(5)).until(() -> warnings().size() == 2);
       assertEquals(
-          "event=cni-frame-rejected socket="
+          "event=cni-frame-rejected endpoint="
               + socket
               + " reason=\"frame body truncated: 1 of 2 bytes\"",
           warnings().get(1));

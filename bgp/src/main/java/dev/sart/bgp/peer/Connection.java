@@ -267,6 +267,11 @@ final class Connection {
     }
   }
 
+  /** Whether we opened this connection. */
+  boolean outgoing() {
+    return outgoing;
+  }
+
   void cancelTimers() {
     timers.values().forEach(f -> f.cancel(false));
     timers.clear();
@@ -402,86 +407,8 @@ final class Connection {
       handle(ReceiveErrors.of(e).event());
       return;
     }
-    // RFC 4271 §6.8: connection collision detection
-    Connection other = this == peer.primary ? peer.secondary : peer.primary;
-    if (other != null) {
-      State os = other.session.state();
-      Connection loser = null;
-      boolean replaced = false;
-      if (os == State.ESTABLISHED && other.channel != null && Peer.restartable(other)) {
-        // RFC 4724 §4.2: an OPEN from a peer that can restart gracefully, while its session is
-        // Established, means that it restarted and we missed the end of the old session ("the
-        // previous TCP session MUST be closed, and the new one retained"): the old one ends as if
-        // its connection had failed (no NOTIFICATION: its routes stay, stale) and this one goes on
-        LOG.info(
-            () -> "peer=" + peer.name() + " event=restarted-peer-reconnected closing=established");
-        other.handle(new Event.TcpConnectionFails());
-        other.cancelTimers();
-        peer.primary = this;
-        peer.secondary = null;
-      } else if (os == State.ESTABLISHED && other.channel != null) {
-        loser = this;
-      } else if (os == State.OPEN_SENT && other.channel != null && other.silentLongerThanHold()) {
-        // §6.8 lets a speaker examine a connection in OpenSent only by what it knows of the peer;
-        // one that has waited for the peer's OPEN longer than a hold time while the peer opens
-        // connections of its own is dead (half-open after a link loss: the peer lost its end),
-        // and keeping it would refuse the peer's live connection until its 4-minute OpenSent
-        // hold timer (§8.2.2) expires
-        loser = other;
-        replaced = true;
-      } else if ((os == State.OPEN_SENT || os == State.OPEN_CONFIRM) && other.channel != null) {
-        boolean keepIncoming = Integer.compareUnsigned(peer.speaker.routerId(), n.peerId()) < 0;
-        loser = keepIncoming ? (outgoing ? this : other) : (outgoing ? other : this);
-      } else if (this == peer.secondary) {
-        // no collision with a connection in Idle, Connect or Active: the primary's attempt failed
-        // meanwhile, so this connection carries the session (it would otherwise become
-        // Established unseen, while the primary kept retrying)
-        loser = other;
-        replaced = true;
-      }
-      if (loser != null) {
-        Connection l = loser;
-        String event = replaced ? "connection-replaced" : "collision";
-        LOG.info(
-            () ->
-                "peer="
-                    + peer.name()
-                    + " event="
-                    + event
-                    + " closing="
-                    + (l.outgoing ? "outgoing" : "incoming"));
-        l.handle(new Event.OpenCollisionDump());
-        l.cancelTimers();
-        if (l == this) {
-          if (this == peer.secondary) {
-            peer.secondary = null;
-          } else {
-            // the primary lost on its own OPEN: the second connection carries the session, and
-            // the peer's state is its state (left as the secondary, the peer said Idle meanwhile)
-            peer.primary = other;
-            peer.secondary = null;
-            State was = peer.state;
-            State now = other.session.state();
-            if (was != now) {
-              LOG.info(
-                  () ->
-                      "peer="
-                          + peer.name()
-                          + " state="
-                          + now
-                          + " from="
-                          + was
-                          + " event=connection-kept");
-              peer.state = now;
-              peer.speaker.stateChanged(peer, was, now);
-            }
-          }
-          return;
-        }
-        // the primary lost: the second connection takes its place
-        peer.primary = this;
-        peer.secondary = null;
-      }
+    if (!Collisions.resolve(peer, this, n)) {
+      return;
     }
     negotiation = n;
     codec = new BgpCodec(n.options());
@@ -493,7 +420,7 @@ final class Connection {
    * Whether our OPEN on this connection has had no answer for longer than the hold time we offer
    * (90 s when we offer none).
    */
-  private boolean silentLongerThanHold() {
+  boolean silentLongerThanHold() {
     Duration hold = peer.config.holdTime();
     long wait = (hold.isZero() ? Duration.ofSeconds(90) : hold).toNanos();
     return sentOpen != null && System.nanoTime() - openSentNanos > wait;

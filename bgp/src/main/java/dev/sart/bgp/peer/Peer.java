@@ -30,9 +30,9 @@ import java.util.logging.Logger;
 
 /**
  * One configured neighbour: drives its FSM ({@link Fsm}) on one Netty event loop, performs the
- * FSM's actions on the TCP connection(s), resolves connection collisions (RFC 4271 §6.8), feeds
- * received UPDATEs to the RIB and drains its Adj-RIB-Out into UPDATEs while the channel is
- * writable. Every method that touches state runs on {@link #loop}.
+ * FSM's actions on the TCP connection(s), resolves connection collisions (RFC 4271 §6.8, {@link
+ * Collisions}), feeds received UPDATEs to the RIB and drains its Adj-RIB-Out into UPDATEs while the
+ * channel is writable. Every method that touches state runs on {@link #loop}.
  */
 public final class Peer {
   private static final Logger LOG = Logger.getLogger(Peer.class.getName());

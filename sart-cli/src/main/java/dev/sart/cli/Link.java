@@ -138,7 +138,7 @@ final class Link {
       PrintWriter out, Link l, String lead, String childLead, boolean unused) {
     out.println(lead + mark(l.state) + " " + l.title() + ": " + l.summary);
     String fixLead = childLead + (l.children.isEmpty() ? "      " : "│     ");
-    if (l.fix != null && l.isBroken()) {
+    if (l.fix != null && (l.isBroken() || l.state == State.warning)) {
       out.println(fixLead + "fix: " + l.fix);
     }
     for (int i = 0; i < l.children.size(); i++) {

@@ -126,11 +126,19 @@ public final class Peer {
   // RFC 4724 §4.2, helper: the session whose routes are kept stale while the peer restarts (on
   // the loop)
   RibPeer restartingSession;
-  private java.util.Set<Family> staleFamilies = java.util.Set.of();
+  private volatile java.util.Set<Family> staleFamilies = java.util.Set.of();
   private java.util.concurrent.ScheduledFuture<?> staleTimer;
   // failures in a row, for logging at a falling rate (on the loop)
   int connectFailuresInARow;
   private int rejectedInARow;
+
+  /**
+   * RFC 4724 §4.2, helper: the families whose routes of the peer's previous session are kept,
+   * stale, while it restarts; empty when none are (for metrics: a snapshot, written on the loop).
+   */
+  public java.util.Set<Family> staleFamilies() {
+    return staleFamilies;
+  }
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;

@@ -152,6 +152,14 @@ class GracefulRestartHelperTest {
         .originate(originate);
   }
 
+  private static double staleGauge(io.micrometer.core.instrument.MeterRegistry r, String afi) {
+    return r.get("sart.bgp.graceful.restart.stale")
+        .tag("peer", "192.0.2.2")
+        .tag("afi", afi)
+        .gauge()
+        .value();
+  }
+
   /** SIGKILL: no NOTIFICATION, the kernel closes the connection. */
   private void kill(Frr frr) {
     for (ManagedProcess proc : frr.processes()) {
@@ -177,6 +185,13 @@ class GracefulRestartHelperTest {
             "198.51.100.128/25 from 192.0.2.2 stale",
             "203.0.113.0/24 from ");
     await("kept, stale").atMost(Duration.ofSeconds(5)).until(() -> locRib().equals(stale));
+    // sart_bgp_graceful_restart_stale{afi="ipv4"}: 1 while the helper keeps them
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    dev.sart.bgp.metrics.BgpMetrics metrics = new dev.sart.bgp.metrics.BgpMetrics(server, registry);
+    metrics.refresh();
+    assertEquals(1.0, staleGauge(registry, "ipv4"));
+    assertEquals(0.0, staleGauge(registry, "ipv6"));
     await("still kept while FRR is away")
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
@@ -197,6 +212,8 @@ class GracefulRestartHelperTest {
     // after it, as FRR as a helper would do too)
     long endOfRib = endOfRibAt.get();
     assertTrue(endOfRib > 0, "FRR's End-of-RIB was seen");
+    metrics.refresh();
+    assertEquals(0.0, staleGauge(registry, "ipv4"), "no stale routes after the End-of-RIB");
     assertTrue(
         withdrawals.stream().allMatch(w -> w >= endOfRib),
         () -> "withdrawn before the End-of-RIB at " + endOfRib + ": " + withdrawals);

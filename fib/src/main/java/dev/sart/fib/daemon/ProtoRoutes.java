@@ -41,6 +41,31 @@ final class ProtoRoutes {
     return b.build();
   }
 
+  /** A route as the kernel holds it (its table, protocol, scope, type, metric, next hops). */
+  static Route route(dev.sart.fib.netlink.Route r) {
+    Route.Builder b =
+        Route.newBuilder()
+            .setTable(r.table())
+            .setVersion(version(r.destination().family()))
+            .setDestination(r.destination().toString())
+            .setProtocolValue(r.protocol())
+            .setScopeValue(r.scope().code())
+            .setTypeValue(r.type().code())
+            .setPriority(r.metric());
+    if (r.preferredSource() != null) {
+      b.setSource(Ip.format(r.preferredSource()));
+    }
+    for (NextHop h : r.nextHops()) {
+      dev.sart.proto.v1.NextHop.Builder nh =
+          dev.sart.proto.v1.NextHop.newBuilder().setWeight(h.weight()).setInterface(h.index());
+      if (h.gateway() != null) {
+        nh.setGateway(Ip.format(h.gateway()));
+      }
+      b.addNextHops(nh);
+    }
+    return b.build();
+  }
+
   static ChProtocol protocol(FibConfig.Endpoint e) {
     ChProtocol.Builder b = ChProtocol.newBuilder().setType(e.protocol().name());
     if (e.endpoint() != null) {

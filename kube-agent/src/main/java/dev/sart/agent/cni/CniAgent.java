@@ -120,9 +120,14 @@ public final class CniAgent implements AutoCloseable {
     return tcp == null ? -1 : tcp.port();
   }
 
-  /** Counts CNI calls in {@code registry} under sart's names ({@link CniMetrics}). */
-  public void metrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    service.metrics(new CniMetrics(registry));
+  /**
+   * Counts CNI calls in {@code registry} under sart's names ({@link CniMetrics}); returns what
+   * brings the pool gauges up to date, to run before each scrape.
+   */
+  public Runnable metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    CniMetrics m = new CniMetrics(registry, service.ipam());
+    service.metrics(m);
+    return m::refresh;
   }
 
   /** {@code host:port} or {@code [v6]:port}; a mistake names the address. */

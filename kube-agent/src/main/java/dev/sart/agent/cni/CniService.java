@@ -47,12 +47,18 @@ public final class CniService {
   }
 
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
+    long start = System.nanoTime();
     Response r = command(env, stdin, phases);
     CniMetrics m = metrics;
     if (m != null) {
-      m.record(env.get("CNI_COMMAND"), r);
+      m.record(env.get("CNI_COMMAND"), r, System.nanoTime() - start);
     }
     return r;
+  }
+
+  /** The pod IPAM this service allocates from. */
+  Ipam ipam() {
+    return ipam;
   }
 
   /** Counts every call from now on (sart's CNI call metrics). */

@@ -174,6 +174,21 @@ public final class BlockAllocator implements Ipam {
   }
 
   @Override
+  public synchronized Map<String, Usage> usage() {
+    Map<String, Usage> out = new LinkedHashMap<>();
+    for (Pool p : pools.values()) {
+      long addresses = 0;
+      long inUse = 0;
+      for (BlockState s : p.blocks) {
+        addresses += s.usable();
+        inUse += s.used.size();
+      }
+      out.put(p.name, new Usage(addresses, inUse));
+    }
+    return out;
+  }
+
+  @Override
   public synchronized boolean hasFree(String pool) {
     Pool p = pools.get(pool);
     return p != null

@@ -40,6 +40,11 @@ public final class KubeIpam implements Ipam {
     return allocator;
   }
 
+  @Override
+  public java.util.Map<String, Usage> usage() {
+    return allocator().usage();
+  }
+
   /**
    * Adds the blocks assigned to this node since the last look (e.g. at start-up or after a
    * request).

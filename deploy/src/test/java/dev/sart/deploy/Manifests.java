@@ -220,5 +220,20 @@ final class Manifests {
         pod.path("initContainers").findValuesAsText("name").contains("cni-installer");
     assertEquals(!mode.equals("lb"), installer, "the CNI installer runs in cni and dual only");
     assertEquals(!mode.equals("lb"), argv(node).contains("--cni-config"));
+
+    // the webhook certificate's Job (its name carries the release's revision in the chart); in
+    // cni and dual it cannot wait for pod networking: the controller waits for its Secret
+    JsonNode certgen =
+        docs.stream()
+            .filter(d -> d.path("kind").asText().equals("Job"))
+            .filter(d -> name(d).startsWith("sart-certgen"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no certgen Job"));
+    JsonNode job = certgen.path("spec").path("template").path("spec");
+    assertEquals(
+        List.of("sartd", "certgen", "--apply"), argv(job.path("containers").get(0)).subList(0, 3));
+    assertEquals(
+        !mode.equals("lb"), job.path("hostNetwork").asBoolean(), "certgen on the host network");
+    one(docs, "ClusterRole", "sart-certgen");
   }
 }

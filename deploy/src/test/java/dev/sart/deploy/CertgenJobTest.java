@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -132,6 +133,46 @@ class CertgenJobTest {
       Shell.Result untrusted = Shell.exec(cp.inNetns(curl));
       assertNotEquals(0, untrusted.exitCode(), untrusted.stdout());
       assertTrue(untrusted.stderr().contains("certificate"), untrusted.stderr());
+
+      // the controller from the image at work (lb mode): a Service gets an address from a pool,
+      // and what its Service's port exports (a ServiceMonitor's scrape) holds the dashboard's
+      client
+          .resource(
+              new dev.sart.crds.AddressPool(
+                  "lb",
+                  new dev.sart.crds.AddressPoolSpec(
+                      "198.51.100.0/24", dev.sart.crds.AddressType.SERVICE, null, true)))
+          .create();
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                  .withNewMetadata()
+                  .withNamespace("default")
+                  .withName("web")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withType("LoadBalancer")
+                  .withSelector(Map.of("app", "web"))
+                  .addNewPort()
+                  .withPort(80)
+                  .withProtocol("TCP")
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+      await("the Service's address")
+          .atMost(Duration.ofSeconds(120))
+          .until(
+              () -> {
+                var st = client.services().inNamespace("default").withName("web").get().getStatus();
+                return st != null
+                    && st.getLoadBalancer() != null
+                    && st.getLoadBalancer().getIngress() != null
+                    && !st.getLoadBalancer().getIngress().isEmpty();
+              });
+      Set<String> exported = Dashboard.scrape(cp, "http://127.0.0.1:8080/metrics");
+      System.out.println("sartd controller exports: " + exported);
+      Dashboard.checkExported(Dashboard.CONTROLLER, exported, "sartd controller");
       controller.stop();
     }
   }

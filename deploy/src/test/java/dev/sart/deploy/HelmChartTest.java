@@ -252,6 +252,20 @@ class HelmChartTest {
   }
 
   @Test
+  void theChartShipsItAsAnOptionalConfigMapForGrafanasSidecar() throws IOException {
+    assertTrue(
+        render("lb", "").stream()
+            .noneMatch(c -> Manifests.name(c).equals("sart-grafana-dashboard")));
+    List<JsonNode> docs =
+        render("lb", "metrics: {grafanaDashboard: {enabled: true, namespace: monitoring}}\n");
+    JsonNode cm = Manifests.one(docs, "ConfigMap", "sart-grafana-dashboard");
+    assertEquals("1", cm.at("/metadata/labels/grafana_dashboard").asText());
+    assertEquals("monitoring", cm.at("/metadata/namespace").asText());
+    assertEquals(
+        Files.readString(Dashboard.FILE).strip(), cm.at("/data/sart.json").asText().strip());
+  }
+
+  @Test
   void aModeOtherThanLbCniOrDualIsRefused() {
     RuntimeException e = assertThrows(RuntimeException.class, () -> render("bgp", ""));
     assertTrue(e.getMessage().contains("mode must be lb, cni or dual"), e.getMessage());

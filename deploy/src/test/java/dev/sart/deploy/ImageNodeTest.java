@@ -136,6 +136,20 @@ class ImageNodeTest {
       assertEquals(want, Long.parseLong(status.get("CapBnd"), 16), "bounding: " + status);
       assertEquals("1", status.get("NoNewPrivs"), "allowPrivilegeEscalation: false");
       assertEquals("0", status.get("Uid").split("\\s+")[0], "runAsUser: 0");
+
+      // what a PodMonitor scrapes: every port of the container named *metrics, on the node's
+      // address
+      Set<String> exported = new java.util.TreeSet<>();
+      for (JsonNode port : ds.at("/spec/template/spec/containers/0/ports")) {
+        if (port.path("name").asText().endsWith("metrics")) {
+          exported.addAll(
+              Dashboard.scrape(
+                  node,
+                  "http://" + NODE_IP + ":" + port.path("containerPort").asInt() + "/metrics"));
+        }
+      }
+      System.out.println("sartd node exports: " + exported);
+      Dashboard.checkExported(Dashboard.NODE.or(Dashboard.JVM), exported, "sartd node");
     }
   }
 

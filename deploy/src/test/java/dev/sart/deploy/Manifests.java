@@ -235,5 +235,19 @@ final class Manifests {
     assertEquals(
         !mode.equals("lb"), job.path("hostNetwork").asBoolean(), "certgen on the host network");
     one(docs, "ClusterRole", "sart-certgen");
+
+    // every container asks for CPU and memory and is bounded in memory
+    for (JsonNode doc : docs) {
+      JsonNode spec = doc.path("spec").path("template").path("spec");
+      for (String list : List.of("initContainers", "containers")) {
+        for (JsonNode c : spec.path(list)) {
+          String where = mode + ": " + doc.path("kind").asText() + " " + c.path("name").asText();
+          JsonNode r = c.path("resources");
+          assertTrue(r.at("/requests/cpu").isTextual(), where + " requests CPU");
+          assertTrue(r.at("/requests/memory").isTextual(), where + " requests memory");
+          assertTrue(r.at("/limits/memory").isTextual(), where + " limits memory");
+        }
+      }
+    }
   }
 }

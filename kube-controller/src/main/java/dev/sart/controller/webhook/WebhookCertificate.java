@@ -209,7 +209,8 @@ public final class WebhookCertificate {
       }
       String ca = data.get("ca.crt");
       return ca != null ? ca : data.get("tls.crt");
-    } catch (GeneralSecurityException | IllegalArgumentException e) {
+    } catch (GeneralSecurityException | RuntimeException e) {
+      // not base64, not PEM, no certificate in it: made anew
       return null;
     }
   }

@@ -182,6 +182,27 @@ class WebhookCertificateTest {
   }
 
   @Test
+  void aSecretThatHoldsNoCertificateIsReplaced() throws Exception {
+    applyWebhookConfigurations();
+    String junk =
+        Base64.getEncoder().encodeToString("not a PEM".getBytes(StandardCharsets.US_ASCII));
+    client
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(Certs.SECRET_NAME)
+                .withNamespace(NS)
+                .endMetadata()
+                .withType("kubernetes.io/tls")
+                .withData(Map.of("tls.crt", junk, "tls.key", junk))
+                .build())
+        .create();
+    var r = run("one");
+    assertTrue(r.created());
+    assertNotNull(Certs.serverContext(mounted(secret(), "mounted")));
+  }
+
+  @Test
   void anExpiringCertificateIsReplaced() throws Exception {
     applyWebhookConfigurations();
     // valid for 10 days: less than the 30 a kept certificate needs

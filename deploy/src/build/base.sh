@@ -16,8 +16,9 @@ java_home=$1 root=$2 cni_dist=$3 jvm_options=$4 classes=$5
 mkdir -p "$classes"
 
 # jdeps over sartd's and sart's class paths (README: "Modules"); java.desktop only for java.beans,
-# which jackson-databind, snakeyaml and micrometer reach.
-MODULES=java.base,java.desktop,java.naming,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
+# which jackson-databind, snakeyaml and micrometer reach; java.net.http for fabric8's JDK HTTP client
+# (ImageNodeTest: without it `sartd node` failed at its first API call).
+MODULES=java.base,java.desktop,java.naming,java.net.http,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
 CNI_MODULES=java.base
 JLINK_OPTS="--strip-debug --no-man-pages --no-header-files --compress=zip-6"
 # AWT's window-system and sound libraries: java.desktop ships them, nothing in sart loads them, and

@@ -68,6 +68,13 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
   String agentMetricsAddress;
 
   @Option(
+      names = "--bgp-metrics-address",
+      description =
+          "the speaker's /metrics and /healthz (host:port, 'off'; sartd bgp's --metrics-address;"
+              + " default: the file's metrics_address, then 127.0.0.1:7472)")
+  String bgpMetricsAddress;
+
+  @Option(
       names = "--fib-config",
       description =
           "sartd fib's YAML for the FIB daemon (default: one channel "
@@ -132,6 +139,9 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
                 "--api", api, "--port", Integer.toString(port), "-l", log.level, "-d", log.format));
     if (file != null) {
       bgpArgs.addAll(List.of("-f", file.toString()));
+    }
+    if (bgpMetricsAddress != null) {
+      bgpArgs.addAll(List.of("--metrics-address", bgpMetricsAddress));
     }
     List<String> agentArgs =
         new ArrayList<>(

@@ -36,6 +36,19 @@ public final class Sart {
    */
   public static final String RELEASE_ANNOTATION = "service.sart.terassyi.net/release";
 
+  /**
+   * BGP communities of a Service's advertisements, comma-separated, each {@code A:B} or {@code
+   * large:A:B:C} (the syntax of MetalLB's BGPAdvertisement {@code communities}; MetalLB has no
+   * Service annotation for them), added to those of the address's pool. Ours.
+   */
+  public static final String COMMUNITIES_ANNOTATION = "sart.terassyi.net/communities";
+
+  /** LOCAL_PREF of a Service's advertisements (iBGP peers only), instead of the pool's. Ours. */
+  public static final String LOCAL_PREF_ANNOTATION = "sart.terassyi.net/localPref";
+
+  /** MULTI_EXIT_DISC of a Service's advertisements, instead of the pool's. Ours. */
+  public static final String MED_ANNOTATION = "sart.terassyi.net/med";
+
   /** The {@code spec.loadBalancerClass} this implementation serves. */
   public static final String LOAD_BALANCER_CLASS = "sart.terassyi.net/lb";
 

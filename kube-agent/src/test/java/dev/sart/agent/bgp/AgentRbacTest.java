@@ -315,6 +315,25 @@ class AgentRbacTest {
         .setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
     client.resource(b).createOr(NonDeletingOperation::update);
     add.get(60, TimeUnit.SECONDS);
+    // the pool gets path attributes: the block's advertisement follows
+    client
+        .resources(AddressPool.class)
+        .withName(pool)
+        .edit(
+            p -> {
+              p.setSpec(p.getSpec().withAttrs(List.of("65000:7"), null, 10L));
+              return p;
+            });
+    new BlockSource(agentClient, NODE, Duration.ofSeconds(30)).advertise();
+    assertEquals(
+        List.of("community=65000:7", "med=10"),
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .withName(pool + "-0")
+            .get()
+            .getSpec()
+            .attrs());
     ipam.release(new Attachment("c1", "eth0"));
     await()
         .atMost(WAIT)

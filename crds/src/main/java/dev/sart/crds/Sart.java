@@ -52,6 +52,17 @@ public final class Sart {
   /** The {@code spec.loadBalancerClass} this implementation serves. */
   public static final String LOAD_BALANCER_CLASS = "sart.terassyi.net/lb";
 
+  // EndpointSlice annotations and label (sart wrote them to wake its own watchers)
+  /** On the EndpointSlices of a LoadBalancer Service: its externalTrafficPolicy. */
+  public static final String SERVICE_ETP_ANNOTATION = "service.sart.terassyi.net/etp";
+
+  /** On the EndpointSlices of a LoadBalancer Service: its addresses, comma-separated. */
+  public static final String SERVICE_ALLOCATION_ANNOTATION = "service.sart.terassyi.net/allocation";
+
+  /** On EndpointSlices: the BGPPeer whose session came up last (the agent writes it). */
+  public static final String ENDPOINTSLICE_TRIGGER_LABEL =
+      "endpointslice.sart.terassyi.net/triggered-by";
+
   // labels
   public static final String ADDRESS_POOL_LABEL = "sart.terassyi.net/addresspool";
   public static final String ADDRESS_BLOCK_NODE_LABEL = "addressblock.sart.terassyi.net/node";

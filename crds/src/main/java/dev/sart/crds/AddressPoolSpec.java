@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
 
 /**
  * {@code cidr}: the range; {@code type}: service or pod; {@code allocType}: only {@code bit};
@@ -15,6 +16,11 @@ import io.fabric8.generator.annotation.ValidationRule;
  *
  * <p>{@code allowFirstLast} is ours: by default the network and broadcast addresses of an IPv4
  * service pool are never handed out (sart handed out the network address).
+ *
+ * <p>{@code communities}, {@code localPref} (MetalLB's BGPAdvertisement names and syntax) and
+ * {@code med} are ours too: the path attributes of every advertisement of the pool's addresses or
+ * blocks ({@link AdvertisementAttrs}). LOCAL_PREF goes to internal (iBGP) peers only (RFC 4271
+ * §5.1.5).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -51,10 +57,42 @@ public record AddressPoolSpec(
     AllocType allocType,
     @Min(0) @Max(128) Integer blockSize,
     Boolean autoAssign,
-    Boolean allowFirstLast) {
+    Boolean allowFirstLast,
+    @ValidationRule(
+            value = "self.all(a, a.matches('" + AdvertisementAttrs.COMMUNITY_REGEX + "'))",
+            message = AdvertisementAttrs.COMMUNITY_MESSAGE)
+        @Size(max = Limits.ATTRS)
+        List<@Size(max = Limits.COMMUNITY) String> communities,
+    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long localPref,
+    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long med) {
 
   public AddressPoolSpec(String cidr, AddressType type, Integer blockSize, Boolean autoAssign) {
     this(cidr, type, AllocType.BIT, blockSize, autoAssign, null);
+  }
+
+  public AddressPoolSpec(
+      String cidr,
+      AddressType type,
+      AllocType allocType,
+      Integer blockSize,
+      Boolean autoAssign,
+      Boolean allowFirstLast) {
+    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null, null, null);
+  }
+
+  /** This pool with the given path attributes. */
+  public AddressPoolSpec withAttrs(List<String> communities, Long localPref, Long med) {
+    return new AddressPoolSpec(
+        cidr, type, allocType, blockSize, autoAssign, allowFirstLast, communities, localPref, med);
+  }
+
+  /**
+   * The path attributes of the pool's advertisements.
+   *
+   * @throws IllegalArgumentException when a community is malformed (the schema rejects it)
+   */
+  public AdvertisementAttrs attrs() {
+    return AdvertisementAttrs.of(communities, localPref, med);
   }
 
   /**

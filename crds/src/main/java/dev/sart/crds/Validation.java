@@ -38,7 +38,28 @@ public final class Validation {
                 + ")");
       }
     }
+    var communities = spec.communities();
+    for (int i = 0; communities != null && i < communities.size(); i++) {
+      if (!AdvertisementAttrs.isCommunity(communities.get(i))) {
+        errors.add(
+            "spec.communities["
+                + i
+                + "]: "
+                + AdvertisementAttrs.COMMUNITY_MESSAGE
+                + " (got '"
+                + communities.get(i)
+                + "')");
+      }
+    }
+    u32("spec.localPref", spec.localPref(), errors);
+    u32("spec.med", spec.med(), errors);
     return errors;
+  }
+
+  private static void u32(String path, Long value, List<String> errors) {
+    if (value != null && (value < 0 || value > AdvertisementAttrs.MAX_U32)) {
+      errors.add(path + ": must be 0..4294967295");
+    }
   }
 
   /** Transition rules: what may not change on update. */
@@ -168,6 +189,19 @@ public final class Validation {
     }
     if (spec.type() == null) {
       errors.add("spec.type: required (service or pod)");
+    }
+    var attrs = spec.attrs();
+    for (int i = 0; attrs != null && i < attrs.size(); i++) {
+      if (!AdvertisementAttrs.isAttr(attrs.get(i))) {
+        errors.add(
+            "spec.attrs["
+                + i
+                + "]: "
+                + AdvertisementAttrs.ATTR_MESSAGE
+                + " (got '"
+                + attrs.get(i)
+                + "')");
+      }
     }
     return errors;
   }

@@ -3,6 +3,7 @@ package dev.sart.controller;
 import dev.sart.controller.advert.AdvertisementReconciler;
 import dev.sart.controller.bgp.ClusterBgpReconciler;
 import dev.sart.controller.ipam.PoolReconciler;
+import dev.sart.controller.lb.EndpointSliceAnnotations;
 import dev.sart.controller.lb.ServiceReconciler;
 import dev.sart.controller.runtime.Events;
 import dev.sart.controller.runtime.Informers;
@@ -42,6 +43,8 @@ final class Reconcilers implements AutoCloseable {
     if (services != null) {
       running.add(services);
       running.add(adverts);
+      // sart's service.sart.terassyi.net/etp and /allocation on EndpointSlices
+      running.add(new EndpointSliceAnnotations(informers, config.loadBalancerClass(), metrics));
     }
   }
 
@@ -58,6 +61,7 @@ final class Reconcilers implements AutoCloseable {
         case PoolReconciler p -> p.start();
         case ServiceReconciler s -> s.start();
         case AdvertisementReconciler a -> a.start();
+        case EndpointSliceAnnotations e -> e.start();
         default -> throw new IllegalStateException(r.toString());
       }
     }

@@ -252,6 +252,30 @@ class RbacTest {
                   && client.resources(AddressPool.class).withName("lb").get().getStatus() != null;
             });
 
+    // the pool gets path attributes: the advertisement's spec.attrs is patched
+    client
+        .resources(AddressPool.class)
+        .withName("lb")
+        .edit(
+            p -> {
+              p.setSpec(p.getSpec().withAttrs(List.of("65000:100"), null, null));
+              return p;
+            });
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                List.of("community=65000:100")
+                    .equals(
+                        client
+                            .resources(BGPAdvertisement.class)
+                            .inNamespace("test")
+                            .withName("svc-10-0-1-1")
+                            .get()
+                            .getSpec()
+                            .attrs()));
+
     // pod pool: a node's request gets a block
     client
         .resource(

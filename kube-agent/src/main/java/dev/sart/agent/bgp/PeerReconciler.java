@@ -46,8 +46,11 @@ final class PeerReconciler {
    */
   private final Map<String, Peer> applied = new HashMap<>();
 
+  private final EndpointSliceTrigger trigger;
+
   PeerReconciler(KubernetesClient client) {
     this.client = client;
+    this.trigger = new EndpointSliceTrigger(client);
   }
 
   /** Forgets what the speaker was given: after a restart everything is sent again. */
@@ -304,6 +307,11 @@ final class PeerReconciler {
                 + want
                 + " reason="
                 + reason);
+    if (want == BGPPeerCondition.Status.Established
+        && (cached == null || cached.status() != BGPPeerCondition.Status.Established)) {
+      // sart's endpointslice.sart.terassyi.net/triggered-by
+      trigger.established(p.getMetadata().getName());
+    }
   }
 
   static BGPPeerCondition last(BGPPeerStatus s) {

@@ -88,26 +88,41 @@ public final class BlockAllocator implements Ipam {
       }
       return existing;
     }
-    Pool p = pools.get(pool);
-    if (p == null) {
-      throw new IpamException("no block of pool " + pool + " on this node");
-    }
+    // one pool, or one per family ("pool4,pool6": dual-stack pods from single-family pools)
     List<InetAddress> given = new ArrayList<>();
-    for (Family f : p.families()) {
-      InetAddress a = p.next(f);
-      if (a == null) {
-        for (InetAddress g : given) {
-          p.free(g);
-        }
-        throw new IpamException(
-            "pool "
-                + pool
-                + " has no free "
-                + (f == Family.INET ? "IPv4" : "IPv6")
-                + " address left in this node's blocks "
-                + p.cidrs(f));
+    Map<Family, String> from = new java.util.EnumMap<>(Family.class);
+    for (String name : names(pool)) {
+      Pool p = pools.get(name);
+      if (p == null) {
+        free(given);
+        throw new IpamException("no block of pool " + name + " on this node");
       }
-      given.add(a);
+      for (Family f : p.families()) {
+        String other = from.put(f, name);
+        if (other != null) {
+          free(given);
+          throw new IpamException(
+              "pools "
+                  + other
+                  + " and "
+                  + name
+                  + " both give "
+                  + (f == Family.INET ? "IPv4" : "IPv6")
+                  + " addresses: a pod takes one pool per family");
+        }
+        InetAddress a = p.next(f);
+        if (a == null) {
+          free(given);
+          throw new IpamException(
+              "pool "
+                  + name
+                  + " has no free "
+                  + (f == Family.INET ? "IPv4" : "IPv6")
+                  + " address left in this node's blocks "
+                  + p.cidrs(f));
+        }
+        given.add(a);
+      }
     }
     Allocation allocation = new Allocation(attachment, pool, given);
     allocations.put(attachment, allocation);
@@ -125,10 +140,7 @@ public final class BlockAllocator implements Ipam {
     if (a == null) {
       return Optional.empty();
     }
-    Pool p = pools.get(a.pool());
-    if (p != null) {
-      a.addresses().forEach(p::free);
-    }
+    free(a.addresses());
     return Optional.of(a);
   }
 
@@ -142,13 +154,14 @@ public final class BlockAllocator implements Ipam {
       throw new IpamException(
           allocation.attachment() + " is restored twice: " + existing + " and " + allocation);
     }
-    Pool p = pools.get(allocation.pool());
-    if (p == null) {
-      throw new IpamException(
-          "pool " + allocation.pool() + " of " + allocation.attachment() + " has no block here");
+    for (String name : names(allocation.pool())) {
+      if (!pools.containsKey(name)) {
+        throw new IpamException(
+            "pool " + name + " of " + allocation.attachment() + " has no block here");
+      }
     }
     for (InetAddress a : allocation.addresses()) {
-      BlockState s = p.blockOf(a);
+      BlockState s = blockOf(allocation.pool(), a);
       if (s == null) {
         throw new IpamException(
             Ip.format(a)
@@ -163,7 +176,7 @@ public final class BlockAllocator implements Ipam {
       }
     }
     for (InetAddress a : allocation.addresses()) {
-      p.take(a);
+      poolOf(allocation.pool(), a).take(a);
     }
     allocations.put(allocation.attachment(), allocation);
   }
@@ -190,6 +203,10 @@ public final class BlockAllocator implements Ipam {
 
   @Override
   public synchronized boolean hasFree(String pool) {
+    return names(pool).stream().allMatch(this::hasFreeIn);
+  }
+
+  private boolean hasFreeIn(String pool) {
     Pool p = pools.get(pool);
     return p != null
         && p.families().stream()
@@ -197,6 +214,35 @@ public final class BlockAllocator implements Ipam {
                 f ->
                     p.blocks.stream()
                         .anyMatch(s -> s.block.cidr().family() == f && s.used.size() < s.usable()));
+  }
+
+  /** The pool names of an allocation: one, or one per family, comma-separated. */
+  public static List<String> names(String pool) {
+    return java.util.Arrays.stream(pool.split(",")).map(String::strip).toList();
+  }
+
+  /** Gives addresses back to whichever pool's block holds them. */
+  private void free(List<InetAddress> addresses) {
+    for (InetAddress a : addresses) {
+      for (Pool p : pools.values()) {
+        p.free(a);
+      }
+    }
+  }
+
+  private Pool poolOf(String names, InetAddress a) {
+    for (String name : names(names)) {
+      Pool p = pools.get(name);
+      if (p != null && p.blockOf(a) != null) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private BlockState blockOf(String names, InetAddress a) {
+    Pool p = poolOf(names, a);
+    return p == null ? null : p.blockOf(a);
   }
 
   /** The blocks of one pool and its cursor per family. */

@@ -204,10 +204,50 @@ class AgentRbacTest {
                   new NodeBGPPeer(
                       LISTED, Crs.peer(NODE, 65003, "192.0.2.6", null, null, null).getSpec()))));
       client.resource(nb).createOr(NonDeletingOperation::update);
+      // a Service announced to the peer: its EndpointSlice gets sart's triggered-by label
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
+                  .withNewMetadata()
+                  .withNamespace("default")
+                  .withName("svc0-1")
+                  .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, "svc0"))
+                  .endMetadata()
+                  .withAddressType("IPv4")
+                  .build())
+          .createOr(NonDeletingOperation::update);
+      client
+          .resource(
+              Crs.advert(
+                  client,
+                  "default",
+                  "svc0-203.0.113.20",
+                  "203.0.113.20/32",
+                  Map.of(PEER, AdvertiseStatus.NotAdvertised)))
+          .edit(
+              a -> {
+                a.getMetadata().setLabels(Map.of(Sart.SERVICE_NAME_LABEL, "svc0"));
+                return a;
+              });
       try (BgpAgent agent = new BgpAgent(agentClient, NODE, Duration.ofSeconds(30)).start()) {
         await("BGPPeer Established")
             .atMost(WAIT)
             .until(() -> status(PEER) == BGPPeerCondition.Status.Established);
+        await("sart's triggered-by label")
+            .atMost(WAIT)
+            .until(
+                () ->
+                    PEER.equals(
+                        client
+                            .discovery()
+                            .v1()
+                            .endpointSlices()
+                            .inNamespace("default")
+                            .withName("svc0-1")
+                            .get()
+                            .getMetadata()
+                            .getLabels()
+                            .get(Sart.ENDPOINTSLICE_TRIGGER_LABEL)));
         bird.awaitEstablished("192.0.2.1");
         await("the listed peer's BGPPeer")
             .atMost(WAIT)
@@ -315,6 +355,25 @@ class AgentRbacTest {
         .setLabels(Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, NODE, Sart.ADDRESS_POOL_LABEL, pool));
     client.resource(b).createOr(NonDeletingOperation::update);
     add.get(60, TimeUnit.SECONDS);
+    // the pool gets path attributes: the block's advertisement follows
+    client
+        .resources(AddressPool.class)
+        .withName(pool)
+        .edit(
+            p -> {
+              p.setSpec(p.getSpec().withAttrs(List.of("65000:7"), null, 10L));
+              return p;
+            });
+    new BlockSource(agentClient, NODE, Duration.ofSeconds(30)).advertise();
+    assertEquals(
+        List.of("community=65000:7", "med=10"),
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("kube-system")
+            .withName(pool + "-0")
+            .get()
+            .getSpec()
+            .attrs());
     ipam.release(new Attachment("c1", "eth0"));
     await()
         .atMost(WAIT)

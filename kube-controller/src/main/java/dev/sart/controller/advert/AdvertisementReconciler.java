@@ -4,6 +4,7 @@ import dev.sart.controller.lb.ServiceViews;
 import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Loop;
 import dev.sart.controller.runtime.Metrics;
+import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
@@ -64,6 +65,11 @@ public final class AdvertisementReconciler implements AutoCloseable {
   /** Null: no condition or Events on Services (tests of the advertisements alone). */
   private final Announcements announcements;
 
+  private final dev.sart.controller.runtime.Events events;
+
+  /** Per Service key, the annotation problems last reported (one Event per new problem). */
+  private final Map<String, List<String>> reported = new HashMap<>();
+
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
     this(informers, loadBalancerClass, metrics, null);
   }
@@ -78,6 +84,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
       Metrics metrics,
       dev.sart.controller.runtime.Events events) {
     this.announcements = events == null ? null : new Announcements(informers.client(), events);
+    this.events = events;
     this.informers = informers;
     this.metrics = metrics;
     // sart's sart_controller_bgp_advertisements{type}
@@ -109,6 +116,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
     informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
     informers.watch(BGPAdvertisement.class, a -> byService.apply(a).forEach(loop::enqueue));
     informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
+    // a pool's path attributes go into its addresses' advertisements
+    informers.watch(AddressPool.class, p -> enqueueAllWithAddresses());
     informers
         .of(BGPAdvertisement.class)
         .addEventHandler(
@@ -249,15 +258,23 @@ public final class AdvertisementReconciler implements AutoCloseable {
     var wanted = new LinkedHashMap<String, InetAddress>();
     addresses.forEach(a -> wanted.put(name(serviceName, a), a));
 
+    var problems = new java.util.ArrayList<String>();
     for (var entry : wanted.entrySet()) {
+      var attributes =
+          PathAttributes.of(service, entry.getValue(), informers.list(AddressPool.class));
+      attributes.problems().stream().filter(p -> !problems.contains(p)).forEach(problems::add);
+      var attrs = attributes.attrs().toAttrs();
       var advert = existing.get(entry.getKey());
       if (advert == null) {
-        advert = create(service, entry.getKey(), entry.getValue());
+        advert = create(service, entry.getKey(), entry.getValue(), attrs);
       }
       if (advert.getMetadata().getDeletionTimestamp() != null) {
         // deleted by someone: withdraw it; once it is gone the next pass creates it again
         withdrawAndDelete(advert);
         continue;
+      }
+      if (!attrs(advert.getSpec().attrs()).equals(attrs(attrs))) {
+        patchAttrs(advert, attrs);
       }
       var peers = withoutGonePeers(next(peers(advert), targets));
       if (!peers.equals(peers(advert))) {
@@ -270,6 +287,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
       }
       withdrawAndDelete(advert);
     }
+    report(service, key, problems);
     if (announcements != null && !addresses.isEmpty()) {
       announcements.observe(
           service,
@@ -280,6 +298,42 @@ public final class AdvertisementReconciler implements AutoCloseable {
               informers.list(BGPPeer.class)));
     }
     return null;
+  }
+
+  /** A Warning Event for each annotation problem not reported before. */
+  private void report(Service service, String key, List<String> problems) {
+    var before = problems.isEmpty() ? reported.remove(key) : reported.put(key, problems);
+    if (events == null || service == null) {
+      return;
+    }
+    for (var problem : problems) {
+      if (before == null || !before.contains(problem)) {
+        events.warning(service, "InvalidAnnotation", problem + " (left out of the advertisement)");
+        LOG.warning("invalid annotation service=" + key + " " + problem);
+      }
+    }
+  }
+
+  private static List<String> attrs(List<String> attrs) {
+    return attrs == null ? List.of() : attrs;
+  }
+
+  /** {@code spec.attrs} (not immutable: the agents announce the prefix again with them). */
+  private void patchAttrs(BGPAdvertisement advert, List<String> attrs) {
+    var patch =
+        attrs == null
+            ? "[{\"op\":\"remove\",\"path\":\"/spec/attrs\"}]"
+            : "[{\"op\":\"add\",\"path\":\"/spec/attrs\",\"value\":"
+                + Serialization.asJson(attrs)
+                + "}]";
+    informers.client().resource(advert).patch(PatchContext.of(PatchType.JSON), patch);
+    LOG.info(
+        "advertisement attributes name="
+            + advert.getMetadata().getName()
+            + " namespace="
+            + advert.getMetadata().getNamespace()
+            + " attrs="
+            + attrs(attrs));
   }
 
   /** The next peer map: targets announced (Withdraw or new → NotAdvertised), others withdrawn. */
@@ -305,7 +359,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
     return status == null || status.peers() == null ? Map.of() : new TreeMap<>(status.peers());
   }
 
-  private BGPAdvertisement create(Service service, String name, InetAddress address) {
+  private BGPAdvertisement create(
+      Service service, String name, InetAddress address, List<String> attrs) {
     boolean v4 = address instanceof Inet4Address;
     var advert =
         new BGPAdvertisement(
@@ -315,7 +370,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
                 Cidr.format(address) + (v4 ? "/32" : "/128"),
                 AddressType.SERVICE,
                 v4 ? Protocol.IPV4 : Protocol.IPV6,
-                null));
+                attrs));
     advert
         .getMetadata()
         .setLabels(Map.of(Sart.SERVICE_NAME_LABEL, service.getMetadata().getName()));

@@ -44,6 +44,48 @@ public record NodePlan(
         .allMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
   }
 
+  /**
+   * sart's rule (its node watcher): a node matches when any one label of the selector matches (an
+   * empty selector matches all).
+   */
+  public static boolean matchesAny(Map<String, String> selector, Map<String, String> labels) {
+    if (selector == null || selector.isEmpty()) {
+      return true;
+    }
+    var have = labels == null ? Map.<String, String>of() : labels;
+    return selector.entrySet().stream()
+        .anyMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
+  }
+
+  /** Node names a warning lists at most; the rest are counted. */
+  static final int NAMED_NODES = 10;
+
+  /**
+   * The {@code SartSelectorDiffers} condition for the nodes sart's rule would select and ours does
+   * not (sorted), or null when there are none.
+   */
+  public static java.util.List<dev.sart.crds.ClusterBGPCondition> sartSelectorWarning(
+      java.util.SortedSet<String> sartOnly) {
+    if (sartOnly.isEmpty()) {
+      return null;
+    }
+    var named = sartOnly.stream().limit(NAMED_NODES).toList();
+    var message =
+        new StringBuilder("under sart's rule (a node matches when any one label of nodeSelector")
+            .append(" matches) this ClusterBGP would also select ")
+            .append(String.join(", ", named));
+    if (sartOnly.size() > named.size()) {
+      message.append(" and ").append(sartOnly.size() - named.size()).append(" more");
+    }
+    message.append("; here a node must match every label (Kubernetes' rule)");
+    return java.util.List.of(
+        new dev.sart.crds.ClusterBGPCondition(
+            dev.sart.crds.ClusterBGPStatus.SART_SELECTOR_DIFFERS,
+            "True",
+            "AnyLabelMatchesMoreNodes",
+            message.toString()));
+  }
+
   public static NodePlan of(
       Node node, List<ClusterBGP> all, Function<String, BGPPeerTemplate> templates) {
     var labels =

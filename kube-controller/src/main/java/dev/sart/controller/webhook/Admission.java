@@ -263,13 +263,19 @@ public final class Admission {
   /**
    * sart's mservice: when a Service stops being a LoadBalancer, record the addresses to release in
    * {@code service.sart.terassyi.net/release}; drop that annotation when it is a LoadBalancer
-   * again.
+   * again. A LoadBalancer with a malformed path attribute annotation ({@code
+   * sart.terassyi.net/communities}, {@code localPref}, {@code med}) is refused, naming it.
    */
   private static Verdict service(Service service, Service old, boolean hasAnnotations) {
     var annotations = hasAnnotations ? service.getMetadata().getAnnotations() : null;
     boolean lb = service.getSpec() != null && "LoadBalancer".equals(service.getSpec().getType());
     var escaped = Sart.RELEASE_ANNOTATION.replace("~", "~0").replace("/", "~1");
     if (lb) {
+      // ours: a bad path attribute annotation is refused here rather than left out later
+      var problems = dev.sart.controller.advert.PathAttributes.problems(annotations);
+      if (!problems.isEmpty()) {
+        return errors(problems);
+      }
       return annotations != null && annotations.containsKey(Sart.RELEASE_ANNOTATION)
           ? Verdict.patch(
               List.of("{\"op\":\"remove\",\"path\":\"/metadata/annotations/" + escaped + "\"}"))

@@ -30,6 +30,7 @@ public final class CniService {
   private final PodNetwork network;
   private final KeyedLock locks = new KeyedLock();
   private volatile CniMetrics metrics;
+  private volatile dev.sart.agent.chain.ChainedPlugins chained;
 
   CniService(Ipam ipam, PodNetwork network) {
     this.ipam = ipam;
@@ -47,12 +48,31 @@ public final class CniService {
   }
 
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
-    Response r = command(env, stdin, phases);
+    Response r =
+        chained != null && dev.sart.agent.chain.ChainedPlugins.isChained(env)
+            ? chained(env, stdin)
+            : command(env, stdin, phases);
     CniMetrics m = metrics;
     if (m != null) {
       m.record(env.get("CNI_COMMAND"), r);
     }
     return r;
+  }
+
+  /** Serves the chained plugins sart-veth and sart-router from now on. */
+  void chained(dev.sart.agent.chain.ChainedPlugins plugins) {
+    chained = plugins;
+  }
+
+  /** A chained plugin's call, serialised with the container's other calls. */
+  private Response chained(Map<String, String> env, byte[] stdin) {
+    try {
+      dev.sart.agent.chain.ChainedPlugins.Response r =
+          locks.with(env.getOrDefault("CNI_CONTAINERID", ""), () -> chained.handle(env, stdin));
+      return new Response(r.exitCode(), r.stdout());
+    } catch (CniException e) {
+      throw new IllegalStateException(e); // the body throws none
+    }
   }
 
   /** Counts every call from now on (sart's CNI call metrics). */

@@ -6,6 +6,7 @@ import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.fib.netlink.Rtnl;
 import dev.sart.fib.netlink.Rule;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -19,6 +20,10 @@ import java.util.Set;
  * for table {@value #TABLE}, and a policy rule per address of that interface ({@code from ADDRESS
  * lookup 200}) keeps the traffic sourced from it on it, while the main table belongs to the pod's
  * other interface.
+ *
+ * <p>The interface's connected subnet routes (the kernel's, for its own addresses) are copied and
+ * also stay in the main table: its own subnet is reachable on it whatever the source, and the main
+ * plugin's CHECK (the reference plugins look the subnet route up in the main table) still passes.
  */
 final class Migration {
   static final int TABLE = 200;
@@ -60,8 +65,10 @@ final class Migration {
       Route moved = r.toBuilder().table(TABLE).build();
       pod.routes().replace(moved);
       undo.push(() -> Kernel.deleteRoute(pod, moved));
-      Kernel.deleteRoute(pod, r);
-      undo.push(() -> pod.routes().replace(r));
+      if (!connected(r)) {
+        Kernel.deleteRoute(pod, r);
+        undo.push(() -> pod.routes().replace(r));
+      }
     }
     for (InetAddress a : from) {
       if (!families.contains(Family.of(a))) {
@@ -73,6 +80,13 @@ final class Migration {
         undo.push(() -> deleteRule(pod, rule));
       }
     }
+  }
+
+  /** The kernel's route to the subnet of an address of the interface. */
+  static boolean connected(Route r) {
+    return r.protocol() == Rtnl.RTPROT_KERNEL
+        && r.scope() == dev.sart.fib.netlink.Scope.LINK
+        && r.nextHops().stream().allMatch(h -> h.gateway() == null);
   }
 
   /**
@@ -91,7 +105,9 @@ final class Migration {
     }
     back.sort(LINK_ROUTES_FIRST);
     for (Route r : back) {
-      pod.routes().replace(r.toBuilder().table(Kernel.MAIN_TABLE).build());
+      if (!connected(r)) {
+        pod.routes().replace(r.toBuilder().table(Kernel.MAIN_TABLE).build());
+      }
       Kernel.deleteRoute(pod, r);
     }
   }

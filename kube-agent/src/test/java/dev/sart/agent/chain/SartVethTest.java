@@ -192,4 +192,126 @@ class SartVethTest {
     t.remove(pod);
     assertEquals(0, chained.exec("DEL", veth(""), result, "c1", null, "eth0").code());
   }
+
+  ObjectNode macvlan(String master, String subnet, String start, String end, boolean route) {
+    return Conflist.plugin(
+        "{\"type\":\"macvlan\",\"master\":\""
+            + master
+            + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"host-local\",\"dataDir\":\""
+            + t.dir().resolve("ipam")
+            + "\",\"ranges\":[[{\"subnet\":\""
+            + subnet
+            + "\",\"rangeStart\":\""
+            + start
+            + "\",\"rangeEnd\":\""
+            + end
+            + "\"}]]"
+            + (route ? ",\"routes\":[{\"dst\":\"0.0.0.0/0\"}]" : "")
+            + "}}");
+  }
+
+  @Test
+  void aSecondMacvlanInterfaceGetsItsRoutesMigratedAndItsMacFromThePrefix() {
+    // a second uplink for the pod's second macvlan
+    dev.sart.testbed.Link l2 = t.link(node, ext).addresses("192.0.2.65/26", "192.0.2.126/26");
+    Node pod = t.node("pod");
+    JsonNode first =
+        new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), veth("")))
+            .add("c2", pod, "eth0");
+    ObjectNode second = veth(",\"mac_prefix\":\"1a:2b\"");
+    Conflist chain2 =
+        new Conflist(
+            node,
+            "second-net",
+            "1.0.0",
+            List.of(
+                macvlan(l2.aName(), "192.0.2.64/26", "192.0.2.70", "192.0.2.80", false), second));
+    JsonNode result = chain2.add("c2", pod, "net1");
+    assertEquals(List.of("net1"), Conflist.interfaces(result), "veth0 is eth0's: none added");
+    assertEquals("1a:2b:c0:00:02:46", result.path("interfaces").get(0).path("mac").asText());
+    assertTrue(
+        pod.exec("ip", "link", "show", "net1").contains("1a:2b:c0:00:02:46"),
+        pod.exec("ip", "link", "show", "net1"));
+    // migrate_route -1: net1 comes after eth0, its routes move to table 200
+    assertTrue(
+        pod.exec("ip", "route", "show", "table", "200").contains("192.0.2.64/26 dev net1"),
+        pod.exec("ip", "route", "show", "table", "200"));
+    assertTrue(pod.exec("ip", "rule", "show").contains("from 192.0.2.70 lookup 200"));
+    // the main table stays eth0's: of net1's routes only its own subnet is left in it
+    assertEquals(
+        List.of("192.0.2.64/26 proto kernel scope link src 192.0.2.70"),
+        pod.exec("ip", "route", "show", "table", "main", "dev", "net1")
+            .lines()
+            .map(String::strip)
+            .toList());
+    assertTrue(pod.exec("ip", "route", "get", "198.51.100.250").contains("dev eth0"));
+    assertTrue(ping(pod, UPLINK), "eth0's sart-veth still serves the pod");
+    assertNull(chain2.check("c2", pod, "net1", result));
+    pod.exec("ip", "rule", "del", "from", "192.0.2.70", "lookup", "200");
+    Conflist.Outcome failed = chain2.check("c2", pod, "net1", result);
+    assertNotNull(failed, "CHECK after the rule was removed");
+    assertEquals(260, failed.json().path("code").asInt(), failed.stdout());
+
+    chain2.del("c2", pod, "net1", result);
+    assertFalse(pod.exec("ip", "rule", "show").contains("lookup 200"));
+    assertFalse(pod.tryExec("ip", "link", "show", "net1").ok());
+    assertTrue(ping(pod, UPLINK), "eth0's veth stays");
+
+    // GC (1.1): the attachment is not listed, its host end goes
+    ObjectNode gc = veth("");
+    gc.set("cni.dev/valid-attachments", Conflist.JSON.createArrayNode());
+    String hostEnd = Veth.hostVethName("c2", "eth0");
+    assertTrue(node.tryExec("ip", "link", "show", hostEnd).ok());
+    Conflist v11 = new Conflist(node, "macvlan-net", "1.1.0", List.of(gc));
+    assertEquals(0, v11.exec("GC", gc, null, "", null, "").code());
+    assertFalse(node.tryExec("ip", "link", "show", hostEnd).ok(), "garbage-collected");
+    assertEquals(0, v11.exec("STATUS", gc, null, "", null, "").code(), "STATUS: ready");
+    new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), veth("")))
+        .del("c2", pod, "eth0", first);
+  }
+
+  @Test
+  void skipCallPassesPrevResultThroughAndAMissingPrevResultIsAnError() {
+    Node pod = t.node("pod");
+    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan()));
+    JsonNode mac = main.add("c3", pod, "eth0");
+    Conflist.Outcome skipped =
+        main.exec("ADD", veth(",\"skip_call\":true"), mac, "c3", pod, "eth0");
+    assertEquals(0, skipped.code(), skipped.stdout());
+    assertEquals(mac, skipped.json());
+    assertFalse(pod.tryExec("ip", "link", "show", "veth0").ok(), "nothing made");
+    Conflist.Outcome none = main.exec("ADD", veth(""), null, "c3", pod, "eth0");
+    assertEquals(1, none.code());
+    assertEquals(7, none.json().path("code").asInt());
+    assertTrue(none.json().path("msg").asText().contains("\"prevResult\""), none.stdout());
+    Conflist.Outcome old =
+        new Conflist(node, "n", "0.3.1", List.of()).exec("ADD", veth(""), mac, "c3", pod, "eth0");
+    assertEquals(1, old.json().path("code").asInt(), "0.3.1 has no CHECK: " + old.stdout());
+    main.del("c3", pod, "eth0", mac);
+  }
+
+  @Test
+  void aFailedAddUndoesItsWork() {
+    // a dual-stack pod, an IPv6 Service subnet, and a node without an IPv6 address: the ADD
+    // fails after the veth was made, and removes it
+    Node pod = t.node("pod");
+    ObjectNode dual = macvlan();
+    ((com.fasterxml.jackson.databind.node.ArrayNode) dual.path("ipam").path("ranges"))
+        .add(
+            Conflist.JSON
+                .createArrayNode()
+                .add(Conflist.plugin("{\"subnet\":\"2001:db8:5::/64\"}")));
+    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(dual));
+    JsonNode mac = main.add("c4", pod, "eth0");
+    ObjectNode v6 = veth(",\"additional_hijack_subnet\":[\"2001:db8:6::/64\"]");
+    Conflist.Outcome o = main.exec("ADD", v6, mac, "c4", pod, "eth0");
+    assertEquals(1, o.code(), o.stdout());
+    assertEquals(7, o.json().path("code").asInt(), o.stdout());
+    assertTrue(o.json().path("msg").asText().contains("2001:db8:6::/64"), o.stdout());
+    assertFalse(node.tryExec("ip", "link", "show", Veth.hostVethName("c4", "eth0")).ok());
+    assertFalse(pod.tryExec("ip", "link", "show", "veth0").ok());
+    assertEquals(List.of(), ours(node));
+    assertEquals(List.of(), ours(pod));
+    main.del("c4", pod, "eth0", mac);
+  }
 }

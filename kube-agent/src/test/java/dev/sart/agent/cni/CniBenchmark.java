@@ -102,10 +102,12 @@ public final class CniBenchmark {
               + "\"}}";
       String sart = CniRuntime.PLUGIN.toString();
       String ptp = PTP_DIR.resolve("ptp").toString();
+      String sartVeth = CniRuntime.PLUGIN.resolveSibling("sart-veth").toString();
+      String sartRouter = CniRuntime.PLUGIN.resolveSibling("sart-router").toString();
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
 
       try (CniAgent agent = CniAgent.start(config)) {
-        long[][] samples = new long[9][rounds];
+        long[][] samples = new long[11][rounds];
         long[][] cpu = new long[7][rounds];
         long[][] agentCpu = new long[7][rounds];
         for (int i = -warmup; i < rounds; i++) {
@@ -121,6 +123,9 @@ public final class CniBenchmark {
             time(6, cat(inNode, "/bin/true"), Map.of(), ""),
             inProcess(env("ADD", id + "x", sartPod), sartConf),
             inProcess(env("DEL", id + "x", sartPod), sartConf),
+            // the chained plugins: the same jar and cache under their own names
+            time(7, List.of(sartVeth), Map.of("CNI_COMMAND", "VERSION"), sartConf),
+            time(8, List.of(sartRouter), Map.of("CNI_COMMAND", "VERSION"), sartConf),
           };
           if (i >= 0) {
             for (int k = 0; k < s.length; k++) {
@@ -160,6 +165,14 @@ public final class CniBenchmark {
         System.out.printf(
             "%-26s %9.1f %9.1f%n",
             "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+        for (int k = 9; k < 11; k++) {
+          System.out.printf(
+              "%-26s %9.1f %9.1f  (%.2f x sart-cni's VERSION)%n",
+              "VERSION " + (k == 9 ? "sart-veth" : "sart-router"),
+              pct(samples[k], 50),
+              pct(samples[k], 99),
+              pct(samples[k], 50) / pct(samples[4], 50));
+        }
         System.out.printf(
             "%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
                 + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
@@ -225,7 +238,7 @@ public final class CniBenchmark {
    * Per kind of call, the last call's CPU: the child's (with its waited-for children) and this
    * JVM's, ns.
    */
-  private static final long[][] lastCpu = new long[7][2];
+  private static final long[][] lastCpu = new long[9][2];
 
   private static final MethodHandle GETRUSAGE =
       Linker.nativeLinker()

@@ -49,7 +49,7 @@ public final class CniService {
 
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
     Response r =
-        chained != null && dev.sart.agent.chain.ChainedPlugins.isChained(env)
+        dev.sart.agent.chain.ChainedPlugins.isChained(env)
             ? chained(env, stdin)
             : command(env, stdin, phases);
     CniMetrics m = metrics;
@@ -66,9 +66,20 @@ public final class CniService {
 
   /** A chained plugin's call, serialised with the container's other calls. */
   private Response chained(Map<String, String> env, byte[] stdin) {
+    dev.sart.agent.chain.ChainedPlugins plugins = chained;
+    if (plugins == null) {
+      return new Response(
+          1,
+          CniResult.errorJson(
+              versionOf(null),
+              new CniException(
+                  CniException.INVALID_ENVIRONMENT,
+                  env.get(dev.sart.cni.Frame.PLUGIN) + " is not served by this CNI server",
+                  "")));
+    }
     try {
       dev.sart.agent.chain.ChainedPlugins.Response r =
-          locks.with(env.getOrDefault("CNI_CONTAINERID", ""), () -> chained.handle(env, stdin));
+          locks.with(env.getOrDefault("CNI_CONTAINERID", ""), () -> plugins.handle(env, stdin));
       return new Response(r.exitCode(), r.stdout());
     } catch (CniException e) {
       throw new IllegalStateException(e); // the body throws none

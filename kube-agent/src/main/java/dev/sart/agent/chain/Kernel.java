@@ -184,7 +184,7 @@ final class Kernel {
 
   /**
    * {@code rp_filter} on the pod's {@code all} and on each named interface (the kernel uses the
-   * larger of the two), and IPv6 on {@code ipv6Interface} when the pod has IPv6 addresses.
+   * larger of the two).
    */
   static void sysctls(Netns pod, int rpFilter, List<String> interfaces) throws ChainException {
     sysctl(pod, "net/ipv4/conf/all/rp_filter", Integer.toString(rpFilter));

@@ -100,6 +100,14 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       defaultValue = "${sys:sart.bgp.warmup:-131072}")
   int warmup;
 
+  @Option(
+      names = "--await-local-paths",
+      hidden = true,
+      description =
+          "after a start, wait for LocalPathsComplete before the restart is complete (sartd node:"
+              + " the agent calls it after its first pass)")
+  boolean awaitLocalPaths;
+
   @Mixin LogOptions log;
 
   @Override
@@ -179,6 +187,11 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       }
     }
     BgpServer server = new BgpServer(port);
+    dev.sart.bgp.peer.RestartingSpeaker.Settings restart =
+        restartSettings(cfg == null ? null : cfg.gracefulRestart());
+    if (restart != null) {
+      server.restartGracefully(restart.withAwaitLocalPaths(true));
+    }
     server.start();
     if (as != null) {
       server.setLocalAs(as);
@@ -200,6 +213,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         server.addPaths(
             p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
       }
+    }
+    if (!awaitLocalPaths) {
+      server.localPathsComplete(); // the file's paths are in; nobody else re-adds any
     }
     if (exp != null) {
       exportPeerStates(server, exp);
@@ -251,6 +267,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (cfg.routerId() != null) {
       routerId("router_id", cfg.routerId());
     }
+    restartSettings(cfg.gracefulRestart());
     List<BgpConfigFile.Neighbor> neighbors = cfg.neighbors() == null ? List.of() : cfg.neighbors();
     Map<String, dev.sart.bgp.policy.Policy> defined = new java.util.HashMap<>();
     PolicyConfig.policies(cfg).forEach(p -> defined.put(p.name(), p));
@@ -310,6 +327,29 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       }
     }
     return null;
+  }
+
+  /**
+   * The speaker's own graceful restart (RFC 4724 §4.1) from the file's {@code graceful_restart};
+   * null: off.
+   */
+  static dev.sart.bgp.peer.RestartingSpeaker.Settings restartSettings(BgpConfigFile.RestartDef r) {
+    var d = dev.sart.bgp.peer.RestartingSpeaker.Settings.DEFAULT;
+    if (r == null) {
+      return d;
+    }
+    if (Boolean.FALSE.equals(r.enabled())) {
+      return null;
+    }
+    Integer t = r.selectionDeferralTime();
+    if (t != null && (t < 0 || t > 3600)) {
+      throw new IllegalArgumentException(
+          "graceful_restart.selection_deferral_time: " + t + " seconds: 0..3600");
+    }
+    return new dev.sart.bgp.peer.RestartingSpeaker.Settings(
+        !Boolean.FALSE.equals(r.forwardingState()),
+        t == null ? d.selectionDeferral() : Duration.ofSeconds(t),
+        d.awaitLocalPaths());
   }
 
   private static void routerId(String key, String value) {

@@ -60,7 +60,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                         .setRouterId(
                             server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
                         .setPort(server.port())
-                        .setMultiPath(server.multipath()))
+                        .setMultiPath(server.multipath())
+                        .setRestarting(server.restart() != null && !server.restart().complete())
+                        .addAllRestartWaitingFor(
+                            server.restart() == null || server.restart().complete()
+                                ? List.of()
+                                : server.restart().waitingFor()))
                 .build());
   }
 
@@ -393,6 +398,17 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           server.setMultipath(request.getEnable());
+          return Empty.getDefaultInstance();
+        });
+  }
+
+  @Override
+  public void localPathsComplete(
+      dev.sart.proto.v1.LocalPathsCompleteRequest request, StreamObserver<Empty> out) {
+    command(
+        out,
+        () -> {
+          server.localPathsComplete();
           return Empty.getDefaultInstance();
         });
   }

@@ -57,12 +57,17 @@ final class Watches {
                 q.add(event(prefix, selection, true));
               }
             },
+            // while the speaker restarts (RFC 4724 §4.1) the table is not whole: its end is
+            // marked once the restart is complete, behind the changes that completed it, so the
+            // FIB replaces its routes (installed before the restart) only then
             () ->
-                q.add(
-                    PathEvent.newBuilder()
-                        .setFamily(ProtoMapping.family(family))
-                        .setEndOfInitial(true)
-                        .build()),
+                server.whenRestartComplete(
+                    () ->
+                        q.add(
+                            PathEvent.newBuilder()
+                                .setFamily(ProtoMapping.family(family))
+                                .setEndOfInitial(true)
+                                .build())),
             changes);
     pump(q, out, () -> server.rib().removeListener(changes));
   }

@@ -255,15 +255,16 @@ final class Connection {
       if (gr != null
           && peer.config.gracefulRestart().helper()
           && handling instanceof Event.TcpConnectionFails) {
-        peer.restarting(peer.ribPeer, gr);
+        peer.helper.restarting(peer.ribPeer, gr);
       } else {
         peer.speaker.rib().peerDown(peer.ribPeer);
-        if (peer.restartingSession != null) {
-          peer.flushStale(); // its successor is down for good: nothing is coming again
+        if (peer.helper.session != null) {
+          peer.helper.flushStale(); // its successor is down for good: nothing is coming again
         }
       }
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
+      peer.sessionDown();
     }
   }
 
@@ -474,8 +475,13 @@ final class Connection {
       return;
     }
     ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), peer.speaker.rib());
-    if (peer.restartingSession != null) {
-      u.endOfRibFamily().ifPresent(peer::endOfRib); // after the UPDATEs before it, in the RIB
+    // End-of-RIB: after the UPDATEs before it, in the RIB
+    if (peer.helper.session != null) {
+      u.endOfRibFamily().ifPresent(peer.helper::endOfRib); // RFC 4724 §4.2: the peer restarted
+    }
+    RestartingSpeaker restart = peer.speaker.restart();
+    if (restart != null && !restart.complete()) {
+      u.endOfRibFamily().ifPresent(peer::restartEndOfRib); // §4.1: we restarted
     }
     if (peer.speaker.rib().overHighWater()) {
       pauseReading();
@@ -576,7 +582,8 @@ final class Connection {
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
-    peer.restartedSessionUp(gracefulRestart(n.received()));
+    peer.helper.restartedSessionUp(gracefulRestart(n.received()));
+    peer.sessionUp(families, gracefulRestart(n.received()));
   }
 
   private void channelInactive(Channel ch) {

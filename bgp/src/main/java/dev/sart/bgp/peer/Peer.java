@@ -67,6 +67,11 @@ public final class Peer {
     default UpdateGroups updateGroups() {
       return null;
     }
+
+    /** The speaker's own graceful restart (RFC 4724 §4.1); null: it has none. */
+    default RestartingSpeaker restart() {
+      return null;
+    }
   }
 
   /** The update group a session of this peer is in ({@code rp}: that session's RIB peer). */
@@ -123,11 +128,11 @@ public final class Peer {
   private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
       new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
-  // RFC 4724 §4.2, helper: the session whose routes are kept stale while the peer restarts (on
-  // the loop)
-  RibPeer restartingSession;
-  private java.util.Set<Family> staleFamilies = java.util.Set.of();
-  private java.util.concurrent.ScheduledFuture<?> staleTimer;
+  // RFC 4724 §4.2: this peer's routes kept while it restarts (on the loop)
+  final RestartHelper helper = new RestartHelper(this);
+  // RFC 4724 §4.1: while the speaker restarts, the families whose End-of-RIB the session has not
+  // sent yet; null: no session of the restart (written on the loop, read by the restart's check)
+  private volatile java.util.Set<Family> awaitingEndOfRib;
   // failures in a row, for logging at a falling rate (on the loop)
   int connectFailuresInARow;
   private int rejectedInARow;
@@ -274,137 +279,6 @@ public final class Peer {
         });
   }
 
-  /**
-   * How long the routes of a restarted peer stay stale once its new session is up, at most, if its
-   * End-of-RIB does not come (FRR's {@code stalepath-time} default; RFC 4724 §4.2 leaves it to the
-   * implementation).
-   */
-  static final Duration STALE_TIME = Duration.ofSeconds(360);
-
-  /**
-   * RFC 4724 §4.2: the session {@code old} ended without a NOTIFICATION (its TCP connection failed)
-   * and the peer had sent the graceful restart capability: its routes of the families in that
-   * capability are kept, stale, with best paths and FIB unchanged, for the peer's restart time;
-   * then they go unless a new session is up.
-   */
-  void restarting(RibPeer old, Capability.GracefulRestart gr) {
-    java.util.Set<Family> keep = new java.util.HashSet<>();
-    for (Capability.GracefulRestart.Entry e : gr.families()) {
-      if (old.families().contains(e.family())) {
-        keep.add(e.family());
-      }
-    }
-    if (restartingSession != null && restartingSession != old) {
-      flushStale(); // it restarted again before the session before had sent everything again
-    }
-    speaker.rib().peerRestarting(old, keep);
-    if (keep.isEmpty()) {
-      return;
-    }
-    cancelStaleTimer();
-    restartingSession = old;
-    staleFamilies = keep;
-    Duration wait = Duration.ofSeconds(gr.restartTime());
-    LOG.info(
-        () ->
-            "peer="
-                + name()
-                + " event=graceful-restart-helper families="
-                + keep
-                + " restart-time="
-                + wait.toSeconds()
-                + "s");
-    staleTimer =
-        loop.schedule(
-            () -> {
-              if (restartingSession == old && state != State.ESTABLISHED) {
-                LOG.info(() -> "peer=" + name() + " event=restart-time-expired");
-                flushStale();
-              }
-            },
-            wait.toMillis(),
-            TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * A new session came up while routes of the one before are stale: RFC 4724 §4.2, a family the new
-   * OPEN's capability does not list with its Forwarding State bit set loses its stale routes at
-   * once; the others wait for the End-of-RIB, at most {@link #STALE_TIME}.
-   */
-  void restartedSessionUp(Capability.GracefulRestart gr) {
-    RibPeer old = restartingSession;
-    if (old == null) {
-      return;
-    }
-    cancelStaleTimer();
-    java.util.Set<Family> preserved = new java.util.HashSet<>();
-    if (gr != null) {
-      for (Capability.GracefulRestart.Entry e : gr.families()) {
-        if (e.forwardingPreserved()) {
-          preserved.add(e.family());
-        }
-      }
-    }
-    java.util.Set<Family> keep = new java.util.HashSet<>();
-    for (Family f : staleFamilies) {
-      if (preserved.contains(f)) {
-        keep.add(f);
-      } else {
-        speaker.rib().flushStale(old, f);
-      }
-    }
-    staleFamilies = keep;
-    if (keep.isEmpty()) {
-      flushStale();
-      return;
-    }
-    staleTimer =
-        loop.schedule(
-            () -> {
-              if (restartingSession == old) {
-                LOG.info(() -> "peer=" + name() + " event=stale-time-expired");
-                flushStale();
-              }
-            },
-            STALE_TIME.toMillis(),
-            TimeUnit.MILLISECONDS);
-  }
-
-  /** The restarted peer's End-of-RIB of {@code f} (RFC 4724 §4.2): its stale routes of f go. */
-  void endOfRib(Family f) {
-    RibPeer old = restartingSession;
-    if (old == null || !staleFamilies.contains(f)) {
-      return;
-    }
-    java.util.Set<Family> left = new java.util.HashSet<>(staleFamilies);
-    left.remove(f);
-    staleFamilies = left;
-    LOG.info(() -> "peer=" + name() + " event=end-of-rib family=" + f);
-    if (left.isEmpty()) {
-      flushStale();
-    } else {
-      speaker.rib().flushStale(old, f);
-    }
-  }
-
-  /** Every stale route of the restarting session goes, and the helper's state with it. */
-  void flushStale() {
-    RibPeer old = restartingSession;
-    cancelStaleTimer();
-    if (old != null) {
-      restartingSession = null;
-      staleFamilies = java.util.Set.of();
-      speaker.rib().flushStale(old, null);
-    }
-  }
-
-  private void cancelStaleTimer() {
-    if (staleTimer != null) {
-      staleTimer.cancel(false);
-      staleTimer = null;
-    }
-  }
-
   // the peer's BFD session as the speaker's BFD endpoint reports it (any thread)
   private volatile java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> bfd = () -> null;
 
@@ -460,7 +334,7 @@ public final class Peer {
             }
           }
           secondary = null;
-          flushStale(); // a peer stopped (deleted) keeps nothing
+          helper.flushStale(); // a peer stopped (deleted) keeps nothing
           CompletableFuture.allOf(
                   channels.stream()
                       .map(
@@ -507,6 +381,48 @@ public final class Peer {
             speaker.rib().resend(ribPeer);
           }
         });
+  }
+
+  /**
+   * A session came up (on the loop): while the speaker restarts, the End-of-RIB of which families
+   * it waits for from it (RFC 4724 §4.1).
+   */
+  void sessionUp(java.util.Set<Family> families, Capability.GracefulRestart received) {
+    RestartingSpeaker restart = speaker.restart();
+    if (restart == null || restart.complete()) {
+      return;
+    }
+    awaitingEndOfRib = RestartingSpeaker.awaitedEndOfRib(families, received);
+    restart.check();
+  }
+
+  /** The session ended (on the loop): it has to come up again for the restart. */
+  void sessionDown() {
+    awaitingEndOfRib = null;
+  }
+
+  /** The peer's End-of-RIB of {@code f} while the speaker restarts (on the loop). */
+  void restartEndOfRib(Family f) {
+    java.util.Set<Family> awaiting = awaitingEndOfRib;
+    RestartingSpeaker restart = speaker.restart();
+    if (awaiting == null || !awaiting.contains(f) || restart == null) {
+      return;
+    }
+    java.util.Set<Family> left = new java.util.HashSet<>(awaiting);
+    left.remove(f);
+    awaitingEndOfRib = java.util.Set.copyOf(left);
+    if (left.isEmpty()) {
+      restart.check();
+    }
+  }
+
+  /**
+   * Whether the speaker's restart waits no longer for this peer: Established, and every End-of-RIB
+   * it was to send is in (any thread).
+   */
+  boolean restartSynced() {
+    java.util.Set<Family> awaiting = awaitingEndOfRib;
+    return state == State.ESTABLISHED && awaiting != null && awaiting.isEmpty();
   }
 
   /** An accepted TCP connection from this peer's address (called on any thread). */
@@ -649,9 +565,14 @@ public final class Peer {
     // As a helper (RFC 4724 §4.2) we keep the routes of a peer that restarts; our restart time
     // (§3, configured, 120 s by default) is for peers that would keep ours, which with no AFI/SAFI
     // listed they do not.
+    // As the restarting speaker (RFC 4724 §4.1, RestartingSpeaker) every family is listed, with the
+    // Forwarding State bit, and the Restart State bit until the restart is complete.
+    RestartingSpeaker restart = speaker.restart();
     caps.add(
-        new Capability.GracefulRestart(
-            0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
+        restart != null
+            ? restart.capability(config)
+            : new Capability.GracefulRestart(
+                0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
@@ -666,6 +587,10 @@ public final class Peer {
     RibPeer rp = ribPeer;
     if (rp == null || c.channel == null || c.session.state() != State.ESTABLISHED) {
       return;
+    }
+    RestartingSpeaker restart = speaker.restart();
+    if (restart != null && !restart.complete()) {
+      return; // RFC 4724 §4.1: nothing leaves before the restart is complete (then it drains us)
     }
     List<Family> families = List.copyOf(rp.families());
     int rounds = 0;

@@ -88,6 +88,7 @@ public final class BgpServer implements AutoCloseable {
   private volatile int routerId;
   private volatile boolean multipath;
   private volatile Channel listener;
+  private volatile dev.sart.bgp.peer.RestartingSpeaker restart;
 
   /**
    * @param port the BGP port to listen on (179), 0 to not listen
@@ -108,8 +109,52 @@ public final class BgpServer implements AutoCloseable {
         Thread.ofPlatform().name("bgp-io-", 0).daemon().factory());
   }
 
+  /**
+   * Makes this speaker the restarting speaker of RFC 4724 §4.1 ({@link
+   * dev.sart.bgp.peer.RestartingSpeaker}): before {@link #start}, which starts its
+   * Selection_Deferral_Timer. Without it our OPENs say that no forwarding state is kept and nothing
+   * is held back.
+   */
+  public dev.sart.bgp.peer.RestartingSpeaker restartGracefully(
+      dev.sart.bgp.peer.RestartingSpeaker.Settings settings) {
+    if (listener != null) {
+      throw new IllegalStateException("graceful restart is set before the server starts");
+    }
+    restart = new dev.sart.bgp.peer.RestartingSpeaker(settings, rib, peers::values);
+    return restart;
+  }
+
+  /** The speaker's restart (RFC 4724 §4.1), or null when it has none. */
+  public dev.sart.bgp.peer.RestartingSpeaker restart() {
+    return restart;
+  }
+
+  /**
+   * Runs {@code r} once the speaker's restart is complete ({@link
+   * dev.sart.bgp.peer.RestartingSpeaker#whenComplete}); at once without a restart.
+   */
+  public void whenRestartComplete(Runnable r) {
+    dev.sart.bgp.peer.RestartingSpeaker s = restart;
+    if (s == null) {
+      r.run();
+    } else {
+      s.whenComplete(r);
+    }
+  }
+
+  /** The locally originated paths are all back (RFC 4724 §4.1; a no-op without a restart). */
+  public void localPathsComplete() {
+    dev.sart.bgp.peer.RestartingSpeaker s = restart;
+    if (s != null) {
+      s.localPathsComplete();
+    }
+  }
+
   /** Binds the listener ([::]:port, which takes IPv4 too) from an event loop thread. */
   public void start() {
+    if (restart != null) {
+      restart.start(group);
+    }
     if (port == 0) {
       return;
     }
@@ -279,6 +324,9 @@ public final class BgpServer implements AutoCloseable {
           new IllegalArgumentException("no peer " + address.getHostAddress()));
     }
     updateMd5Keys();
+    if (restart != null) {
+      restart.peerRemoved(); // the restart may have waited for it
+    }
     CompletableFuture<Void> stopped = peer.stop();
     BfdEndpoint b = bfdIfAny();
     return b == null || peer.config().bfd() == null
@@ -492,7 +540,15 @@ public final class BgpServer implements AutoCloseable {
     }
 
     @Override
+    public dev.sart.bgp.peer.RestartingSpeaker restart() {
+      return restart;
+    }
+
+    @Override
     public void stateChanged(Peer peer, State from, State to) {
+      if (restart != null && to == State.ESTABLISHED) {
+        restart.peerEstablished();
+      }
       synchronized (listeners) {
         for (PeerStateListener l : listeners) {
           l.changed(peer, from, to);

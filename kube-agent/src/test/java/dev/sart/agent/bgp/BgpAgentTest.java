@@ -199,6 +199,53 @@ class BgpAgentTest {
         65009, speaker.bgp.localAs(), "the agent does not override a speaker configured otherwise");
   }
 
+  /**
+   * The additions {@code bfd} and {@code gracefulRestart} of a BGPPeer reach the speaker's AddPeer;
+   * the speaker has no UpdatePeer, so a change replaces the session.
+   */
+  @Test
+  void bfdAndGracefulRestartOfTheSpecReachTheSpeakerAndAChangeReplacesTheSession()
+      throws Exception {
+    start();
+    awaitEstablished();
+    InetAddress addr = InetAddress.getByName("192.0.2.2");
+    assertEquals(null, speaker.bgp.peer(addr).config().bfd());
+    assertEquals(
+        dev.sart.bgp.peer.PeerConfig.GracefulRestart.DEFAULT,
+        speaker.bgp.peer(addr).config().gracefulRestart());
+    client
+        .resources(BGPPeer.class)
+        .withName(PEER)
+        .edit(
+            p -> {
+              var s = p.getSpec();
+              p.setSpec(
+                  new dev.sart.crds.BGPPeerSpec(
+                      s.asn(),
+                      s.addr(),
+                      s.holdTime(),
+                      s.keepaliveTime(),
+                      s.capabilities(),
+                      s.nodeBGPRef(),
+                      s.clusterBGPRef(),
+                      s.speaker(),
+                      s.groups(),
+                      new dev.sart.crds.BfdSpec(100L, 200L, 5L),
+                      new dev.sart.crds.GracefulRestartSpec(false, 30L)));
+              return p;
+            });
+    await("the new settings in the speaker")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                speaker.bgp.peer(addr) != null
+                    && dev.sart.bgp.bfd.BfdConfig.ofMillis(100, 200, 5)
+                        .equals(speaker.bgp.peer(addr).config().bfd()));
+    assertEquals(
+        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, Duration.ofSeconds(30)),
+        speaker.bgp.peer(addr).config().gracefulRestart());
+  }
+
   @Test
   void aPeerComesUpWithTheTimersOfItsSpecAndIsListedInTheNodeBgp() throws Exception {
     start();

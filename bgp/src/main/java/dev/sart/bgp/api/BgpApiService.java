@@ -244,13 +244,6 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     command(
         out,
         () -> {
-          if (request.getAsn() == 0) {
-            throw new IllegalArgumentException("AS 0 is reserved (RFC 7607)");
-          }
-          if (!server.peers().isEmpty()
-              && server.localAs() != Integer.toUnsignedLong(request.getAsn())) {
-            throw new IllegalStateException("delete the peers before changing the local AS");
-          }
           server.setLocalAs(Integer.toUnsignedLong(request.getAsn()));
           return Empty.getDefaultInstance();
         });
@@ -266,14 +259,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
             throw new IllegalArgumentException(
                 "a router id is an IPv4 address: " + request.getRouterId());
           }
-          int id = Ip.parseV4(request.getRouterId());
-          if (id == 0) {
-            throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
-          }
-          if (!server.peers().isEmpty() && server.routerId() != id) {
-            throw new IllegalStateException("delete the peers before changing the router id");
-          }
-          server.setRouterId(id);
+          server.setRouterId(Ip.parseV4(request.getRouterId()));
           return Empty.getDefaultInstance();
         });
   }
@@ -287,14 +273,13 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     replyAsync(
         out,
         CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
-            .thenApply(
+            // not on the peer loop that completed the last stop: management waits for its owner
+            .thenApplyAsync(
                 v -> {
-                  server.rib().clearLocal();
-                  server.setMultipath(false);
-                  server.setLocalAs(0);
-                  server.setRouterId(0);
+                  server.clear();
                   return Empty.getDefaultInstance();
-                }));
+                },
+                r -> Thread.ofVirtual().start(r)));
   }
 
   @Override

@@ -106,21 +106,18 @@ class ExplainSpeakerTest {
     PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65000);
     peer =
         speaker.addPeer(
-            new PeerConfig(
-                "tor",
-                c.address(),
-                c.asn(),
-                c.port(),
-                c.localAddress(),
-                false,
-                null,
-                0,
-                false,
-                Duration.ofSeconds(9),
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(1),
-                Set.of(Family.IPV4_UNICAST),
-                PeerConfig.GracefulRestart.DEFAULT),
+            c.toBuilder()
+                .name("tor")
+                .passive(false)
+                .password(null)
+                .multihopTtl(0)
+                .ttlSecurity(false)
+                .holdTime(Duration.ofSeconds(9))
+                .keepaliveTime(Duration.ofSeconds(3))
+                .connectRetryTime(Duration.ofSeconds(1))
+                .families(Set.of(Family.IPV4_UNICAST))
+                .gracefulRestart(PeerConfig.GracefulRestart.DEFAULT)
+                .build(),
             policy);
     speaker.addPaths(List.of(Prefix.parse(IP + "/32")), PathAttributes.of(Origin.IGP));
 

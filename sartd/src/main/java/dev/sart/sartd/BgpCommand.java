@@ -408,9 +408,6 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
                     "families: unknown family '" + f + "' (ipv4, ipv6)");
           });
     }
-    if (families.isEmpty()) {
-      families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
-    }
     var gr = n.gracefulRestart();
     if (gr != null
         && gr.restartTime() != null
@@ -420,30 +417,41 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
               + gr.restartTime()
               + " seconds: 0..4095 (RFC 4724 §3, 12 bits)");
     }
-    return new PeerConfig(
-        n.name(),
-        address,
-        n.asn(),
-        n.port() == null ? PeerConfig.DEFAULT_PORT : n.port(),
-        n.localAddress() == null ? null : literal("local_address", n.localAddress()),
-        Boolean.TRUE.equals(n.passive()),
-        n.password(),
-        n.multihopTtl() == null ? 0 : n.multihopTtl(),
-        Boolean.TRUE.equals(n.ttlSecurity()),
-        n.holdTime() == null ? PeerConfig.DEFAULT_HOLD_TIME : Duration.ofSeconds(n.holdTime()),
-        n.keepaliveTime() == null ? null : Duration.ofSeconds(n.keepaliveTime()),
-        n.connectRetryTime() == null
-            ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
-            : Duration.ofSeconds(n.connectRetryTime()),
-        families,
-        gr == null
-            ? PeerConfig.GracefulRestart.DEFAULT
-            : new PeerConfig.GracefulRestart(
-                !Boolean.FALSE.equals(gr.helper()),
-                gr.restartTime() == null
-                    ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                    : Duration.ofSeconds(gr.restartTime())),
-        bfd(n.bfd()));
+    PeerConfig.Builder b =
+        PeerConfig.builder(address, n.asn())
+            .name(n.name())
+            .passive(Boolean.TRUE.equals(n.passive()))
+            .password(n.password())
+            .ttlSecurity(Boolean.TRUE.equals(n.ttlSecurity()))
+            .families(families)
+            .bfd(bfd(n.bfd()));
+    if (n.port() != null) {
+      b.port(n.port());
+    }
+    if (n.localAddress() != null) {
+      b.localAddress(literal("local_address", n.localAddress()));
+    }
+    if (n.multihopTtl() != null) {
+      b.multihopTtl(n.multihopTtl());
+    }
+    if (n.holdTime() != null) {
+      b.holdTime(Duration.ofSeconds(n.holdTime()));
+    }
+    if (n.keepaliveTime() != null) {
+      b.keepaliveTime(Duration.ofSeconds(n.keepaliveTime()));
+    }
+    if (n.connectRetryTime() != null) {
+      b.connectRetryTime(Duration.ofSeconds(n.connectRetryTime()));
+    }
+    if (gr != null) {
+      b.gracefulRestart(
+          new PeerConfig.GracefulRestart(
+              !Boolean.FALSE.equals(gr.helper()),
+              gr.restartTime() == null
+                  ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                  : Duration.ofSeconds(gr.restartTime())));
+    }
+    return b.build();
   }
 
   /** A neighbour's {@code bfd:} block, defaults filled in (300 ms × 3); null: no BFD. */

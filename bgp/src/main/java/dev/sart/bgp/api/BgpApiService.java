@@ -296,35 +296,42 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
               families.add(fam);
             }
           }
-          if (families.isEmpty()) {
-            families.add(
-                address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
+          // proto3: 0 and "" are "not given", and the builder's defaults stand
+          PeerConfig.Builder b =
+              PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
+                  .name(p.getName())
+                  .passive(p.getPassiveOpen())
+                  .multihopTtl(p.getMultihopTtl())
+                  .ttlSecurity(p.getTtlSecurity())
+                  .families(families)
+                  .bfd(ProtoMapping.bfdConfig(p));
+          if (p.getPort() != 0) {
+            b.port(p.getPort());
           }
-          PeerConfig c =
-              new PeerConfig(
-                  p.getName(),
-                  address,
-                  Integer.toUnsignedLong(p.getAsn()),
-                  p.getPort() == 0 ? PeerConfig.DEFAULT_PORT : p.getPort(),
-                  p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
-                  p.getPassiveOpen(),
-                  p.getPassword().isEmpty() ? null : p.getPassword(),
-                  p.getMultihopTtl(),
-                  p.getTtlSecurity(),
-                  p.getHoldTime() == 0
-                      ? PeerConfig.DEFAULT_HOLD_TIME
-                      : Duration.ofSeconds(p.getHoldTime()),
-                  p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
-                  p.getConnectRetryTime() == 0
-                      ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
-                      : Duration.ofSeconds(p.getConnectRetryTime()),
-                  families,
-                  new PeerConfig.GracefulRestart(
-                      !p.getGracefulRestart().getHelperDisabled(),
-                      p.getGracefulRestart().getRestartTime() == 0
-                          ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())),
-                  ProtoMapping.bfdConfig(p));
+          if (!p.getLocalAddress().isEmpty()) {
+            b.localAddress(address(p.getLocalAddress()));
+          }
+          if (!p.getPassword().isEmpty()) {
+            b.password(p.getPassword());
+          }
+          if (p.getHoldTime() != 0) {
+            b.holdTime(Duration.ofSeconds(p.getHoldTime()));
+          }
+          if (p.getKeepaliveTime() != 0) {
+            b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
+          }
+          if (p.getConnectRetryTime() != 0) {
+            b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
+          }
+          if (p.hasGracefulRestart()) {
+            b.gracefulRestart(
+                new PeerConfig.GracefulRestart(
+                    !p.getGracefulRestart().getHelperDisabled(),
+                    p.getGracefulRestart().getRestartTime() == 0
+                        ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                        : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
+          }
+          PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")

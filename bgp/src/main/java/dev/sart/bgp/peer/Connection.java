@@ -110,9 +110,9 @@ final class Connection {
     State after = session.state();
     if (this == peer.primary) {
       if (before != after) {
-        int failed = peer.connectFailuresInARow;
+        int failed = peer.failures.connectFailuresInARow;
         LOG.log(
-            peer.quietStateChange(before, after)
+            peer.failures.quietStateChange(before, after)
                 ? java.util.logging.Level.FINE
                 : java.util.logging.Level.INFO,
             () ->
@@ -128,7 +128,7 @@ final class Connection {
                         ? " after-failed-connects=" + failed
                         : ""));
         if (after == State.ESTABLISHED) {
-          peer.resetFailureCounts();
+          peer.failures.resetFailureCounts();
         }
         if (before == State.ESTABLISHED) {
           peer.flaps++;
@@ -220,7 +220,7 @@ final class Connection {
                       } else {
                         channel = null;
                         // logged before the FSM moves, so that its Connect -> Active is quiet
-                        peer.connectFailed(
+                        peer.failures.connectFailed(
                             future.cause().getMessage() != null
                                 ? future.cause().getMessage()
                                 : future.cause().toString(),
@@ -264,7 +264,7 @@ final class Connection {
       }
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
-      peer.sessionDown();
+      peer.restartSync.sessionDown();
     }
   }
 
@@ -310,7 +310,7 @@ final class Connection {
     switch (timer) {
       case CONNECT_RETRY -> {
         if (session.state() == State.CONNECT && this == peer.primary) {
-          peer.connectFailed(
+          peer.failures.connectFailed(
               "no answer within " + d.toMillis() + "ms",
               peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
         }
@@ -481,7 +481,7 @@ final class Connection {
     }
     RestartingSpeaker restart = peer.speaker.restart();
     if (restart != null && !restart.complete()) {
-      u.endOfRibFamily().ifPresent(peer::restartEndOfRib); // §4.1: we restarted
+      u.endOfRibFamily().ifPresent(peer.restartSync::endOfRib); // §4.1: we restarted
     }
     if (peer.speaker.rib().overHighWater()) {
       pauseReading();
@@ -583,7 +583,7 @@ final class Connection {
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
     peer.helper.restartedSessionUp(gracefulRestart(n.received()));
-    peer.sessionUp(families, gracefulRestart(n.received()));
+    peer.restartSync.sessionUp(families, gracefulRestart(n.received()));
   }
 
   private void channelInactive(Channel ch) {

@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  * channel is writable. Every method that touches state runs on {@link #loop}.
  */
 public final class Peer {
-  private static final Logger LOG = Logger.getLogger(Peer.class.getName());
+  static final Logger LOG = Logger.getLogger(Peer.class.getName());
   static final int DRAIN_CHUNK = 2048;
 
   /**
@@ -130,12 +130,10 @@ public final class Peer {
   private boolean retryScheduled; // on the loop
   // RFC 4724 §4.2: this peer's routes kept while it restarts (on the loop)
   final RestartHelper helper = new RestartHelper(this);
-  // RFC 4724 §4.1: while the speaker restarts, the families whose End-of-RIB the session has not
-  // sent yet; null: no session of the restart (written on the loop, read by the restart's check)
-  private volatile java.util.Set<Family> awaitingEndOfRib;
+  // RFC 4724 §4.1: what the speaker's restart waits for from this peer
+  final RestartSync restartSync = new RestartSync(this);
   // failures in a row, for logging at a falling rate (on the loop)
-  int connectFailuresInARow;
-  private int rejectedInARow;
+  final FailureLog failures = new FailureLog(this);
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
@@ -384,45 +382,11 @@ public final class Peer {
   }
 
   /**
-   * A session came up (on the loop): while the speaker restarts, the End-of-RIB of which families
-   * it waits for from it (RFC 4724 §4.1).
-   */
-  void sessionUp(java.util.Set<Family> families, Capability.GracefulRestart received) {
-    RestartingSpeaker restart = speaker.restart();
-    if (restart == null || restart.complete()) {
-      return;
-    }
-    awaitingEndOfRib = RestartingSpeaker.awaitedEndOfRib(families, received);
-    restart.check();
-  }
-
-  /** The session ended (on the loop): it has to come up again for the restart. */
-  void sessionDown() {
-    awaitingEndOfRib = null;
-  }
-
-  /** The peer's End-of-RIB of {@code f} while the speaker restarts (on the loop). */
-  void restartEndOfRib(Family f) {
-    java.util.Set<Family> awaiting = awaitingEndOfRib;
-    RestartingSpeaker restart = speaker.restart();
-    if (awaiting == null || !awaiting.contains(f) || restart == null) {
-      return;
-    }
-    java.util.Set<Family> left = new java.util.HashSet<>(awaiting);
-    left.remove(f);
-    awaitingEndOfRib = java.util.Set.copyOf(left);
-    if (left.isEmpty()) {
-      restart.check();
-    }
-  }
-
-  /**
-   * Whether the speaker's restart waits no longer for this peer: Established, and every End-of-RIB
-   * it was to send is in (any thread).
+   * Whether the speaker's restart waits no longer for this peer (RFC 4724 §4.1, {@link
+   * RestartSync}; any thread).
    */
   boolean restartSynced() {
-    java.util.Set<Family> awaiting = awaitingEndOfRib;
-    return state == State.ESTABLISHED && awaiting != null && awaiting.isEmpty();
+    return restartSync.synced();
   }
 
   /** An accepted TCP connection from this peer's address (called on any thread). */
@@ -448,7 +412,7 @@ public final class Peer {
             secondary.attach(ch, false);
             secondary.handle(new Event.TcpConnectionConfirmed());
           } else {
-            reject(ch);
+            Rejection.reject(this, ch);
           }
         });
   }
@@ -459,88 +423,6 @@ public final class Peer {
         && c.peer().config.gracefulRestart().helper()
         && c.negotiation != null
         && Connection.gracefulRestart(c.negotiation.received()) != null;
-  }
-
-  /**
-   * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
-   * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
-   * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
-   * all incoming BGP connections", or with a collision tracked already).
-   */
-  private void reject(Channel ch) {
-    State st = primary.session.state();
-    int subcode =
-        st == State.ESTABLISHED
-            ? Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION
-            : Iana.ErrorSubcode.CONNECTION_REJECTED;
-    int n = ++rejectedInARow;
-    Rejection.reject(
-        ch,
-        subcode,
-        sentNotification -> {
-          sent.getAndIncrement(Iana.MessageType.NOTIFICATION);
-          LOG.log(
-              oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
-              () ->
-                  "peer="
-                      + name()
-                      + " event=connection-rejected state="
-                      + st
-                      + " sent=\""
-                      + dev.sart.bgp.wire.ErrorNames.describe(
-                          sentNotification.code(), sentNotification.subcode())
-                      + "\" rejected-in-a-row="
-                      + n);
-        });
-  }
-
-  /**
-   * Whether the {@code n}th failure in a row is one too many to log at INFO: the first is logged
-   * with its reason, then the 2nd, 4th, 8th, ... (a falling rate), the others at FINE.
-   */
-  static boolean oftenRepeated(int n) {
-    return n > 1 && Integer.bitCount(n) != 1;
-  }
-
-  /**
-   * Our connect failed (refused, unreachable, timed out); on the loop, after the FSM went to
-   * Active. Logged the first time with the reason and when the next attempt is, then at a falling
-   * rate ({@link #oftenRepeated}); every attempt at FINE.
-   */
-  void connectFailed(String cause, Duration nextAttempt) {
-    int n = ++connectFailuresInARow;
-    lastError = "connect failed: " + cause;
-    LOG.log(
-        oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
-        () ->
-            "peer="
-                + name()
-                + " event=connect-failed cause=\""
-                + cause
-                + "\" failed-in-a-row="
-                + n
-                + " next-attempt-in="
-                + nextAttempt.toMillis()
-                + "ms"
-                + (n == 1 ? " (repeats are logged at the 2nd, 4th, 8th, ... failure)" : ""));
-  }
-
-  /**
-   * Whether a state change is part of a retry cycle already reported ({@link #connectFailed}): the
-   * moves between Idle, Connect and Active while connects keep failing.
-   */
-  boolean quietStateChange(State from, State to) {
-    return connectFailuresInARow > 0 && !sessionState(from) && !sessionState(to);
-  }
-
-  private static boolean sessionState(State s) {
-    return s == State.OPEN_SENT || s == State.OPEN_CONFIRM || s == State.ESTABLISHED;
-  }
-
-  /** The session came up: the failure counts start again. */
-  void resetFailureCounts() {
-    connectFailuresInARow = 0;
-    rejectedInARow = 0;
   }
 
   String name() {

@@ -330,4 +330,36 @@ class GracefulRestartTest {
     fib.join();
     assertTrue(clientsRouteInstalled());
   }
+
+  /**
+   * The helper's side (RFC 4724 §4.2) down to the kernel: FRR restarting with graceful restart
+   * (killed with SIGKILL) keeps its route in sart's kernel, through the FIB, until it is back; FRR
+   * started again without that route: its End-of-RIB removes it from sart's kernel.
+   */
+  @Test
+  void aRestartingFrrsRouteStaysInOurKernelUntilItsEndOfRib() throws Exception {
+    build(120);
+    startSart("sartd");
+    originate(ADDRESS);
+    frr.awaitRoute(ADDRESS + "/32");
+    fib.join();
+    await().atMost(Duration.ofSeconds(30)).until(this::clientsRouteInstalled);
+    for (ManagedProcess p : frr.processes()) {
+      ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    }
+    await("FRR's route kept in our kernel while FRR is away")
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(7))
+        .until(this::clientsRouteInstalled);
+    Frr again =
+        new Frr(
+                frr.node(),
+                RouterConfig.of(65000, "192.0.2.10").neighbor(Neighbor.of("192.0.2.1", 65001)))
+            .withGracefulRestart(120);
+    again.start();
+    again.awaitRoute(ADDRESS + "/32");
+    await("FRR's End-of-RIB: the route it did not send again leaves our kernel")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !clientsRouteInstalled());
+  }
 }

@@ -134,7 +134,7 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
     // the agent re-adds the Services' and blocks' paths and then says so (RFC 4724 §4.1)
-    bgpArgs.add("--await-local-paths");
+    bgpArgs.addAll(List.of("--graceful-restart", "--await-local-paths"));
     List<String> agentArgs =
         new ArrayList<>(
             List.of(

@@ -181,7 +181,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
     for (var entry : wanted.entrySet()) {
       var family = entry.getValue() instanceof Inet4Address ? Protocol.IPV4 : Protocol.IPV6;
-      if (!Targets.carried(service, peers, family)) {
+      boolean carried = Targets.carried(service, peers, family);
+      if (!carried) {
         uncarried.add(entry.getValue());
       }
       if (writer.settling(namespace + "/" + entry.getKey())) {
@@ -191,7 +192,10 @@ public final class AdvertisementReconciler implements AutoCloseable {
       var advert = existing.get(entry.getKey());
       if (advert == null) {
         writer.create(
-            key, advertisement(service, entry.getKey(), entry.getValue()), p -> next(p, targets));
+            key,
+            advertisement(service, entry.getKey(), entry.getValue()),
+            p -> next(p, targets),
+            !carried);
         continue;
       }
       if (advert.getMetadata().getDeletionTimestamp() != null) {

@@ -122,9 +122,16 @@ final class AdvertisementWriter implements AutoCloseable {
     return false;
   }
 
-  /** Creates {@code advert}, then writes its first peer map ({@code peers} of no entries). */
+  /**
+   * Creates {@code advert}, then writes its first peer map ({@code peers} of no entries); an empty
+   * one only when {@code writeEmpty} (no peer can carry it: {@code {}} says "decided, no peer", and
+   * the Service's condition says why), else the first map waits for a target (an endpoint).
+   */
   void create(
-      String service, BGPAdvertisement advert, UnaryOperator<Map<String, AdvertiseStatus>> peers) {
+      String service,
+      BGPAdvertisement advert,
+      UnaryOperator<Map<String, AdvertiseStatus>> peers,
+      boolean writeEmpty) {
     submit(
         service,
         key(advert),
@@ -153,8 +160,7 @@ final class AdvertisementWriter implements AutoCloseable {
               throw e;
             }
           }
-          // written even when empty: {} says "decided, no peer" (the Service's condition says why)
-          return writePeers(created, peers, created.getStatus() == null).object();
+          return writePeers(created, peers, writeEmpty && created.getStatus() == null).object();
         });
   }
 

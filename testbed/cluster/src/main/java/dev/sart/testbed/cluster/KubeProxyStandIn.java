@@ -106,22 +106,27 @@ public final class KubeProxyStandIn implements AutoCloseable {
                     (Service s) ->
                         s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()))
             .toList();
+    // this family's slices by namespace/service, looked up once per Service
+    Map<String, List<EndpointSlice>> byService = new HashMap<>();
+    for (EndpointSlice slice : slices.getStore().list()) {
+      var labels = slice.getMetadata().getLabels();
+      String name = labels == null ? null : labels.get("kubernetes.io/service-name");
+      if (name != null && (v6 ? "IPv6" : "IPv4").equals(slice.getAddressType())) {
+        byService
+            .computeIfAbsent(
+                slice.getMetadata().getNamespace() + "/" + name, k -> new ArrayList<>())
+            .add(slice);
+      }
+    }
     for (Service svc : sorted) {
       List<EndpointSlice> mine =
-          slices.getStore().list().stream()
-              .filter(
-                  s ->
-                      Objects.equals(
-                          s.getMetadata().getNamespace(), svc.getMetadata().getNamespace()))
-              .filter(
-                  s ->
-                      s.getMetadata().getLabels() != null
-                          && svc.getMetadata()
-                              .getName()
-                              .equals(
-                                  s.getMetadata().getLabels().get("kubernetes.io/service-name")))
-              .filter(s -> (v6 ? "IPv6" : "IPv4").equals(s.getAddressType()))
-              .toList();
+          byService.getOrDefault(
+              svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of());
+      if (mine.stream().allMatch(x -> x.getEndpoints() == null || x.getEndpoints().isEmpty())) {
+        // no endpoint anywhere: nothing to DNAT to (the address leads nowhere either way); a
+        // thousand such Services would otherwise make every table a thousand drop chains long
+        continue;
+      }
       boolean local = "Local".equals(svc.getSpec().getExternalTrafficPolicy());
       List<String> external = new ArrayList<>();
       if (svc.getStatus() != null

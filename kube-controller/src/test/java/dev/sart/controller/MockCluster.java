@@ -85,10 +85,11 @@ public final class MockCluster {
         .endSpec();
   }
 
+  /** A BGPPeer named {@code <node>-65000-<addr>} (an IPv6 address's colons as dashes). */
   public static BGPPeer peer(KubernetesClient client, String node, String addr, String... groups) {
     var peer =
         new BGPPeer(
-            node + "-65000-" + addr,
+            node + "-65000-" + addr.replace(':', '-'),
             new BGPPeerSpec(
                 65000L,
                 addr,

@@ -50,6 +50,7 @@ public final class ServiceReconciler implements AutoCloseable {
   private final Events events;
   private final Metrics metrics;
   private final Allocator allocator = new Allocator();
+  private final Decisions decisions = new Decisions();
   private final Loop loop;
 
   /** Status writes, sent off the reconciler's thread (one at a time per Service). */
@@ -167,6 +168,7 @@ public final class ServiceReconciler implements AutoCloseable {
     var service = informers.get(Service.class, key);
     if (service == null) {
       var released = allocator.releaseAll(key);
+      decisions.remove(key);
       lastError.remove(key);
       if (!released.isEmpty()) {
         LOG.info("released service=" + key + " addresses=" + text(released) + " reason=deleted");
@@ -175,6 +177,7 @@ public final class ServiceReconciler implements AutoCloseable {
       return null;
     }
     if (views.foreign(service)) {
+      decisions.remove(key);
       if (!allocator.releaseAll(key).isEmpty()) {
         poolCountsChanged();
       }
@@ -188,6 +191,8 @@ public final class ServiceReconciler implements AutoCloseable {
       return null;
     }
     var outcome = allocator.reconcile(view);
+    // published before the status PATCH: the Service's advertisements are made meanwhile
+    decisions.put(key, outcome.addresses());
     if (!outcome.allocated().isEmpty() || !outcome.released().isEmpty()) {
       poolCountsChanged();
     }
@@ -366,6 +371,11 @@ public final class ServiceReconciler implements AutoCloseable {
 
   private static String text(List<InetAddress> addresses) {
     return addresses.stream().map(Cidr::format).collect(Collectors.joining(","));
+  }
+
+  /** The addresses decided per Service, as soon as decided (before the status write). */
+  public Decisions decisions() {
+    return decisions;
   }
 
   /** For tests and the benchmark. */

@@ -57,7 +57,9 @@ class AnnouncementsTest {
     events = new Events(client);
     var metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events);
+    adverts =
+        new AdvertisementReconciler(
+            informers, Sart.LOAD_BALANCER_CLASS, metrics, events, services.decisions());
     informers.start();
     services.start();
     adverts.start();

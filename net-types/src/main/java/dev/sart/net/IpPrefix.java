@@ -69,7 +69,11 @@ public record IpPrefix(InetAddress address, int length) implements Comparable<Ip
     IpPrefix prefix = parseCidr(text);
     if (!prefix.address.equals(Ip.parse(text.substring(0, text.indexOf('/'))))) {
       throw new IllegalArgumentException(
-          "'" + text + "' must be a network address with no host bits set (" + prefix + ")");
+          "must be a network address with no host bits set ('"
+              + text
+              + "' has them; the network is "
+              + prefix
+              + ")");
     }
     return prefix;
   }

@@ -67,7 +67,8 @@ class IpPrefixTest {
     var e =
         assertThrows(IllegalArgumentException.class, () -> IpPrefix.parseNetwork("10.0.1.5/24"));
     assertEquals(
-        "'10.0.1.5/24' must be a network address with no host bits set (10.0.1.0/24)",
+        "must be a network address with no host bits set ('10.0.1.5/24' has them; the network is"
+            + " 10.0.1.0/24)",
         e.getMessage());
     assertEquals("10.0.1.0/24", IpPrefix.parseCidr("10.0.1.5/24").toString());
   }

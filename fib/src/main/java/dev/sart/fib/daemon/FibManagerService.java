@@ -1,6 +1,6 @@
 package dev.sart.fib.daemon;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.FibManagerApiGrpc;
 import dev.sart.proto.v1.GetChannelRequest;

@@ -1,5 +1,6 @@
 package dev.sart.fib.daemon;
 
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +10,7 @@ import java.util.Map;
  */
 interface Publisher extends AutoCloseable {
   /** Makes the sink hold exactly {@code selected} (at start-up, and again after errors). */
-  void reconcile(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected);
+  void reconcile(Map<IpPrefix, ChannelRoute> selected);
 
   /** Applies changes of the selection (after the first {@link #reconcile}). */
   void apply(List<ChannelRib.Change> changes);

@@ -165,7 +165,7 @@ class ExplainSpeakerTest {
         b.path("summary").asText().contains("export policy no-lb rejects it at statement 1"),
         b::toString);
     assertTrue(b.path("fix").asText().startsWith("change export policy no-lb"), b::toString);
-    assertTrue(frr.routes(dev.sart.testbed.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
+    assertTrue(frr.routes(dev.sart.net.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
     sample("explain-service-policy.txt", cluster.explain("service", "default/web").out());
   }
 

@@ -4,8 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.net.Ip;
-import dev.sart.net.IpPrefix;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.fib.netlink.Family;
@@ -14,6 +12,8 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;

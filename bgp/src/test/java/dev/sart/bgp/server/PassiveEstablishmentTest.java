@@ -18,14 +18,11 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import java.io.DataInputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -48,8 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and logged at a falling rate.
  */
 class PassiveEstablishmentTest {
-  private static final HexFormat HEX = HexFormat.of();
-  private static final String MARKER = "ffffffffffffffffffffffffffffffff";
+  private static final String MARKER = RawBgp.MARKER;
 
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
@@ -176,22 +172,8 @@ class PassiveEstablishmentTest {
         () -> {
           try (Socket s = new Socket(InetAddress.getByName("192.0.2.1"), 179)) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(HEX.parseHex(hex));
-            s.getOutputStream().flush();
-            List<String> got = new ArrayList<>();
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            while (true) {
-              byte[] header = new byte[19];
-              try {
-                in.readFully(header);
-              } catch (java.io.EOFException | java.net.SocketException e) {
-                return got;
-              }
-              int length = ((header[16] & 0xff) << 8) | (header[17] & 0xff);
-              byte[] m = Arrays.copyOf(header, length);
-              in.readFully(m, 19, length - 19);
-              got.add(m[18] == 1 ? "OPEN" : HEX.formatHex(m));
-            }
+            RawBgp.send(s, hex);
+            return RawBgp.readUntilClosed(s);
           }
         });
   }

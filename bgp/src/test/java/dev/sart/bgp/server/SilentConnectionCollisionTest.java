@@ -11,15 +11,12 @@ import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import java.io.DataInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,9 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * session instead of being refused until the 4-minute OpenSent hold timer.
  */
 class SilentConnectionCollisionTest {
-  private static final HexFormat HEX = HexFormat.of();
-  private static final String MARKER = "ffffffffffffffffffffffffffffffff";
-  private static final String KEEPALIVE = MARKER + "0013" + "04";
+  private static final String MARKER = RawBgp.MARKER;
+  private static final String KEEPALIVE = RawBgp.KEEPALIVE_HEX;
   private static final String COLLISION = MARKER + "0015" + "03" + "0607";
   // version 4, AS 65002, hold time 6 s, BGP Identifier 192.0.2.0 (lower than ours), no parameters
   private static final String OPEN =
@@ -147,35 +143,19 @@ class SilentConnectionCollisionTest {
     s.connect(new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 179), 5_000);
     sockets.add(s);
     s.setSoTimeout(10_000);
-    s.getOutputStream().write(HEX.parseHex(OPEN));
-    s.getOutputStream().flush();
-    List<String> got = new ArrayList<>();
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    while (true) {
-      byte[] header = new byte[19];
-      try {
-        in.readFully(header);
-      } catch (java.io.EOFException | java.net.SocketException e) {
-        return got;
-      }
-      int length = ((header[16] & 0xff) << 8) | (header[17] & 0xff);
-      byte[] m = Arrays.copyOf(header, length);
-      in.readFully(m, 19, length - 19);
-      String hex = HEX.formatHex(m);
-      got.add(m[18] == 1 ? "OPEN" : hex);
-      if (hex.equals(KEEPALIVE)) {
-        live = s;
-        peerSide.submit(
-            () -> {
-              while (!s.isClosed()) {
-                s.getOutputStream().write(HEX.parseHex(KEEPALIVE));
-                s.getOutputStream().flush();
-                Thread.sleep(1_000);
-              }
-              return null;
-            });
-        return got;
-      }
+    RawBgp.send(s, OPEN);
+    List<String> got = RawBgp.readUntil(s, KEEPALIVE::equals);
+    if (got.contains(KEEPALIVE)) {
+      live = s;
+      peerSide.submit(
+          () -> {
+            while (!s.isClosed()) {
+              RawBgp.send(s, KEEPALIVE);
+              Thread.sleep(1_000);
+            }
+            return null;
+          });
     }
+    return got;
   }
 }

@@ -18,10 +18,6 @@ import dev.sart.testbed.Topology;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,25 +34,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SpeakerCollisionTest {
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
-  private final List<String> log = new CopyOnWriteArrayList<>();
-  private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          log.add(r.getMessage());
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  @RegisterExtension final LogCapture peerLog = new LogCapture(Peer.class.getName());
 
   @AfterEach
   void stop() {
-    peerLog.removeHandler(capture);
     if (server != null) {
       server.close();
     }
@@ -65,7 +46,6 @@ class SpeakerCollisionTest {
   @ParameterizedTest(name = "our BGP Identifier {0}, FRR's 192.0.2.5")
   @ValueSource(strings = {"192.0.2.9", "192.0.2.1"})
   void exactlyOneSessionSurvivesOnBothSidesAndOnlyALoserIsNotified(String ourId) throws Exception {
-    peerLog.addHandler(capture);
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     Node peer = t.node("peer");
@@ -118,12 +98,13 @@ class SpeakerCollisionTest {
     assertTrue(
         flaps == 0
             || (flaps == 1
-                && log.stream()
+                && peerLog.messages().stream()
                     .anyMatch(m -> m.contains("from=ESTABLISHED event=TcpConnectionFails"))),
-        () -> "flaps=" + flaps + " " + log);
+        () -> "flaps=" + flaps + " " + peerLog.messages());
     assertTrue(
-        log.stream().noneMatch(m -> m.contains("notification-sent") && !m.contains("(6/7)")),
-        () -> "only the losing connection gets a NOTIFICATION from us: " + log);
+        peerLog.messages().stream()
+            .noneMatch(m -> m.contains("notification-sent") && !m.contains("(6/7)")),
+        () -> "only the losing connection gets a NOTIFICATION from us: " + peerLog.messages());
     List<String> conns =
         sart.exec("ss", "-Htn", "state", "established", "( sport = :179 or dport = :179 )")
             .lines()

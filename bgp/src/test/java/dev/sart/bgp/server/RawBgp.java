@@ -5,6 +5,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.function.Predicate;
 
 /**
@@ -29,6 +32,18 @@ final class RawBgp {
   static final String KEEPALIVE_HEX = MARKER + "0013" + "04";
 
   private RawBgp() {}
+
+  /** A listener on the BGP port of {@code address}, opened by a thread of the peer's namespace. */
+  static ServerSocket listen(ExecutorService peerSide, String address) throws Exception {
+    return peerSide
+        .submit(
+            () -> {
+              ServerSocket s = new ServerSocket();
+              s.bind(new InetSocketAddress(InetAddress.getByName(address), 179));
+              return s;
+            })
+        .get();
+  }
 
   /** One whole message, header included; fails at the end of the stream. */
   static byte[] read(Socket s) throws IOException {

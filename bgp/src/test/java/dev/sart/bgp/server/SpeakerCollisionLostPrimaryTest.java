@@ -20,7 +20,6 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -65,13 +64,7 @@ class SpeakerCollisionLostPrimaryTest {
     Node peer = t.node("peer");
     t.link(sart, peer).addresses("192.0.2.1/29", "192.0.2.2/29");
     peerSide = Executors.newSingleThreadExecutor(NamespaceThreads.factory(peer, "fake-peer"));
-    ServerSocket listener =
-        in(
-            () -> {
-              ServerSocket s = new ServerSocket();
-              s.bind(new InetSocketAddress(InetAddress.getByName("192.0.2.2"), 179));
-              return s;
-            });
+    ServerSocket listener = RawBgp.listen(peerSide, "192.0.2.2");
     listener.setSoTimeout(20_000);
     server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
     server.setLocalAs(65001);

@@ -1,8 +1,8 @@
 package dev.sart.agent.chain;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;

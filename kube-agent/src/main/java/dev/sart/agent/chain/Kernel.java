@@ -3,7 +3,6 @@ package dev.sart.agent.chain;
 import dev.sart.fib.netlink.Address;
 import dev.sart.fib.netlink.Errno;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
@@ -11,6 +10,7 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Scope;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -119,7 +119,7 @@ final class Kernel {
               gw, index, 1, Set.of(dev.sart.fib.netlink.NextHopFlag.ONLINK)));
     } else {
       b.dev(index);
-      if (dst.family() == Family.INET) {
+      if (Family.of(dst) == Family.INET) {
         b.scope(Scope.LINK);
       }
     }

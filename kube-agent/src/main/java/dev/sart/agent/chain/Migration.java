@@ -1,13 +1,13 @@
 package dev.sart.agent.chain;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rtnl;
 import dev.sart.fib.netlink.Rule;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,7 +2,6 @@ package dev.sart.agent.chain;
 
 import dev.sart.fib.netlink.Address;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.MacAddress;
 import dev.sart.fib.netlink.Netlink;
@@ -11,6 +10,7 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Scope;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -176,7 +176,7 @@ final class Router {
         }
       }
       for (IpPrefix subnet : c.hijacked()) {
-        Family f = subnet.family();
+        Family f = Family.of(subnet);
         if (src.containsKey(f)) {
           Route r = Kernel.route(subnet, p.overlay().index(), overlayGw.get(f), src.get(f)).build();
           pod.routes().replace(r);
@@ -215,8 +215,8 @@ final class Router {
     }
   }
 
-  private static final InetAddress ANY4 = dev.sart.fib.netlink.Ip.parse("0.0.0.0");
-  private static final InetAddress ANY6 = dev.sart.fib.netlink.Ip.parse("::");
+  private static final InetAddress ANY4 = dev.sart.net.Ip.parse("0.0.0.0");
+  private static final InetAddress ANY6 = dev.sart.net.Ip.parse("::");
 
   /**
    * DEL: our routes go on both sides and eth0's routes return to the main table; what is gone
@@ -297,7 +297,7 @@ final class Router {
         }
       }
       for (IpPrefix subnet : c.hijacked()) {
-        if (src.containsKey(subnet.family())
+        if (src.containsKey(Family.of(subnet))
             && !Kernel.hasRoute(main, subnet, p.overlay().index())) {
           throw ChainException.mismatch(
               "no route to " + subnet + " dev " + c.overlayInterface() + " in the pod");

@@ -1,7 +1,6 @@
 package dev.sart.agent.chain;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.MacAddress;
 import dev.sart.fib.netlink.Neighbor;
@@ -10,6 +9,7 @@ import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.Route;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -186,18 +186,18 @@ final class Veth {
     }
     for (IpPrefix subnet : c.hijacked()) {
       Optional<PrevResult.IpConfig> src =
-          ips.stream().filter(ip -> ip.family() == subnet.family()).findFirst();
+          ips.stream().filter(ip -> ip.family() == Family.of(subnet)).findFirst();
       if (src.isEmpty()) {
         continue; // a dual-stack configuration on a single-stack pod
       }
       InetAddress gw =
-          Kernel.first(hostIps, subnet.family())
+          Kernel.first(hostIps, Family.of(subnet))
               .orElseThrow(
                   () ->
                       new ChainException(
                           ChainException.INVALID_NETWORK_CONFIG,
                           "the node has no "
-                              + subnet.family()
+                              + Family.of(subnet)
                               + " address to route "
                               + subnet
                               + " through",
@@ -315,7 +315,7 @@ final class Veth {
       }
     }
     for (IpPrefix subnet : c.hijacked()) {
-      if (families.contains(subnet.family())
+      if (families.contains(Family.of(subnet))
           && !Kernel.hasRoute(podMain, subnet, podLink.index())) {
         throw ChainException.mismatch("no route to " + subnet + " dev " + POD_VETH + " in the pod");
       }

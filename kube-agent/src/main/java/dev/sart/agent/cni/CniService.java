@@ -5,7 +5,7 @@ import dev.sart.agent.ipam.Allocation;
 import dev.sart.agent.ipam.Attachment;
 import dev.sart.agent.ipam.Ipam;
 import dev.sart.agent.ipam.IpamException;
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.List;

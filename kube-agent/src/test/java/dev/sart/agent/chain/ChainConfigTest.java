@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

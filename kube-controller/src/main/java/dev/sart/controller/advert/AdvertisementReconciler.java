@@ -12,9 +12,9 @@ import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -170,7 +170,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
    * dashes.
    */
   public static String name(String service, InetAddress address) {
-    return service + "-" + Cidr.format(address).replace('.', '-').replace(':', '-');
+    return service + "-" + Ip.format(address).replace('.', '-').replace(':', '-');
   }
 
   private Duration reconcile(String key) {
@@ -319,7 +319,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
             service.getMetadata().getNamespace(),
             name,
             new BGPAdvertisementSpec(
-                Cidr.format(address) + (v4 ? "/32" : "/128"),
+                Ip.format(address) + (v4 ? "/32" : "/128"),
                 AddressType.SERVICE,
                 v4 ? Protocol.IPV4 : Protocol.IPV6,
                 attrs));

@@ -135,7 +135,7 @@ final class Announcements {
         announced,
         nodes.size(),
         established,
-        uncarried.stream().map(dev.sart.crds.Cidr::format).toList());
+        uncarried.stream().map(dev.sart.net.Ip::format).toList());
   }
 
   private static boolean isEstablished(BGPPeer p) {

@@ -10,7 +10,7 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.Cidr;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -325,7 +325,7 @@ public final class ServiceReconciler implements AutoCloseable {
       Runnable announce) {
     var ingress =
         addresses.stream()
-            .map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}")
+            .map(a -> "{\"ip\":\"" + Ip.format(a) + "\"}")
             .collect(Collectors.joining(","));
     var loadBalancer = "{\"ingress\":[" + ingress + "]}";
     // RFC 6902 JSON Patch: "add" replaces an existing member, and the list is replaced as a whole
@@ -370,7 +370,7 @@ public final class ServiceReconciler implements AutoCloseable {
   }
 
   private static String text(List<InetAddress> addresses) {
-    return addresses.stream().map(Cidr::format).collect(Collectors.joining(","));
+    return addresses.stream().map(Ip::format).collect(Collectors.joining(","));
   }
 
   /** The addresses decided per Service, as soon as decided (before the status write). */

@@ -20,6 +20,7 @@ import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.BGPPeerStatus;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -151,8 +152,7 @@ class AnnouncementsTest {
     client.resource(lbService("test", "web", Map.of()).build()).create();
     await().ignoreExceptions().atMost(WAIT).until(() -> !ingress(client, "test", "web").isEmpty());
     String advert =
-        AdvertisementReconciler.name(
-            "web", dev.sart.crds.Cidr.parseAddress(ingress(client, "test", "web").getFirst()));
+        AdvertisementReconciler.name("web", Ip.parse(ingress(client, "test", "web").getFirst()));
     awaitCondition(
         "False",
         "NoTargets",

@@ -31,7 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The figures of issue 20 over the cluster on one machine (testbed/cluster/README.md "Figures"):
+ * The benchmark figures of the cluster on one machine (testbed/cluster/README.md "Figures"):
  *
  * <ol>
  *   <li>Service create → address in its status → route in both ToRs' kernels, with {@code

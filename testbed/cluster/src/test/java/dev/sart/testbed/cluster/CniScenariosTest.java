@@ -10,8 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.crds.AddressBlock;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -481,7 +482,7 @@ class CniScenariosTest {
   static AddressBlock blockOf(String ip) {
     return client.resources(AddressBlock.class).list().getItems().stream()
         .filter(b -> b.getSpec().type() == AddressType.POD)
-        .filter(b -> Cidr.parse(b.getSpec().cidr()).contains(Cidr.parseAddress(ip)))
+        .filter(b -> IpPrefix.parseCidr(b.getSpec().cidr()).contains(Ip.parse(ip)))
         .findFirst()
         .orElse(null);
   }

@@ -5,15 +5,15 @@
 # with another class path or JDK, ignores it). The class path is the one bin/sartd uses: the cache
 # holds classes from jars only, and a jar rebuilt since (another modification time) makes the JVM
 # ignore the cache until this runs again. Arguments: JAVA_HOME, sartd's jar, the class path file,
-# jvm.options, the cache to write. SART_AOT_ROUTES: the routes of the training session.
+# jvm.options, the cache to write.
+
 set -eu
 java_home=$1 jar=$2 cp_file=$3 options=$4 aot=$5
 log="$aot.log"
 rm -f "$aot"
 # shellcheck disable=SC2046
 if ! "$java_home/bin/java" $(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$options") \
-  -XX:AOTCacheOutput="$aot" -cp "$jar:$(cat "$cp_file")" dev.sart.sartd.Training "${SART_AOT_ROUTES:-20000}" \
-  >"$log" 2>&1; then
+  -XX:AOTCacheOutput="$aot" -cp "$jar:$(cat "$cp_file")" dev.sart.sartd.Training >"$log" 2>&1; then
   cat "$log" >&2
   echo "aot.sh: the training run failed (log: $log)" >&2
   exit 1

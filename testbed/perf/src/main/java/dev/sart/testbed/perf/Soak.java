@@ -47,12 +47,13 @@ import java.util.regex.Pattern;
  * agent, and each time BIRD must receive the /128 and lose it.
  *
  * <p>After the first cycle and every {@code --every} cycles, with the table loaded, a sample: the
- * heap after a full collection ({@code GC.run} then {@code GC.heap_info} over the JDK's attach
- * API), RSS, threads, file descriptors and sockets. The sample after {@code --every} cycles is the
- * baseline; at the end the last sample of each phase must be within 5 % of it for the heap and RSS,
- * with no more threads, descriptors or sockets than {@code --slack} over it, and nothing stale:
- * with the peer disabled, no route learned from it in the RIB or the kernel, and no advertisement
- * left at the peer. Prints the curve and writes {@code soak.md}; exit code 1 when a check fails.
+ * heap after a full collection ({@code GC.run}, {@code System.trim_native_heap}, then {@code
+ * GC.heap_info} over the JDK's attach API), RSS, threads, file descriptors and sockets. The sample
+ * after {@code --every} cycles is the baseline; at the end the last sample of each phase must be
+ * within 5 % of it for the heap and RSS, with no more threads, descriptors or sockets than {@code
+ * --slack} over it, and nothing stale: with the peer disabled, no route learned from it in the RIB
+ * or the kernel, and no advertisement left at the peer. Prints the curve and writes {@code
+ * soak.md}; exit code 1 when a check fails.
  *
  * <pre>
  * soak [--resets 1000] [--routes 100000] [--services 1000] [--every 50] [--slack 2]
@@ -388,7 +389,10 @@ public final class Soak {
     return new Sample(phase, cycle, heap, s.rssBytes(), threads, fds, sockets);
   }
 
-  /** A full collection in sartd, then its heap's used bytes (the JDK's attach API, as jcmd). */
+  /**
+   * A full collection in sartd and its native heap trimmed, then its heap's used bytes (the JDK's
+   * attach API, as jcmd does).
+   */
   static long heapAfterGc(long pid) throws Exception {
     var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
     try {
@@ -397,8 +401,13 @@ public final class Soak {
       var jcmd =
           Class.forName("sun.tools.attach.HotSpotVirtualMachine")
               .getMethod("executeJCmd", String.class);
-      try (var in = (java.io.InputStream) jcmd.invoke(vm, "GC.run")) {
-        in.readAllBytes();
+      // the full collection, then glibc's free lists handed back (as the JVM does every 5 s on
+      // its own, -XX:TrimNativeHeapInterval): the RSS read next does not depend on when the last
+      // trim happened or on a compilation's arenas
+      for (String command : List.of("GC.run", "System.trim_native_heap")) {
+        try (var in = (java.io.InputStream) jcmd.invoke(vm, command)) {
+          in.readAllBytes();
+        }
       }
       String info;
       try (var in = (java.io.InputStream) jcmd.invoke(vm, "GC.heap_info")) {

@@ -109,6 +109,15 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       defaultValue = "30")
   int resync;
 
+  @Option(
+      names = "--warmup",
+      paramLabel = "ROUTES",
+      description =
+          "the speaker's warm-up before it listens (sartd bgp --warmup); default ${DEFAULT-VALUE}:"
+              + " a node's speaker serves at once, its start costs no warm-up CPU or heap",
+      defaultValue = "${sys:sart.bgp.warmup:-0}")
+  int warmup;
+
   @Mixin LogOptions log;
 
   /**
@@ -136,7 +145,16 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     List<String> bgpArgs =
         new ArrayList<>(
             List.of(
-                "--api", api, "--port", Integer.toString(port), "-l", log.level, "-d", log.format));
+                "--api",
+                api,
+                "--port",
+                Integer.toString(port),
+                "--warmup",
+                Integer.toString(warmup),
+                "-l",
+                log.level,
+                "-d",
+                log.format));
     if (file != null) {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }

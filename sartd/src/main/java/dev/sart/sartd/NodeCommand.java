@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +22,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Run the BGP speaker and the node agent together")
 final class NodeCommand implements java.util.concurrent.Callable<Integer> {
-  private static final Logger LOG = Logger.getLogger(NodeCommand.class.getName());
 
   @Option(
       names = {"-f", "--file"},
@@ -198,19 +195,8 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     bgp.parseArgs(bgpArgs.toArray(String[]::new));
     CommandLine agent = new CommandLine(new AgentCommand());
     agent.parseArgs(agentArgs.toArray(String[]::new));
-    Thread speaker =
-        Thread.ofPlatform()
-            .name("sartd-bgp")
-            .start(
-                () -> {
-                  try {
-                    ((BgpCommand) bgp.getCommand()).call();
-                  } catch (Exception e) {
-                    LOG.log(
-                        Level.SEVERE, "event=speaker-failed reason=\"" + e.getMessage() + "\"", e);
-                    System.exit(1);
-                  }
-                });
+    Parts parts = Parts.ofProcess();
+    Thread speaker = parts.start("bgp", ((BgpCommand) bgp.getCommand())::call);
     if (!noFib) {
       FibConfig fc =
           fibConfig != null
@@ -219,21 +205,16 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       FibCommand fibCommand = new FibCommand();
       fibCommand.metrics = fibMetrics;
       // the FIB's subscriber retries until the speaker's API answers
-      Thread.ofPlatform()
-          .name("sartd-fib")
-          .start(
-              () -> {
-                try {
-                  fibCommand.run(fc);
-                } catch (Exception e) {
-                  LOG.log(Level.SEVERE, "event=fib-failed reason=\"" + e.getMessage() + "\"", e);
-                  System.exit(1);
-                }
-              });
+      parts.start(
+          "fib",
+          () -> {
+            fibCommand.run(fc);
+            return null;
+          });
     }
     // the agent retries until the speaker's API answers
-    int rc = ((AgentCommand) agent.getCommand()).call();
+    Integer rc = parts.run("agent", ((AgentCommand) agent.getCommand())::call);
     speaker.join();
-    return rc;
+    return rc == null ? 1 : rc;
   }
 }

@@ -27,7 +27,6 @@ import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.crds.testing.RbacAudit;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -88,31 +87,15 @@ class RbacTest {
     server.destroy();
   }
 
-  private void node(String name, String ip, Map<String, String> labels) {
-    client
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewStatus()
-                .addNewAddress()
-                .withType("InternalIP")
-                .withAddress(ip)
-                .endAddress()
-                .endStatus()
-                .build())
-        .create();
-  }
-
   /**
    * Every reconciler's creates, status writes, finalizer edits and deletes, as users and agents
    * cause them.
    */
   private void exercise() {
-    node("node1", "169.254.1.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    node("node2", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
+    MockCluster.node(
+        client, "node1", "169.254.1.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
+    MockCluster.node(
+        client, "node2", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
     client
         .resource(
             new BGPPeerTemplate(

@@ -241,7 +241,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
     }
     report(service, key, problems);
     if (announcements != null && service != null && !addresses.isEmpty()) {
-      announcements.observe(
+      // a condition not yet in the cache is looked at again (and written again if it was lost)
+      return announcements.observe(
           service,
           Announcements.of(
               existing.values().stream()

@@ -201,12 +201,14 @@ public final class AdvertisementReconciler implements AutoCloseable {
       if (!carried) {
         uncarried.add(entry.getValue());
       }
-      if (writer.settling(namespace + "/" + entry.getKey())) {
-        continue; // a write of ours is on its way (or its result not yet in the cache)
-      }
+      // the annotation problems of every address, also of one whose write is settling (or the
+      // problem would seem gone and be reported again on the next pass)
       var attributes = PathAttributes.of(service, entry.getValue(), pools);
       attributes.problems().stream().filter(p -> !problems.contains(p)).forEach(problems::add);
       var attrs = attributes.attrs().toAttrs();
+      if (writer.settling(namespace + "/" + entry.getKey())) {
+        continue; // a write of ours is on its way (or its result not yet in the cache)
+      }
       var targets = Targets.of(service, slices, peers, family);
       var advert = existing.get(entry.getKey());
       if (advert == null) {
@@ -239,7 +241,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
     }
     report(service, key, problems);
     if (announcements != null && service != null && !addresses.isEmpty()) {
-      announcements.observe(
+      // a condition not yet in the cache is looked at again (and written again if it was lost)
+      return announcements.observe(
           service,
           Announcements.of(
               existing.values().stream()

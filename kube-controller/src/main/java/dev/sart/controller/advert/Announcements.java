@@ -31,11 +31,16 @@ import java.util.logging.Logger;
  * NotAnnounced}). The condition is the memory: a restarted controller repeats no Event. Decided on
  * the advertisement reconciler's thread; the PATCH goes out through {@link Writes} (one at a time
  * per Service), and what was last sent is remembered until the informer has it, so that a stale
- * cache repeats neither the write nor the Events.
+ * cache repeats neither the write nor the Events. The memory is not trusted for ever: a condition
+ * the cached Service still does not show {@link #SETTLE} after it was sent (another writer replaced
+ * {@code status}, or the write was lost) is written again, without its Events.
  */
 final class Announcements {
   private static final Logger LOG = Logger.getLogger(Announcements.class.getName());
   static final String TYPE = "sart.terassyi.net/Announced";
+
+  /** How long a sent condition may take to show in the cache before it is written again. */
+  static final java.time.Duration SETTLE = java.time.Duration.ofSeconds(5);
 
   /** The announcement of a Service's addresses, from its advertisements and the BGPPeers. */
   record State(
@@ -147,12 +152,22 @@ final class Announcements {
   private final Events events;
   private final Writes writes = new Writes("service-announced", 4);
 
+  /** A condition sent, and when ({@link System#nanoTime()}). */
+  private record Sent(State state, long at) {}
+
   /** Per Service: the condition last sent, until the cached Service shows it. */
-  private final Map<String, State> sent = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Sent> sent = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private final long settleNanos;
 
   Announcements(KubernetesClient client, Events events) {
+    this(client, events, SETTLE);
+  }
+
+  Announcements(KubernetesClient client, Events events, java.time.Duration settle) {
     this.client = client;
     this.events = events;
+    this.settleNanos = settle.toNanos();
   }
 
   private static boolean says(Condition c, State s) {
@@ -167,18 +182,38 @@ final class Announcements {
     sent.remove(key);
   }
 
-  /** Writes the condition and posts the Events when {@code now} differs from what it says. */
-  void observe(Service service, State now) {
+  /**
+   * Writes the condition and posts the Events when {@code now} differs from what it says.
+   *
+   * @return when to look at the Service again while a sent condition is not in the cache yet (it is
+   *     written again then if it still is not), else {@code null}
+   */
+  java.time.Duration observe(Service service, State now) {
     var key = dev.sart.controller.lb.ServiceViews.key(service);
     Condition before = condition(service);
     if (says(before, now)) {
       sent.remove(key);
-      return;
+      return null;
     }
-    if (now.equals(sent.get(key))) {
-      return; // sent already; the cache has not caught up
+    var last = sent.get(key);
+    long at = System.nanoTime();
+    if (last != null && now.equals(last.state())) {
+      long age = at - last.at();
+      if (age < settleNanos) {
+        return java.time.Duration.ofNanos(settleNanos - age); // sent; the cache has not caught up
+      }
+      // sent long ago and still not in the cache: overwritten or lost; the Events went out then
+      LOG.fine(() -> "announced condition written again service=" + key);
+    } else {
+      events(service, before, now);
     }
-    sent.put(key, now);
+    var mark = new Sent(now, at);
+    sent.put(key, mark);
+    write(key, service, before, now, mark);
+    return java.time.Duration.ofNanos(settleNanos);
+  }
+
+  private void events(Service service, Condition before, State now) {
     boolean wasTrue = before != null && "True".equals(before.getStatus());
     if (!wasTrue && now.announced() > 0) {
       events.normal(service, "Announced", now.message());
@@ -189,6 +224,9 @@ final class Announcements {
         && (before == null || !now.reason().equals(before.getReason()))) {
       events.warning(service, "NotAnnounced", now.message());
     }
+  }
+
+  private void write(String key, Service service, Condition before, State now, Sent mark) {
     String since =
         before != null && now.status().equals(before.getStatus())
             ? before.getLastTransitionTime()
@@ -226,7 +264,7 @@ final class Announcements {
                             Map.of(
                                 "op", "add", "path", "/status/conditions", "value", conditions))));
           } catch (KubernetesClientException e) {
-            sent.remove(key, now); // not written: decided again at the Service's next event
+            sent.remove(key, mark); // not written: decided again at the Service's next event
             LOG.fine(() -> "announced condition not written: " + e.getMessage());
           }
         });

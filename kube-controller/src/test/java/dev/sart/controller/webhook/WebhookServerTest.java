@@ -12,7 +12,6 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,10 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.Base64;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,21 +53,8 @@ class WebhookServerTest {
                 "default-pod-pool", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, true)))
         .create();
     client.resource(MockCluster.peerSpec("sart-worker", "9.9.9.9")).create();
-    webhooks =
-        new WebhookServer(
-            new InetSocketAddress("127.0.0.1", 0),
-            Certs.serverContext(certs),
-            new Admission(client));
-    webhooks.start();
-    var trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry(
-        "ca", Certs.certificates(Files.readString(certs.resolve("tls.crt"))).getFirst());
-    var factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trust);
-    var tls = SSLContext.getInstance("TLS");
-    tls.init(null, factory.getTrustManagers(), null);
-    https = HttpClient.newBuilder().sslContext(tls).build();
+    webhooks = WebhookHttps.start(certs, client);
+    https = WebhookHttps.trusting(certs);
   }
 
   @AfterAll

@@ -6,15 +6,22 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
 
 /**
- * {@code cidr}: the range; {@code type}: service or pod; {@code allocType}: only {@code bit};
- * {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the pool's
- * own prefix length; a service pool is one block); {@code autoAssign}: the pool used when a Service
- * or Pod names none (at most one per type, checked by the admission webhook).
+ * {@code cidr}: the range; {@code type}: service, pod or egress; {@code allocType}: only {@code
+ * bit}; {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the
+ * pool's own prefix length; a service pool is one block); {@code autoAssign}: the pool used when a
+ * Service or Pod names none (at most one per type, checked by the admission webhook).
  *
  * <p>{@code allowFirstLast} is ours: by default the network and broadcast addresses of an IPv4
  * service pool are never handed out (sart handed out the network address).
+ *
+ * <p>{@code allowedNamespaces} is ours, for {@code type: egress} only: the namespaces whose
+ * Egresses may claim a static source address from the pool. The pool is cluster-scoped, so only
+ * whoever may write AddressPools (the cluster admin) binds a pool to a namespace; an Egress in any
+ * other namespace is refused an address (KEP-0275's security risk: users never pick an address an
+ * admin did not give them).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -35,6 +42,10 @@ import io.fabric8.generator.annotation.ValidationRule;
         "has(self.blockSize) == has(oldSelf.blockSize) && (!has(self.blockSize) || self.blockSize == oldSelf.blockSize)",
     message = "blockSize is immutable",
     fieldPath = ".blockSize")
+@ValidationRule(
+    value = "!has(self.allowedNamespaces) || self.type == 'egress'",
+    message = "allowedNamespaces is only for pools of type egress",
+    fieldPath = ".allowedNamespaces")
 public record AddressPoolSpec(
     @ValidationRule(
             value = "isCIDR(self)",
@@ -51,10 +62,35 @@ public record AddressPoolSpec(
     AllocType allocType,
     @Min(0) @Max(128) Integer blockSize,
     Boolean autoAssign,
-    Boolean allowFirstLast) {
+    Boolean allowFirstLast,
+    @Size(max = Limits.POOL_NAMESPACES)
+        List<@Size(max = Limits.LABEL_VALUE) String> allowedNamespaces) {
 
   public AddressPoolSpec(String cidr, AddressType type, Integer blockSize, Boolean autoAssign) {
-    this(cidr, type, AllocType.BIT, blockSize, autoAssign, null);
+    this(cidr, type, AllocType.BIT, blockSize, autoAssign, null, null);
+  }
+
+  public AddressPoolSpec(
+      String cidr,
+      AddressType type,
+      AllocType allocType,
+      Integer blockSize,
+      Boolean autoAssign,
+      Boolean allowFirstLast) {
+    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null);
+  }
+
+  /** An egress pool bound to {@code namespaces}. */
+  public static AddressPoolSpec egress(String cidr, List<String> namespaces) {
+    return new AddressPoolSpec(
+        cidr, AddressType.EGRESS, AllocType.BIT, null, false, null, List.copyOf(namespaces));
+  }
+
+  /** Whether an Egress in {@code namespace} may claim from this pool (egress pools only). */
+  public boolean allowsNamespace(String namespace) {
+    return type == AddressType.EGRESS
+        && allowedNamespaces != null
+        && allowedNamespaces.contains(namespace);
   }
 
   /**

@@ -37,4 +37,13 @@ public final class Limits {
 
   /** Attributes of an advertisement (unused by sart). */
   public static final long ATTRS = 32;
+
+  /** Destinations of one Egress (coil sets no bound; routes per client pod grow with it). */
+  public static final long EGRESS_DESTINATIONS = 128;
+
+  /** Reverse-path ports of one Egress's static address. */
+  public static final long EGRESS_PORTS = 64;
+
+  /** Namespaces an egress pool is bound to. */
+  public static final long POOL_NAMESPACES = 256;
 }

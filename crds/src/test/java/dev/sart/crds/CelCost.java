@@ -200,13 +200,14 @@ final class CelCost {
 
   /**
    * A recursive-descent parser of the CEL subset sart's rules use, computing the cost while it
-   * parses. Anything else (macros, indexing, unknown functions) throws.
+   * parses. Anything else (other macros, indexing, unknown functions) throws.
    */
   private static final class Parser {
     private final String src;
     private final JsonNode self;
     private final String selfPath;
     private final Set<String> reads;
+    private final Map<String, Type> variables = new java.util.HashMap<>();
     private int pos;
 
     Parser(String src, JsonNode self, String selfPath, Set<String> reads) {
@@ -303,7 +304,9 @@ final class CelCost {
     private Value member(Value v) {
       while (eat(".")) {
         var name = ident();
-        if (eat("(")) {
+        if ((name.equals("all") || name.equals("exists")) && eat("(")) {
+          v = macro(v, name);
+        } else if (eat("(")) {
           var args = args();
           v = memberCall(v, name, args);
         } else {
@@ -362,9 +365,27 @@ final class CelCost {
           if (eat("(")) {
             return globalCall(name, args());
           }
+          if (variables.containsKey(name)) {
+            return new Value(1, variables.get(name));
+          }
           throw error("unknown identifier " + name);
         }
       }
+    }
+
+    /** {@code list.all(x, body)}: the list, then per item the body and the loop's own 2. */
+    private Value macro(Value list, String name) {
+      if (list.type.kind != Kind.LIST || list.type.schema == null) {
+        throw error(name + " over " + list.type.kind);
+      }
+      var variable = ident();
+      expect(",");
+      variables.put(variable, typeOf(list.type.schema.get("items"), list.type.path + "[*]"));
+      var body = ternary();
+      variables.remove(variable);
+      expect(")");
+      long items = size(list.type);
+      return new Value(list.cost + 1 + multiply(items, body.cost + 2), bool());
     }
 
     /** has(a.b.c): the cost of a.b (the presence test itself is free in Kubernetes). */

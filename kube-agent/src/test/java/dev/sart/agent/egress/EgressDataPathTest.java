@@ -1,5 +1,6 @@
 package dev.sart.agent.egress;
 
+import static dev.sart.agent.egress.EgressTopology.*;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,30 +36,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EgressDataPathTest {
   @RegisterExtension final Testbed testbed = new Testbed();
 
-  static final String NODE_ADDRESS = "203.0.113.1";
-  static final String CLIENT = "203.0.113.10";
-  static final String PLAIN = "203.0.113.11";
-  static final String GW1 = "203.0.113.20";
-  static final String GW2 = "203.0.113.21";
-  static final String WEB = "203.0.113.30";
-  static final String STATIC = "203.0.113.200";
-  static final String EGRESS_CLUSTER_IP = "192.0.2.100";
-  static final String WEB_CLUSTER_IP = "192.0.2.101";
-  static final String SERVER = "198.51.100.130"; // in the Egress's destinations
-  static final String OTHER = "198.51.100.10"; // not in them
-  static final IpPrefix DESTINATIONS = IpPrefix.parse("198.51.100.128/25");
-  static final String UPLINK = "eth1";
-  static final int PORT = 7000;
-
   private Topology t;
+  private EgressTopology x;
   private Node node;
   private Node client;
   private Node plain;
   private Node gw1;
   private Node gw2;
-  private Node web;
   private Node server;
-  private Node other;
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final java.util.Map<Node, List<AutoCloseable>> handles = new java.util.HashMap<>();
   private final int vni = EgressIds.vni("internet-egress", "nat");
@@ -66,18 +51,14 @@ class EgressDataPathTest {
   @BeforeEach
   void topology() {
     t = testbed.topology();
-    node = t.node("node");
-    node.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
-    client = pod("client", CLIENT);
-    plain = pod("plain", PLAIN);
-    gw1 = pod("gw1", GW1);
-    gw2 = pod("gw2", GW2);
-    web = pod("web", WEB);
-    server = external("server", SERVER, "198.51.100.129", 25);
-    other = external("other", OTHER, "198.51.100.1", 25);
-    closing.add(new EchoServer(server.netns(), SERVER, PORT));
-    closing.add(new EchoServer(other.netns(), OTHER, PORT));
-    closing.add(new EchoServer(web.netns(), WEB, 8080));
+    x = new EgressTopology(t);
+    closing.add(x);
+    node = x.node;
+    client = x.client;
+    plain = x.plain;
+    gw1 = x.gw1;
+    gw2 = x.gw2;
+    server = x.server;
   }
 
   @AfterEach
@@ -87,67 +68,8 @@ class EgressDataPathTest {
     }
   }
 
-  /** A pod: its /32 on eth1, the node's address as its gateway (sart's CNI). */
-  private Node pod(String name, String address) {
-    var pod = t.node(name);
-    var link = t.link(node, pod);
-    node.exec("ip", "address", "add", NODE_ADDRESS + "/32", "dev", link.aName());
-    node.exec("ip", "route", "add", address + "/32", "dev", link.aName());
-    pod.exec("ip", "address", "add", address + "/32", "dev", link.bName());
-    pod.exec("ip", "route", "add", NODE_ADDRESS, "dev", link.bName(), "scope", "link");
-    pod.exec("ip", "route", "add", "default", "via", NODE_ADDRESS);
-    return pod;
-  }
-
-  private Node external(String name, String address, String gateway, int length) {
-    var n = t.node(name);
-    var link = t.link(node, n);
-    node.exec("ip", "address", "add", gateway + "/" + length, "dev", link.aName());
-    n.exec("ip", "address", "add", address + "/" + length, "dev", link.bName());
-    n.exec("ip", "route", "add", "default", "via", gateway);
-    return n;
-  }
-
-  /** kube-proxy's part: the egress Service's ClusterIP to one or more gateways, the web Service. */
   private void kubeProxy(String... gateways) {
-    var map = new StringBuilder();
-    for (int i = 0; i < gateways.length; i++) {
-      map.append(i == 0 ? "" : ", ").append(i).append(" : ").append(gateways[i]);
-    }
-    var rules =
-        "add table ip kp\ndelete table ip kp\ntable ip kp {\n"
-            + " chain pre { type nat hook prerouting priority dstnat;\n"
-            + "  ip daddr "
-            + EGRESS_CLUSTER_IP
-            + " udp dport 4789 dnat to numgen random mod "
-            + gateways.length
-            + " map { "
-            + map
-            + " }\n"
-            + "  ip daddr "
-            + WEB_CLUSTER_IP
-            + " tcp dport 80 dnat to "
-            + WEB
-            + ":8080\n }\n}\n";
-    nft(node, rules);
-  }
-
-  private static void nft(Node n, String rules) {
-    try {
-      var p =
-          new ProcessBuilder(n.inNetns(List.of("nft", "-f", "-")))
-              .redirectErrorStream(true)
-              .start();
-      try (var in = p.getOutputStream()) {
-        in.write(rules.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      }
-      var out = new String(p.getInputStream().readAllBytes());
-      assertEquals(0, p.waitFor(), "nft: " + out + "\n" + rules);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      throw new IllegalStateException(e);
-    }
+    x.kubeProxy(gateways);
   }
 
   /** The agent's part on the holder's node: the static address routed to the holder. */

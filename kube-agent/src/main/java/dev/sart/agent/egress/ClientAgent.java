@@ -94,6 +94,11 @@ public final class ClientAgent implements AutoCloseable {
     passes.request();
   }
 
+  /** Whether every informer has its watch open (for tests). */
+  public boolean watching() {
+    return pods.isWatching() && egresses.isWatching() && services.isWatching();
+  }
+
   private void pass() {
     var local =
         pods.getStore().list().stream()

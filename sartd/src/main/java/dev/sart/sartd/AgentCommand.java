@@ -325,7 +325,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
         new dev.sart.agent.egress.ClientAgent(
             client,
             node,
-            dev.sart.agent.egress.PodNetns.in(dev.sart.fib.netlink.Netns.NAMED),
+            dev.sart.agent.egress.PodNetns.in(dev.sart.fib.netlink.Netns.NAMED, name -> true, host),
             host,
             c.routeTable(),
             "eth0");

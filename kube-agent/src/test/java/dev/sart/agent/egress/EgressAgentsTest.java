@@ -15,6 +15,7 @@ import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -114,7 +115,15 @@ class EgressAgentsTest {
     var nodeNl = Netlink.open(nodeNs);
     closing.add(nodeNs);
     closing.add(nodeNl);
-    var agent = new ClientAgent(client, "node1", PodNetns.in(Netns.NAMED), nodeNl, 254, UPLINK);
+    // only this run's namespaces: others on the machine may use the same addresses
+    var agent =
+        new ClientAgent(
+            client,
+            "node1",
+            PodNetns.in(Netns.NAMED, n -> n.startsWith(Topology.RUN_PREFIX), nodeNl),
+            nodeNl,
+            254,
+            UPLINK);
     closing.add(agent);
     agent.start();
   }

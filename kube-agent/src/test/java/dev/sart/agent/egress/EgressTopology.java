@@ -71,7 +71,7 @@ final class EgressTopology implements AutoCloseable {
     }
   }
 
-  private Node pod(String name, String address) {
+  Node pod(String name, String address) {
     var pod = t.node(name);
     var link = t.link(node, pod);
     node.exec("ip", "address", "add", NODE_ADDRESS + "/32", "dev", link.aName());

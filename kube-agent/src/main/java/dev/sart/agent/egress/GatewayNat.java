@@ -38,12 +38,20 @@ public final class GatewayNat {
   }
 
   private final List<String> nft;
+  private final java.util.function.Function<List<String>, ProcessBuilder> processes;
 
   /**
    * @param nft the command that runs nft in the pod's namespace ({@code [nft]} inside the pod)
    */
   public GatewayNat(List<String> nft) {
+    this(nft, ProcessBuilder::new);
+  }
+
+  /** With the process factory (tests: the test bed's guard of declared programs). */
+  public GatewayNat(
+      List<String> nft, java.util.function.Function<List<String>, ProcessBuilder> processes) {
     this.nft = List.copyOf(nft);
+    this.processes = processes;
   }
 
   /** The ruleset: SNAT to {@code source} (null: the pod's own address), the reverse path. */
@@ -117,7 +125,7 @@ public final class GatewayNat {
     command.add("-f");
     command.add("-");
     try {
-      var p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      var p = processes.apply(command).redirectErrorStream(true).start();
       try (var in = p.getOutputStream()) {
         in.write(script.getBytes(StandardCharsets.UTF_8));
       }

@@ -99,14 +99,7 @@ class EgressAgentsTest {
           return null;
         });
     var gateway =
-        new GatewayAgent(
-            client,
-            NS,
-            "nat",
-            "nat-1",
-            UPLINK,
-            tunnel,
-            new GatewayNat(x.gw1.inNetns(List.of("nft"))));
+        new GatewayAgent(client, NS, "nat", "nat-1", UPLINK, tunnel, EgressTopology.nat(x.gw1));
     closing.add(gateway);
     gateway.start();
 

@@ -62,8 +62,7 @@ public final class EgressBenchmark {
             return null;
           });
       tunnel.clients(Set.of(InetAddress.getByName(CLIENT)));
-      new GatewayNat(x.gw1.inNetns(List.of("nft")))
-          .apply(UPLINK, InetAddress.getByName(STATIC), List.of());
+      EgressTopology.nat(x.gw1).apply(UPLINK, InetAddress.getByName(STATIC), List.of());
       var clientNs = Netns.named(x.client.netns());
       try (var nl = Netlink.open(clientNs)) {
         ClientTunnels.apply(

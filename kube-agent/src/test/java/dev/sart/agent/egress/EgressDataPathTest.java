@@ -91,7 +91,7 @@ class EgressDataPathTest {
           return null;
         });
     tunnel.clients(Set.of(InetAddress.getByName(CLIENT)));
-    new GatewayNat(pod.inNetns(List.of("nft"))).apply(UPLINK, source, forwards);
+    EgressTopology.nat(pod).apply(UPLINK, source, forwards);
     return tunnel;
   }
 
@@ -234,7 +234,7 @@ class EgressDataPathTest {
     assertEquals("", gw1.exec("ip", "route", "show", "table", "118").strip());
     assertEquals("", gw1.exec("bridge", "fdb", "show", "dev", EgressIds.GATEWAY_DEVICE).strip());
     gateway.tearDown();
-    new GatewayNat(gw1.inNetns(List.of("nft"))).remove();
+    EgressTopology.nat(gw1).remove();
     assertFalse(gw1.exec("ip", "link").contains(EgressIds.GATEWAY_DEVICE));
     assertFalse(gw1.exec("ip", "rule").contains("lookup 118"));
     assertEquals("", gw1.exec("nft", "list", "ruleset").strip());

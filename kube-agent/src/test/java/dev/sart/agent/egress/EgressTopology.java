@@ -115,10 +115,15 @@ final class EgressTopology implements AutoCloseable {
             + ":8080\n }\n}\n");
   }
 
+  /** {@link GatewayNat} running nft in {@code n}, through the test bed's program guard. */
+  static GatewayNat nat(Node n) {
+    return new GatewayNat(n.inNetns(List.of("nft")), dev.sart.testbed.Programs::processBuilder);
+  }
+
   static void nft(Node n, String rules) {
     try {
       var p =
-          new ProcessBuilder(n.inNetns(List.of("nft", "-f", "-")))
+          dev.sart.testbed.Programs.processBuilder(n.inNetns(List.of("nft", "-f", "-")))
               .redirectErrorStream(true)
               .start();
       try (var in = p.getOutputStream()) {

@@ -23,6 +23,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -64,6 +66,7 @@ class EgressScenariosTest {
   static KubernetesClient client;
   static ServerSocket server;
   static final Map<String, ManagedProcess> egressProcesses = new HashMap<>();
+  static final Map<String, AutoCloseable> relays = new HashMap<>();
 
   @BeforeAll
   static void up() throws Exception {
@@ -97,9 +100,12 @@ class EgressScenariosTest {
   }
 
   @AfterAll
-  static void down() throws IOException {
+  static void down() throws Exception {
     if (server != null) {
       server.close();
+    }
+    for (AutoCloseable r : relays.values()) {
+      r.close();
     }
     SHARED.close();
   }
@@ -141,9 +147,7 @@ class EgressScenariosTest {
   /** {@code sartd egress} in an egress pod, as the Deployment's container runs it. */
   static void startSartdEgress(String pod) {
     Node ns = podNetns(NS, pod);
-    var relay =
-        dev.sart.testbed.cluster.HostRelay.open(
-            ns, cluster.api().address().getPort(), cluster.api().address());
+    var relay = HostRelay.open(ns, cluster.api().address().getPort(), cluster.api().address());
     var kubeconfig = cluster.api().kubeconfigThroughRelay(ns.dir().resolve("kubeconfig"));
     var p =
         ns.spawn(
@@ -165,8 +169,6 @@ class EgressScenariosTest {
     egressProcesses.put(pod, p);
     relays.put(pod, relay);
   }
-
-  static final Map<String, AutoCloseable> relays = new HashMap<>();
 
   @Test
   @Order(1)
@@ -205,15 +207,18 @@ class EgressScenariosTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> client.services().inNamespace(NS).withName("nat").get() != null);
     assertTrue(client.apps().deployments().inNamespace(NS).withName("nat").get() != null);
-    // the API server's part: ClusterIPs
+    // the API server's part: ClusterIPs (the mock allocates none; a real server has, and keeps it)
     LockedEdit.edit(
         client,
         client.services().inNamespace(NS).withName("nat"),
         s -> {
-          s.getSpec().setClusterIP(EGRESS_CLUSTER_IP);
-          s.getSpec().setClusterIPs(List.of(EGRESS_CLUSTER_IP));
+          if (s.getSpec().getClusterIP() == null || s.getSpec().getClusterIP().isEmpty()) {
+            s.getSpec().setClusterIP(EGRESS_CLUSTER_IP);
+            s.getSpec().setClusterIPs(List.of(EGRESS_CLUSTER_IP));
+          }
           return s;
         });
+    boolean real = cluster.api().isReal();
     client
         .resource(
             new ServiceBuilder()
@@ -222,8 +227,8 @@ class EgressScenariosTest {
                 .withName("web")
                 .endMetadata()
                 .withNewSpec()
-                .withClusterIP(WEB_CLUSTER_IP)
-                .withClusterIPs(WEB_CLUSTER_IP)
+                .withClusterIP(real ? null : WEB_CLUSTER_IP)
+                .withClusterIPs(real ? null : List.of(WEB_CLUSTER_IP))
                 .withSelector(Map.of("app", "web"))
                 .addNewPort()
                 .withProtocol("TCP")
@@ -331,7 +336,7 @@ class EgressScenariosTest {
         newNode.name(),
         (routed - t0) / 1_000_000,
         (working - t0) / 1_000_000,
-        java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip());
+        Files.readString(Path.of("/proc/loadavg")).strip());
     assertEquals(stays, egress().getStatus().gateway());
     SHARED.end("egress: fail-over");
   }

@@ -215,5 +215,9 @@ class EgressAgentsTest {
     // a deleted client pod: the gateway forgets it
     client.pods().inNamespace("other").withName("coil").delete();
     await().atMost(WAIT).until(() -> x.gw1.exec("ip", "route", "show", "table", "118").isBlank());
+    assertFalse(x.gw1.exec("bridge", "fdb", "show").contains("dst " + COIL));
+    assertFalse(
+        x.gw1.exec("ip", "neigh", "show", "dev", EgressIds.GATEWAY_DEVICE).contains(COIL),
+        "its neighbour entry");
   }
 }

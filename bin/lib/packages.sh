@@ -10,10 +10,12 @@
 # procps: `sysctl` and `kill` (not in a minimal Debian). kubectl: `kubectl kustomize` renders
 # deploy/'s overlays (KustomizeTest); it comes with this kind of machine (no Debian archive has a
 # kubectl new enough), so this only checks it is there. The cluster on one machine (testbed/cluster)
-# uses nftables for its kube-proxy stand-in and python3 for its pods' HTTP servers.
+# uses nftables for its kube-proxy stand-in and python3 for its pods' HTTP servers. mount and
+# libcap2-bin (`capsh`): deploy's tests run the image's containers with the mounts and capabilities
+# their manifests give them.
 # The test bed refuses to run a program that is not declared with its package
 # (testbed/harness Programs.java); ProgramsTest checks each declaration against this list.
-SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps kubectl"
+SART_PACKAGES="iproute2 bird2 frr gobgpd openbgpd exabgp python3 iputils-ping containernetworking-plugins tcpdump nftables curl procps kubectl mount libcap2-bin"
 
 sart_missing_packages() {
   missing=""

@@ -16,8 +16,9 @@ java_home=$1 root=$2 cni_dist=$3 jvm_options=$4 classes=$5
 mkdir -p "$classes"
 
 # jdeps over sartd's and sart's class paths (README: "Modules"); java.desktop only for java.beans,
-# which jackson-databind, snakeyaml and micrometer reach.
-MODULES=java.base,java.desktop,java.naming,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
+# which jackson-databind, snakeyaml and micrometer reach; java.net.http for fabric8's JDK HTTP client
+# (ImageNodeTest: without it `sartd node` failed at its first API call).
+MODULES=java.base,java.desktop,java.naming,java.net.http,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
 CNI_MODULES=java.base
 JLINK_OPTS="--strip-debug --no-man-pages --no-header-files --compress=zip-6"
 # AWT's window-system and sound libraries: java.desktop ships them, nothing in sart loads them, and
@@ -71,7 +72,7 @@ exec /opt/java/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:
   -Xshare:auto -cp '/opt/sart/app/classes:/opt/sart/app/libs/*' dev.sart.cli.Sart "$@"
 SH
 chmod 755 "$root/usr/local/bin/sartd" "$root/usr/local/bin/sart"
-cp -p "$cni_dist/sart-cni" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
+cp -p "$cni_dist/sart-cni" "$cni_dist/sart-veth" "$cni_dist/sart-router" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
 printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$root/etc/group"
 echo "base.sh: $root (runtime rebuilt: $rebuilt)"

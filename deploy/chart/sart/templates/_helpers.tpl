@@ -35,8 +35,11 @@ imagePullPolicy: {{ . }}
 {{- .Values.cni.agentConfig | default (.Files.Get "files/agent.json") -}}
 {{- end }}
 
+{{/* clientConfig.caBundle, only when given by value (cert-manager and the certgen Job set it themselves). */}}
 {{- define "sart.caBundle" -}}
-{{- if .Values.webhook.certManager.enabled }}""{{ else }}{{ .Values.webhook.caBundle | quote }}{{ end -}}
+{{- if and (not .Values.webhook.certManager.enabled) .Values.webhook.caBundle }}
+      caBundle: {{ .Values.webhook.caBundle | quote }}
+{{- end }}
 {{- end }}
 
 {{- define "sart.webhookAnnotations" -}}

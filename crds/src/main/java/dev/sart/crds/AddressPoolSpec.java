@@ -22,6 +22,11 @@ import java.util.List;
  * whoever may write AddressPools (the cluster admin) binds a pool to a namespace; an Egress in any
  * other namespace is refused an address (KEP-0275's security risk: users never pick an address an
  * admin did not give them).
+ *
+ * <p>{@code communities}, {@code localPref} (MetalLB's BGPAdvertisement names and syntax) and
+ * {@code med} are ours too: the path attributes of every advertisement of the pool's addresses or
+ * blocks ({@link AdvertisementAttrs}). LOCAL_PREF goes to internal (iBGP) peers only (RFC 4271
+ * §5.1.5).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -63,11 +68,18 @@ public record AddressPoolSpec(
     @Min(0) @Max(128) Integer blockSize,
     Boolean autoAssign,
     Boolean allowFirstLast,
+    @ValidationRule(
+            value = "self.all(a, a.matches('" + AdvertisementAttrs.COMMUNITY_REGEX + "'))",
+            message = AdvertisementAttrs.COMMUNITY_MESSAGE)
+        @Size(max = Limits.ATTRS)
+        List<@Size(max = Limits.COMMUNITY) String> communities,
+    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long localPref,
+    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long med,
     @Size(max = Limits.POOL_NAMESPACES)
         List<@Size(max = Limits.LABEL_VALUE) String> allowedNamespaces) {
 
   public AddressPoolSpec(String cidr, AddressType type, Integer blockSize, Boolean autoAssign) {
-    this(cidr, type, AllocType.BIT, blockSize, autoAssign, null, null);
+    this(cidr, type, AllocType.BIT, blockSize, autoAssign, null);
   }
 
   public AddressPoolSpec(
@@ -77,13 +89,28 @@ public record AddressPoolSpec(
       Integer blockSize,
       Boolean autoAssign,
       Boolean allowFirstLast) {
-    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null);
+    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null, null, null, null);
   }
 
   /** An egress pool bound to {@code namespaces}. */
   public static AddressPoolSpec egress(String cidr, List<String> namespaces) {
+    return new AddressPoolSpec(cidr, AddressType.EGRESS, AllocType.BIT, null, false, null)
+        .withAllowedNamespaces(namespaces);
+  }
+
+  /** This pool bound to {@code namespaces} (egress pools; the schema refuses it on others). */
+  public AddressPoolSpec withAllowedNamespaces(List<String> namespaces) {
     return new AddressPoolSpec(
-        cidr, AddressType.EGRESS, AllocType.BIT, null, false, null, List.copyOf(namespaces));
+        cidr,
+        type,
+        allocType,
+        blockSize,
+        autoAssign,
+        allowFirstLast,
+        communities,
+        localPref,
+        med,
+        List.copyOf(namespaces));
   }
 
   /** Whether an Egress in {@code namespace} may claim from this pool (egress pools only). */
@@ -91,6 +118,30 @@ public record AddressPoolSpec(
     return type == AddressType.EGRESS
         && allowedNamespaces != null
         && allowedNamespaces.contains(namespace);
+  }
+
+  /** This pool with the given path attributes. */
+  public AddressPoolSpec withAttrs(List<String> communities, Long localPref, Long med) {
+    return new AddressPoolSpec(
+        cidr,
+        type,
+        allocType,
+        blockSize,
+        autoAssign,
+        allowFirstLast,
+        communities,
+        localPref,
+        med,
+        allowedNamespaces);
+  }
+
+  /**
+   * The path attributes of the pool's advertisements.
+   *
+   * @throws IllegalArgumentException when a community is malformed (the schema rejects it)
+   */
+  public AdvertisementAttrs attrs() {
+    return AdvertisementAttrs.of(communities, localPref, med);
   }
 
   /**

@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * {@code cidr} to announce, {@code type} (service or pod), {@code protocol} (its family), {@code
- * attrs} (unused).
+ * attrs}: its path attributes ({@link AdvertisementAttrs}: {@code community=A:B}, {@code
+ * large_community=A:B:C}, {@code local_pref=N}, {@code med=N}), which sart declared and ignored.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -26,4 +27,23 @@ public record BGPAdvertisementSpec(
         String cidr,
     @Required AddressType type,
     @Required Protocol protocol,
-    @Size(max = Limits.ATTRS) List<@Size(max = Limits.NAME) String> attrs) {}
+    @ValidationRule(
+            value = "self.all(a, a.matches('" + AdvertisementAttrs.ATTR_REGEX + "'))",
+            message = AdvertisementAttrs.ATTR_MESSAGE)
+        @Size(max = Limits.ATTRS)
+        List<@Size(max = Limits.ATTR) String> attrs) {
+
+  /** This advertisement with other attributes. */
+  public BGPAdvertisementSpec withAttrs(List<String> attrs) {
+    return new BGPAdvertisementSpec(cidr, type, protocol, attrs);
+  }
+
+  /**
+   * The path attributes ({@link AdvertisementAttrs#NONE} without {@code attrs}).
+   *
+   * @throws IllegalArgumentException when an item is malformed (the schema rejects it)
+   */
+  public AdvertisementAttrs pathAttrs() {
+    return AdvertisementAttrs.ofAttrs(attrs);
+  }
+}

@@ -35,8 +35,14 @@ public final class Limits {
   /** Peer groups of one peer. */
   public static final long GROUPS = 32;
 
-  /** Attributes of an advertisement (unused by sart). */
+  /** Attributes of an advertisement, communities of a pool. */
   public static final long ATTRS = 32;
+
+  /** One community in MetalLB's syntax: {@code large:} and three 10-digit numbers. */
+  public static final long COMMUNITY = 48;
+
+  /** One item of {@code spec.attrs}: {@code large_community=} and three 10-digit numbers. */
+  public static final long ATTR = 64;
 
   /** Destinations of one Egress (coil sets no bound; routes per client pod grow with it). */
   public static final long EGRESS_DESTINATIONS = 128;

@@ -36,8 +36,32 @@ public final class Sart {
    */
   public static final String RELEASE_ANNOTATION = "service.sart.terassyi.net/release";
 
+  /**
+   * BGP communities of a Service's advertisements, comma-separated, each {@code A:B} or {@code
+   * large:A:B:C} (the syntax of MetalLB's BGPAdvertisement {@code communities}; MetalLB has no
+   * Service annotation for them), added to those of the address's pool. Ours.
+   */
+  public static final String COMMUNITIES_ANNOTATION = "sart.terassyi.net/communities";
+
+  /** LOCAL_PREF of a Service's advertisements (iBGP peers only), instead of the pool's. Ours. */
+  public static final String LOCAL_PREF_ANNOTATION = "sart.terassyi.net/localPref";
+
+  /** MULTI_EXIT_DISC of a Service's advertisements, instead of the pool's. Ours. */
+  public static final String MED_ANNOTATION = "sart.terassyi.net/med";
+
   /** The {@code spec.loadBalancerClass} this implementation serves. */
   public static final String LOAD_BALANCER_CLASS = "sart.terassyi.net/lb";
+
+  // EndpointSlice annotations and label (sart wrote them to wake its own watchers)
+  /** On the EndpointSlices of a LoadBalancer Service: its externalTrafficPolicy. */
+  public static final String SERVICE_ETP_ANNOTATION = "service.sart.terassyi.net/etp";
+
+  /** On the EndpointSlices of a LoadBalancer Service: its addresses, comma-separated. */
+  public static final String SERVICE_ALLOCATION_ANNOTATION = "service.sart.terassyi.net/allocation";
+
+  /** On EndpointSlices: the BGPPeer whose session came up last (the agent writes it). */
+  public static final String ENDPOINTSLICE_TRIGGER_LABEL =
+      "endpointslice.sart.terassyi.net/triggered-by";
 
   // labels
   public static final String ADDRESS_POOL_LABEL = "sart.terassyi.net/addresspool";

@@ -1,5 +1,7 @@
 package dev.sart.crds;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,23 +27,44 @@ public final class Validation {
     if (spec.allowedNamespaces() != null && spec.type() != AddressType.EGRESS) {
       errors.add("spec.allowedNamespaces: allowedNamespaces is only for pools of type egress");
     }
-    Cidr cidr = cidr("spec.cidr", spec.cidr(), errors);
+    IpPrefix cidr = cidr("spec.cidr", spec.cidr(), errors);
     if (cidr != null && spec.blockSize() != null) {
       int size = spec.blockSize();
-      if (size < cidr.prefixLength() || size > cidr.addressBits()) {
+      if (size < cidr.length() || size > cidr.addressBits()) {
         errors.add(
             "spec.blockSize: must lie between the prefix length of cidr ("
-                + cidr.prefixLength()
+                + cidr.length()
                 + ") and "
                 + cidr.addressBits());
-      } else if (spec.type() == AddressType.SERVICE && size != cidr.prefixLength()) {
+      } else if (spec.type() == AddressType.SERVICE && size != cidr.length()) {
         errors.add(
             "spec.blockSize: a service pool is a single block: blockSize must equal the prefix length of cidr ("
-                + cidr.prefixLength()
+                + cidr.length()
                 + ")");
       }
     }
+    var communities = spec.communities();
+    for (int i = 0; communities != null && i < communities.size(); i++) {
+      if (!AdvertisementAttrs.isCommunity(communities.get(i))) {
+        errors.add(
+            "spec.communities["
+                + i
+                + "]: "
+                + AdvertisementAttrs.COMMUNITY_MESSAGE
+                + " (got '"
+                + communities.get(i)
+                + "')");
+      }
+    }
+    u32("spec.localPref", spec.localPref(), errors);
+    u32("spec.med", spec.med(), errors);
     return errors;
+  }
+
+  private static void u32(String path, Long value, List<String> errors) {
+    if (value != null && (value < 0 || value > AdvertisementAttrs.MAX_U32)) {
+      errors.add(path + ": must be 0..4294967295");
+    }
   }
 
   /** Transition rules: what may not change on update. */
@@ -163,7 +186,7 @@ public final class Validation {
     if (spec == null) {
       return List.of("spec: required");
     }
-    Cidr cidr = cidr("spec.cidr", spec.cidr(), errors);
+    IpPrefix cidr = cidr("spec.cidr", spec.cidr(), errors);
     if (spec.protocol() == null) {
       errors.add("spec.protocol: required (ipv4 or ipv6)");
     } else if (cidr != null && cidr.isIpv4() != (spec.protocol() == Protocol.IPV4)) {
@@ -171,6 +194,19 @@ public final class Validation {
     }
     if (spec.type() == null) {
       errors.add("spec.type: required (service or pod)");
+    }
+    var attrs = spec.attrs();
+    for (int i = 0; attrs != null && i < attrs.size(); i++) {
+      if (!AdvertisementAttrs.isAttr(attrs.get(i))) {
+        errors.add(
+            "spec.attrs["
+                + i
+                + "]: "
+                + AdvertisementAttrs.ATTR_MESSAGE
+                + " (got '"
+                + attrs.get(i)
+                + "')");
+      }
     }
     return errors;
   }
@@ -214,19 +250,13 @@ public final class Validation {
     return errors;
   }
 
-  private static Cidr cidr(String path, String text, List<String> errors) {
+  private static IpPrefix cidr(String path, String text, List<String> errors) {
     if (text == null) {
       errors.add(path + ": required");
       return null;
     }
     try {
-      var cidr = Cidr.parse(text);
-      if (!cidr.isMasked()) {
-        errors.add(
-            path + ": must be a network address with no host bits set (" + cidr.masked() + ")");
-        return null;
-      }
-      return cidr;
+      return IpPrefix.parseNetwork(text);
     } catch (IllegalArgumentException e) {
       errors.add(path + ": " + e.getMessage());
       return null;
@@ -251,7 +281,7 @@ public final class Validation {
       return;
     }
     try {
-      Cidr.parseAddress(text);
+      Ip.parse(text);
     } catch (IllegalArgumentException e) {
       errors.add(path + ": must be an IPv4 or IPv6 address");
     }
@@ -262,7 +292,7 @@ public final class Validation {
       return;
     }
     try {
-      if (!(Cidr.parseAddress(text) instanceof java.net.Inet4Address)) {
+      if (!(Ip.parse(text) instanceof java.net.Inet4Address)) {
         errors.add(path + ": must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)");
       }
     } catch (IllegalArgumentException e) {

@@ -32,7 +32,8 @@ import java.util.TreeSet;
  *       ==}, {@code !=} and string comparisons {@code ⌈0.1 × smaller size⌉} plus the arguments;
  *       {@code isIP}, {@code isCIDR}, {@code ip(string)}, {@code cidr(string)} {@code ⌈0.1 × string
  *       size⌉} (a string traversal); the accessors {@code family()}, {@code prefixLength()}, {@code
- *       masked()}, {@code ip()} of a CIDR 1.
+ *       masked()}, {@code ip()} of a CIDR 1; {@code s.matches(re)} {@code ⌈0.1 × size of s⌉ × ⌈0.25
+ *       × size of re⌉}.
  *   <li>Where ours is not the API server's, it is dearer: two objects compared with {@code ==} cost
  *       the traversal of all their strings and one per scalar (the API server charges 0), two
  *       parsed IPs/CIDRs the traversal of the strings they came from.
@@ -51,6 +52,7 @@ final class CelCost {
   static final long STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
   static final long PER_CALL_LIMIT = 1_000_000;
   static final double STRING_TRAVERSAL = 0.1;
+  static final double REGEX_LENGTH = 0.25;
 
   /** One rule as it sits in the schema. */
   record Rule(
@@ -200,14 +202,15 @@ final class CelCost {
 
   /**
    * A recursive-descent parser of the CEL subset sart's rules use, computing the cost while it
-   * parses. Anything else (other macros, indexing, unknown functions) throws.
+   * parses. Anything else (macros other than {@code all}/{@code exists}, indexing, unknown
+   * functions) throws.
    */
   private static final class Parser {
     private final String src;
     private final JsonNode self;
     private final String selfPath;
     private final Set<String> reads;
-    private final Map<String, Type> variables = new java.util.HashMap<>();
+    private final Map<String, Type> vars = new java.util.HashMap<>();
     private int pos;
 
     Parser(String src, JsonNode self, String selfPath, Set<String> reads) {
@@ -305,7 +308,7 @@ final class CelCost {
       while (eat(".")) {
         var name = ident();
         if ((name.equals("all") || name.equals("exists")) && eat("(")) {
-          v = macro(v, name);
+          v = comprehension(v);
         } else if (eat("(")) {
           var args = args();
           v = memberCall(v, name, args);
@@ -318,6 +321,28 @@ final class CelCost {
         throw error("indexing is not estimated");
       }
       return v;
+    }
+
+    /**
+     * {@code list.all(x, body)}, {@code list.exists(x, body)}: the list, then the body once per
+     * item plus one per step (cel-go estimates the loop step cost likewise).
+     */
+    private Value comprehension(Value range) {
+      if (range.type.kind != Kind.LIST) {
+        throw error("comprehension over " + range.type.kind);
+      }
+      var name = ident();
+      expect(",");
+      var item = typeOf(range.type.schema.get("items"), range.type.path + "[*]");
+      var previous = vars.put(name, item);
+      var body = ternary();
+      if (previous == null) {
+        vars.remove(name);
+      } else {
+        vars.put(name, previous);
+      }
+      expect(")");
+      return new Value(range.cost + multiply(size(range.type), body.cost + 1), bool());
     }
 
     private Value primary() {
@@ -365,27 +390,12 @@ final class CelCost {
           if (eat("(")) {
             return globalCall(name, args());
           }
-          if (variables.containsKey(name)) {
-            return new Value(1, variables.get(name));
+          if (vars.containsKey(name)) {
+            return new Value(1, vars.get(name));
           }
           throw error("unknown identifier " + name);
         }
       }
-    }
-
-    /** {@code list.all(x, body)}: the list, then per item the body and the loop's own 2. */
-    private Value macro(Value list, String name) {
-      if (list.type.kind != Kind.LIST || list.type.schema == null) {
-        throw error(name + " over " + list.type.kind);
-      }
-      var variable = ident();
-      expect(",");
-      variables.put(variable, typeOf(list.type.schema.get("items"), list.type.path + "[*]"));
-      var body = ternary();
-      variables.remove(variable);
-      expect(")");
-      long items = size(list.type);
-      return new Value(list.cost + 1 + multiply(items, body.cost + 2), bool());
     }
 
     /** has(a.b.c): the cost of a.b (the presence test itself is free in Kubernetes). */
@@ -453,6 +463,16 @@ final class CelCost {
         case "family", "prefixLength", "size" -> new Value(cost, new Type(Kind.INT, null, 1, null));
         case "masked" -> new Value(cost, target.type);
         case "ip" -> new Value(cost, new Type(Kind.IP, null, target.type.size, target.type.path));
+        case "matches" -> {
+          // cel-go checker/cost.go: the string traversed once per expression of the regex,
+          // guessed as one per 4 characters of it (RegexStringLengthCostFactor 0.25)
+          long regex = (long) Math.ceil(size(args.get(0).type) * REGEX_LENGTH);
+          yield new Value(
+              multiply(traversal(size(target.type)), regex)
+                  + target.cost
+                  + args.stream().mapToLong(Value::cost).sum(),
+              bool());
+        }
         default -> throw error("method " + name + " is not estimated");
       };
     }

@@ -153,6 +153,31 @@ class ValidationTest {
   }
 
   @Test
+  void badPathAttributesAreRejectedNamingTheField() {
+    var ok =
+        new BGPAdvertisementSpec(
+            "198.51.100.1/32",
+            AddressType.SERVICE,
+            Protocol.IPV4,
+            List.of("community=65000:100", "local_pref=200"));
+    assertEquals(List.of(), Validation.bgpAdvertisement(ok));
+    var errors = Validation.bgpAdvertisement(ok.withAttrs(List.of("med=1", "community=65536:1")));
+    assertEquals(1, errors.size(), errors.toString());
+    assertTrue(
+        errors.getFirst().startsWith("spec.attrs[1]: each attribute must be"), errors.toString());
+
+    var pool =
+        new AddressPoolSpec("198.51.100.0/24", AddressType.SERVICE, null, true)
+            .withAttrs(List.of("65000:1", "large:1:2"), 4_294_967_296L, -1L);
+    assertEquals(
+        List.of(
+            "spec.communities[1]: " + AdvertisementAttrs.COMMUNITY_MESSAGE + " (got 'large:1:2')",
+            "spec.localPref: must be 0..4294967295",
+            "spec.med: must be 0..4294967295"),
+        Validation.addressPool(pool));
+  }
+
+  @Test
   void schemaCheckFindsUnknownAndMistypedFields() throws Exception {
     var schema = new Schema(CrdYaml.CHECKED_IN);
     var yaml =
@@ -201,14 +226,8 @@ class ValidationTest {
     assertEquals(
         List.of("spec.allowedNamespaces: allowedNamespaces is only for pools of type egress"),
         Validation.addressPool(
-            new AddressPoolSpec(
-                "203.0.113.0/28",
-                AddressType.SERVICE,
-                AllocType.BIT,
-                null,
-                true,
-                null,
-                List.of("team-a"))));
+            new AddressPoolSpec("203.0.113.0/28", AddressType.SERVICE, null, true)
+                .withAllowedNamespaces(List.of("team-a"))));
     var pool = AddressPoolSpec.egress("203.0.113.0/28", List.of("team-a"));
     assertTrue(pool.allowsNamespace("team-a"));
     assertEquals(false, pool.allowsNamespace("team-b"));

@@ -94,6 +94,11 @@ class HelmChartTest {
     Map<String, JsonNode> expected = byKey(Manifests.parse(kustomize));
     List<JsonNode> helm = render(mode, "");
     for (JsonNode d : helm) {
+      // difference 3: the chart's certgen Job carries the release's revision in its name
+      if (d.path("kind").asText().equals("Job")
+          && Manifests.name(d).matches("sart-certgen-[0-9]+")) {
+        ((ObjectNode) d.path("metadata")).put("name", "sart-certgen");
+      }
       // difference 2: in the chart, a checksum of the same content on the pod template
       JsonNode meta = d.path("spec").path("template").path("metadata");
       if (meta.path("annotations").has("checksum/cni")) {
@@ -116,7 +121,7 @@ class HelmChartTest {
     for (String values :
         List.of("", "log: {format: plain, level: debug}\nnode: {metricsPort: 9100}\n")) {
       List<JsonNode> docs = render(mode, values);
-      assertEquals(2, Manifests.checkCommandLines(docs, "chart " + mode + " " + values));
+      assertEquals(3, Manifests.checkCommandLines(docs, "chart " + mode + " " + values));
       Manifests.checkReferences(docs, "chart " + mode);
       Manifests.checkMode(docs, mode);
     }
@@ -193,6 +198,71 @@ class HelmChartTest {
         Manifests.one(docs, "ValidatingWebhookConfiguration", "sart-validating")
             .at("/metadata/annotations/cert-manager.io~1inject-ca-from")
             .asText());
+  }
+
+  /** The caBundle of every webhook of both configurations (null where the field is left out). */
+  private static List<String> caBundles(List<JsonNode> docs) {
+    List<String> all = new ArrayList<>();
+    for (String kind : List.of("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")) {
+      for (JsonNode d : docs) {
+        if (d.path("kind").asText().equals(kind)) {
+          d.path("webhooks")
+              .forEach(w -> all.add(w.path("clientConfig").path("caBundle").asText(null)));
+        }
+      }
+    }
+    assertEquals(6, all.size());
+    return all;
+  }
+
+  private static boolean hasCertgen(List<JsonNode> docs) {
+    return docs.stream()
+        .anyMatch(
+            d ->
+                Manifests.name(d).startsWith("sart-certgen")
+                    && List.of("Job", "ServiceAccount", "Role", "ClusterRole")
+                        .contains(d.path("kind").asText()));
+  }
+
+  @Test
+  void theWebhookCertificateComesFromTheCertgenJobCertManagerOrAValue() throws IOException {
+    // default: the Job (named after the revision), and no caBundle for an upgrade to reset
+    List<JsonNode> job = render("lb", "");
+    assertEquals(
+        List.of("sartd", "certgen", "--apply"),
+        Manifests.argv(
+                Manifests.one(job, "Job", "sart-certgen-1").at("/spec/template/spec/containers/0"))
+            .subList(0, 3));
+    assertTrue(caBundles(job).stream().allMatch(c -> c == null), caBundles(job).toString());
+    // cert-manager: its Certificate and cainjector, no Job, no caBundle
+    List<JsonNode> cm = render("lb", "webhook: {certManager: {enabled: true}}\n");
+    assertTrue(!hasCertgen(cm), "no certgen Job or RBAC with cert-manager");
+    Manifests.one(cm, "Certificate", "sart-webhook-server-cert");
+    Manifests.one(cm, "Issuer", "sart-selfsigned");
+    assertTrue(caBundles(cm).stream().allMatch(c -> c == null));
+    assertEquals(
+        NAMESPACE + "/sart-webhook-server-cert",
+        Manifests.one(cm, "MutatingWebhookConfiguration", "sart-mutating")
+            .at("/metadata/annotations/cert-manager.io~1inject-ca-from")
+            .asText());
+    // a CA given by value: in every webhook, no Job
+    List<JsonNode> value = render("lb", "webhook: {caBundle: Q0EK}\n");
+    assertTrue(!hasCertgen(value));
+    assertEquals(List.of("Q0EK", "Q0EK", "Q0EK", "Q0EK", "Q0EK", "Q0EK"), caBundles(value));
+  }
+
+  @Test
+  void theChartShipsItAsAnOptionalConfigMapForGrafanasSidecar() throws IOException {
+    assertTrue(
+        render("lb", "").stream()
+            .noneMatch(c -> Manifests.name(c).equals("sart-grafana-dashboard")));
+    List<JsonNode> docs =
+        render("lb", "metrics: {grafanaDashboard: {enabled: true, namespace: monitoring}}\n");
+    JsonNode cm = Manifests.one(docs, "ConfigMap", "sart-grafana-dashboard");
+    assertEquals("1", cm.at("/metadata/labels/grafana_dashboard").asText());
+    assertEquals("monitoring", cm.at("/metadata/namespace").asText());
+    assertEquals(
+        Files.readString(Dashboard.FILE).strip(), cm.at("/data/sart.json").asText().strip());
   }
 
   @Test

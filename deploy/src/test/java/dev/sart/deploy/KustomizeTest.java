@@ -32,9 +32,9 @@ class KustomizeTest {
   @ValueSource(strings = {"lb", "cni", "dual"})
   void everyContainerCommandLineIsAcceptedByItsProgram(String overlay) throws IOException {
     assertEquals(
-        2,
+        3,
         Manifests.checkCommandLines(render(overlay), overlay),
-        overlay + ": sartd controller and sartd node");
+        overlay + ": sartd controller, sartd node and sartd certgen");
   }
 
   @Test

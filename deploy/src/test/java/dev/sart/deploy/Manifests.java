@@ -220,5 +220,34 @@ final class Manifests {
         pod.path("initContainers").findValuesAsText("name").contains("cni-installer");
     assertEquals(!mode.equals("lb"), installer, "the CNI installer runs in cni and dual only");
     assertEquals(!mode.equals("lb"), argv(node).contains("--cni-config"));
+
+    // the webhook certificate's Job (its name carries the release's revision in the chart); in
+    // cni and dual it cannot wait for pod networking: the controller waits for its Secret
+    JsonNode certgen =
+        docs.stream()
+            .filter(d -> d.path("kind").asText().equals("Job"))
+            .filter(d -> name(d).startsWith("sart-certgen"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no certgen Job"));
+    JsonNode job = certgen.path("spec").path("template").path("spec");
+    assertEquals(
+        List.of("sartd", "certgen", "--apply"), argv(job.path("containers").get(0)).subList(0, 3));
+    assertEquals(
+        !mode.equals("lb"), job.path("hostNetwork").asBoolean(), "certgen on the host network");
+    one(docs, "ClusterRole", "sart-certgen");
+
+    // every container asks for CPU and memory and is bounded in memory
+    for (JsonNode doc : docs) {
+      JsonNode spec = doc.path("spec").path("template").path("spec");
+      for (String list : List.of("initContainers", "containers")) {
+        for (JsonNode c : spec.path(list)) {
+          String where = mode + ": " + doc.path("kind").asText() + " " + c.path("name").asText();
+          JsonNode r = c.path("resources");
+          assertTrue(r.at("/requests/cpu").isTextual(), where + " requests CPU");
+          assertTrue(r.at("/requests/memory").isTextual(), where + " requests memory");
+          assertTrue(r.at("/limits/memory").isTextual(), where + " limits memory");
+        }
+      }
+    }
   }
 }

@@ -4,6 +4,7 @@ import dev.sart.controller.advert.AdvertisementReconciler;
 import dev.sart.controller.bgp.ClusterBgpReconciler;
 import dev.sart.controller.egress.EgressReconciler;
 import dev.sart.controller.ipam.PoolReconciler;
+import dev.sart.controller.lb.EndpointSliceAnnotations;
 import dev.sart.controller.lb.ServiceReconciler;
 import dev.sart.controller.runtime.Events;
 import dev.sart.controller.runtime.Informers;
@@ -34,7 +35,8 @@ final class Reconcilers implements AutoCloseable {
             : null;
     var adverts =
         config.mode().lb()
-            ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics, events)
+            ? new AdvertisementReconciler(
+                informers, config.loadBalancerClass(), metrics, events, services.decisions())
             : null;
     // pools also serve service pools (their AddressBlock, deletion guard), so they run in every
     // mode
@@ -45,6 +47,8 @@ final class Reconcilers implements AutoCloseable {
     if (services != null) {
       running.add(services);
       running.add(adverts);
+      // sart's service.sart.terassyi.net/etp and /allocation on EndpointSlices
+      running.add(new EndpointSliceAnnotations(informers, config.loadBalancerClass(), metrics));
     }
   }
 
@@ -62,6 +66,7 @@ final class Reconcilers implements AutoCloseable {
         case ServiceReconciler s -> s.start();
         case AdvertisementReconciler a -> a.start();
         case EgressReconciler e -> e.start();
+        case EndpointSliceAnnotations x -> x.start();
         default -> throw new IllegalStateException(r.toString());
       }
     }

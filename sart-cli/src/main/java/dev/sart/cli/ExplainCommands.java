@@ -1,6 +1,7 @@
 package dev.sart.cli;
 
 import dev.sart.crds.AddressPool;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.Config;
@@ -51,6 +52,14 @@ final class ExplainCommands {
   Map<String, String> speakers = new LinkedHashMap<>();
 
   @Option(
+      names = "--fib",
+      scope = picocli.CommandLine.ScopeType.INHERIT,
+      description =
+          "NODE=HOST:PORT: ask this endpoint for NODE's FIB (explain pod: the kernel's routes)"
+              + " instead of the speaker's host on port 5001; repeatable")
+  Map<String, String> fibs = new LinkedHashMap<>();
+
+  @Option(
       names = "--lb-class",
       scope = picocli.CommandLine.ScopeType.INHERIT,
       defaultValue = dev.sart.crds.Sart.LOAD_BALANCER_CLASS,
@@ -80,17 +89,18 @@ final class ExplainCommands {
   }
 
   interface Body {
-    Link explain(KubernetesClient client, Speakers speakers);
+    Link explain(KubernetesClient client, Speakers speakers, Fibs fibs);
   }
 
   int run(picocli.CommandLine.Model.CommandSpec spec, Body body) {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try (KubernetesClient client = client();
-        Speakers sp = new Speakers(speakers)) {
+        Speakers sp = new Speakers(speakers);
+        Fibs fb = new Fibs(fibs)) {
       Link chain;
       try {
-        chain = body.explain(client, sp);
+        chain = body.explain(client, sp, fb);
       } catch (KubernetesClientException e) {
         err.println(apiError(client.getMasterUrl().toString(), e));
         err.flush();
@@ -143,7 +153,7 @@ final class ExplainCommands {
     public Integer call() {
       String[] nn = namespaced(service);
       return parent.run(
-          spec, (c, sp) -> new ServiceChain(c, sp, parent.lbClass).explain(nn[0], nn[1], null));
+          spec, (c, sp, fb) -> new ServiceChain(c, sp, parent.lbClass).explain(nn[0], nn[1], null));
     }
   }
 
@@ -159,11 +169,11 @@ final class ExplainCommands {
     public Integer call() {
       String canonical;
       try {
-        canonical = dev.sart.crds.Cidr.format(dev.sart.crds.Cidr.parseAddress(ip));
+        canonical = Ip.format(Ip.parse(ip));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("not an IP address: " + ip);
       }
-      return parent.run(spec, (c, sp) -> address(c, sp, canonical, parent.lbClass));
+      return parent.run(spec, (c, sp, fb) -> address(c, sp, fb, canonical, parent.lbClass));
     }
   }
 
@@ -178,12 +188,12 @@ final class ExplainCommands {
     @Override
     public Integer call() {
       String[] nn = namespaced(pod);
-      return parent.run(spec, (c, sp) -> new PodChain(c, sp).explain(nn[0], nn[1], null));
+      return parent.run(spec, (c, sp, fb) -> new PodChain(c, sp, fb).explain(nn[0], nn[1], null));
     }
   }
 
   /** The Service holding the address, else the pod, else which pool (if any) it lies in. */
-  static Link address(KubernetesClient c, Speakers sp, String ip, String lbClass) {
+  static Link address(KubernetesClient c, Speakers sp, Fibs fb, String ip, String lbClass) {
     for (Service s : c.services().inAnyNamespace().list().getItems()) {
       if (ServiceChain.ingress(s).contains(ip)) {
         return new ServiceChain(c, sp, lbClass)
@@ -194,7 +204,7 @@ final class ExplainCommands {
       if (p.getStatus() != null
           && p.getStatus().getPodIPs() != null
           && p.getStatus().getPodIPs().stream().anyMatch(x -> ip.equals(x.getIp()))) {
-        return new PodChain(c, sp)
+        return new PodChain(c, sp, fb)
             .explain(p.getMetadata().getNamespace(), p.getMetadata().getName(), ip);
       }
     }

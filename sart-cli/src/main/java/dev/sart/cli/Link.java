@@ -66,6 +66,15 @@ final class Link {
     return null;
   }
 
+  /** How many links of this subtree are in {@code s}. */
+  long count(State s) {
+    long n = state == s ? 1 : 0;
+    for (Link c : children) {
+      n += c.count(s);
+    }
+    return n;
+  }
+
   String title() {
     return name == null || name.isEmpty() ? kind : kind + " " + name;
   }
@@ -111,7 +120,11 @@ final class Link {
     Link b = root.firstBroken();
     out.println();
     if (b == null) {
-      out.println("every link holds");
+      long unknown = root.count(State.warning);
+      out.println(
+          unknown == 0
+              ? "every link holds"
+              : "every link checked holds; " + unknown + " marked [? ] could not be told");
     } else {
       out.println("first broken link: " + b.title() + ": " + b.summary);
       if (b.fix != null) {
@@ -125,7 +138,7 @@ final class Link {
       PrintWriter out, Link l, String lead, String childLead, boolean unused) {
     out.println(lead + mark(l.state) + " " + l.title() + ": " + l.summary);
     String fixLead = childLead + (l.children.isEmpty() ? "      " : "│     ");
-    if (l.fix != null && l.isBroken()) {
+    if (l.fix != null && (l.isBroken() || l.state == State.warning)) {
       out.println(fixLead + "fix: " + l.fix);
     }
     for (int i = 0; i < l.children.size(); i++) {

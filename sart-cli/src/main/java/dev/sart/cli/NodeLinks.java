@@ -73,6 +73,21 @@ final class NodeLinks {
     return l;
   }
 
+  /** What the speaker can tell of whether the peer took the route (from what it sends back). */
+  static String acceptance(ExplainExportResponse x) {
+    String path =
+        x.getSentBack().getSegmentsList().stream()
+            .flatMap(g -> g.getElmList().stream())
+            .map(String::valueOf)
+            .collect(java.util.stream.Collectors.joining(" "));
+    return switch (x.getAcceptance()) {
+      case PEER_SELECTED_OURS -> "the peer selected it (sends it back with AS_PATH " + path + ")";
+      case PEER_SELECTED_OTHER ->
+          "the peer prefers another route to it (sends back AS_PATH " + path + ")";
+      default -> "whether the peer accepted it: unknown (it sends nothing back)";
+    };
+  }
+
   private static Link peer(
       Speakers speakers,
       String endpoint,
@@ -138,7 +153,10 @@ final class NodeLinks {
       case ADVERTISED -> {
         tally.announced++;
         tally.nodes.add(node);
-        yield Link.ok("peer", name, head + "; " + session + "; " + prefix + " in its Adj-RIB-Out");
+        yield Link.ok(
+            "peer",
+            name,
+            head + "; " + session + "; " + prefix + " in its Adj-RIB-Out; " + acceptance(x));
       }
       case NOT_ESTABLISHED ->
           Link.broken(

@@ -6,8 +6,10 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
+import dev.sart.crds.NodeBGP;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -16,15 +18,18 @@ import java.util.Optional;
 
 /**
  * {@code sart explain pod}: the pod's address → its AddressBlock and pool → the node → the block's
- * BGPAdvertisement → the node's peers, the speaker's Adj-RIB-Out for the block and the sessions.
+ * BGPAdvertisement → the node's peers, the speaker's Adj-RIB-Out for the block and the sessions →
+ * the kernels' routes to the pod on its node and the others ({@link KernelRoutes}).
  */
 final class PodChain {
   private final KubernetesClient client;
   private final Speakers speakers;
+  private final Fibs fibs;
 
-  PodChain(KubernetesClient client, Speakers speakers) {
+  PodChain(KubernetesClient client, Speakers speakers, Fibs fibs) {
     this.client = client;
     this.speakers = speakers;
+    this.fibs = fibs;
   }
 
   Link explain(String namespace, String name, String onlyAddress) {
@@ -71,7 +76,7 @@ final class PodChain {
     Optional<AddressBlock> block =
         blocks.stream()
             .filter(b -> b.getSpec() != null && b.getSpec().type() == AddressType.POD)
-            .filter(b -> Cidr.parse(b.getSpec().cidr()).contains(Cidr.parseAddress(ip)))
+            .filter(b -> IpPrefix.parseCidr(b.getSpec().cidr()).contains(Ip.parse(ip)))
             .findFirst();
     if (block.isEmpty()) {
       var pool = ServiceChain.poolOf(pools, ip);
@@ -145,16 +150,8 @@ final class PodChain {
     NodeLinks.Tally tally = new NodeLinks.Tally();
     l.add(NodeLinks.node(client, speakers, b.nodeRef(), peers, entries, b.cidr(), tally));
     l.add(
-        new Link(
-            "routes",
-            "",
-            Link.State.skipped,
-            "the kernel's routes are on the nodes: on "
-                + b.nodeRef()
-                + " `ip route get "
-                + ip
-                + "` shows the pod's veth route; elsewhere `sart fib channel route` shows "
-                + b.cidr()));
+        KernelRoutes.routes(
+            fibs, ip, b.cidr(), b.nodeRef(), client.resources(NodeBGP.class).list().getItems()));
     l.summary =
         "block "
             + b.cidr()

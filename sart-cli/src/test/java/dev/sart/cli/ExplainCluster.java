@@ -202,13 +202,17 @@ final class ExplainCluster implements AutoCloseable {
 
   /** The ClusterBGP reconciler's NodeBGP, with the agent's condition. */
   void nodeBgp(String node, String speakerPath) {
+    nodeBgp(node, speakerPath, 65001L, "192.0.2.1");
+  }
+
+  void nodeBgp(String node, String speakerPath, long asn, String routerId) {
     var nb =
         client
             .resource(
                 new NodeBGP(
                     node,
                     new NodeBGPSpec(
-                        65001L, "192.0.2.1", new SpeakerConfig(speakerPath, null, null), null)))
+                        asn, routerId, new SpeakerConfig(speakerPath, null, null), null)))
             .create();
     nb.setStatus(
         new NodeBGPStatus(

@@ -69,9 +69,15 @@ class ExplainSpeakerTest {
   private Server api;
   private Frr frr;
   private Peer peer;
+  private Node tor;
+
+  private final List<AutoCloseable> closing = new java.util.ArrayList<>();
 
   @AfterEach
   void stop() throws Exception {
+    for (AutoCloseable c : closing.reversed()) {
+      c.close();
+    }
     if (api != null) {
       api.shutdownNow();
     }
@@ -87,7 +93,7 @@ class ExplainSpeakerTest {
   private void up(PeerPolicy policy) throws Exception {
     Topology t = testbed.topology();
     Node nodeA = t.node("nodea");
-    Node tor = t.node("tor");
+    tor = t.node("tor");
     t.link(nodeA, tor).addresses("192.0.2.1/30", "192.0.2.2/30");
     speaker = new BgpServer(179, 1, NamespaceThreads.factory(nodeA, "bgp-io"));
     speaker.setLocalAs(65001);
@@ -103,25 +109,7 @@ class ExplainSpeakerTest {
             tor, RouterConfig.of(65000, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)));
     frr.start();
     // what the agent does: the BGPPeer as a neighbour, the advertised address as a path
-    PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65000);
-    peer =
-        speaker.addPeer(
-            new PeerConfig(
-                "tor",
-                c.address(),
-                c.asn(),
-                c.port(),
-                c.localAddress(),
-                false,
-                null,
-                0,
-                false,
-                Duration.ofSeconds(9),
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(1),
-                Set.of(Family.IPV4_UNICAST),
-                PeerConfig.GracefulRestart.DEFAULT),
-            policy);
+    peer = speaker.addPeer(peerConfig("tor", "192.0.2.2"), policy);
     speaker.addPaths(List.of(Prefix.parse(IP + "/32")), PathAttributes.of(Origin.IGP));
 
     cluster = new ExplainCluster();
@@ -165,7 +153,7 @@ class ExplainSpeakerTest {
         b.path("summary").asText().contains("export policy no-lb rejects it at statement 1"),
         b::toString);
     assertTrue(b.path("fix").asText().startsWith("change export policy no-lb"), b::toString);
-    assertTrue(frr.routes(dev.sart.testbed.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
+    assertTrue(frr.routes(dev.sart.net.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
     sample("explain-service-policy.txt", cluster.explain("service", "default/web").out());
   }
 
@@ -258,6 +246,143 @@ class ExplainSpeakerTest {
     assertTrue(r.out().startsWith("[ok] pod default/web-1: on node node-a"), r.out());
     assertTrue(r.out().contains("block 198.51.100.0/26 announced on 1 of 1 peer(s)"), r.out());
     sample("explain-pod-ok.txt", r.out());
+  }
+
+  /**
+   * Whether FRR took the route, from what it sends back: FRR returns its best path to the peer it
+   * came from (it does not check the receiver's AS unless told to), so node-a drops its own route
+   * as an AS_PATH loop and says FRR selected it; node-b (AS 65002), announcing the same address
+   * later, gets node-a's route from FRR and says FRR prefers another route; once an outbound
+   * route-map on FRR keeps the address from node-a, it sends nothing back and node-a says
+   * "unknown". {@code vtysh} agrees on FRR's best path.
+   */
+  @Test
+  void whetherThePeerTookTheRouteIsToldFromWhatItSendsBack() throws Exception {
+    up(PeerPolicy.NONE);
+    frr.awaitRoute(IP + "/32");
+    String selected =
+        IP
+            + "/32 in its Adj-RIB-Out; the peer selected it (sends it back with AS_PATH 65000"
+            + " 65001)";
+    await("FRR sends node-a's route back to node-a")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster.explain("service", "default/web").out().contains(selected));
+
+    // node-b: its own speaker, peering with FRR over a second link, announcing the same address
+    Topology t = testbed.topology();
+    Node nodeB = t.node("nodeb");
+    t.link(nodeB, tor).addresses("192.0.2.5/30", "192.0.2.6/30");
+    BgpServer b = new BgpServer(179, 1, NamespaceThreads.factory(nodeB, "bgp-io"));
+    closing.add(b);
+    b.setLocalAs(65002);
+    b.setRouterId(Ip.parseV4("192.0.2.5"));
+    b.start();
+    Server apiB =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(new BgpApiService(b))
+            .build()
+            .start();
+    closing.add(apiB::shutdownNow);
+    frr.vtysh(
+        "configure",
+        "router bgp 65000",
+        "neighbor 192.0.2.5 remote-as 65002",
+        "address-family ipv4 unicast",
+        "neighbor 192.0.2.5 activate");
+    Peer toB = b.addPeer(peerConfig("tor-b", "192.0.2.6"), PeerPolicy.NONE);
+    b.addPaths(List.of(Prefix.parse(IP + "/32")), PathAttributes.of(Origin.IGP));
+    cluster.nodeBgp("node-b", "127.0.0.1:5000", 65002L, "192.0.2.5");
+    String peerB = cluster.peer("node-b", "192.0.2.6", BGPPeerCondition.Status.Established);
+    var adv =
+        cluster
+            .client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("default")
+            .withName("web-203-0-113-1")
+            .get();
+    adv.setStatus(
+        new BGPAdvertisementStatus(
+            Map.of(
+                "node-a-65000-192.0.2.2",
+                AdvertiseStatus.Advertised,
+                peerB,
+                AdvertiseStatus.Advertised)));
+    cluster.client.resource(adv).updateStatus();
+    cluster.speakerOverrides.add("node-b=127.0.0.1:" + apiB.getPort());
+    await("node-b Established with FRR")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> toB.status().state() == State.ESTABLISHED);
+    String other =
+        IP
+            + "/32 in its Adj-RIB-Out; the peer prefers another route to it (sends back AS_PATH"
+            + " 65000 65001)";
+    await("node-b gets node-a's route from FRR")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster.explain("service", "default/web").out().contains(other));
+    ExplainCluster.Run both = cluster.explain("service", "default/web");
+    assertEquals(0, both.code(), both.out() + both.err());
+    assertTrue(both.out().contains("peer node-a-65000-192.0.2.2: "), both.out());
+    assertTrue(both.out().contains(selected), both.out());
+    assertTrue(both.out().contains("announced on 2 of 2 peer(s) on 2 node(s)"), both.out());
+    // FRR's own view: its best path for the address is node-a's
+    JsonNode route =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(frr.vtysh("show bgp ipv4 unicast " + IP + "/32 json"));
+    String bestFrom = "";
+    for (JsonNode path : route.path("paths")) {
+      if (path.path("bestpath").path("overall").asBoolean()) {
+        bestFrom = path.path("peer").path("peerId").asText();
+      }
+    }
+    assertEquals("192.0.2.1", bestFrom, route::toString);
+    sample("explain-service-accepted.txt", both.out());
+
+    // FRR told not to send the address to node-a (an outbound filter): nothing comes back, unknown
+    frr.vtysh(
+        "configure",
+        "ip prefix-list no-echo seq 5 deny " + IP + "/32",
+        "ip prefix-list no-echo seq 10 permit any",
+        "route-map no-echo permit 10",
+        "match ip address prefix-list no-echo",
+        "exit",
+        "router bgp 65000",
+        "address-family ipv4 unicast",
+        "neighbor 192.0.2.1 route-map no-echo out");
+    frr.vtysh("clear bgp ipv4 unicast 192.0.2.1 soft out");
+    String unknown =
+        IP
+            + "/32 in its Adj-RIB-Out; whether the peer accepted it: unknown (it sends nothing"
+            + " back)";
+    try {
+      await("FRR withdraws node-a's own route from node-a")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> cluster.explain("service", "default/web").out().contains(unknown));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          cluster.explain("service", "default/web").out()
+              + frr.vtysh("show bgp ipv4 unicast neighbors 192.0.2.1 advertised-routes"),
+          e);
+    }
+    assertTrue(frr.routes(dev.sart.net.IpPrefix.parse(IP + "/32")).size() > 0, "FRR keeps it");
+  }
+
+  private static PeerConfig peerConfig(String name, String address) throws Exception {
+    PeerConfig c = PeerConfig.of(InetAddress.getByName(address), 65000);
+    return c.toBuilder()
+        .name(name)
+        .passive(false)
+        .password(null)
+        .multihopTtl(0)
+        .ttlSecurity(false)
+        .holdTime(Duration.ofSeconds(9))
+        .keepaliveTime(Duration.ofSeconds(3))
+        .connectRetryTime(Duration.ofSeconds(1))
+        .families(Set.of(Family.IPV4_UNICAST))
+        .gracefulRestart(PeerConfig.GracefulRestart.DEFAULT)
+        .build();
   }
 
   /** Keeps a real output for the README (target/explain/). */

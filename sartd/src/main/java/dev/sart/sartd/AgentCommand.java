@@ -290,7 +290,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
                 ? CniAgent.start(c, new KubeIpam(source, new PoolSelector(client)))
                 : CniAgent.start(c);
         if (metrics != null) {
-          cni.metrics(metrics.registry());
+          metrics.beforeScrape(cni.metrics(metrics.registry()));
         }
         LOG.info(
             "event=cni-listening socket="

@@ -1,8 +1,11 @@
 package dev.sart.sartd;
 
 import dev.sart.controller.webhook.Certs;
+import dev.sart.controller.webhook.WebhookCertificate;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -11,6 +14,10 @@ import picocli.CommandLine.Option;
  * {@code tls.crt}, {@code tls.key} (PKCS#8) and {@code ca.crt} (the same certificate, for the
  * caBundle), and {@code secret.yaml}: the Secret {@code sart-webhook-server-cert} holding them,
  * which kube-controller/manifests/controller.yaml mounts.
+ *
+ * <p>With {@code --apply} (the certgen Job of kube-controller/manifests/certgen.yaml) it does the
+ * same in the cluster: the Secret (kept while its certificate is good, {@link WebhookCertificate})
+ * and the CA in the {@code caBundle} of the webhook configurations.
  */
 @Command(
     name = "certgen",
@@ -38,15 +45,78 @@ final class CertgenCommand implements java.util.concurrent.Callable<Integer> {
       defaultValue = "kube-system")
   String namespace;
 
+  @Option(
+      names = "--apply",
+      description =
+          "write the Secret and the webhook configurations' caBundle through the API server"
+              + " (keeps a Secret whose certificate is still good)")
+  boolean apply;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "with --apply: kubeconfig file (default: in-cluster, then $KUBECONFIG)")
+  Path kubeconfig;
+
+  @Option(
+      names = "--secret",
+      description = "with --apply: the Secret's name",
+      defaultValue = Certs.SECRET_NAME)
+  String secret;
+
+  @Option(
+      names = "--validating-webhook",
+      split = ",",
+      description = "with --apply: ValidatingWebhookConfigurations to give the CA",
+      defaultValue = "sart-validating")
+  List<String> validating;
+
+  @Option(
+      names = "--mutating-webhook",
+      split = ",",
+      description = "with --apply: MutatingWebhookConfigurations to give the CA",
+      defaultValue = "sart-mutating")
+  List<String> mutating;
+
+  @Option(
+      names = "--wait",
+      description = "with --apply: seconds to wait for the configurations to exist",
+      defaultValue = "120")
+  int waitSeconds;
+
   @Override
   public Integer call() throws Exception {
+    if (apply) {
+      try (var client = AgentCommand.client(kubeconfig)) {
+        var r =
+            WebhookCertificate.apply(
+                client,
+                new WebhookCertificate.Options(
+                    namespace,
+                    secret,
+                    host,
+                    validating,
+                    mutating,
+                    outDir,
+                    days,
+                    Duration.ofSeconds(waitSeconds)));
+        System.out.println(
+            (r.created() ? "created" : "kept")
+                + " Secret "
+                + namespace
+                + "/"
+                + secret
+                + "; caBundle set in "
+                + (r.patched().isEmpty() ? "none (already set)" : String.join(", ", r.patched())));
+      }
+      return 0;
+    }
     Certs.generate(host, outDir, days);
     Files.copy(
         outDir.resolve("tls.crt"),
         outDir.resolve("ca.crt"),
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    var secret = outDir.resolve("secret.yaml");
-    Files.writeString(secret, Certs.secretManifest(outDir, Certs.SECRET_NAME, namespace));
+    var secretFile = outDir.resolve("secret.yaml");
+    Files.writeString(secretFile, Certs.secretManifest(outDir, secret, namespace));
     System.out.println(
         "wrote "
             + outDir.resolve("tls.crt")
@@ -55,9 +125,9 @@ final class CertgenCommand implements java.util.concurrent.Callable<Integer> {
             + ", "
             + outDir.resolve("ca.crt")
             + ", "
-            + secret
+            + secretFile
             + " (Secret "
-            + Certs.SECRET_NAME
+            + secret
             + ")");
     return 0;
   }

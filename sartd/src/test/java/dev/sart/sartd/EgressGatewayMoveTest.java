@@ -261,6 +261,6 @@ class EgressGatewayMoveTest {
     // node1 no longer announces it: the ToR has one path
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> frr.routes(dev.sart.testbed.IpPrefix.parse(ADDRESS + "/32")).size() == 1);
+        .until(() -> frr.routes(dev.sart.net.IpPrefix.parse(ADDRESS + "/32")).size() == 1);
   }
 }

@@ -168,6 +168,14 @@ public final class BgpMetrics {
               family,
               c,
               x -> x.advertised(f)));
+      m.add(
+          gauge(
+              "sart.bgp.graceful.restart.stale",
+              "1 while the routes of the peer's previous session are kept, stale, as it restarts"
+                  + " (RFC 4724 §4.2 helper)",
+              family,
+              peer,
+              p -> p.staleFamilies().contains(f) ? 1 : 0));
     }
     return m;
   }

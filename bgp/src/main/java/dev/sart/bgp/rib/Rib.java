@@ -687,6 +687,26 @@ public final class Rib implements AutoCloseable {
       return shards[0].localAs;
     }
 
+    /**
+     * What {@code peer} sends us for {@code p}, as received: the paths in the table and the ones
+     * kept out of it (an AS_PATH holding our AS, RFC 4271 §9.1.2, or the import policy). A peer
+     * sends its best path; one holding our AS shows that our route reached it.
+     */
+    public List<Attrs> sentBack(RibPeer peer, Prefix p) {
+      RibShard s = shards[shardOf(p, shards.length)];
+      List<Attrs> out = new ArrayList<>();
+      Destination d = s.table.get(p);
+      if (d != null) {
+        for (Path x : d.paths()) {
+          if (x.source() == peer) {
+            out.add(x.attrs());
+          }
+        }
+      }
+      out.addAll(s.rejectedFrom(peer, p));
+      return out;
+    }
+
     /** Whether the best path of {@code p} is sent to {@code peer}, and if not, why. */
     public ExportVerdict exportVerdict(RibPeer peer, Prefix p) {
       return ExportVerdict.of(shards[shardOf(p, shards.length)], p, peer);

@@ -47,9 +47,10 @@ final class RibShard {
 
   /**
    * Per peer, the paths it sent that are not in the table (an AS_PATH loop, or the import policy
-   * rejected them): counted as received, not accepted.
+   * rejected them) with the attributes as received: counted as received, not accepted. A loop is
+   * how a peer shows that it took our route ({@link Rib.View#sentBack}).
    */
-  private final Map<RibPeer, Set<Rejected>> rejected = new HashMap<>();
+  private final Map<RibPeer, Map<Rejected, Attrs>> rejected = new HashMap<>();
 
   long localAs;
 
@@ -305,7 +306,7 @@ final class RibShard {
           }
         }
       }
-      for (Rejected r : rejected.getOrDefault(peer, Set.of())) {
+      for (Rejected r : rejected.getOrDefault(peer, Map.of()).keySet()) {
         if (r.prefix().family().equals(family)) {
           marked.add(new AdjRibIn.Key(r.prefix(), r.pathId()));
         }
@@ -346,7 +347,7 @@ final class RibShard {
       Attrs a = st.importPath(p, e.getValue(), localAs);
       if (a == null) {
         remove(peer, st, p, id);
-        reject(peer, p, id);
+        reject(peer, p, id, e.getValue());
         continue;
       }
       unreject(peer, p, id);
@@ -471,9 +472,9 @@ final class RibShard {
         changed.add(d);
       }
     }
-    Set<Rejected> r = rejected.remove(peer);
+    Map<Rejected, Attrs> r = rejected.remove(peer);
     if (r != null) {
-      r.forEach(x -> peer.counters().received(index, x.prefix().family(), -1));
+      r.keySet().forEach(x -> peer.counters().received(index, x.prefix().family(), -1));
     }
     changed.forEach(d -> decideAndForget(d, null));
   }
@@ -583,7 +584,7 @@ final class RibShard {
           st.received.remove(new AdjRibIn.Key(p, pathId));
         }
         remove(from, st, p, pathId);
-        reject(from, p, pathId);
+        reject(from, p, pathId, attrs);
         continue;
       }
       Attrs accepted = attrs;
@@ -596,7 +597,7 @@ final class RibShard {
         accepted = st.importPath(p, attrs, localAs);
         if (accepted == null) {
           remove(from, st, p, pathId);
-          reject(from, p, pathId);
+          reject(from, p, pathId, attrs);
           continue;
         }
       }
@@ -661,9 +662,9 @@ final class RibShard {
         }
       }
     }
-    Set<Rejected> r = rejected.remove(old);
+    Map<Rejected, Attrs> r = rejected.remove(old);
     if (r != null) {
-      r.forEach(x -> old.counters().received(index, x.prefix().family(), -1));
+      r.keySet().forEach(x -> old.counters().received(index, x.prefix().family(), -1));
     }
     changed.forEach(d -> decideAndForget(d, null));
     if (!keep.isEmpty()) {
@@ -718,19 +719,34 @@ final class RibShard {
     }
   }
 
-  /** Records a path of {@code from} that was received but not accepted. */
-  private void reject(RibPeer from, Prefix p, int pathId) {
-    if (rejected.computeIfAbsent(from, k -> new HashSet<>()).add(new Rejected(p, pathId))) {
+  /** Records a path of {@code from} that was received (with {@code attrs}) but not accepted. */
+  private void reject(RibPeer from, Prefix p, int pathId, Attrs attrs) {
+    if (rejected.computeIfAbsent(from, k -> new HashMap<>()).put(new Rejected(p, pathId), attrs)
+        == null) {
       from.counters().received(index, p.family(), 1);
     }
   }
 
   /** Forgets a rejected path of {@code from}, if there was one. */
   private void unreject(RibPeer from, Prefix p, int pathId) {
-    Set<Rejected> r = rejected.isEmpty() ? null : rejected.get(from);
-    if (r != null && r.remove(new Rejected(p, pathId))) {
+    Map<Rejected, Attrs> r = rejected.isEmpty() ? null : rejected.get(from);
+    if (r != null && r.remove(new Rejected(p, pathId)) != null) {
       from.counters().received(index, p.family(), -1);
     }
+  }
+
+  /** The attributes of the paths {@code from} sent for {@code p} that are not in the table. */
+  List<Attrs> rejectedFrom(RibPeer from, Prefix p) {
+    List<Attrs> out = new ArrayList<>();
+    rejected
+        .getOrDefault(from, Map.of())
+        .forEach(
+            (k, a) -> {
+              if (k.prefix().equals(p)) {
+                out.add(a);
+              }
+            });
+    return out;
   }
 
   private record Rejected(Prefix prefix, int pathId) {}

@@ -242,6 +242,26 @@ class RibTest {
   }
 
   @Test
+  void whatAPeerSendsBackIsKeptLoopsIncludedUntilItIsWithdrawnOrThePeerGoes() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, false);
+    rib.peerUp(a);
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 65001));
+    assertNull(rib.query(v -> v.route(P)).join(), "a loop stays out of the Loc-RIB");
+    assertEquals(List.of(attrs(65002, 65001)), rib.query(v -> v.sentBack(a, P)).join());
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 64512));
+    assertEquals(
+        List.of(attrs(65002, 64512)),
+        rib.query(v -> v.sentBack(a, P)).join(),
+        "the loop is replaced by the accepted path");
+    rib.update(a, List.of(P), null, List.of(), null, null);
+    assertEquals(List.of(), rib.query(v -> v.sentBack(a, P)).join(), "withdrawn");
+    rib.update(a, List.of(), null, List.of(P), null, attrs(65002, 65001));
+    assertEquals(1, rib.query(v -> v.sentBack(a, P).size()).join());
+    rib.peerDown(a);
+    assertEquals(List.of(), rib.query(v -> v.sentBack(a, P)).join(), "the peer went down");
+  }
+
+  @Test
   void selectionChangesReachTheListeners() throws Exception {
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
     rib.addListener((p, s) -> seen.add(p + " " + s.selected().size()));

@@ -32,11 +32,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -62,33 +59,10 @@ class GracefulRestartHelperTest {
   private Peer peer;
   private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Long> withdrawals = new ConcurrentLinkedQueue<>();
-  private final java.util.concurrent.atomic.AtomicLong endOfRibAt =
-      new java.util.concurrent.atomic.AtomicLong();
-  private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler endOfRib =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          if (String.valueOf(r.getMessage()).contains("event=end-of-rib")) {
-            endOfRibAt.compareAndSet(0, r.getMillis());
-          }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-
-  @BeforeEach
-  void watchTheLog() {
-    peerLog.addHandler(endOfRib);
-  }
+  @RegisterExtension final LogCapture peerLog = new LogCapture(Peer.class.getName());
 
   @AfterEach
   void stop() {
-    peerLog.removeHandler(endOfRib);
     if (channel != null) {
       channel.shutdownNow();
       grpc.shutdownNow();
@@ -152,6 +126,14 @@ class GracefulRestartHelperTest {
         .originate(originate);
   }
 
+  private static double staleGauge(io.micrometer.core.instrument.MeterRegistry r, String afi) {
+    return r.get("sart.bgp.graceful.restart.stale")
+        .tag("peer", "192.0.2.2")
+        .tag("afi", afi)
+        .gauge()
+        .value();
+  }
+
   /** SIGKILL: no NOTIFICATION, the kernel closes the connection. */
   private void kill(Frr frr) {
     for (ManagedProcess proc : frr.processes()) {
@@ -177,6 +159,13 @@ class GracefulRestartHelperTest {
             "198.51.100.128/25 from 192.0.2.2 stale",
             "203.0.113.0/24 from ");
     await("kept, stale").atMost(Duration.ofSeconds(5)).until(() -> locRib().equals(stale));
+    // sart_bgp_graceful_restart_stale{afi="ipv4"}: 1 while the helper keeps them
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    dev.sart.bgp.metrics.BgpMetrics metrics = new dev.sart.bgp.metrics.BgpMetrics(server, registry);
+    metrics.refresh();
+    assertEquals(1.0, staleGauge(registry, "ipv4"));
+    assertEquals(0.0, staleGauge(registry, "ipv6"));
     await("still kept while FRR is away")
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
@@ -195,8 +184,10 @@ class GracefulRestartHelperTest {
     // nothing was withdrawn before FRR's End-of-RIB (FRR 8.4, not restarting as far as it knows,
     // may send its End-of-RIB before its own routes: then the route sent again comes back right
     // after it, as FRR as a helper would do too)
-    long endOfRib = endOfRibAt.get();
+    long endOfRib = endOfRibAt();
     assertTrue(endOfRib > 0, "FRR's End-of-RIB was seen");
+    metrics.refresh();
+    assertEquals(0.0, staleGauge(registry, "ipv4"), "no stale routes after the End-of-RIB");
     assertTrue(
         withdrawals.stream().allMatch(w -> w >= endOfRib),
         () -> "withdrawn before the End-of-RIB at " + endOfRib + ": " + withdrawals);
@@ -228,6 +219,15 @@ class GracefulRestartHelperTest {
     double after = (System.nanoTime() - killed) / 1e9;
     assertTrue(after >= 4.5, () -> "flushed after " + after + " s, before the restart time");
     assertEquals(List.of("198.51.100.0/25"), List.copyOf(withdrawn));
-    assertEquals(0, endOfRibAt.get());
+    assertEquals(0, endOfRibAt());
+  }
+
+  /** When the first {@code event=end-of-rib} was logged (epoch ms), 0 if never. */
+  private long endOfRibAt() {
+    return peerLog.records().stream()
+        .filter(r -> String.valueOf(r.getMessage()).contains("event=end-of-rib"))
+        .mapToLong(LogRecord::getMillis)
+        .findFirst()
+        .orElse(0);
   }
 }

@@ -1,9 +1,9 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Rtnl;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetBgpInfoRequest;
@@ -200,7 +200,7 @@ final class BgpWatchSubscriber implements Subscriber {
       // a link-local next hop needs an interface the API does not name
       if (gw.isAnyLocalAddress()
           || gw.isLinkLocalAddress()
-          || (prefix.family() == Family.INET6 && gw.getAddress().length == 4)) {
+          || (Family.of(prefix) == Family.INET6 && gw.getAddress().length == 4)) {
         continue;
       }
       gateways.add(gw);

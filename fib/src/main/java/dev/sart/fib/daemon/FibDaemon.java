@@ -47,7 +47,11 @@ public final class FibDaemon implements AutoCloseable {
     FibDaemon d = new FibDaemon();
     try {
       d.build(config, new FibMetrics(registry), netns, options);
-      d.servers.add(serve(config.endpoint(), new FibManagerService(d.channels)));
+      d.servers.add(
+          serve(
+              config.endpoint(),
+              new FibManagerService(
+                  d.channels, () -> netns == null ? Netlink.open() : Netlink.open(netns))));
       d.channels.forEach(Channel::start);
       LOG.info(
           () ->

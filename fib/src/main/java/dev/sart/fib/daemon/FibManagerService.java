@@ -1,6 +1,13 @@
 package dev.sart.fib.daemon;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.fib.netlink.Errno;
+import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.NetlinkException;
+import dev.sart.fib.netlink.NextHop;
+import dev.sart.fib.netlink.OperState;
+import dev.sart.fib.netlink.Route;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.FibManagerApiGrpc;
 import dev.sart.proto.v1.GetChannelRequest;
@@ -9,18 +16,31 @@ import dev.sart.proto.v1.GetRoutesRequest;
 import dev.sart.proto.v1.GetRoutesResponse;
 import dev.sart.proto.v1.ListChannelRequest;
 import dev.sart.proto.v1.ListChannelResponse;
+import dev.sart.proto.v1.LookupRouteRequest;
+import dev.sart.proto.v1.LookupRouteResponse;
+import dev.sart.proto.v1.RouteLink;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
-/** sart.v1 {@code FibManagerApi}: the channels as configured and the routes each one selected. */
+/**
+ * sart.v1 {@code FibManagerApi}: the channels as configured, the routes each one selected, and the
+ * kernel's route to an address ({@code LookupRoute}, an addition).
+ */
 final class FibManagerService extends FibManagerApiGrpc.FibManagerApiImplBase {
   private final List<Channel> channels;
+  private final Supplier<Netlink> kernel;
 
-  FibManagerService(List<Channel> channels) {
+  /**
+   * @param kernel opens a netlink socket in the namespace whose tables the daemon serves
+   */
+  FibManagerService(List<Channel> channels, Supplier<Netlink> kernel) {
     this.channels = List.copyOf(channels);
+    this.kernel = kernel;
   }
 
   private Channel channel(String name) {
@@ -71,6 +91,44 @@ final class FibManagerService extends FibManagerApiGrpc.FibManagerApiImplBase {
               .forEach(e -> b.addRoutes(ProtoRoutes.route(e.getValue(), 0)));
           return b.build();
         });
+  }
+
+  @Override
+  public void lookupRoute(LookupRouteRequest request, StreamObserver<LookupRouteResponse> out) {
+    reply(out, () -> lookup(ApiErrors.request(() -> Ip.parse(request.getDestination().strip()))));
+  }
+
+  /** {@code ip route get}: RTM_GETROUTE with RTM_F_FIB_MATCH, through the policy rules. */
+  private LookupRouteResponse lookup(InetAddress destination) {
+    try (Netlink nl = kernel.get()) {
+      Route r;
+      try {
+        r = nl.routes().get(destination);
+      } catch (NetlinkException e) {
+        if (e.errno() == Errno.ENETUNREACH || e.errno() == Errno.EHOSTUNREACH) {
+          return LookupRouteResponse.newBuilder().setFound(false).build();
+        }
+        throw e;
+      }
+      LookupRouteResponse.Builder b =
+          LookupRouteResponse.newBuilder().setFound(true).setRoute(ProtoRoutes.route(r));
+      for (NextHop h : r.nextHops()) {
+        RouteLink.Builder l = RouteLink.newBuilder().setIndex(h.index());
+        if (h.index() != 0) {
+          nl.links()
+              .find(h.index())
+              .ifPresent(
+                  link ->
+                      l.setName(link.name())
+                          .setUp(
+                              link.isUp()
+                                  && (link.operState() == OperState.UP
+                                      || link.operState() == OperState.UNKNOWN)));
+        }
+        b.addLinks(l);
+      }
+      return b.build();
+    }
   }
 
   /** Answers a query: an exception its body throws is a bug (INTERNAL), see {@link ApiErrors}. */

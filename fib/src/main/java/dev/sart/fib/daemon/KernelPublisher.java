@@ -4,11 +4,11 @@ import dev.sart.fib.netlink.Batch;
 import dev.sart.fib.netlink.BatchResult;
 import dev.sart.fib.netlink.Errno;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.net.IpPrefix;
 import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,13 +72,26 @@ final class KernelPublisher implements Publisher {
 
   @Override
   public void reconcile(Map<IpPrefix, ChannelRoute> selected) {
+    reconcile(selected, true);
+  }
+
+  @Override
+  public void reconcileKeeping(Map<IpPrefix, ChannelRoute> selected) {
+    reconcile(selected, false);
+  }
+
+  /**
+   * Dumps our protocol's routes of each table and makes them what {@code selected} says; without
+   * {@code removeOthers} a route of a destination {@code selected} does not name stays.
+   */
+  private void reconcile(Map<IpPrefix, ChannelRoute> selected, boolean removeOthers) {
     dirty = false;
     for (int table : tables) {
       reconciles.get(table).increment();
       Map<IpPrefix, Route> desired = new HashMap<>();
       selected.forEach(
           (p, r) -> {
-            if (families.contains(p.family())) {
+            if (families.contains(Family.of(p))) {
               desired.put(p, route(r, table, protocol));
             }
           });
@@ -103,6 +116,13 @@ final class KernelPublisher implements Publisher {
         continue;
       }
       KernelDiff.Plan plan = KernelDiff.plan(desired, kernel);
+      if (!removeOthers) {
+        plan =
+            new KernelDiff.Plan(
+                plan.delete().stream().filter(r -> desired.containsKey(r.destination())).toList(),
+                plan.install());
+      }
+      KernelDiff.Plan done = plan;
       Batch b = netlink.batch();
       plan.delete().forEach(b::deleteRoute);
       plan.install().forEach(b::replaceRoute);
@@ -120,13 +140,14 @@ final class KernelPublisher implements Publisher {
                   + " table="
                   + Integer.toUnsignedString(table)
                   + " kept="
-                  + (desired.size() - plan.install().size())
+                  + (desired.size() - done.install().size())
                   + " installed="
-                  + plan.install().size()
+                  + done.install().size()
                   + " removed="
-                  + plan.delete().size()
+                  + done.delete().size()
                   + " failed="
-                  + failed);
+                  + failed
+                  + (removeOthers ? "" : " kept-unselected=true"));
     }
   }
 
@@ -144,7 +165,7 @@ final class KernelPublisher implements Publisher {
       List<Route> requests = new ArrayList<>();
       List<Boolean> deletes = new ArrayList<>();
       for (ChannelRib.Change c : changes) {
-        if (!families.contains(c.destination().family())) {
+        if (!families.contains(Family.of(c.destination()))) {
           continue;
         }
         Route old = now.get(c.destination());

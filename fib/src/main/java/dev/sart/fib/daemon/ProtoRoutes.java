@@ -1,8 +1,8 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.net.Ip;
 import dev.sart.proto.v1.ChProtocol;
 import dev.sart.proto.v1.IpVersion;
 import dev.sart.proto.v1.Route;
@@ -22,7 +22,7 @@ final class ProtoRoutes {
     Route.Builder b =
         Route.newBuilder()
             .setTable(table)
-            .setVersion(version(r.destination().family()))
+            .setVersion(version(Family.of(r.destination())))
             .setDestination(r.destination().toString())
             .setProtocolValue(r.protocol())
             .setScope(Scope.Universe)
@@ -30,6 +30,31 @@ final class ProtoRoutes {
             .setAdValue(r.distance())
             .setPriority(r.distance())
             .setIbgp(r.distance() == Distance.IBGP && r.source().startsWith("bgp"));
+    for (NextHop h : r.nextHops()) {
+      dev.sart.proto.v1.NextHop.Builder nh =
+          dev.sart.proto.v1.NextHop.newBuilder().setWeight(h.weight()).setInterface(h.index());
+      if (h.gateway() != null) {
+        nh.setGateway(Ip.format(h.gateway()));
+      }
+      b.addNextHops(nh);
+    }
+    return b.build();
+  }
+
+  /** A route as the kernel holds it (its table, protocol, scope, type, metric, next hops). */
+  static Route route(dev.sart.fib.netlink.Route r) {
+    Route.Builder b =
+        Route.newBuilder()
+            .setTable(r.table())
+            .setVersion(version(Family.of(r.destination())))
+            .setDestination(r.destination().toString())
+            .setProtocolValue(r.protocol())
+            .setScopeValue(r.scope().code())
+            .setTypeValue(r.type().code())
+            .setPriority(r.metric());
+    if (r.preferredSource() != null) {
+      b.setSource(Ip.format(r.preferredSource()));
+    }
     for (NextHop h : r.nextHops()) {
       dev.sart.proto.v1.NextHop.Builder nh =
           dev.sart.proto.v1.NextHop.newBuilder().setWeight(h.weight()).setInterface(h.index());

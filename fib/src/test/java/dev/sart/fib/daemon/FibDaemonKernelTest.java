@@ -2,19 +2,26 @@ package dev.sart.fib.daemon;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.fib.netlink.Address;
 import dev.sart.fib.netlink.AddressFlag;
+import dev.sart.fib.netlink.Family;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.Rtnl;
+import dev.sart.fib.netlink.Rule;
+import dev.sart.fib.netlink.Scope;
 import dev.sart.proto.v1.FibManagerApiGrpc;
 import dev.sart.proto.v1.GetChannelRequest;
 import dev.sart.proto.v1.GetRoutesRequest;
 import dev.sart.proto.v1.ListChannelRequest;
+import dev.sart.proto.v1.LookupRouteRequest;
+import dev.sart.proto.v1.LookupRouteResponse;
+import dev.sart.proto.v1.Protocol;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import io.grpc.ManagedChannel;
@@ -111,6 +118,54 @@ class FibDaemonKernelTest {
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
         .untilAsserted(() -> assertEquals(expected, IpRoutes.table(node, TARGET, OURS)));
+  }
+
+  @Test
+  void lookupRouteAnswersWhatIpRouteGetFindsThroughThePolicyRules() throws Exception {
+    // a pod's host route as the agent makes it: table 120, reached through a rule
+    nl.routes()
+        .add(Route.of("198.51.100.7/32").table(120).protocol(50).scope(Scope.LINK).dev(v0).build());
+    nl.rules().add(Rule.lookup(Family.INET, 2000, 120));
+    nl.routes().add(Route.of("203.0.113.0/24").protocol(Rtnl.RTPROT_BGP).via("192.0.2.1").build());
+    daemon = start();
+    ManagedChannel ch =
+        NettyChannelBuilder.forAddress("127.0.0.1", daemon.managerPort()).usePlaintext().build();
+    try {
+      FibManagerApiGrpc.FibManagerApiBlockingStub api = FibManagerApiGrpc.newBlockingStub(ch);
+      LookupRouteResponse pod = lookup(api, "198.51.100.7");
+      assertTrue(pod.getFound());
+      assertEquals("198.51.100.7/32", pod.getRoute().getDestination());
+      assertEquals(120, pod.getRoute().getTable());
+      assertEquals(50, pod.getRoute().getProtocolValue());
+      assertEquals("v0", pod.getLinks(0).getName());
+      assertTrue(pod.getLinks(0).getUp());
+      // the oracle: ip route get ... fibmatch names the same route
+      String ip = node.exec("ip", "-j", "route", "get", "198.51.100.7", "fibmatch");
+      assertTrue(ip.contains("\"dst\":\"198.51.100.7\"") && ip.contains("\"table\":\"120\""), ip);
+
+      LookupRouteResponse block = lookup(api, "203.0.113.9");
+      assertEquals("203.0.113.0/24", block.getRoute().getDestination());
+      assertEquals(254, block.getRoute().getTable());
+      assertEquals(Protocol.Bgp, block.getRoute().getProtocol());
+      assertEquals("192.0.2.1", block.getRoute().getNextHops(0).getGateway());
+
+      assertFalse(lookup(api, "2001:db8:ffff::1").getFound(), "no IPv6 route at all");
+      nl.links().setDown("v1"); // the veth's other end: v0 has no carrier, its routes stay
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !lookup(api, "198.51.100.7").getLinks(0).getUp());
+      StatusRuntimeException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              StatusRuntimeException.class, () -> lookup(api, "pod-a"));
+      assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  private static LookupRouteResponse lookup(
+      FibManagerApiGrpc.FibManagerApiBlockingStub api, String destination) {
+    return api.lookupRoute(LookupRouteRequest.newBuilder().setDestination(destination).build());
   }
 
   @Test

@@ -1,9 +1,11 @@
 package dev.sart.agent.bgp;
 
 import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.AdvertisementAttrs;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,8 +35,11 @@ final class AdvertisementReconciler {
 
   private final KubernetesClient client;
 
-  /** Prefixes the speaker originates because of us; null until read back from the speaker. */
-  private Set<String> announced;
+  /**
+   * Prefixes the speaker originates because of us, with the path attributes we gave it (null: read
+   * back from the speaker, attributes unknown); null until read back from the speaker.
+   */
+  private Map<String, AdvertisementAttrs> announced;
 
   AdvertisementReconciler(KubernetesClient client) {
     this.client = client;
@@ -52,10 +57,17 @@ final class AdvertisementReconciler {
    * The prefixes the speaker originates because of us (read back from the speaker the first time).
    */
   Set<String> originated(Speaker speaker) {
+    readBack(speaker);
+    return Set.copyOf(announced.keySet());
+  }
+
+  private void readBack(Speaker speaker) {
     if (announced == null) {
-      announced = new HashSet<>(speaker.localPrefixes());
+      announced = new HashMap<>();
+      // the speaker's paths do not report every attribute (no communities): originated again with
+      // ours at the next pass
+      speaker.localPrefixes().forEach(p -> announced.put(p, null));
     }
-    return Set.copyOf(announced);
   }
 
   /**
@@ -67,10 +79,12 @@ final class AdvertisementReconciler {
       Predicate<String> mine,
       Predicate<String> established,
       Speaker speaker) {
-    if (speaker != null && announced == null) {
-      announced = new HashSet<>(speaker.localPrefixes());
+    if (speaker != null) {
+      readBack(speaker);
     }
-    Set<String> wanted = new HashSet<>();
+    // per prefix the attributes of every advertisement that wants it (Services sharing an address
+    // each have one), merged
+    Map<String, AdvertisementAttrs> wanted = new HashMap<>();
     Map<BGPAdvertisement, Map<String, AdvertiseStatus>> updates = new LinkedHashMap<>();
     for (BGPAdvertisement a : adverts) {
       if (a.getSpec() == null) {
@@ -108,7 +122,7 @@ final class AdvertisementReconciler {
       if (!deleted
           && next.entrySet().stream()
               .anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
-        wanted.add(a.getSpec().cidr());
+        wanted.merge(a.getSpec().cidr(), attrs(a), AdvertisementAttrs::merge);
       }
       if (!next.equals(peers)) {
         updates.put(a, next);
@@ -116,15 +130,25 @@ final class AdvertisementReconciler {
     }
     // the speaker first, then the statuses: an entry says Advertised only once the speaker has the
     // prefix
-    for (String cidr : speaker == null ? Set.<String>of() : wanted) {
-      if (!announced.contains(cidr)) {
-        speaker.addPath(cidr);
-        announced.add(cidr);
-        LOG.info(() -> "event=prefix-announced cidr=" + cidr);
+    for (var e :
+        speaker == null ? Set.<Map.Entry<String, AdvertisementAttrs>>of() : wanted.entrySet()) {
+      String cidr = e.getKey();
+      if (!e.getValue().equals(announced.get(cidr))) {
+        // AddPath of an originated prefix replaces its path (implicit withdraw, RFC 4271 §3.1)
+        boolean again = announced.containsKey(cidr);
+        speaker.addPath(cidr, e.getValue());
+        announced.put(cidr, e.getValue());
+        LOG.info(
+            () ->
+                "event="
+                    + (again ? "prefix-attributes" : "prefix-announced")
+                    + " cidr="
+                    + cidr
+                    + (e.getValue().isEmpty() ? "" : " attrs=" + e.getValue().toAttrs()));
       }
     }
-    for (String cidr : speaker == null ? List.<String>of() : List.copyOf(announced)) {
-      if (!wanted.contains(cidr)) {
+    for (String cidr : speaker == null ? List.<String>of() : List.copyOf(announced.keySet())) {
+      if (!wanted.containsKey(cidr)) {
         speaker.deletePath(cidr);
         announced.remove(cidr);
         LOG.info(() -> "event=prefix-withdrawn cidr=" + cidr);
@@ -178,6 +202,26 @@ final class AdvertisementReconciler {
 
   /** Takes every prefix back (the speaker is being left, or this node has no NodeBGP any more). */
   Set<String> announced() {
-    return announced == null ? Set.of() : Set.copyOf(announced);
+    return announced == null ? Set.of() : Set.copyOf(announced.keySet());
+  }
+
+  /**
+   * The advertisement's path attributes; malformed ones (the schema and webhook refuse them) are
+   * logged and left out.
+   */
+  private static AdvertisementAttrs attrs(BGPAdvertisement a) {
+    try {
+      return a.getSpec().pathAttrs();
+    } catch (IllegalArgumentException e) {
+      LOG.warning(
+          () ->
+              "event=advertisement-attrs-invalid name="
+                  + a.getMetadata().getName()
+                  + " namespace="
+                  + a.getMetadata().getNamespace()
+                  + " error="
+                  + e.getMessage());
+      return AdvertisementAttrs.NONE;
+    }
   }
 }

@@ -1,18 +1,25 @@
 package dev.sart.agent.bgp;
 
+import com.google.protobuf.Any;
+import dev.sart.crds.AdvertisementAttrs;
 import dev.sart.proto.v1.AddPathRequest;
 import dev.sart.proto.v1.AddPeerRequest;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.BgpInfo;
+import dev.sart.proto.v1.CommunitiesAttribute;
 import dev.sart.proto.v1.ConfigureMultiPathRequest;
 import dev.sart.proto.v1.DeletePathRequest;
 import dev.sart.proto.v1.DeletePeerRequest;
 import dev.sart.proto.v1.DeletePolicyRequest;
 import dev.sart.proto.v1.GetBgpInfoRequest;
 import dev.sart.proto.v1.GetPathRequest;
+import dev.sart.proto.v1.LargeCommunitiesAttribute;
+import dev.sart.proto.v1.LargeCommunity;
 import dev.sart.proto.v1.ListNeighborRequest;
 import dev.sart.proto.v1.ListPolicyRequest;
+import dev.sart.proto.v1.LocalPrefAttribute;
+import dev.sart.proto.v1.MultiExitDiscAttribute;
 import dev.sart.proto.v1.Peer;
 import dev.sart.proto.v1.PeerStateEvent;
 import dev.sart.proto.v1.Policy;
@@ -103,7 +110,53 @@ final class Speaker implements AutoCloseable {
   }
 
   void addPath(String cidr) {
-    api().addPath(AddPathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr).build());
+    addPath(cidr, AdvertisementAttrs.NONE);
+  }
+
+  /** Originates (or re-originates with other attributes) a prefix. */
+  void addPath(String cidr, AdvertisementAttrs attrs) {
+    var request = AddPathRequest.newBuilder().setFamily(family(cidr)).addPrefixes(cidr);
+    if (!attrs.communities().isEmpty()) {
+      var c = CommunitiesAttribute.newBuilder();
+      attrs.communities().forEach(v -> c.addCommunities(v.intValue()));
+      request.addAttributes(Any.pack(c.build()));
+    }
+    if (!attrs.largeCommunities().isEmpty()) {
+      var c = LargeCommunitiesAttribute.newBuilder();
+      for (var l : attrs.largeCommunities()) {
+        c.addCommunities(
+            LargeCommunity.newBuilder()
+                .setGlobalAdmin((int) l.globalAdmin())
+                .setLocalData1((int) l.localData1())
+                .setLocalData2((int) l.localData2()));
+      }
+      request.addAttributes(Any.pack(c.build()));
+    }
+    // the speaker sends LOCAL_PREF to internal peers only (RFC 4271 §5.1.5)
+    if (attrs.localPref() != null) {
+      request.addAttributes(
+          Any.pack(LocalPrefAttribute.newBuilder().setValue(attrs.localPref().intValue()).build()));
+    }
+    if (attrs.med() != null) {
+      request.addAttributes(
+          Any.pack(MultiExitDiscAttribute.newBuilder().setValue(attrs.med().intValue()).build()));
+    }
+    api().addPath(request.build());
+  }
+
+  /**
+   * Every path of this node is in the speaker again (after its start): its graceful restart may end
+   * (RFC 4724 §4.1). A speaker that does not know the call (sart's) is not restarting:
+   * UNIMPLEMENTED is ignored.
+   */
+  void localPathsComplete() {
+    try {
+      api().localPathsComplete(dev.sart.proto.v1.LocalPathsCompleteRequest.getDefaultInstance());
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
+        throw e;
+      }
+    }
   }
 
   void deletePath(String cidr) {

@@ -1,15 +1,15 @@
 package dev.sart.agent.egress;
 
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Egress;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -162,7 +162,7 @@ public final class ClientAgent implements AutoCloseable {
           new ClientEgress(
               ref.namespace(),
               ref.name(),
-              Cidr.parseAddress(service.getSpec().getClusterIP()),
+              Ip.parse(service.getSpec().getClusterIP()),
               service.getSpec().getPorts().getFirst().getPort(),
               destinations));
     }
@@ -187,7 +187,7 @@ public final class ClientAgent implements AutoCloseable {
               .filter(p -> status.gateway().equals(p.getMetadata().getName()))
               .findFirst();
       var podIp = gateway.map(GatewayAgent::address).orElse(null);
-      var address = Cidr.parseAddress(status.sourceAddress());
+      var address = Ip.parse(status.sourceAddress());
       if (podIp == null || !(address instanceof Inet4Address)) {
         continue;
       }

@@ -1,6 +1,6 @@
 package dev.sart.agent.egress;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.List;
 

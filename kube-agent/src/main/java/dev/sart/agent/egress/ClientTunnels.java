@@ -1,7 +1,6 @@
 package dev.sart.agent.egress;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.Neighbor;
 import dev.sart.fib.netlink.Netlink;
@@ -12,6 +11,7 @@ import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rule;
 import dev.sart.fib.netlink.Vxlan;
+import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -138,7 +138,7 @@ public final class ClientTunnels {
       var e = entry.getValue();
       int index = indexes.get(entry.getKey());
       for (var d : e.destinations()) {
-        if (d.family() != Family.INET) {
+        if (!d.isIpv4()) {
           LOG.warning("egress destination skipped destination=" + d + " reason=ipv6-not-carried");
           continue;
         }

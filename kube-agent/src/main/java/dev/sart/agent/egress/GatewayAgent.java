@@ -1,7 +1,7 @@
 package dev.sart.agent.egress;
 
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Egress;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -112,7 +112,7 @@ public final class GatewayAgent implements AutoCloseable {
         && egress.getStatus() != null
         && egress.getStatus().sourceAddress() != null
         && podName.equals(egress.getStatus().gateway())) {
-      source = Cidr.parseAddress(egress.getStatus().sourceAddress());
+      source = Ip.parse(egress.getStatus().sourceAddress());
       var claim = egress.getSpec().sourceAddress();
       for (var port : claim == null ? List.<dev.sart.crds.EgressPort>of() : claim.portsOrEmpty()) {
         var service = services.getStore().getByKey(namespace + "/" + port.service());
@@ -131,7 +131,7 @@ public final class GatewayAgent implements AutoCloseable {
             new GatewayNat.Forward(
                 port.protocolOrTcp(),
                 port.port(),
-                Cidr.parseAddress(service.getSpec().getClusterIP()),
+                Ip.parse(service.getSpec().getClusterIP()),
                 port.servicePortOrPort()));
       }
     }
@@ -158,7 +158,7 @@ public final class GatewayAgent implements AutoCloseable {
         || "Failed".equals(status.getPhase())) {
       return null;
     }
-    var ip = Cidr.parseAddress(status.getPodIP());
+    var ip = Ip.parse(status.getPodIP());
     return ip instanceof Inet4Address ? ip : null;
   }
 

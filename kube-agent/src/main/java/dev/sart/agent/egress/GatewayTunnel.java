@@ -1,7 +1,6 @@
 package dev.sart.agent.egress;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Neighbor;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NextHop;
@@ -10,6 +9,7 @@ import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rule;
 import dev.sart.fib.netlink.Scope;
 import dev.sart.fib.netlink.Vxlan;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

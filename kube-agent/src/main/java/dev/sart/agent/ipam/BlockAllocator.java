@@ -1,8 +1,8 @@
 package dev.sart.agent.ipam;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -88,26 +88,41 @@ public final class BlockAllocator implements Ipam {
       }
       return existing;
     }
-    Pool p = pools.get(pool);
-    if (p == null) {
-      throw new IpamException("no block of pool " + pool + " on this node");
-    }
+    // one pool, or one per family ("pool4,pool6": dual-stack pods from single-family pools)
     List<InetAddress> given = new ArrayList<>();
-    for (Family f : p.families()) {
-      InetAddress a = p.next(f);
-      if (a == null) {
-        for (InetAddress g : given) {
-          p.free(g);
-        }
-        throw new IpamException(
-            "pool "
-                + pool
-                + " has no free "
-                + (f == Family.INET ? "IPv4" : "IPv6")
-                + " address left in this node's blocks "
-                + p.cidrs(f));
+    Map<Family, String> from = new java.util.EnumMap<>(Family.class);
+    for (String name : names(pool)) {
+      Pool p = pools.get(name);
+      if (p == null) {
+        free(given);
+        throw new IpamException("no block of pool " + name + " on this node");
       }
-      given.add(a);
+      for (Family f : p.families()) {
+        String other = from.put(f, name);
+        if (other != null) {
+          free(given);
+          throw new IpamException(
+              "pools "
+                  + other
+                  + " and "
+                  + name
+                  + " both give "
+                  + (f == Family.INET ? "IPv4" : "IPv6")
+                  + " addresses: a pod takes one pool per family");
+        }
+        InetAddress a = p.next(f);
+        if (a == null) {
+          free(given);
+          throw new IpamException(
+              "pool "
+                  + name
+                  + " has no free "
+                  + (f == Family.INET ? "IPv4" : "IPv6")
+                  + " address left in this node's blocks "
+                  + p.cidrs(f));
+        }
+        given.add(a);
+      }
     }
     Allocation allocation = new Allocation(attachment, pool, given);
     allocations.put(attachment, allocation);
@@ -125,10 +140,7 @@ public final class BlockAllocator implements Ipam {
     if (a == null) {
       return Optional.empty();
     }
-    Pool p = pools.get(a.pool());
-    if (p != null) {
-      a.addresses().forEach(p::free);
-    }
+    free(a.addresses());
     return Optional.of(a);
   }
 
@@ -142,13 +154,14 @@ public final class BlockAllocator implements Ipam {
       throw new IpamException(
           allocation.attachment() + " is restored twice: " + existing + " and " + allocation);
     }
-    Pool p = pools.get(allocation.pool());
-    if (p == null) {
-      throw new IpamException(
-          "pool " + allocation.pool() + " of " + allocation.attachment() + " has no block here");
+    for (String name : names(allocation.pool())) {
+      if (!pools.containsKey(name)) {
+        throw new IpamException(
+            "pool " + name + " of " + allocation.attachment() + " has no block here");
+      }
     }
     for (InetAddress a : allocation.addresses()) {
-      BlockState s = p.blockOf(a);
+      BlockState s = blockOf(allocation.pool(), a);
       if (s == null) {
         throw new IpamException(
             Ip.format(a)
@@ -163,7 +176,7 @@ public final class BlockAllocator implements Ipam {
       }
     }
     for (InetAddress a : allocation.addresses()) {
-      p.take(a);
+      poolOf(allocation.pool(), a).take(a);
     }
     allocations.put(allocation.attachment(), allocation);
   }
@@ -174,14 +187,63 @@ public final class BlockAllocator implements Ipam {
   }
 
   @Override
+  public synchronized Map<String, Usage> usage() {
+    Map<String, Usage> out = new LinkedHashMap<>();
+    for (Pool p : pools.values()) {
+      long addresses = 0;
+      long inUse = 0;
+      for (BlockState s : p.blocks) {
+        addresses += s.usable();
+        inUse += s.used.size();
+      }
+      out.put(p.name, new Usage(addresses, inUse));
+    }
+    return out;
+  }
+
+  @Override
   public synchronized boolean hasFree(String pool) {
+    return names(pool).stream().allMatch(this::hasFreeIn);
+  }
+
+  private boolean hasFreeIn(String pool) {
     Pool p = pools.get(pool);
     return p != null
         && p.families().stream()
             .allMatch(
                 f ->
                     p.blocks.stream()
-                        .anyMatch(s -> s.block.cidr().family() == f && s.used.size() < s.usable()));
+                        .anyMatch(
+                            s -> Family.of(s.block.cidr()) == f && s.used.size() < s.usable()));
+  }
+
+  /** The pool names of an allocation: one, or one per family, comma-separated. */
+  public static List<String> names(String pool) {
+    return java.util.Arrays.stream(pool.split(",")).map(String::strip).toList();
+  }
+
+  /** Gives addresses back to whichever pool's block holds them. */
+  private void free(List<InetAddress> addresses) {
+    for (InetAddress a : addresses) {
+      for (Pool p : pools.values()) {
+        p.free(a);
+      }
+    }
+  }
+
+  private Pool poolOf(String names, InetAddress a) {
+    for (String name : names(names)) {
+      Pool p = pools.get(name);
+      if (p != null && p.blockOf(a) != null) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private BlockState blockOf(String names, InetAddress a) {
+    Pool p = poolOf(names, a);
+    return p == null ? null : p.blockOf(a);
   }
 
   /** The blocks of one pool and its cursor per family. */
@@ -196,7 +258,7 @@ public final class BlockAllocator implements Ipam {
 
     List<Family> families() {
       Set<Family> fs = new HashSet<>();
-      blocks.forEach(b -> fs.add(b.block.cidr().family()));
+      blocks.forEach(b -> fs.add(Family.of(b.block.cidr())));
       List<Family> out = new ArrayList<>();
       for (Family f : List.of(Family.INET, Family.INET6)) {
         if (fs.contains(f)) {
@@ -207,7 +269,7 @@ public final class BlockAllocator implements Ipam {
     }
 
     List<IpPrefix> cidrs(Family f) {
-      return blocks.stream().map(b -> b.block.cidr()).filter(c -> c.family() == f).toList();
+      return blocks.stream().map(b -> b.block.cidr()).filter(c -> Family.of(c) == f).toList();
     }
 
     /**
@@ -215,7 +277,7 @@ public final class BlockAllocator implements Ipam {
      * of {@code f} in order, then the cursor's block from its start (the whole pool is one ring).
      */
     InetAddress next(Family f) {
-      List<BlockState> of = blocks.stream().filter(b -> b.block.cidr().family() == f).toList();
+      List<BlockState> of = blocks.stream().filter(b -> Family.of(b.block.cidr()) == f).toList();
       int start = cursorBlock.getOrDefault(f, 0) % of.size();
       BlockState cur = of.get(start);
       long o = cur.scan(cur.cursor < cur.first ? cur.first : cur.cursor + 1, cur.last);
@@ -265,9 +327,9 @@ public final class BlockAllocator implements Ipam {
       if (s.cursor < o) {
         s.cursor = o;
         cursorBlock.put(
-            s.block.cidr().family(),
+            Family.of(s.block.cidr()),
             blocks.stream()
-                .filter(b -> b.block.cidr().family() == s.block.cidr().family())
+                .filter(b -> Family.of(b.block.cidr()) == Family.of(s.block.cidr()))
                 .toList()
                 .indexOf(s));
       }
@@ -292,10 +354,10 @@ public final class BlockAllocator implements Ipam {
     BlockState(Block block) {
       this.block = block;
       IpPrefix c = block.cidr();
-      int hostBits = c.family().maxPrefixLength() - c.length();
+      int hostBits = Family.of(c).maxPrefixLength() - c.length();
       this.base = new BigInteger(1, c.address().getAddress());
       this.size = hostBits >= 32 ? MAX_BLOCK_ADDRESSES : 1L << hostBits;
-      if (c.family() == Family.INET) {
+      if (Family.of(c) == Family.INET) {
         // RFC 3021 (/31) and /32 have no network or broadcast address
         this.first = hostBits >= 2 ? 1 : 0;
         this.last = hostBits >= 2 ? size - 2 : size - 1;
@@ -329,7 +391,7 @@ public final class BlockAllocator implements Ipam {
 
     InetAddress address(long offset) {
       byte[] raw = base.add(BigInteger.valueOf(offset)).toByteArray();
-      int len = block.cidr().family() == Family.INET ? 4 : 16;
+      int len = Family.of(block.cidr()) == Family.INET ? 4 : 16;
       byte[] b = new byte[len];
       int copy = Math.min(raw.length, len);
       System.arraycopy(raw, raw.length - copy, b, len - copy, copy);

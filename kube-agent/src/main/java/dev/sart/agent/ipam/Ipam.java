@@ -27,6 +27,19 @@ public interface Ipam {
   /** The pool used when the configuration names none, or null. */
   String defaultPool();
 
+  /**
+   * How many addresses a pool's blocks on this node can give and how many are in use.
+   *
+   * @param addresses usable addresses of this node's blocks of the pool
+   * @param inUse addresses allocated to pods
+   */
+  record Usage(long addresses, long inUse) {}
+
+  /** Per pool of this node's blocks, its {@link Usage}; empty when unknown. */
+  default java.util.Map<String, Usage> usage() {
+    return java.util.Map.of();
+  }
+
   /** Whether an ADD could get an address from {@code pool} now (CNI STATUS). */
   boolean hasFree(String pool);
 

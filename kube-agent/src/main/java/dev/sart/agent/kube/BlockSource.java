@@ -2,6 +2,7 @@ package dev.sart.agent.kube;
 
 import dev.sart.agent.ipam.Block;
 import dev.sart.crds.AddressBlock;
+import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
@@ -12,15 +13,19 @@ import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Logger;
@@ -139,6 +144,21 @@ public final class BlockSource {
             .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
             .map(p -> p.getMetadata().getName())
             .toList();
+    Map<String, List<String>> poolAttrs = new java.util.HashMap<>();
+    for (AddressPool pool : client.resources(AddressPool.class).list().getItems()) {
+      try {
+        if (pool.getSpec() != null) {
+          poolAttrs.put(pool.getMetadata().getName(), pool.getSpec().attrs().toAttrs());
+        }
+      } catch (IllegalArgumentException e) {
+        LOG.warning(
+            () ->
+                "event=pool-attrs-invalid pool="
+                    + pool.getMetadata().getName()
+                    + " error="
+                    + e.getMessage());
+      }
+    }
     for (AddressBlock b :
         client
             .resources(AddressBlock.class)
@@ -151,6 +171,8 @@ public final class BlockSource {
         continue;
       }
       String name = b.getMetadata().getName();
+      // the pool's path attributes (AddressPool communities, localPref, med)
+      List<String> attrs = poolAttrs.get(b.getSpec().poolRef());
       BGPAdvertisement a =
           client
               .resources(BGPAdvertisement.class)
@@ -166,7 +188,7 @@ public final class BlockSource {
                     b.getSpec().cidr(),
                     AddressType.POD,
                     b.getSpec().cidr().contains(":") ? Protocol.IPV6 : Protocol.IPV4,
-                    null));
+                    attrs));
         a.getMetadata().setLabels(Map.of(Sart.ADDRESS_POOL_LABEL, b.getSpec().poolRef()));
         a.getMetadata()
             .setOwnerReferences(
@@ -181,6 +203,17 @@ public final class BlockSource {
         LOG.info(
             () ->
                 "event=block-advertisement-created block=" + name + " cidr=" + b.getSpec().cidr());
+      } else if (!Objects.equals(orEmpty(a.getSpec().attrs()), orEmpty(attrs))) {
+        client
+            .resource(a)
+            .patch(
+                PatchContext.of(PatchType.JSON),
+                attrs == null
+                    ? "[{\"op\":\"remove\",\"path\":\"/spec/attrs\"}]"
+                    : "[{\"op\":\"add\",\"path\":\"/spec/attrs\",\"value\":"
+                        + Serialization.asJson(attrs)
+                        + "}]");
+        LOG.info(() -> "event=block-advertisement-attrs block=" + name + " attrs=" + attrs);
       }
       Map<String, AdvertiseStatus> have =
           a.getStatus() == null || a.getStatus().peers() == null ? Map.of() : a.getStatus().peers();
@@ -202,6 +235,10 @@ public final class BlockSource {
                 });
       }
     }
+  }
+
+  private static List<String> orEmpty(List<String> attrs) {
+    return attrs == null ? List.of() : attrs;
   }
 
   private String blockName(Block block) {

@@ -40,6 +40,11 @@ public final class KubeIpam implements Ipam {
     return allocator;
   }
 
+  @Override
+  public java.util.Map<String, Usage> usage() {
+    return allocator().usage();
+  }
+
   /**
    * Adds the blocks assigned to this node since the last look (e.g. at start-up or after a
    * request).
@@ -58,24 +63,27 @@ public final class KubeIpam implements Ipam {
         return allocator.allocate(pool, attachment);
       }
     }
-    synchronized (requesting) {
-      if (!allocator().hasFree(pool)) {
-        Optional<Block> got;
-        try {
-          got = source.request(pool, new HashSet<>(allocator().blocks()));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IpamException("interrupted while waiting for a block of pool " + pool);
+    // a dual-stack pod names one pool per family ("pool4,pool6"): a block of each as needed
+    for (String name : BlockAllocator.names(pool)) {
+      synchronized (requesting) {
+        if (!allocator().hasFree(name)) {
+          Optional<Block> got;
+          try {
+            got = source.request(name, new HashSet<>(allocator().blocks()));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IpamException("interrupted while waiting for a block of pool " + name);
+          }
+          if (got.isEmpty()) {
+            throw new IpamException(
+                "no block of pool " + name + " with a free address on this node yet (requested)",
+                true);
+          }
+          synchronized (this) {
+            allocator.addBlock(got.get());
+          }
+          source.advertise();
         }
-        if (got.isEmpty()) {
-          throw new IpamException(
-              "no block of pool " + pool + " with a free address on this node yet (requested)",
-              true);
-        }
-        synchronized (this) {
-          allocator.addBlock(got.get());
-        }
-        source.advertise();
       }
     }
     synchronized (this) {
@@ -165,7 +173,8 @@ public final class KubeIpam implements Ipam {
    */
   @Override
   public boolean hasFree(String pool) {
-    return allocator().hasFree(pool) || pools.isPodPool(pool);
+    return BlockAllocator.names(pool).stream()
+        .allMatch(name -> allocator().hasFree(name) || pools.isPodPool(name));
   }
 
   /** The pool for a pod: pod annotation, namespace annotation, configuration, auto-assign pool. */

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;

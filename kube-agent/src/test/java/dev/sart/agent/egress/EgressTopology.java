@@ -2,7 +2,7 @@ package dev.sart.agent.egress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Topology;
 import java.io.IOException;

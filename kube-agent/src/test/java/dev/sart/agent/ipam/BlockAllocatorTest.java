@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,6 +34,35 @@ class BlockAllocatorTest {
         List.of("192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5", "192.0.2.6"), got);
     assertThrows(IpamException.class, () -> ipam.allocate("p", pod(6)));
     assertFalse(ipam.hasFree("p"));
+  }
+
+  @Test
+  void aDualStackPodTakesOnePoolPerFamily() throws Exception {
+    BlockAllocator ipam =
+        new BlockAllocator(
+            List.of(
+                Block.parse("v4=192.0.2.0/29"),
+                Block.parse("v6=2001:db8::/125"),
+                Block.parse("v4b=198.51.100.0/29")),
+            null);
+    Allocation a = ipam.allocate("v4,v6", pod(1));
+    assertEquals(List.of("192.0.2.1", "2001:db8::1"), addrs(a));
+    assertEquals(a, ipam.allocate("v4,v6", pod(1)), "a repeated ADD gets the same");
+    var e = assertThrows(IpamException.class, () -> ipam.allocate("v4,v4b", pod(2)));
+    assertTrue(e.getMessage().contains("both give IPv4"), e.getMessage());
+    assertTrue(ipam.allocations().stream().noneMatch(x -> x.attachment().equals(pod(2))));
+    // the failed request holds nothing (192.0.2.2 is free again; no immediate reuse moves on)
+    assertEquals(List.of("192.0.2.3", "2001:db8::2"), addrs(ipam.allocate("v4,v6", pod(2))));
+    assertEquals(List.of("192.0.2.4", "2001:db8::3"), addrs(ipam.allocate("v4,v6", pod(4))));
+
+    // after a restart (a new allocator) the allocation comes back from the kernel's record
+    BlockAllocator again =
+        new BlockAllocator(
+            List.of(Block.parse("v4=192.0.2.0/29"), Block.parse("v6=2001:db8::/125")), null);
+    again.restore(a);
+    assertEquals(List.of("192.0.2.2", "2001:db8::2"), addrs(again.allocate("v4,v6", pod(3))));
+    assertEquals(a, again.release(pod(1)).orElseThrow());
+    assertTrue(again.hasFree("v4,v6"));
   }
 
   @Test

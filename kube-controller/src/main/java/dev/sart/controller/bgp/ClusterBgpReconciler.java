@@ -114,8 +114,13 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     }
     var desired = new TreeSet<String>();
     var nodes = new TreeSet<String>();
+    var sartOnly = new TreeSet<String>();
     var all = informers.list(ClusterBGP.class);
     for (var node : informers.list(Node.class)) {
+      if (NodePlan.matchesAny(cluster.getSpec().nodeSelector(), node.getMetadata().getLabels())
+          && !NodePlan.matches(cluster.getSpec().nodeSelector(), node.getMetadata().getLabels())) {
+        sartOnly.add(node.getMetadata().getName());
+      }
       if (NodePlan.matches(cluster.getSpec().nodeSelector(), node.getMetadata().getLabels())) {
         desired.add(node.getMetadata().getName());
         var plan = NodePlan.of(node, all, t -> informers.get(BGPPeerTemplate.class, t));
@@ -124,7 +129,9 @@ public final class ClusterBgpReconciler implements AutoCloseable {
         }
       }
     }
-    var status = new ClusterBGPStatus(List.copyOf(desired), List.copyOf(nodes));
+    var status =
+        new ClusterBGPStatus(
+            List.copyOf(desired), List.copyOf(nodes), NodePlan.sartSelectorWarning(sartOnly));
     if (!status.equals(cluster.getStatus())) {
       informers
           .client()
@@ -341,7 +348,9 @@ public final class ClusterBgpReconciler implements AutoCloseable {
                 new HashSet<>(b.groups() == null ? List.of() : b.groups()))
             && Objects.equals(a.speaker(), b.speaker())
             && Objects.equals(a.clusterBGPRef(), b.clusterBGPRef())
-            && Objects.equals(a.capabilities(), b.capabilities()));
+            && Objects.equals(a.capabilities(), b.capabilities())
+            && Objects.equals(a.bfd(), b.bfd())
+            && Objects.equals(a.gracefulRestart(), b.gracefulRestart()));
   }
 
   @Override

@@ -4,11 +4,11 @@ import dev.sart.crds.AsnSelector;
 import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerTemplate;
 import dev.sart.crds.BGPPeerTemplateSpec;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.ClusterBGP;
 import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Node;
 import java.net.Inet4Address;
 import java.util.ArrayList;
@@ -42,6 +42,48 @@ public record NodePlan(
     var have = labels == null ? Map.<String, String>of() : labels;
     return selector.entrySet().stream()
         .allMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
+  }
+
+  /**
+   * sart's rule (its node watcher): a node matches when any one label of the selector matches (an
+   * empty selector matches all).
+   */
+  public static boolean matchesAny(Map<String, String> selector, Map<String, String> labels) {
+    if (selector == null || selector.isEmpty()) {
+      return true;
+    }
+    var have = labels == null ? Map.<String, String>of() : labels;
+    return selector.entrySet().stream()
+        .anyMatch(e -> Objects.equals(have.get(e.getKey()), e.getValue()));
+  }
+
+  /** Node names a warning lists at most; the rest are counted. */
+  static final int NAMED_NODES = 10;
+
+  /**
+   * The {@code SartSelectorDiffers} condition for the nodes sart's rule would select and ours does
+   * not (sorted), or null when there are none.
+   */
+  public static java.util.List<dev.sart.crds.ClusterBGPCondition> sartSelectorWarning(
+      java.util.SortedSet<String> sartOnly) {
+    if (sartOnly.isEmpty()) {
+      return null;
+    }
+    var named = sartOnly.stream().limit(NAMED_NODES).toList();
+    var message =
+        new StringBuilder("under sart's rule (a node matches when any one label of nodeSelector")
+            .append(" matches) this ClusterBGP would also select ")
+            .append(String.join(", ", named));
+    if (sartOnly.size() > named.size()) {
+      message.append(" and ").append(sartOnly.size() - named.size()).append(" more");
+    }
+    message.append("; here a node must match every label (Kubernetes' rule)");
+    return java.util.List.of(
+        new dev.sart.crds.ClusterBGPCondition(
+            dev.sart.crds.ClusterBGPStatus.SART_SELECTOR_DIFFERS,
+            "True",
+            "AnyLabelMatchesMoreNodes",
+            message.toString()));
   }
 
   public static NodePlan of(
@@ -126,7 +168,9 @@ public record NodePlan(
                 name,
                 cname,
                 cluster.getSpec().speaker(),
-                merged.groups()));
+                merged.groups(),
+                merged.bfd(),
+                merged.gracefulRestart()));
       }
     }
     return new NodePlan(spec, clusters, peers, problems);
@@ -137,7 +181,7 @@ public record NodePlan(
    * sart).
    */
   public static String peerName(String template, String node, long asn, String addr) {
-    var address = Cidr.format(Cidr.parseAddress(addr)).replace(':', '-');
+    var address = Ip.format(Ip.parse(addr)).replace(':', '-');
     return (template == null ? "" : template + "-") + node + "-" + asn + "-" + address;
   }
 
@@ -155,7 +199,9 @@ public record NodePlan(
         inline.capabilities() != null ? inline.capabilities() : template.capabilities(),
         inline.holdTime() != null ? inline.holdTime() : template.holdTime(),
         inline.keepaliveTime() != null ? inline.keepaliveTime() : template.keepaliveTime(),
-        inline.groups() != null ? inline.groups() : template.groups());
+        inline.groups() != null ? inline.groups() : template.groups(),
+        inline.bfd() != null ? inline.bfd() : template.bfd(),
+        inline.gracefulRestart() != null ? inline.gracefulRestart() : template.gracefulRestart());
   }
 
   static Long asn(AsnSelector selector, Map<String, String> labels) {
@@ -204,7 +250,7 @@ public record NodePlan(
           }
         };
     try {
-      if (!(Cidr.parseAddress(text) instanceof Inet4Address)) {
+      if (!(Ip.parse(text) instanceof Inet4Address)) {
         throw new IllegalArgumentException("router id " + text + " is not IPv4");
       }
     } catch (IllegalArgumentException e) {

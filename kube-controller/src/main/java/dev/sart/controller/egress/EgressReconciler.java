@@ -11,12 +11,12 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Egress;
 import dev.sart.crds.EgressStatus;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -182,7 +182,7 @@ public final class EgressReconciler implements AutoCloseable {
       if (address != null) {
         gateway = Gateways.choose(mine).orElse(null);
         if (gateway == null) {
-          message = "no egress pod is Ready to hold " + Cidr.format(address);
+          message = "no egress pod is Ready to hold " + Ip.format(address);
         }
       }
     }
@@ -195,7 +195,7 @@ public final class EgressReconciler implements AutoCloseable {
                 ? 0
                 : deployment.getStatus().getReplicas(),
             Sart.EGRESS_NAME_LABEL + "=" + name,
-            address == null ? null : Cidr.format(address),
+            address == null ? null : Ip.format(address),
             gateway == null ? null : gateway.getMetadata().getName(),
             gateway == null ? null : gateway.getSpec().getNodeName(),
             message);
@@ -368,7 +368,7 @@ public final class EgressReconciler implements AutoCloseable {
 
   /** The advertisement name for an Egress's address. */
   public static String advertName(String egress, InetAddress address) {
-    return "egress-" + egress + "-" + Cidr.format(address).replace('.', '-').replace(':', '-');
+    return "egress-" + egress + "-" + Ip.format(address).replace('.', '-').replace(':', '-');
   }
 
   private void announce(
@@ -450,7 +450,7 @@ public final class EgressReconciler implements AutoCloseable {
             egress.getMetadata().getNamespace(),
             name,
             new BGPAdvertisementSpec(
-                Cidr.format(address) + (v4 ? "/32" : "/128"),
+                Ip.format(address) + (v4 ? "/32" : "/128"),
                 AddressType.EGRESS,
                 v4 ? Protocol.IPV4 : Protocol.IPV6,
                 null));

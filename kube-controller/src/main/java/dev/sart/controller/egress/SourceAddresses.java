@@ -2,8 +2,9 @@ package dev.sart.controller.egress;
 
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Egress;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.util.Collection;
@@ -57,7 +58,7 @@ public final class SourceAddresses {
     if (pool.getMetadata().getDeletionTimestamp() != null) {
       return Outcome.fail("AddressPool " + claim.pool() + " is being deleted");
     }
-    var cidr = Cidr.parse(pool.getSpec().cidr()).masked();
+    var cidr = IpPrefix.parseCidr(pool.getSpec().cidr());
     var held = new HashSet<InetAddress>();
     for (var other : all) {
       if (sameObject(other, egress) || other.getStatus() == null) {
@@ -65,10 +66,10 @@ public final class SourceAddresses {
       }
       var a = other.getStatus().sourceAddress();
       if (a != null) {
-        held.add(Cidr.parseAddress(a));
+        held.add(Ip.parse(a));
       }
     }
-    InetAddress requested = claim.address() == null ? null : Cidr.parseAddress(claim.address());
+    InetAddress requested = claim.address() == null ? null : Ip.parse(claim.address());
     if (requested != null) {
       if (!cidr.contains(requested) || !usable(cidr, requested)) {
         return Outcome.fail(
@@ -81,7 +82,7 @@ public final class SourceAddresses {
     }
     var status = egress.getStatus();
     if (status != null && status.sourceAddress() != null) {
-      var current = Cidr.parseAddress(status.sourceAddress());
+      var current = Ip.parse(status.sourceAddress());
       if (cidr.contains(current) && usable(cidr, current) && !held.contains(current)) {
         return Outcome.of(current);
       }
@@ -96,8 +97,8 @@ public final class SourceAddresses {
     return Outcome.fail("AddressPool " + claim.pool() + " has no free address");
   }
 
-  private static boolean usable(Cidr cidr, InetAddress a) {
-    if (!cidr.isIpv4() || cidr.prefixLength() > 30) {
+  private static boolean usable(IpPrefix cidr, InetAddress a) {
+    if (!cidr.isIpv4() || cidr.length() > 30) {
       return true;
     }
     var offset = cidr.offsetOf(a);
@@ -114,7 +115,7 @@ public final class SourceAddresses {
     var out = new HashSet<InetAddress>();
     for (var e : all) {
       if (e.getStatus() != null && e.getStatus().sourceAddress() != null) {
-        out.add(Cidr.parseAddress(e.getStatus().sourceAddress()));
+        out.add(Ip.parse(e.getStatus().sourceAddress()));
       }
     }
     return out;

@@ -228,7 +228,7 @@ class EgressReconcilerTest {
             .get(Sart.EGRESS_GATEWAY_LABEL),
         "the Service sends the tunnels to the holder only");
 
-    var advert = EgressReconciler.advertName("nat", dev.sart.crds.Cidr.parseAddress("203.0.113.1"));
+    var advert = EgressReconciler.advertName("nat", dev.sart.net.Ip.parse("203.0.113.1"));
     assertEquals("egress-nat-203-0-113-1", advert);
     await()
         .atMost(WAIT)

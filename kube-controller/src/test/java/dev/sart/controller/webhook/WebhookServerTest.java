@@ -327,6 +327,75 @@ class WebhookServerTest {
   }
 
   @Test
+  void pathAttributesAreCheckedWhereTheyAreWritten() throws Exception {
+    var badService =
+        post(
+            Admission.MUTATE_SERVICE,
+            review(
+                "CREATE",
+                "Service",
+                "",
+                """
+        {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"test",
+         "annotations":{"sart.terassyi.net/communities":"65000:1,65000:x","sart.terassyi.net/med":"-1"}},
+         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""",
+                null));
+    assertFalse(badService.path("allowed").asBoolean());
+    assertEquals(
+        "sart.terassyi.net/communities: '65000:x': a community must be A:B (A, B 0..65535) or"
+            + " large:A:B:C (A, B, C 0..4294967295); sart.terassyi.net/med: '-1' must be a number"
+            + " 0..4294967295",
+        badService.path("status").path("message").asText());
+    var goodService =
+        post(
+            Admission.MUTATE_SERVICE,
+            review(
+                "CREATE",
+                "Service",
+                "",
+                """
+        {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"test",
+         "annotations":{"sart.terassyi.net/communities":"65000:1, large:1:2:3","sart.terassyi.net/localPref":"200"}},
+         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""",
+                null));
+    assertTrue(goodService.path("allowed").asBoolean());
+    var badAdvert =
+        post(
+            Admission.VALIDATE_BGP_ADVERTISEMENT,
+            review(
+                "CREATE",
+                "BGPAdvertisement",
+                "sart.terassyi.net",
+                """
+        {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"BGPAdvertisement","metadata":{"name":"a","namespace":"test"},
+         "spec":{"cidr":"198.51.100.1/32","type":"service","protocol":"ipv4","attrs":["local_pref=1e3"]}}""",
+                null));
+    assertFalse(badAdvert.path("allowed").asBoolean());
+    assertTrue(
+        badAdvert
+            .path("status")
+            .path("message")
+            .asText()
+            .startsWith("spec.attrs[0]: each attribute"),
+        badAdvert.toString());
+    var badPool =
+        post(
+            Admission.VALIDATE_ADDRESS_POOL,
+            review(
+                "CREATE",
+                "AddressPool",
+                "sart.terassyi.net",
+                """
+        {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"AddressPool","metadata":{"name":"tagged"},
+         "spec":{"cidr":"203.0.113.0/24","type":"service","communities":["65000:100","large:65000:1"]}}""",
+                null));
+    assertFalse(badPool.path("allowed").asBoolean());
+    assertTrue(
+        badPool.path("status").path("message").asText().startsWith("spec.communities[1]: "),
+        badPool.toString());
+  }
+
+  @Test
   void notAnAdmissionReviewIsABadRequest() throws Exception {
     var response =
         https.send(

@@ -55,6 +55,9 @@ public final class Programs {
     installed("kubectl", "kubectl");
     installed("containernetworking-plugins", "/usr/lib/cni/ptp", "/usr/lib/cni/host-local");
     installed("containernetworking-plugins", "/usr/lib/cni/macvlan", "/usr/lib/cni/bridge");
+    // deploy's image tests: a container's mounts and capabilities, as a runtime sets them up
+    installed("mount", "mount");
+    installed("libcap2-bin", "capsh");
     // Essential packages: on every Debian system
     essential("coreutils", "sleep", "true", "false", "cat", "cp", "mkdir", "rm", "readlink");
     essential("coreutils", "env", "id", "uname", "mkfifo", "chmod", "ls", "timeout");

@@ -46,17 +46,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the ToRs ("outside"); it reports the source address it sees.
  *
  * <p>What the test plays besides the cluster's own stand-ins: the ReplicaSet controller (it makes
- * the two egress pods from the Deployment) and the API server's ClusterIP allocator (the mock
- * allocates none), and it starts {@code sartd egress} in the egress pods (the kubelet stand-in runs
- * its HTTP container, not the Deployment's).
+ * the two egress pods from the Deployment), and it starts {@code sartd egress} in the egress pods
+ * (the kubelet stand-in runs its HTTP container, not the Deployment's).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EgressScenariosTest {
   static final String NS = "internet-egress";
   static final String APPS = "apps";
   static final String ADDRESS = "198.51.100.249"; // first usable of the egress pool
-  static final String EGRESS_CLUSTER_IP = "192.0.2.200";
-  static final String WEB_CLUSTER_IP = "192.0.2.201";
   static final int PORT = 7000;
   static final Map<String, String> GATEWAYS = Map.of(Sart.EGRESS_NAME_LABEL, "nat");
 
@@ -207,18 +204,14 @@ class EgressScenariosTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> client.services().inNamespace(NS).withName("nat").get() != null);
     assertTrue(client.apps().deployments().inNamespace(NS).withName("nat").get() != null);
-    // the API server's part: ClusterIPs (the mock allocates none; a real server has, and keeps it)
-    LockedEdit.edit(
-        client,
-        client.services().inNamespace(NS).withName("nat"),
-        s -> {
-          if (s.getSpec().getClusterIP() == null || s.getSpec().getClusterIP().isEmpty()) {
-            s.getSpec().setClusterIP(EGRESS_CLUSTER_IP);
-            s.getSpec().setClusterIPs(List.of(EGRESS_CLUSTER_IP));
-          }
-          return s;
-        });
-    boolean real = cluster.api().isReal();
+    // its ClusterIP comes from the API server (the cluster's stand-in on the mock)
+    await("the Egress's Service has a ClusterIP")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              var spec = client.services().inNamespace(NS).withName("nat").get().getSpec();
+              return spec.getClusterIP() != null && !spec.getClusterIP().isEmpty();
+            });
     client
         .resource(
             new ServiceBuilder()
@@ -227,8 +220,6 @@ class EgressScenariosTest {
                 .withName("web")
                 .endMetadata()
                 .withNewSpec()
-                .withClusterIP(real ? null : WEB_CLUSTER_IP)
-                .withClusterIPs(real ? null : List.of(WEB_CLUSTER_IP))
                 .withSelector(Map.of("app", "web"))
                 .addNewPort()
                 .withProtocol("TCP")

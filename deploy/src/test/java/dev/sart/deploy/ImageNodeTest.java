@@ -1,0 +1,213 @@
+package dev.sart.deploy;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.ManagedProcess;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Route;
+import dev.sart.testbed.Router;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.RouterKind;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import dev.sart.testbed.cluster.ApiServer;
+import dev.sart.testbed.cluster.HostRelay;
+import dev.sart.testbed.cluster.Launch;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sartd node} as the DaemonSet of {@code deploy/lb} runs it, from the image: the rendered
+ * container (its command line, environment, user, read-only root, {@code /tmp} emptyDir and exactly
+ * the capabilities it adds, {@link Container}) runs from the unpacked image inside a node's network
+ * namespace (the pod is {@code hostNetwork}), against the cluster test bed's mock API server, and
+ * peers with FRR: the ToR shows the session Established and the route of a BGPAdvertisement, and
+ * the node's kernel table gets the ToR's route (netlink with {@code NET_ADMIN}). The test plays the
+ * controller (NodeBGP, BGPPeer, the advertisement's status) and the ServiceAccount (a kubeconfig in
+ * {@code $KUBECONFIG}: the mock server speaks plain HTTP, the in-cluster configuration HTTPS).
+ */
+class ImageNodeTest {
+  private static final String NODE = "worker1";
+  private static final String NODE_IP = "192.0.2.2";
+  private static final String TOR_IP = "192.0.2.1";
+  private static final String PEER = NODE + "-65000-" + TOR_IP;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @RegisterExtension final Testbed testbed = new Testbed();
+  @TempDir Path work;
+
+  @Test
+  void theDaemonSetsContainerPeersWithFrrWithOnlyItsCapabilities() throws Exception {
+    ImageRoot image = ImageRoot.unpack(work);
+    JsonNode ds = Manifests.one(KustomizeTest.render("lb"), "DaemonSet", "sartd-node");
+    Container container =
+        Container.of(image, ds, "node")
+            .field("spec.nodeName", NODE)
+            .field("status.hostIP", NODE_IP)
+            .env("KUBECONFIG", "/var/run/sart-test/kubeconfig");
+    assertEquals(Set.of("NET_ADMIN", "NET_BIND_SERVICE"), container.capabilities());
+
+    Topology t = testbed.topology();
+    Node node = t.node("node");
+    Node tor = t.node("tor");
+    t.link(node, tor).addresses(NODE_IP + "/30", TOR_IP + "/30");
+    Router frr =
+        RouterKind.FRR
+            .create(
+                tor,
+                RouterConfig.of(65000, TOR_IP)
+                    .neighbor(Neighbor.of(NODE_IP, 65001))
+                    .originate("203.0.113.0/24"))
+            .start();
+
+    try (ApiServer api = ApiServer.startMock(work.resolve("api"));
+        HostRelay relay = HostRelay.open(node, api.address().getPort(), api.address())) {
+      api.applyCrds(Launch.crdManifests());
+      Path kube = Files.createDirectories(work.resolve("kube"));
+      api.kubeconfigThroughRelay(kube.resolve("kubeconfig"));
+      KubernetesClient client = api.client();
+      playTheController(client);
+
+      long start = System.nanoTime();
+      ManagedProcess sartd =
+          node.spawn(
+              "sartd-node", container.mount(kube, "/var/run/sart-test").argv(work.resolve("run")));
+      await("sartd node /readyz")
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                assertTrue(sartd.isAlive(), () -> "sartd node exited: " + sartd.tail(40));
+                return node.tryExec(
+                        "curl", "-sf", "-o", "/dev/null", "http://" + NODE_IP + ":8000/readyz")
+                    .ok();
+              });
+      double ready = (System.nanoTime() - start) / 1e9;
+      System.out.printf("sartd node from the image: ready %.2f s after start%n", ready);
+
+      frr.awaitEstablished(NODE_IP);
+      Route r = frr.awaitRoute("198.51.100.10/32");
+      assertEquals(List.of(65001L), r.asPath());
+      await("the BGPPeer's status")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> peerStatus(client) == BGPPeerCondition.Status.Established);
+      await("the ToR's route in the node's kernel table")
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                JsonNode routes =
+                    JSON.readTree(node.exec("ip", "-j", "route", "show", "203.0.113.0/24"));
+                return routes.size() == 1 && TOR_IP.equals(routes.get(0).path("gateway").asText());
+              });
+
+      // the JVM (the container's PID 1 after the launcher's exec) has exactly the two capabilities
+      long pid1 = ProcessHandle.of(sartd.pid()).orElseThrow().children().findFirst().get().pid();
+      Map<String, String> status = procStatus(pid1);
+      assertTrue(status.get("Name").startsWith("java"), status.toString());
+      long want = Container.mask(Set.of("NET_ADMIN", "NET_BIND_SERVICE"));
+      assertEquals(want, Long.parseLong(status.get("CapEff"), 16), "effective: " + status);
+      assertEquals(want, Long.parseLong(status.get("CapPrm"), 16), "permitted: " + status);
+      assertEquals(want, Long.parseLong(status.get("CapBnd"), 16), "bounding: " + status);
+      assertEquals("1", status.get("NoNewPrivs"), "allowPrivilegeEscalation: false");
+      assertEquals("0", status.get("Uid").split("\\s+")[0], "runAsUser: 0");
+
+      // what a PodMonitor scrapes: every port of the container named *metrics, on the node's
+      // address
+      Set<String> exported = new java.util.TreeSet<>();
+      for (JsonNode port : ds.at("/spec/template/spec/containers/0/ports")) {
+        if (port.path("name").asText().endsWith("metrics")) {
+          exported.addAll(
+              Dashboard.scrape(
+                  node,
+                  "http://" + NODE_IP + ":" + port.path("containerPort").asInt() + "/metrics"));
+        }
+      }
+      System.out.println("sartd node exports: " + exported);
+      Dashboard.checkExported(Dashboard.NODE.or(Dashboard.JVM), exported, "sartd node");
+    }
+  }
+
+  private static void playTheController(KubernetesClient client) {
+    client
+        .resource(
+            new NodeBGP(
+                NODE,
+                new NodeBGPSpec(
+                    65001L, NODE_IP, new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
+        .create();
+    BGPPeer peer =
+        new BGPPeer(
+            PEER,
+            new BGPPeerSpec(
+                65000L,
+                TOR_IP,
+                null,
+                null,
+                null,
+                NODE,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    client.resource(peer).create();
+    client
+        .resource(
+            new BGPAdvertisement(
+                "default",
+                "lb-1",
+                new BGPAdvertisementSpec(
+                    "198.51.100.10/32", AddressType.SERVICE, Protocol.IPV4, null)))
+        .create();
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace("default")
+        .withName("lb-1")
+        .editStatus(
+            a -> {
+              a.setStatus(new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
+              return a;
+            });
+  }
+
+  private static BGPPeerCondition.Status peerStatus(KubernetesClient client) {
+    BGPPeer p = client.resources(BGPPeer.class).withName(PEER).get();
+    return p.getStatus() == null || p.getStatus().conditions() == null
+        ? null
+        : p.getStatus().conditions().getLast().status();
+  }
+
+  private static Map<String, String> procStatus(long pid) throws java.io.IOException {
+    Map<String, String> m = new java.util.HashMap<>();
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      int colon = line.indexOf(':');
+      m.put(line.substring(0, colon), line.substring(colon + 1).strip());
+    }
+    return m;
+  }
+}

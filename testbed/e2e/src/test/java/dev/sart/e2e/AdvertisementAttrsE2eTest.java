@@ -1,0 +1,273 @@
+package dev.sart.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.agent.bgp.BgpAgent;
+import dev.sart.controller.advert.AdvertisementReconciler;
+import dev.sart.controller.lb.ServiceReconciler;
+import dev.sart.controller.runtime.Events;
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolSpec;
+import dev.sart.crds.AddressType;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.CrdManifests;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.Frr;
+import dev.sart.testbed.Neighbor;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.RouterConfig;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Path attributes per advertisement, from the user's objects to FRR's table: the controller's
+ * Service and BGPAdvertisement reconcilers and the node agent in the test JVM against fabric8's
+ * mock API server, a real {@code sartd bgp} process in a namespace, FRR as an internal (iBGP) peer,
+ * so that LOCAL_PREF reaches it (RFC 4271 §5.1.5: never sent to external peers; the speaker's side
+ * of that is {@code SartdAttributesTest}). The oracle is {@code vtysh ... json}.
+ */
+class AdvertisementAttrsE2eTest {
+  private static final String NODE = "worker1";
+  private static final String PEER = NODE + "-65001-192.0.2.1";
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @RegisterExtension final Testbed testbed = new Testbed();
+
+  private KubernetesMockServer server;
+  private KubernetesClient client;
+  private Informers informers;
+  private Events events;
+  private ServiceReconciler services;
+  private AdvertisementReconciler adverts;
+  private BgpAgent agent;
+  private NamespaceRelay relay;
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable c : new AutoCloseable[] {agent, adverts, services, events, informers}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+    if (relay != null) {
+      relay.close();
+    }
+    if (client != null) {
+      client.close();
+      server.destroy();
+    }
+  }
+
+  @Test
+  void poolAndServiceAttributesReachFrr() throws Exception {
+    Topology t = testbed.topology();
+    Node s = t.node("sart");
+    Node f = t.node("frr");
+    t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
+    SartdNode.start(s);
+    Frr frr =
+        new Frr(f, RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65001)));
+    frr.start();
+    relay = NamespaceRelay.into(s, 5000);
+    startCluster();
+
+    client
+        .resource(
+            new AddressPool(
+                "tagged",
+                new AddressPoolSpec("203.0.113.0/24", AddressType.SERVICE, null, true)
+                    .withAttrs(List.of("65001:100", "large:65001:1:2"), 300L, null)))
+        .create();
+    service("plain", Map.of());
+    frr.awaitRoute("203.0.113.1/32");
+    await("the pool's attributes on FRR")
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              JsonNode p = path(frr, "203.0.113.1/32");
+              assertEquals("65001:100", p.path("community").path("string").asText(), p::toString);
+              assertEquals("65001:1:2", p.path("largeCommunity").path("string").asText());
+              assertEquals(300, p.path("locPrf").asLong(), p::toString);
+            });
+
+    service(
+        "annotated",
+        Map.of(
+            Sart.COMMUNITIES_ANNOTATION, "65001:7",
+            Sart.LOCAL_PREF_ANNOTATION, "50",
+            Sart.MED_ANNOTATION, "5"));
+    frr.awaitRoute("203.0.113.2/32");
+    await("the Service's annotations on top of the pool's")
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              JsonNode p = path(frr, "203.0.113.2/32");
+              assertEquals(
+                  "65001:7 65001:100", p.path("community").path("string").asText(), p::toString);
+              assertEquals(50, p.path("locPrf").asLong(), p::toString);
+              assertEquals(5, p.path("metric").asLong(), p::toString);
+            });
+
+    // the annotation changes: the route is announced again with the new attributes
+    client
+        .services()
+        .inNamespace("test")
+        .withName("annotated")
+        .edit(
+            svc -> {
+              svc.getMetadata().getAnnotations().put(Sart.LOCAL_PREF_ANNOTATION, "400");
+              svc.getMetadata().getAnnotations().remove(Sart.MED_ANNOTATION);
+              return svc;
+            });
+    await("a changed annotation reaches FRR")
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              JsonNode p = path(frr, "203.0.113.2/32");
+              assertEquals(400, p.path("locPrf").asLong(), p::toString);
+              assertEquals(-1, p.path("metric").asLong(-1), p::toString);
+            });
+  }
+
+  /** FRR's one path for a prefix. */
+  private static JsonNode path(Frr frr, String prefix) throws Exception {
+    JsonNode paths =
+        new ObjectMapper()
+            .readTree(frr.vtysh("show bgp ipv4 unicast " + prefix + " json"))
+            .path("paths");
+    assertEquals(1, paths.size(), paths::toString);
+    return paths.get(0);
+  }
+
+  /** The mock API server with sart's CRDs, the controller's reconcilers and the node's agent. */
+  private void startCluster() throws Exception {
+    server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    server.init();
+    client = server.createClient();
+    for (var yaml : CrdManifests.yaml()) {
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
+          .create();
+    }
+    client
+        .resource(
+            new NodeBGP(
+                NODE,
+                new NodeBGPSpec(
+                    65001L,
+                    "192.0.2.2",
+                    new SpeakerConfig("127.0.0.1:" + relay.port(), 5L, false),
+                    null)))
+        .create();
+    BGPPeer peer =
+        new BGPPeer(
+            PEER,
+            new BGPPeerSpec(
+                65001L,
+                "192.0.2.1",
+                null,
+                null,
+                null,
+                NODE,
+                null,
+                new SpeakerConfig("127.0.0.1:5000", null, null),
+                null));
+    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
+    client.resource(peer).create();
+
+    informers = new Informers(client);
+    events = new Events(client);
+    Metrics metrics = new Metrics();
+    services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
+    adverts =
+        new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events, null);
+    informers.start();
+    services.start();
+    adverts.start();
+    agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
+  }
+
+  /** A LoadBalancer Service with one ready endpoint on the node (as kube's controllers would). */
+  private void service(String name, Map<String, String> annotations) {
+    client
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace("test")
+                .withName(name)
+                .withAnnotations(new HashMap<>(annotations))
+                .endMetadata()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withExternalTrafficPolicy("Cluster")
+                .withSelector(Map.of("app", name))
+                .addNewPort()
+                .withPort(80)
+                .withProtocol("TCP")
+                .withTargetPort(new IntOrString(8080))
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    client
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withNamespace("test")
+                .withName(name + "-1")
+                .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, name))
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("198.51.100.10")
+                .withNodeName(NODE)
+                .withNewConditions()
+                .withReady(true)
+                .withServing(true)
+                .withTerminating(false)
+                .endConditions()
+                .endEndpoint()
+                .addNewPort()
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .build())
+        .create();
+  }
+}

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.crds.Egress;
+import dev.sart.crds.EgressSpec;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import dev.sart.fib.netlink.Netns;
@@ -123,6 +124,27 @@ class EgressScenariosTest {
       return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
           .readLine();
     }
+  }
+
+  static void setDestinations(String... cidrs) {
+    LockedEdit.edit(
+        client,
+        client.resources(Egress.class).inNamespace(NS).withName("nat"),
+        e -> {
+          var x = e.getSpec();
+          e.setSpec(
+              new EgressSpec(
+                  List.of(cidrs),
+                  x.replicas(),
+                  x.strategy(),
+                  x.template(),
+                  x.sessionAffinity(),
+                  x.sessionAffinityConfig(),
+                  x.fouSourcePortAuto(),
+                  x.tunnel(),
+                  x.sourceAddress()));
+          return e;
+        });
   }
 
   static Egress egress() {
@@ -272,6 +294,22 @@ class EgressScenariosTest {
         .until(() -> ADDRESS.equals(seenFrom(clientNs)));
     String plainIp = client.pods().inNamespace(APPS).withName("plain").get().getStatus().getPodIP();
     assertEquals(plainIp, seenFrom(podNetns(APPS, "plain").netns()), "a pod not opted in");
+
+    // a destination outside the Egress's goes direct: the Egress no longer lists the server
+    String clientIp =
+        client.pods().inNamespace(APPS).withName("client").get().getStatus().getPodIP();
+    setDestinations("203.0.113.101/32");
+    await("the server, now outside the destinations, sees the pod itself")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(300))
+        .ignoreExceptions()
+        .until(() -> clientIp.equals(seenFrom(clientNs)));
+    setDestinations("203.0.113.100/32");
+    await("listed again: the static address")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(300))
+        .ignoreExceptions()
+        .until(() -> ADDRESS.equals(seenFrom(clientNs)));
     SHARED.end("egress: opted-in pod through the gateway");
   }
 

@@ -227,6 +227,20 @@ class AgentRbacTest {
   }
 
   /** Pod IPAM: a pod's pool from its namespace, a block asked for, used, released. */
+  /** The egress client side: its informers of pods, Egresses and egress Services. */
+  private void egress(KubernetesClient agentClient) throws Exception {
+    var node = testbed.topology().node("egress");
+    try (var ns = dev.sart.fib.netlink.Netns.named(node.netns());
+        var nl = dev.sart.fib.netlink.Netlink.open(ns);
+        var agent =
+            new dev.sart.agent.egress.ClientAgent(
+                agentClient, NODE, a -> java.util.Optional.empty(), nl, 120, "eth0")) {
+      // start() returns once each informer listed; its watch follows
+      agent.start();
+      await("egress informers").atMost(WAIT).until(() -> agent.watching());
+    }
+  }
+
   private void ipam(KubernetesClient agentClient) throws Exception {
     client
         .resource(
@@ -326,6 +340,7 @@ class AgentRbacTest {
             .build()) {
       bgp(agentClient);
       ipam(agentClient);
+      egress(agentClient);
     }
 
     var audit = new RbacAudit(Path.of("manifests", "rbac.yaml"));

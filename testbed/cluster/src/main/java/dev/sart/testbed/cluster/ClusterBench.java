@@ -89,6 +89,10 @@ public final class ClusterBench {
         RouteWatch w2 = RouteWatch.open(cluster.tors().get(1).node());
         RouteWatch u1 = RouteWatch.openWire(cluster.tors().get(0).node(), Cluster.TOR1_ADDRESS);
         RouteWatch u2 = RouteWatch.openWire(cluster.tors().get(1).node(), Cluster.TOR2_ADDRESS)) {
+      if (s.logs() != null) {
+        t.preserveFilesIn(s.logs());
+        say("the run's files will be kept in %s", s.logs());
+      }
       KubernetesClient k = cluster.client();
       Manifests.apply(
           k,
@@ -179,9 +183,12 @@ public final class ClusterBench {
           && st.getLoadBalancer().getIngress() != null
           && !st.getLoadBalancer().getIngress().isEmpty()) {
         String name = svc.getMetadata().getName();
-        if (statusAt.putIfAbsent(name, System.nanoTime()) == null) {
-          addressOf.put(name, st.getLoadBalancer().getIngress().getFirst().getIp());
-        }
+        long now = System.nanoTime();
+        // the address before the time: the sampling thread reads the address once it sees the
+        // time (in the other order it could read no address, await "null" on the ToRs for 2 × 60 s
+        // and count the sample as never routed)
+        addressOf.putIfAbsent(name, st.getLoadBalancer().getIngress().getFirst().getIp());
+        statusAt.putIfAbsent(name, now);
       }
     }
 
@@ -285,13 +292,44 @@ public final class ClusterBench {
                         .size();
                 return adverts[0] >= s.present();
               });
+      long advertised = System.nanoTime();
+      // and their EndpointSlices (the stand-in) with the controller's annotations: the samples
+      // start from a steady state, not behind the stand-in's and the controller's backlog
+      int[] slices = {0};
+      await("present Services' EndpointSlices, annotated")
+          .atMost(Duration.ofMinutes(20))
+          .pollInterval(Duration.ofSeconds(2))
+          .until(
+              () -> {
+                slices[0] =
+                    (int)
+                        k
+                            .discovery()
+                            .v1()
+                            .endpointSlices()
+                            .inNamespace(PRESENT_NS)
+                            .list()
+                            .getItems()
+                            .stream()
+                            .filter(
+                                x ->
+                                    x.getMetadata().getAnnotations() != null
+                                        && x.getMetadata()
+                                            .getAnnotations()
+                                            .containsKey(
+                                                dev.sart.crds.Sart.SERVICE_ALLOCATION_ANNOTATION))
+                            .count();
+                return slices[0] >= s.present();
+              });
       say(
           "  created in %.1f s, all %d with an address after %.1f s, all %d BGPAdvertisements"
-              + " after %.1f s; load %s",
+              + " after %.1f s, all %d EndpointSlices annotated after %.1f s; load %s",
           secs(created - t0),
           with[0],
           secs(addressed - t0),
           adverts[0],
+          secs(advertised - t0),
+          slices[0],
           secs(System.nanoTime() - t0),
           load());
     }
@@ -440,7 +478,19 @@ public final class ClusterBench {
             }
           }
         } else {
-          say("  sample %d: no withdrawal seen on both ToRs within %s", i, WAIT);
+          // where the chain stopped: the stand-in's slice (as this bench's own watch saw it), the
+          // advertisement's peer map (as the API server has it now)
+          long slice = firstSlice(t0, 0);
+          say(
+              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s);"
+                  + " EndpointSlice not ready %s; advertisement status now %s; load %s",
+              i,
+              WAIT,
+              g1.isPresent() ? "withdrew" : "kept it",
+              g2.isPresent() ? "withdrew" : "kept it",
+              slice > 0 ? "seen after " + ms(slice - t0) : "never seen",
+              advertStatus(ip),
+              load());
         }
         long t1 = System.nanoTime();
         podReady("local-1", true);
@@ -474,6 +524,21 @@ public final class ClusterBench {
         sleep(5);
       }
       return -1;
+    }
+
+    /** The peer map of the advertisement of {@code ip} in NS, read from the API server. */
+    private String advertStatus(String ip) {
+      return k.resources(BGPAdvertisement.class).inNamespace(NS).list().getItems().stream()
+          .filter(a -> a.getSpec() != null && a.getSpec().cidr().startsWith(ip + "/"))
+          .map(
+              a ->
+                  a.getMetadata().getName()
+                      + " rv "
+                      + a.getMetadata().getResourceVersion()
+                      + " "
+                      + (a.getStatus() == null ? "{}" : a.getStatus().peers()))
+          .toList()
+          .toString();
     }
 
     /** What a kubelet writes when a readiness probe fails (or passes again). */

@@ -26,9 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The benchmark figures of the cluster on one machine (testbed/cluster/README.md "Figures"):
@@ -51,24 +48,7 @@ public final class ClusterBench {
   private ClusterBench() {}
 
   private static final String NS = "bench";
-  private static final String PRESENT_NS = "bench-present";
   private static final Duration WAIT = Duration.ofSeconds(60);
-
-  /**
-   * IPv6 pool of the Services already present: the /24 of IPv4 documentation space is too small.
-   */
-  static final String PRESENT_POOL =
-      """
-      apiVersion: sart.terassyi.net/v1alpha2
-      kind: AddressPool
-      metadata:
-        name: bench-present-v6
-      spec:
-        cidr: fd00:5a::/112
-        type: service
-        allocType: bit
-        autoAssign: false
-      """;
 
   public static void main(String[] args) throws Exception {
     BenchSettings s;
@@ -102,9 +82,9 @@ public final class ClusterBench {
               + "---\n"
               + Scenarios.POD_POOL
               + "---\n"
-              + PRESENT_POOL);
+              + BenchPresent.POOL);
       cluster.ensureNamespace(NS, Map.of());
-      cluster.ensureNamespace(PRESENT_NS, Map.of());
+      cluster.ensureNamespace(BenchPresent.NS, Map.of());
       Scenarios.awaitPeersEstablished(cluster);
       say("cluster up and peered in %.0f s, load %s", secs(System.nanoTime() - t0), load());
       ClusterBench.Run run = new Run(cluster, w1, w2, u1, u2, s, t.dir().resolve("bench"));
@@ -157,7 +137,7 @@ public final class ClusterBench {
       SharedIndexInformer<BGPAdvertisement> adverts =
           k.resources(BGPAdvertisement.class).inNamespace(NS).inform(handler(this::advertSeen));
       try {
-        present();
+        BenchPresent.run(k, s);
         creates();
         withdraws();
         restarts();
@@ -228,110 +208,6 @@ public final class ClusterBench {
                               && Boolean.TRUE.equals(e.getConditions().getReady()))
                   .count();
       sliceReady.add(new long[] {System.nanoTime(), ready});
-    }
-
-    // ---- 1: Services already present
-
-    private void present() throws Exception {
-      step(
-          "%d LoadBalancer Services (IPv6 pool, not peered) created in %s",
-          s.present(), PRESENT_NS);
-      long t0 = System.nanoTime();
-      ExecutorService pool = Executors.newFixedThreadPool(4);
-      for (int i = 0; i < s.present(); i++) {
-        int n = i;
-        pool.execute(
-            () -> {
-              Service svc =
-                  Manifests.loadBalancer(
-                      PRESENT_NS,
-                      "p-" + n,
-                      Map.of("app", "p-" + n),
-                      "Cluster",
-                      Map.of("sart.terassyi.net/addresspool", "bench-present-v6"));
-              svc.getSpec().setIpFamilies(List.of("IPv6"));
-              svc.getSpec().setIpFamilyPolicy("SingleStack");
-              k.resource(svc).create();
-            });
-      }
-      pool.shutdown();
-      pool.awaitTermination(30, TimeUnit.MINUTES);
-      long created = System.nanoTime();
-      int[] with = {0};
-      await("present Services have addresses")
-          .atMost(Duration.ofMinutes(20))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                with[0] =
-                    (int)
-                        k.services().inNamespace(PRESENT_NS).list().getItems().stream()
-                            .filter(
-                                x ->
-                                    x.getStatus() != null
-                                        && x.getStatus().getLoadBalancer() != null
-                                        && x.getStatus().getLoadBalancer().getIngress() != null
-                                        && !x.getStatus().getLoadBalancer().getIngress().isEmpty())
-                            .count();
-                return with[0] >= s.present();
-              });
-      long addressed = System.nanoTime();
-      // steady state: the controller has made every BGPAdvertisement (they list no peer: the ToR
-      // sessions carry IPv4 only)
-      int[] adverts = {0};
-      await("present Services' BGPAdvertisements")
-          .atMost(Duration.ofMinutes(20))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                adverts[0] =
-                    k.resources(BGPAdvertisement.class)
-                        .inNamespace(PRESENT_NS)
-                        .list()
-                        .getItems()
-                        .size();
-                return adverts[0] >= s.present();
-              });
-      long advertised = System.nanoTime();
-      // and their EndpointSlices (the stand-in) with the controller's annotations: the samples
-      // start from a steady state, not behind the stand-in's and the controller's backlog
-      int[] slices = {0};
-      await("present Services' EndpointSlices, annotated")
-          .atMost(Duration.ofMinutes(20))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                slices[0] =
-                    (int)
-                        k
-                            .discovery()
-                            .v1()
-                            .endpointSlices()
-                            .inNamespace(PRESENT_NS)
-                            .list()
-                            .getItems()
-                            .stream()
-                            .filter(
-                                x ->
-                                    x.getMetadata().getAnnotations() != null
-                                        && x.getMetadata()
-                                            .getAnnotations()
-                                            .containsKey(
-                                                dev.sart.crds.Sart.SERVICE_ALLOCATION_ANNOTATION))
-                            .count();
-                return slices[0] >= s.present();
-              });
-      say(
-          "  created in %.1f s, all %d with an address after %.1f s, all %d BGPAdvertisements"
-              + " after %.1f s, all %d EndpointSlices annotated after %.1f s; load %s",
-          secs(created - t0),
-          with[0],
-          secs(addressed - t0),
-          adverts[0],
-          secs(advertised - t0),
-          slices[0],
-          secs(System.nanoTime() - t0),
-          load());
     }
 
     // ---- 1: create → status → ToRs, with the API floor interleaved

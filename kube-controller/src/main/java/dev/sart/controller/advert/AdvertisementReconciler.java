@@ -212,10 +212,13 @@ public final class AdvertisementReconciler implements AutoCloseable {
       var targets = Targets.of(service, slices, peers, family);
       var advert = existing.get(entry.getKey());
       if (advert == null) {
+        // the first peer map is decided once the advertisement exists, on what the informers hold
+        // then: an endpoint that came during the create's round trip is in it, without waiting for
+        // the informer to deliver the new advertisement and another pass
         writer.create(
             key,
             advertisement(service, entry.getKey(), entry.getValue(), attrs),
-            p -> next(p, targets),
+            p -> next(p, targetsNow(key, family, targets)),
             !carried);
         continue;
       }
@@ -254,6 +257,23 @@ public final class AdvertisementReconciler implements AutoCloseable {
       announcements.forget(key);
     }
     return null;
+  }
+
+  /**
+   * The targets of the Service {@code key}'s address of {@code family} as the informers have them
+   * now (called on a writer's thread; the caches are safe to read from any); {@code before} when
+   * the Service is gone (the next pass deletes its advertisements).
+   */
+  private Set<String> targetsNow(String key, Protocol family, Set<String> before) {
+    var service = informers.get(Service.class, key);
+    if (service == null) {
+      return before;
+    }
+    return Targets.of(
+        service,
+        informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key),
+        informers.list(BGPPeer.class),
+        family);
   }
 
   /** A Warning Event for each annotation problem not reported before. */

@@ -26,9 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The benchmark figures of the cluster on one machine (testbed/cluster/README.md "Figures"):
@@ -51,24 +48,7 @@ public final class ClusterBench {
   private ClusterBench() {}
 
   private static final String NS = "bench";
-  private static final String PRESENT_NS = "bench-present";
   private static final Duration WAIT = Duration.ofSeconds(60);
-
-  /**
-   * IPv6 pool of the Services already present: the /24 of IPv4 documentation space is too small.
-   */
-  static final String PRESENT_POOL =
-      """
-      apiVersion: sart.terassyi.net/v1alpha2
-      kind: AddressPool
-      metadata:
-        name: bench-present-v6
-      spec:
-        cidr: fd00:5a::/112
-        type: service
-        allocType: bit
-        autoAssign: false
-      """;
 
   public static void main(String[] args) throws Exception {
     BenchSettings s;
@@ -89,6 +69,10 @@ public final class ClusterBench {
         RouteWatch w2 = RouteWatch.open(cluster.tors().get(1).node());
         RouteWatch u1 = RouteWatch.openWire(cluster.tors().get(0).node(), Cluster.TOR1_ADDRESS);
         RouteWatch u2 = RouteWatch.openWire(cluster.tors().get(1).node(), Cluster.TOR2_ADDRESS)) {
+      if (s.logs() != null) {
+        t.preserveFilesIn(s.logs());
+        say("the run's files will be kept in %s", s.logs());
+      }
       KubernetesClient k = cluster.client();
       Manifests.apply(
           k,
@@ -98,9 +82,9 @@ public final class ClusterBench {
               + "---\n"
               + Scenarios.POD_POOL
               + "---\n"
-              + PRESENT_POOL);
+              + BenchPresent.POOL);
       cluster.ensureNamespace(NS, Map.of());
-      cluster.ensureNamespace(PRESENT_NS, Map.of());
+      cluster.ensureNamespace(BenchPresent.NS, Map.of());
       Scenarios.awaitPeersEstablished(cluster);
       say("cluster up and peered in %.0f s, load %s", secs(System.nanoTime() - t0), load());
       ClusterBench.Run run = new Run(cluster, w1, w2, u1, u2, s, t.dir().resolve("bench"));
@@ -153,7 +137,7 @@ public final class ClusterBench {
       SharedIndexInformer<BGPAdvertisement> adverts =
           k.resources(BGPAdvertisement.class).inNamespace(NS).inform(handler(this::advertSeen));
       try {
-        present();
+        BenchPresent.run(k, s);
         creates();
         withdraws();
         restarts();
@@ -179,9 +163,12 @@ public final class ClusterBench {
           && st.getLoadBalancer().getIngress() != null
           && !st.getLoadBalancer().getIngress().isEmpty()) {
         String name = svc.getMetadata().getName();
-        if (statusAt.putIfAbsent(name, System.nanoTime()) == null) {
-          addressOf.put(name, st.getLoadBalancer().getIngress().getFirst().getIp());
-        }
+        long now = System.nanoTime();
+        // the address before the time: the sampling thread reads the address once it sees the
+        // time (in the other order it could read no address, await "null" on the ToRs for 2 × 60 s
+        // and count the sample as never routed)
+        addressOf.putIfAbsent(name, st.getLoadBalancer().getIngress().getFirst().getIp());
+        statusAt.putIfAbsent(name, now);
       }
     }
 
@@ -221,79 +208,6 @@ public final class ClusterBench {
                               && Boolean.TRUE.equals(e.getConditions().getReady()))
                   .count();
       sliceReady.add(new long[] {System.nanoTime(), ready});
-    }
-
-    // ---- 1: Services already present
-
-    private void present() throws Exception {
-      step(
-          "%d LoadBalancer Services (IPv6 pool, not peered) created in %s",
-          s.present(), PRESENT_NS);
-      long t0 = System.nanoTime();
-      ExecutorService pool = Executors.newFixedThreadPool(4);
-      for (int i = 0; i < s.present(); i++) {
-        int n = i;
-        pool.execute(
-            () -> {
-              Service svc =
-                  Manifests.loadBalancer(
-                      PRESENT_NS,
-                      "p-" + n,
-                      Map.of("app", "p-" + n),
-                      "Cluster",
-                      Map.of("sart.terassyi.net/addresspool", "bench-present-v6"));
-              svc.getSpec().setIpFamilies(List.of("IPv6"));
-              svc.getSpec().setIpFamilyPolicy("SingleStack");
-              k.resource(svc).create();
-            });
-      }
-      pool.shutdown();
-      pool.awaitTermination(30, TimeUnit.MINUTES);
-      long created = System.nanoTime();
-      int[] with = {0};
-      await("present Services have addresses")
-          .atMost(Duration.ofMinutes(20))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                with[0] =
-                    (int)
-                        k.services().inNamespace(PRESENT_NS).list().getItems().stream()
-                            .filter(
-                                x ->
-                                    x.getStatus() != null
-                                        && x.getStatus().getLoadBalancer() != null
-                                        && x.getStatus().getLoadBalancer().getIngress() != null
-                                        && !x.getStatus().getLoadBalancer().getIngress().isEmpty())
-                            .count();
-                return with[0] >= s.present();
-              });
-      long addressed = System.nanoTime();
-      // steady state: the controller has made every BGPAdvertisement (they list no peer: the ToR
-      // sessions carry IPv4 only)
-      int[] adverts = {0};
-      await("present Services' BGPAdvertisements")
-          .atMost(Duration.ofMinutes(20))
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                adverts[0] =
-                    k.resources(BGPAdvertisement.class)
-                        .inNamespace(PRESENT_NS)
-                        .list()
-                        .getItems()
-                        .size();
-                return adverts[0] >= s.present();
-              });
-      say(
-          "  created in %.1f s, all %d with an address after %.1f s, all %d BGPAdvertisements"
-              + " after %.1f s; load %s",
-          secs(created - t0),
-          with[0],
-          secs(addressed - t0),
-          adverts[0],
-          secs(System.nanoTime() - t0),
-          load());
     }
 
     // ---- 1: create → status → ToRs, with the API floor interleaved
@@ -440,7 +354,19 @@ public final class ClusterBench {
             }
           }
         } else {
-          say("  sample %d: no withdrawal seen on both ToRs within %s", i, WAIT);
+          // where the chain stopped: the stand-in's slice (as this bench's own watch saw it), the
+          // advertisement's peer map (as the API server has it now)
+          long slice = firstSlice(t0, 0);
+          say(
+              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s);"
+                  + " EndpointSlice not ready %s; advertisement status now %s; load %s",
+              i,
+              WAIT,
+              g1.isPresent() ? "withdrew" : "kept it",
+              g2.isPresent() ? "withdrew" : "kept it",
+              slice > 0 ? "seen after " + ms(slice - t0) : "never seen",
+              advertStatus(ip),
+              load());
         }
         long t1 = System.nanoTime();
         podReady("local-1", true);
@@ -474,6 +400,21 @@ public final class ClusterBench {
         sleep(5);
       }
       return -1;
+    }
+
+    /** The peer map of the advertisement of {@code ip} in NS, read from the API server. */
+    private String advertStatus(String ip) {
+      return k.resources(BGPAdvertisement.class).inNamespace(NS).list().getItems().stream()
+          .filter(a -> a.getSpec() != null && a.getSpec().cidr().startsWith(ip + "/"))
+          .map(
+              a ->
+                  a.getMetadata().getName()
+                      + " rv "
+                      + a.getMetadata().getResourceVersion()
+                      + " "
+                      + (a.getStatus() == null ? "{}" : a.getStatus().peers()))
+          .toList()
+          .toString();
     }
 
     /** What a kubelet writes when a readiness probe fails (or passes again). */

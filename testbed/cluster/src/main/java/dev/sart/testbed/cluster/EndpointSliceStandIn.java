@@ -68,10 +68,14 @@ public final class EndpointSliceStandIn implements AutoCloseable {
       worker.execute(
           () -> {
             dirty.set(false);
+            int failed = 0;
             try {
-              syncAll();
+              failed = syncAll();
             } catch (RuntimeException e) {
               LOG.log(Level.WARNING, "EndpointSlice stand-in: " + e.getMessage(), e);
+              failed = 1;
+            }
+            if (failed > 0) {
               Thread.ofVirtual()
                   .start(
                       () -> {
@@ -87,7 +91,9 @@ public final class EndpointSliceStandIn implements AutoCloseable {
     }
   }
 
-  private void syncAll() {
+  /** Writes every slice that differs; returns how many writes failed (each logged). */
+  private int syncAll() {
+    int failed = 0;
     Set<String> wanted = new HashSet<>();
     for (Service svc : services.getStore().list()) {
       Map<String, String> selector = svc.getSpec().getSelector();
@@ -103,12 +109,14 @@ public final class EndpointSliceStandIn implements AutoCloseable {
         String key = desired.getMetadata().getNamespace() + "/" + desired.getMetadata().getName();
         wanted.add(key);
         EndpointSlice have = slices.getStore().getByKey(key);
-        if (have == null
-            || !Objects.equals(have.getEndpoints(), desired.getEndpoints())
-            || !Objects.equals(have.getPorts(), desired.getPorts())) {
-          client
-              .resource(desired)
-              .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+        if (have == null || !same(have, desired)) {
+          try {
+            write(desired, have);
+          } catch (KubernetesClientException e) {
+            // one slice's failure does not hold back the others' writes
+            LOG.log(Level.WARNING, "EndpointSlice stand-in: " + key + ": " + e.getMessage(), e);
+            failed++;
+          }
         }
       }
     }
@@ -122,11 +130,64 @@ public final class EndpointSliceStandIn implements AutoCloseable {
           client.resource(s).delete();
         } catch (KubernetesClientException e) {
           if (e.getCode() != 404) {
-            throw e;
+            LOG.log(Level.WARNING, "EndpointSlice stand-in: " + key + ": " + e.getMessage(), e);
+            failed++;
           }
         }
       }
     }
+    return failed;
+  }
+
+  /**
+   * One round trip as a rule: a create when the cache has no such slice, else an update of the
+   * cached copy (its {@code resourceVersion}: the server refuses it with 409 when someone wrote
+   * meanwhile) keeping what others put on it (the controller's annotations, the agent's trigger
+   * label), as the EndpointSlice controller updates a slice. On 409 or 404 the server's copy is
+   * read and the write made again on it.
+   */
+  private void write(EndpointSlice desired, EndpointSlice cached) {
+    EndpointSlice have = cached;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        if (have == null) {
+          client.resource(desired).create();
+        } else {
+          client.resource(onto(have, desired)).update();
+        }
+        return;
+      } catch (KubernetesClientException e) {
+        if ((e.getCode() != 409 && e.getCode() != 404) || attempt == 5) {
+          throw e;
+        }
+        have = client.resource(desired).get();
+        if (have != null && same(have, desired)) {
+          return; // our own earlier write, not yet in the cache
+        }
+      }
+    }
+  }
+
+  private static boolean same(EndpointSlice have, EndpointSlice desired) {
+    return Objects.equals(have.getEndpoints(), desired.getEndpoints())
+        && Objects.equals(have.getPorts(), desired.getPorts());
+  }
+
+  /** {@code desired}'s endpoints, ports and labels on {@code have}'s metadata. */
+  private static EndpointSlice onto(EndpointSlice have, EndpointSlice desired) {
+    Map<String, String> labels = new java.util.LinkedHashMap<>();
+    if (have.getMetadata().getLabels() != null) {
+      labels.putAll(have.getMetadata().getLabels());
+    }
+    labels.putAll(desired.getMetadata().getLabels());
+    return new EndpointSliceBuilder(desired)
+        .editMetadata()
+        .withLabels(labels)
+        .withAnnotations(have.getMetadata().getAnnotations())
+        .withResourceVersion(have.getMetadata().getResourceVersion())
+        .withUid(have.getMetadata().getUid())
+        .endMetadata()
+        .build();
   }
 
   /** The pod's addresses of {@code family} ("IPv4" or "IPv6"). */

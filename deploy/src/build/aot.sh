@@ -61,4 +61,8 @@ exec /opt/java/bin/java @/opt/sart/sartd.jvm.options \$aot \$SARTD_JAVA_OPTS \\
   -cp '$cp_image' dev.sart.sartd.Sartd "\$@"
 SH
 chmod 755 "$root/usr/local/bin/sartd"
-echo "aot.sh: $root/opt/sart/sartd.aot ($( [ "$skip" = true ] && echo skipped || wc -c < "$root/opt/sart/sartd.aot") bytes)"
+if [ "$skip" = true ]; then
+  echo "aot.sh: no AOT cache in the image (sart.aot.skip)"
+else
+  echo "aot.sh: $root/opt/sart/sartd.aot ($(wc -c < "$root/opt/sart/sartd.aot") bytes)"
+fi

@@ -6,7 +6,7 @@
 #                           runtime (sart-cni.jre), which the CNI installer copies to the host
 #   /lib, /lib64            the shared libraries those runtimes (and /bin/sh) link against (ldd)
 #   /bin/sh                 dash: the launchers of sartd, sart and sart-cni are sh scripts
-#   /usr/local/bin          the launchers sartd and sart
+#   /usr/local/bin          the launcher of sart (aot.sh writes sartd's, with its AOT cache)
 #   /etc/passwd, /etc/group root and the unprivileged user 65532 (nonroot) the image runs as
 # Arguments: JAVA_HOME (a JDK 25 with jlink), ROOT, the sart-cni dist directory, sartd's jvm.options,
 # the module's class directory (empty: this module has no code, but Jib wants the directory).
@@ -58,20 +58,13 @@ fi
 # what changes with every build of the project: the launchers, sart-cni's files, /etc
 mkdir -p "$root/usr/local/bin" "$root/etc" "$root/tmp" "$root/opt/sart"
 grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$jvm_options" > "$root/opt/sart/sartd.jvm.options"
-cat > "$root/usr/local/bin/sartd" <<'SH'
-#!/bin/sh
-# sartd in the image: its JVM options are /opt/sart/sartd.jvm.options (sartd/jvm.options); more
-# from $SARTD_JAVA_OPTS. The class path is what Jib put under /opt/sart/app.
-exec /opt/java/bin/java @/opt/sart/sartd.jvm.options $SARTD_JAVA_OPTS \
-  -cp '/opt/sart/app/classes:/opt/sart/app/libs/*' dev.sart.sartd.Sartd "$@"
-SH
 cat > "$root/usr/local/bin/sart" <<'SH'
 #!/bin/sh
 # the sart CLI in the image (the options of bin/sart)
 exec /opt/java/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -Xshare:auto -cp '/opt/sart/app/classes:/opt/sart/app/libs/*' dev.sart.cli.Sart "$@"
 SH
-chmod 755 "$root/usr/local/bin/sartd" "$root/usr/local/bin/sart"
+chmod 755 "$root/usr/local/bin/sart"
 cp -p "$cni_dist/sart-cni" "$cni_dist/sart-veth" "$cni_dist/sart-router" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
 printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$root/etc/group"

@@ -130,6 +130,8 @@ class ImageNodeTest {
       long pid1 = ProcessHandle.of(sartd.pid()).orElseThrow().children().findFirst().get().pid();
       Map<String, String> status = procStatus(pid1);
       assertTrue(status.get("Name").startsWith("java"), status.toString());
+      // its memory once it peers and has the ToR's route (deploy/README.md, "AOT cache")
+      System.out.println("sartd node from the image: RSS " + status.get("VmRSS"));
       long want = Container.mask(Set.of("NET_ADMIN", "NET_BIND_SERVICE"));
       assertEquals(want, Long.parseLong(status.get("CapEff"), 16), "effective: " + status);
       assertEquals(want, Long.parseLong(status.get("CapPrm"), 16), "permitted: " + status);

@@ -65,6 +65,23 @@ class ImageTest {
     assertEquals(System.getProperty("sart.version"), r.stdout().strip());
   }
 
+  /**
+   * The image's sartd starts from the AOT cache made for it (deploy/src/build/aot.sh): with {@code
+   * -XX:AOTMode=on} a JVM that cannot use its cache (another runtime, class path or jar) exits.
+   */
+  @Test
+  void sartdStartsFromTheImagesAotCache() {
+    var r =
+        run(
+            List.of("SARTD_JAVA_OPTS=-XX:AOTMode=on -Xlog:aot"),
+            null,
+            "/usr/local/bin/sartd",
+            "version");
+    assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+    assertTrue(r.stdout().contains("Using AOT-linked classes: true"), r.stdout());
+    assertTrue(r.stdout().strip().endsWith(System.getProperty("sart.version")), r.stdout());
+  }
+
   @Test
   void sartHelpListsItsCommands() {
     var r = run(List.of(), null, "/usr/local/bin/sart", "--help");

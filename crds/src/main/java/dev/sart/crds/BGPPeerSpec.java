@@ -13,7 +13,8 @@ import java.util.List;
  * session, the ClusterBGP that made it (if any), timers in seconds, and the peer {@code groups} a
  * Service can select with {@code bgppeer.sart.terassyi.net/group}. Identity (asn, addr, node) is
  * immutable (a rule on {@link BGPPeer}: this type is also embedded in NodeBGP's peer list, where
- * {@code oldSelf} cannot be correlated).
+ * {@code oldSelf} cannot be correlated). Additions: {@code bfd} ({@link BfdSpec}) and {@code
+ * gracefulRestart} ({@link GracefulRestartSpec}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
@@ -39,4 +40,32 @@ public record BGPPeerSpec(
     @Required @Size(min = 1, max = Limits.NAME) String nodeBGPRef,
     @Size(max = Limits.NAME) String clusterBGPRef,
     @Required SpeakerConfig speaker,
-    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups) {}
+    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups,
+    BfdSpec bfd,
+    GracefulRestartSpec gracefulRestart) {
+
+  /** sart's fields only: no BFD, the speaker's graceful restart defaults. */
+  public BGPPeerSpec(
+      Long asn,
+      String addr,
+      Long holdTime,
+      Long keepaliveTime,
+      List<String> capabilities,
+      String nodeBGPRef,
+      String clusterBGPRef,
+      SpeakerConfig speaker,
+      List<String> groups) {
+    this(
+        asn,
+        addr,
+        holdTime,
+        keepaliveTime,
+        capabilities,
+        nodeBGPRef,
+        clusterBGPRef,
+        speaker,
+        groups,
+        null,
+        null);
+  }
+}

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Every field optional: a template, or the inline {@code peerConfig} of a ClusterBGP that overrides
- * one.
+ * one. Additions: {@code bfd} and {@code gracefulRestart}, as on a BGPPeer.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record BGPPeerTemplateSpec(
@@ -26,4 +26,18 @@ public record BGPPeerTemplateSpec(
         @Max(65535)
         Long holdTime,
     @Min(0) @Max(21845) Long keepaliveTime,
-    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups) {}
+    @Size(max = Limits.GROUPS) List<@Size(max = Limits.LABEL_VALUE) String> groups,
+    BfdSpec bfd,
+    GracefulRestartSpec gracefulRestart) {
+
+  /** sart's fields only: no BFD, the speaker's graceful restart defaults. */
+  public BGPPeerTemplateSpec(
+      Long asn,
+      String addr,
+      List<String> capabilities,
+      Long holdTime,
+      Long keepaliveTime,
+      List<String> groups) {
+    this(asn, addr, capabilities, holdTime, keepaliveTime, groups, null, null);
+  }
+}

@@ -371,21 +371,18 @@ class ExplainSpeakerTest {
 
   private static PeerConfig peerConfig(String name, String address) throws Exception {
     PeerConfig c = PeerConfig.of(InetAddress.getByName(address), 65000);
-    return new PeerConfig(
-        name,
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        false,
-        null,
-        0,
-        false,
-        Duration.ofSeconds(9),
-        Duration.ofSeconds(3),
-        Duration.ofSeconds(1),
-        Set.of(Family.IPV4_UNICAST),
-        PeerConfig.GracefulRestart.DEFAULT);
+    return c.toBuilder()
+        .name(name)
+        .passive(false)
+        .password(null)
+        .multihopTtl(0)
+        .ttlSecurity(false)
+        .holdTime(Duration.ofSeconds(9))
+        .keepaliveTime(Duration.ofSeconds(3))
+        .connectRetryTime(Duration.ofSeconds(1))
+        .families(Set.of(Family.IPV4_UNICAST))
+        .gracefulRestart(PeerConfig.GracefulRestart.DEFAULT)
+        .build();
   }
 
   /** Keeps a real output for the README (target/explain/). */

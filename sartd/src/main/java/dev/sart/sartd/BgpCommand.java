@@ -100,6 +100,14 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       defaultValue = "${sys:sart.bgp.warmup:-131072}")
   int warmup;
 
+  @Option(
+      names = "--await-local-paths",
+      hidden = true,
+      description =
+          "after a start, wait for LocalPathsComplete before the restart is complete (sartd node:"
+              + " the agent calls it after its first pass)")
+  boolean awaitLocalPaths;
+
   @Mixin LogOptions log;
 
   @Override
@@ -179,6 +187,11 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       }
     }
     BgpServer server = new BgpServer(port);
+    dev.sart.bgp.peer.RestartingSpeaker.Settings restart =
+        restartSettings(cfg == null ? null : cfg.gracefulRestart());
+    if (restart != null) {
+      server.restartGracefully(restart.withAwaitLocalPaths(true));
+    }
     server.start();
     if (as != null) {
       server.setLocalAs(as);
@@ -200,6 +213,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         server.addPaths(
             p.prefixes().stream().map(Prefix::parse).toList(), attributes(p.attributes()));
       }
+    }
+    if (!awaitLocalPaths) {
+      server.localPathsComplete(); // the file's paths are in; nobody else re-adds any
     }
     if (exp != null) {
       exportPeerStates(server, exp);
@@ -251,6 +267,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (cfg.routerId() != null) {
       routerId("router_id", cfg.routerId());
     }
+    restartSettings(cfg.gracefulRestart());
     List<BgpConfigFile.Neighbor> neighbors = cfg.neighbors() == null ? List.of() : cfg.neighbors();
     Map<String, dev.sart.bgp.policy.Policy> defined = new java.util.HashMap<>();
     PolicyConfig.policies(cfg).forEach(p -> defined.put(p.name(), p));
@@ -312,6 +329,29 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     return null;
   }
 
+  /**
+   * The speaker's own graceful restart (RFC 4724 §4.1) from the file's {@code graceful_restart};
+   * null: off.
+   */
+  static dev.sart.bgp.peer.RestartingSpeaker.Settings restartSettings(BgpConfigFile.RestartDef r) {
+    var d = dev.sart.bgp.peer.RestartingSpeaker.Settings.DEFAULT;
+    if (r == null) {
+      return d;
+    }
+    if (Boolean.FALSE.equals(r.enabled())) {
+      return null;
+    }
+    Integer t = r.selectionDeferralTime();
+    if (t != null && (t < 0 || t > 3600)) {
+      throw new IllegalArgumentException(
+          "graceful_restart.selection_deferral_time: " + t + " seconds: 0..3600");
+    }
+    return new dev.sart.bgp.peer.RestartingSpeaker.Settings(
+        !Boolean.FALSE.equals(r.forwardingState()),
+        t == null ? d.selectionDeferral() : Duration.ofSeconds(t),
+        d.awaitLocalPaths());
+  }
+
   private static void routerId(String key, String value) {
     try {
       Ip.parseV4(value);
@@ -368,9 +408,6 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
                     "families: unknown family '" + f + "' (ipv4, ipv6)");
           });
     }
-    if (families.isEmpty()) {
-      families.add(address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
-    }
     var gr = n.gracefulRestart();
     if (gr != null
         && gr.restartTime() != null
@@ -380,30 +417,41 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
               + gr.restartTime()
               + " seconds: 0..4095 (RFC 4724 §3, 12 bits)");
     }
-    return new PeerConfig(
-        n.name(),
-        address,
-        n.asn(),
-        n.port() == null ? PeerConfig.DEFAULT_PORT : n.port(),
-        n.localAddress() == null ? null : literal("local_address", n.localAddress()),
-        Boolean.TRUE.equals(n.passive()),
-        n.password(),
-        n.multihopTtl() == null ? 0 : n.multihopTtl(),
-        Boolean.TRUE.equals(n.ttlSecurity()),
-        n.holdTime() == null ? PeerConfig.DEFAULT_HOLD_TIME : Duration.ofSeconds(n.holdTime()),
-        n.keepaliveTime() == null ? null : Duration.ofSeconds(n.keepaliveTime()),
-        n.connectRetryTime() == null
-            ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
-            : Duration.ofSeconds(n.connectRetryTime()),
-        families,
-        gr == null
-            ? PeerConfig.GracefulRestart.DEFAULT
-            : new PeerConfig.GracefulRestart(
-                !Boolean.FALSE.equals(gr.helper()),
-                gr.restartTime() == null
-                    ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                    : Duration.ofSeconds(gr.restartTime())),
-        bfd(n.bfd()));
+    PeerConfig.Builder b =
+        PeerConfig.builder(address, n.asn())
+            .name(n.name())
+            .passive(Boolean.TRUE.equals(n.passive()))
+            .password(n.password())
+            .ttlSecurity(Boolean.TRUE.equals(n.ttlSecurity()))
+            .families(families)
+            .bfd(bfd(n.bfd()));
+    if (n.port() != null) {
+      b.port(n.port());
+    }
+    if (n.localAddress() != null) {
+      b.localAddress(literal("local_address", n.localAddress()));
+    }
+    if (n.multihopTtl() != null) {
+      b.multihopTtl(n.multihopTtl());
+    }
+    if (n.holdTime() != null) {
+      b.holdTime(Duration.ofSeconds(n.holdTime()));
+    }
+    if (n.keepaliveTime() != null) {
+      b.keepaliveTime(Duration.ofSeconds(n.keepaliveTime()));
+    }
+    if (n.connectRetryTime() != null) {
+      b.connectRetryTime(Duration.ofSeconds(n.connectRetryTime()));
+    }
+    if (gr != null) {
+      b.gracefulRestart(
+          new PeerConfig.GracefulRestart(
+              !Boolean.FALSE.equals(gr.helper()),
+              gr.restartTime() == null
+                  ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                  : Duration.ofSeconds(gr.restartTime())));
+    }
+    return b.build();
   }
 
   /** A neighbour's {@code bfd:} block, defaults filled in (300 ms × 3); null: no BFD. */

@@ -24,7 +24,19 @@ record BgpConfigFile(
     List<Neighbor> neighbors,
     List<Paths> paths,
     @JsonProperty("prefix_lists") Map<String, List<String>> prefixLists,
-    List<PolicyDef> policies) {
+    List<PolicyDef> policies,
+    @JsonProperty("graceful_restart") RestartDef gracefulRestart) {
+
+  /**
+   * The speaker's own graceful restart (RFC 4724 §4.1, an addition): {@code enabled} (default
+   * true), {@code forwarding_state} (default true: the Forwarding State bit of every family, the
+   * kernel routes being kept across a restart), {@code selection_deferral_time} (seconds, 0..3600,
+   * default 60: the longest a restart waits for the peers' End-of-RIB and the local paths).
+   */
+  record RestartDef(
+      Boolean enabled,
+      @JsonProperty("forwarding_state") Boolean forwardingState,
+      @JsonProperty("selection_deferral_time") Integer selectionDeferralTime) {}
 
   record Neighbor(
       String name,

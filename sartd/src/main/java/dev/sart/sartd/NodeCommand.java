@@ -143,6 +143,8 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     if (bgpMetricsAddress != null) {
       bgpArgs.addAll(List.of("--metrics-address", bgpMetricsAddress));
     }
+    // the agent re-adds the Services' and blocks' paths and then says so (RFC 4724 §4.1)
+    bgpArgs.add("--await-local-paths");
     List<String> agentArgs =
         new ArrayList<>(
             List.of(

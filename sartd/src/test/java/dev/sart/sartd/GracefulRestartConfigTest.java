@@ -53,4 +53,32 @@ class GracefulRestartConfigTest {
                     "{asn: 65000, address: 192.0.2.2, graceful_restart: {restart_time: 5000}}"));
     assertTrue(e.getMessage().contains("graceful_restart.restart_time"), e.getMessage());
   }
+
+  private dev.sart.bgp.peer.RestartingSpeaker.Settings speaker(String yaml) throws Exception {
+    Path f = dir.resolve("sartd.yaml");
+    Files.writeString(f, "asn: 65001\nrouter_id: 192.0.2.1\n" + yaml + "\n");
+    ConfigFile<BgpConfigFile> file = ConfigFile.read(f, BgpConfigFile.class);
+    file.check(BgpCommand::check);
+    return BgpCommand.restartSettings(file.value().gracefulRestart());
+  }
+
+  @Test
+  void theSpeakersOwnRestartIsOnByDefaultWithForwardingStateAnd60SecondsOfDeferral()
+      throws Exception {
+    assertEquals(
+        new dev.sart.bgp.peer.RestartingSpeaker.Settings(true, Duration.ofSeconds(60), false),
+        speaker(""));
+    assertEquals(
+        new dev.sart.bgp.peer.RestartingSpeaker.Settings(false, Duration.ofSeconds(5), false),
+        speaker("graceful_restart: {forwarding_state: false, selection_deferral_time: 5}"));
+    assertEquals(null, speaker("graceful_restart: {enabled: false}"));
+  }
+
+  @Test
+  void aSelectionDeferralTimeOutOfRangeIsRefusedNamingTheKey() {
+    Exception e =
+        assertThrows(
+            Exception.class, () -> speaker("graceful_restart: {selection_deferral_time: 4000}"));
+    assertTrue(e.getMessage().contains("graceful_restart.selection_deferral_time"), e.getMessage());
+  }
 }

@@ -60,7 +60,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                         .setRouterId(
                             server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
                         .setPort(server.port())
-                        .setMultiPath(server.multipath()))
+                        .setMultiPath(server.multipath())
+                        .setRestarting(server.restart() != null && !server.restart().complete())
+                        .addAllRestartWaitingFor(
+                            server.restart() == null || server.restart().complete()
+                                ? List.of()
+                                : server.restart().waitingFor()))
                 .build());
   }
 
@@ -239,13 +244,6 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     command(
         out,
         () -> {
-          if (request.getAsn() == 0) {
-            throw new IllegalArgumentException("AS 0 is reserved (RFC 7607)");
-          }
-          if (!server.peers().isEmpty()
-              && server.localAs() != Integer.toUnsignedLong(request.getAsn())) {
-            throw new IllegalStateException("delete the peers before changing the local AS");
-          }
           server.setLocalAs(Integer.toUnsignedLong(request.getAsn()));
           return Empty.getDefaultInstance();
         });
@@ -261,14 +259,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
             throw new IllegalArgumentException(
                 "a router id is an IPv4 address: " + request.getRouterId());
           }
-          int id = Ip.parseV4(request.getRouterId());
-          if (id == 0) {
-            throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
-          }
-          if (!server.peers().isEmpty() && server.routerId() != id) {
-            throw new IllegalStateException("delete the peers before changing the router id");
-          }
-          server.setRouterId(id);
+          server.setRouterId(Ip.parseV4(request.getRouterId()));
           return Empty.getDefaultInstance();
         });
   }
@@ -282,14 +273,13 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     replyAsync(
         out,
         CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
-            .thenApply(
+            // not on the peer loop that completed the last stop: management waits for its owner
+            .thenApplyAsync(
                 v -> {
-                  server.rib().clearLocal();
-                  server.setMultipath(false);
-                  server.setLocalAs(0);
-                  server.setRouterId(0);
+                  server.clear();
                   return Empty.getDefaultInstance();
-                }));
+                },
+                r -> Thread.ofVirtual().start(r)));
   }
 
   @Override
@@ -306,35 +296,42 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
               families.add(fam);
             }
           }
-          if (families.isEmpty()) {
-            families.add(
-                address.getAddress().length == 4 ? Family.IPV4_UNICAST : Family.IPV6_UNICAST);
+          // proto3: 0 and "" are "not given", and the builder's defaults stand
+          PeerConfig.Builder b =
+              PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
+                  .name(p.getName())
+                  .passive(p.getPassiveOpen())
+                  .multihopTtl(p.getMultihopTtl())
+                  .ttlSecurity(p.getTtlSecurity())
+                  .families(families)
+                  .bfd(ProtoMapping.bfdConfig(p));
+          if (p.getPort() != 0) {
+            b.port(p.getPort());
           }
-          PeerConfig c =
-              new PeerConfig(
-                  p.getName(),
-                  address,
-                  Integer.toUnsignedLong(p.getAsn()),
-                  p.getPort() == 0 ? PeerConfig.DEFAULT_PORT : p.getPort(),
-                  p.getLocalAddress().isEmpty() ? null : address(p.getLocalAddress()),
-                  p.getPassiveOpen(),
-                  p.getPassword().isEmpty() ? null : p.getPassword(),
-                  p.getMultihopTtl(),
-                  p.getTtlSecurity(),
-                  p.getHoldTime() == 0
-                      ? PeerConfig.DEFAULT_HOLD_TIME
-                      : Duration.ofSeconds(p.getHoldTime()),
-                  p.getKeepaliveTime() == 0 ? null : Duration.ofSeconds(p.getKeepaliveTime()),
-                  p.getConnectRetryTime() == 0
-                      ? PeerConfig.DEFAULT_CONNECT_RETRY_TIME
-                      : Duration.ofSeconds(p.getConnectRetryTime()),
-                  families,
-                  new PeerConfig.GracefulRestart(
-                      !p.getGracefulRestart().getHelperDisabled(),
-                      p.getGracefulRestart().getRestartTime() == 0
-                          ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                          : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())),
-                  ProtoMapping.bfdConfig(p));
+          if (!p.getLocalAddress().isEmpty()) {
+            b.localAddress(address(p.getLocalAddress()));
+          }
+          if (!p.getPassword().isEmpty()) {
+            b.password(p.getPassword());
+          }
+          if (p.getHoldTime() != 0) {
+            b.holdTime(Duration.ofSeconds(p.getHoldTime()));
+          }
+          if (p.getKeepaliveTime() != 0) {
+            b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
+          }
+          if (p.getConnectRetryTime() != 0) {
+            b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
+          }
+          if (p.hasGracefulRestart()) {
+            b.gracefulRestart(
+                new PeerConfig.GracefulRestart(
+                    !p.getGracefulRestart().getHelperDisabled(),
+                    p.getGracefulRestart().getRestartTime() == 0
+                        ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                        : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
+          }
+          PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")
@@ -393,6 +390,17 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           server.setMultipath(request.getEnable());
+          return Empty.getDefaultInstance();
+        });
+  }
+
+  @Override
+  public void localPathsComplete(
+      dev.sart.proto.v1.LocalPathsCompleteRequest request, StreamObserver<Empty> out) {
+    command(
+        out,
+        () -> {
+          server.localPathsComplete();
           return Empty.getDefaultInstance();
         });
   }

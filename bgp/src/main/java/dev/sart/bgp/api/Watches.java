@@ -9,44 +9,58 @@ import dev.sart.proto.v1.PathEvent;
 import dev.sart.proto.v1.PeerStateEvent;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * The streaming watches. Events are produced on the RIB's shard threads or peer loops and must
- * never block them: each subscriber has its own queue drained by a virtual thread that writes to
- * the stream.
+ * never block them: each subscriber has its own {@link WatchQueue} (one event per prefix or peer,
+ * coalesced), drained by a virtual thread that writes to the stream only while gRPC's flow control
+ * says it is ready.
  */
 final class Watches {
   private Watches() {}
 
   static void peerStates(BgpServer server, StreamObserver<PeerStateEvent> out) {
-    BlockingQueue<PeerStateEvent> q = new LinkedBlockingQueue<>();
+    // per peer: a newer state replaces one not yet sent, which keeps its "previous" (a client that
+    // does not read sees where the peer went from, and where it is, not every step between)
+    WatchQueue<String, PeerStateEvent> q =
+        new WatchQueue<>(
+            (waiting, newer) -> newer.toBuilder().setPrevious(waiting.getPrevious()).build());
     // the event carries the state of the transition, not whatever the peer has moved on to by now
     BgpServer.PeerStateListener l =
         (peer, from, to) ->
-            q.add(
+            q.put(
+                peer.config().address().getHostAddress(),
                 PeerStateEvent.newBuilder()
                     .setPeer(ProtoMapping.peer(peer).toBuilder().setState(ProtoMapping.state(to)))
                     .setPrevious(ProtoMapping.state(from))
                     .build());
+    ServerCallStreamObserver<PeerStateEvent> call = (ServerCallStreamObserver<PeerStateEvent>) out;
+    call.setOnReadyHandler(q::onReady);
     // the current state of every peer first, then the changes: a subscriber never misses one and
     // never sees an older state after a newer one (it may see a state twice)
     server.addListener(
         l,
         p -> {
           dev.sart.proto.v1.Peer now = ProtoMapping.peer(p);
-          q.add(PeerStateEvent.newBuilder().setPeer(now).setPrevious(now.getState()).build());
+          q.put(
+              p.config().address().getHostAddress(),
+              PeerStateEvent.newBuilder().setPeer(now).setPrevious(now.getState()).build());
         });
-    pump(q, out, () -> server.removeListener(l));
+    pump(q, call, () -> server.removeListener(l));
   }
 
+  /** The key of the end-of-initial marker in a paths queue (no prefix is equal to it). */
+  private static final Object END_OF_INITIAL = new Object();
+
   static void paths(BgpServer server, Family family, StreamObserver<PathEvent> out) {
-    BlockingQueue<PathEvent> q = new LinkedBlockingQueue<>();
+    // per prefix: its newest selection replaces one not yet sent
+    WatchQueue<Object, PathEvent> q = new WatchQueue<>((waiting, newer) -> newer);
+    ServerCallStreamObserver<PathEvent> call = (ServerCallStreamObserver<PathEvent>) out;
+    call.setOnReadyHandler(q::onReady);
     RibListener changes =
         (prefix, selection) -> {
           if (prefix.family().equals(family)) {
-            q.add(event(prefix, selection, false));
+            q.put(prefix, event(prefix, selection, false));
           }
         };
     server
@@ -54,17 +68,23 @@ final class Watches {
         .subscribe(
             (prefix, selection) -> {
               if (prefix.family().equals(family)) {
-                q.add(event(prefix, selection, true));
+                q.put(prefix, event(prefix, selection, true));
               }
             },
+            // while the speaker restarts (RFC 4724 §4.1) the table is not whole: its end is
+            // marked once the restart is complete, behind the changes that completed it, so the
+            // FIB replaces its routes (installed before the restart) only then
             () ->
-                q.add(
-                    PathEvent.newBuilder()
-                        .setFamily(ProtoMapping.family(family))
-                        .setEndOfInitial(true)
-                        .build()),
+                server.whenRestartComplete(
+                    () ->
+                        q.put(
+                            END_OF_INITIAL,
+                            PathEvent.newBuilder()
+                                .setFamily(ProtoMapping.family(family))
+                                .setEndOfInitial(true)
+                                .build())),
             changes);
-    pump(q, out, () -> server.rib().removeListener(changes));
+    pump(q, call, () -> server.rib().removeListener(changes));
   }
 
   private static PathEvent event(Prefix prefix, BestPath.Selection s, boolean initial) {
@@ -80,20 +100,15 @@ final class Watches {
     return b.build();
   }
 
-  private static <T> void pump(BlockingQueue<T> q, StreamObserver<T> out, Runnable unsubscribe) {
-    ServerCallStreamObserver<T> call = (ServerCallStreamObserver<T>) out;
+  private static <K, T> void pump(
+      WatchQueue<K, T> q, ServerCallStreamObserver<T> call, Runnable unsubscribe) {
     Thread writer =
         Thread.ofVirtual()
             .name("watch")
             .start(
                 () -> {
                   try {
-                    while (!call.isCancelled()) {
-                      T event = q.take();
-                      synchronized (call) {
-                        call.onNext(event);
-                      }
-                    }
+                    q.pump(call);
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                   } catch (RuntimeException e) {

@@ -110,9 +110,9 @@ final class Connection {
     State after = session.state();
     if (this == peer.primary) {
       if (before != after) {
-        int failed = peer.connectFailuresInARow;
+        int failed = peer.failures.connectFailuresInARow;
         LOG.log(
-            peer.quietStateChange(before, after)
+            peer.failures.quietStateChange(before, after)
                 ? java.util.logging.Level.FINE
                 : java.util.logging.Level.INFO,
             () ->
@@ -128,7 +128,7 @@ final class Connection {
                         ? " after-failed-connects=" + failed
                         : ""));
         if (after == State.ESTABLISHED) {
-          peer.resetFailureCounts();
+          peer.failures.resetFailureCounts();
         }
         if (before == State.ESTABLISHED) {
           peer.flaps++;
@@ -220,7 +220,7 @@ final class Connection {
                       } else {
                         channel = null;
                         // logged before the FSM moves, so that its Connect -> Active is quiet
-                        peer.connectFailed(
+                        peer.failures.connectFailed(
                             future.cause().getMessage() != null
                                 ? future.cause().getMessage()
                                 : future.cause().toString(),
@@ -255,15 +255,16 @@ final class Connection {
       if (gr != null
           && peer.config.gracefulRestart().helper()
           && handling instanceof Event.TcpConnectionFails) {
-        peer.restarting(peer.ribPeer, gr);
+        peer.helper.restarting(peer.ribPeer, gr);
       } else {
         peer.speaker.rib().peerDown(peer.ribPeer);
-        if (peer.restartingSession != null) {
-          peer.flushStale(); // its successor is down for good: nothing is coming again
+        if (peer.helper.session != null) {
+          peer.helper.flushStale(); // its successor is down for good: nothing is coming again
         }
       }
       peer.ribPeer = null;
       peer.prefixCounters.clearAdvertised();
+      peer.restartSync.sessionDown();
     }
   }
 
@@ -309,7 +310,7 @@ final class Connection {
     switch (timer) {
       case CONNECT_RETRY -> {
         if (session.state() == State.CONNECT && this == peer.primary) {
-          peer.connectFailed(
+          peer.failures.connectFailed(
               "no answer within " + d.toMillis() + "ms",
               peer.fsmConfig.connectRetryTimeAfter(session.connectFailures() + 1));
         }
@@ -474,8 +475,13 @@ final class Connection {
       return;
     }
     ReceivedUpdate.apply(u, treatAsWithdraw, rp, negotiation.options(), peer.speaker.rib());
-    if (peer.restartingSession != null) {
-      u.endOfRibFamily().ifPresent(peer::endOfRib); // after the UPDATEs before it, in the RIB
+    // End-of-RIB: after the UPDATEs before it, in the RIB
+    if (peer.helper.session != null) {
+      u.endOfRibFamily().ifPresent(peer.helper::endOfRib); // RFC 4724 §4.2: the peer restarted
+    }
+    RestartingSpeaker restart = peer.speaker.restart();
+    if (restart != null && !restart.complete()) {
+      u.endOfRibFamily().ifPresent(peer.restartSync::endOfRib); // §4.1: we restarted
     }
     if (peer.speaker.rib().overHighWater()) {
       pauseReading();
@@ -576,7 +582,8 @@ final class Connection {
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
-    peer.restartedSessionUp(gracefulRestart(n.received()));
+    peer.helper.restartedSessionUp(gracefulRestart(n.received()));
+    peer.restartSync.sessionUp(families, gracefulRestart(n.received()));
   }
 
   private void channelInactive(Channel ch) {

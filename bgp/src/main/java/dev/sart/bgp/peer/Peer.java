@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  * channel is writable. Every method that touches state runs on {@link #loop}.
  */
 public final class Peer {
-  private static final Logger LOG = Logger.getLogger(Peer.class.getName());
+  static final Logger LOG = Logger.getLogger(Peer.class.getName());
   static final int DRAIN_CHUNK = 2048;
 
   /**
@@ -65,6 +65,11 @@ public final class Peer {
 
     /** The speaker's update groups; null: every peer sends from its own Adj-RIB-Out. */
     default UpdateGroups updateGroups() {
+      return null;
+    }
+
+    /** The speaker's own graceful restart (RFC 4724 §4.1); null: it has none. */
+    default RestartingSpeaker restart() {
       return null;
     }
   }
@@ -123,21 +128,19 @@ public final class Peer {
   private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
       new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
-  // RFC 4724 §4.2, helper: the session whose routes are kept stale while the peer restarts (on
-  // the loop)
-  RibPeer restartingSession;
-  private volatile java.util.Set<Family> staleFamilies = java.util.Set.of();
-  private java.util.concurrent.ScheduledFuture<?> staleTimer;
+  // RFC 4724 §4.2: this peer's routes kept while it restarts (on the loop)
+  final RestartHelper helper = new RestartHelper(this);
+  // RFC 4724 §4.1: what the speaker's restart waits for from this peer
+  final RestartSync restartSync = new RestartSync(this);
   // failures in a row, for logging at a falling rate (on the loop)
-  int connectFailuresInARow;
-  private int rejectedInARow;
+  final FailureLog failures = new FailureLog(this);
 
   /**
    * RFC 4724 §4.2, helper: the families whose routes of the peer's previous session are kept,
    * stale, while it restarts; empty when none are (for metrics: a snapshot, written on the loop).
    */
   public java.util.Set<Family> staleFamilies() {
-    return staleFamilies;
+    return helper.staleFamilies();
   }
 
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
@@ -282,137 +285,6 @@ public final class Peer {
         });
   }
 
-  /**
-   * How long the routes of a restarted peer stay stale once its new session is up, at most, if its
-   * End-of-RIB does not come (FRR's {@code stalepath-time} default; RFC 4724 §4.2 leaves it to the
-   * implementation).
-   */
-  static final Duration STALE_TIME = Duration.ofSeconds(360);
-
-  /**
-   * RFC 4724 §4.2: the session {@code old} ended without a NOTIFICATION (its TCP connection failed)
-   * and the peer had sent the graceful restart capability: its routes of the families in that
-   * capability are kept, stale, with best paths and FIB unchanged, for the peer's restart time;
-   * then they go unless a new session is up.
-   */
-  void restarting(RibPeer old, Capability.GracefulRestart gr) {
-    java.util.Set<Family> keep = new java.util.HashSet<>();
-    for (Capability.GracefulRestart.Entry e : gr.families()) {
-      if (old.families().contains(e.family())) {
-        keep.add(e.family());
-      }
-    }
-    if (restartingSession != null && restartingSession != old) {
-      flushStale(); // it restarted again before the session before had sent everything again
-    }
-    speaker.rib().peerRestarting(old, keep);
-    if (keep.isEmpty()) {
-      return;
-    }
-    cancelStaleTimer();
-    restartingSession = old;
-    staleFamilies = keep;
-    Duration wait = Duration.ofSeconds(gr.restartTime());
-    LOG.info(
-        () ->
-            "peer="
-                + name()
-                + " event=graceful-restart-helper families="
-                + keep
-                + " restart-time="
-                + wait.toSeconds()
-                + "s");
-    staleTimer =
-        loop.schedule(
-            () -> {
-              if (restartingSession == old && state != State.ESTABLISHED) {
-                LOG.info(() -> "peer=" + name() + " event=restart-time-expired");
-                flushStale();
-              }
-            },
-            wait.toMillis(),
-            TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * A new session came up while routes of the one before are stale: RFC 4724 §4.2, a family the new
-   * OPEN's capability does not list with its Forwarding State bit set loses its stale routes at
-   * once; the others wait for the End-of-RIB, at most {@link #STALE_TIME}.
-   */
-  void restartedSessionUp(Capability.GracefulRestart gr) {
-    RibPeer old = restartingSession;
-    if (old == null) {
-      return;
-    }
-    cancelStaleTimer();
-    java.util.Set<Family> preserved = new java.util.HashSet<>();
-    if (gr != null) {
-      for (Capability.GracefulRestart.Entry e : gr.families()) {
-        if (e.forwardingPreserved()) {
-          preserved.add(e.family());
-        }
-      }
-    }
-    java.util.Set<Family> keep = new java.util.HashSet<>();
-    for (Family f : staleFamilies) {
-      if (preserved.contains(f)) {
-        keep.add(f);
-      } else {
-        speaker.rib().flushStale(old, f);
-      }
-    }
-    staleFamilies = keep;
-    if (keep.isEmpty()) {
-      flushStale();
-      return;
-    }
-    staleTimer =
-        loop.schedule(
-            () -> {
-              if (restartingSession == old) {
-                LOG.info(() -> "peer=" + name() + " event=stale-time-expired");
-                flushStale();
-              }
-            },
-            STALE_TIME.toMillis(),
-            TimeUnit.MILLISECONDS);
-  }
-
-  /** The restarted peer's End-of-RIB of {@code f} (RFC 4724 §4.2): its stale routes of f go. */
-  void endOfRib(Family f) {
-    RibPeer old = restartingSession;
-    if (old == null || !staleFamilies.contains(f)) {
-      return;
-    }
-    java.util.Set<Family> left = new java.util.HashSet<>(staleFamilies);
-    left.remove(f);
-    staleFamilies = left;
-    LOG.info(() -> "peer=" + name() + " event=end-of-rib family=" + f);
-    if (left.isEmpty()) {
-      flushStale();
-    } else {
-      speaker.rib().flushStale(old, f);
-    }
-  }
-
-  /** Every stale route of the restarting session goes, and the helper's state with it. */
-  void flushStale() {
-    RibPeer old = restartingSession;
-    cancelStaleTimer();
-    if (old != null) {
-      restartingSession = null;
-      staleFamilies = java.util.Set.of();
-      speaker.rib().flushStale(old, null);
-    }
-  }
-
-  private void cancelStaleTimer() {
-    if (staleTimer != null) {
-      staleTimer.cancel(false);
-      staleTimer = null;
-    }
-  }
-
   // the peer's BFD session as the speaker's BFD endpoint reports it (any thread)
   private volatile java.util.function.Supplier<dev.sart.bgp.bfd.BfdStatus> bfd = () -> null;
 
@@ -468,7 +340,7 @@ public final class Peer {
             }
           }
           secondary = null;
-          flushStale(); // a peer stopped (deleted) keeps nothing
+          helper.flushStale(); // a peer stopped (deleted) keeps nothing
           CompletableFuture.allOf(
                   channels.stream()
                       .map(
@@ -517,6 +389,14 @@ public final class Peer {
         });
   }
 
+  /**
+   * Whether the speaker's restart waits no longer for this peer (RFC 4724 §4.1, {@link
+   * RestartSync}; any thread).
+   */
+  boolean restartSynced() {
+    return restartSync.synced();
+  }
+
   /** An accepted TCP connection from this peer's address (called on any thread). */
   public void accept(Channel ch) {
     loop.execute(
@@ -540,7 +420,7 @@ public final class Peer {
             secondary.attach(ch, false);
             secondary.handle(new Event.TcpConnectionConfirmed());
           } else {
-            reject(ch);
+            Rejection.reject(this, ch);
           }
         });
   }
@@ -551,88 +431,6 @@ public final class Peer {
         && c.peer().config.gracefulRestart().helper()
         && c.negotiation != null
         && Connection.gracefulRestart(c.negotiation.received()) != null;
-  }
-
-  /**
-   * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
-   * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
-   * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
-   * all incoming BGP connections", or with a collision tracked already).
-   */
-  private void reject(Channel ch) {
-    State st = primary.session.state();
-    int subcode =
-        st == State.ESTABLISHED
-            ? Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION
-            : Iana.ErrorSubcode.CONNECTION_REJECTED;
-    int n = ++rejectedInARow;
-    Rejection.reject(
-        ch,
-        subcode,
-        sentNotification -> {
-          sent.getAndIncrement(Iana.MessageType.NOTIFICATION);
-          LOG.log(
-              oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
-              () ->
-                  "peer="
-                      + name()
-                      + " event=connection-rejected state="
-                      + st
-                      + " sent=\""
-                      + dev.sart.bgp.wire.ErrorNames.describe(
-                          sentNotification.code(), sentNotification.subcode())
-                      + "\" rejected-in-a-row="
-                      + n);
-        });
-  }
-
-  /**
-   * Whether the {@code n}th failure in a row is one too many to log at INFO: the first is logged
-   * with its reason, then the 2nd, 4th, 8th, ... (a falling rate), the others at FINE.
-   */
-  static boolean oftenRepeated(int n) {
-    return n > 1 && Integer.bitCount(n) != 1;
-  }
-
-  /**
-   * Our connect failed (refused, unreachable, timed out); on the loop, after the FSM went to
-   * Active. Logged the first time with the reason and when the next attempt is, then at a falling
-   * rate ({@link #oftenRepeated}); every attempt at FINE.
-   */
-  void connectFailed(String cause, Duration nextAttempt) {
-    int n = ++connectFailuresInARow;
-    lastError = "connect failed: " + cause;
-    LOG.log(
-        oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
-        () ->
-            "peer="
-                + name()
-                + " event=connect-failed cause=\""
-                + cause
-                + "\" failed-in-a-row="
-                + n
-                + " next-attempt-in="
-                + nextAttempt.toMillis()
-                + "ms"
-                + (n == 1 ? " (repeats are logged at the 2nd, 4th, 8th, ... failure)" : ""));
-  }
-
-  /**
-   * Whether a state change is part of a retry cycle already reported ({@link #connectFailed}): the
-   * moves between Idle, Connect and Active while connects keep failing.
-   */
-  boolean quietStateChange(State from, State to) {
-    return connectFailuresInARow > 0 && !sessionState(from) && !sessionState(to);
-  }
-
-  private static boolean sessionState(State s) {
-    return s == State.OPEN_SENT || s == State.OPEN_CONFIRM || s == State.ESTABLISHED;
-  }
-
-  /** The session came up: the failure counts start again. */
-  void resetFailureCounts() {
-    connectFailuresInARow = 0;
-    rejectedInARow = 0;
   }
 
   String name() {
@@ -657,9 +455,14 @@ public final class Peer {
     // As a helper (RFC 4724 §4.2) we keep the routes of a peer that restarts; our restart time
     // (§3, configured, 120 s by default) is for peers that would keep ours, which with no AFI/SAFI
     // listed they do not.
+    // As the restarting speaker (RFC 4724 §4.1, RestartingSpeaker) every family is listed, with the
+    // Forwarding State bit, and the Restart State bit until the restart is complete.
+    RestartingSpeaker restart = speaker.restart();
     caps.add(
-        new Capability.GracefulRestart(
-            0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
+        restart != null
+            ? restart.capability(config)
+            : new Capability.GracefulRestart(
+                0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
@@ -674,6 +477,10 @@ public final class Peer {
     RibPeer rp = ribPeer;
     if (rp == null || c.channel == null || c.session.state() != State.ESTABLISHED) {
       return;
+    }
+    RestartingSpeaker restart = speaker.restart();
+    if (restart != null && !restart.complete()) {
+      return; // RFC 4724 §4.1: nothing leaves before the restart is complete (then it drains us)
     }
     List<Family> families = List.copyOf(rp.families());
     int rounds = 0;

@@ -64,40 +64,6 @@ public record PeerConfig(
     }
   }
 
-  /** Without BFD. */
-  public PeerConfig(
-      String name,
-      InetAddress address,
-      long asn,
-      int port,
-      InetAddress localAddress,
-      boolean passive,
-      String password,
-      int multihopTtl,
-      boolean ttlSecurity,
-      Duration holdTime,
-      Duration keepaliveTime,
-      Duration connectRetryTime,
-      Set<Family> families,
-      GracefulRestart gracefulRestart) {
-    this(
-        name,
-        address,
-        asn,
-        port,
-        localAddress,
-        passive,
-        password,
-        multihopTtl,
-        ttlSecurity,
-        holdTime,
-        keepaliveTime,
-        connectRetryTime,
-        families,
-        gracefulRestart,
-        null);
-  }
-
   /** The same with single-hop BFD with these timers (null: none). */
   public PeerConfig withBfd(dev.sart.bgp.bfd.BfdConfig timers) {
     return new PeerConfig(
@@ -116,39 +82,6 @@ public record PeerConfig(
         families,
         gracefulRestart,
         timers);
-  }
-
-  /** With the default graceful restart settings ({@link GracefulRestart#DEFAULT}). */
-  public PeerConfig(
-      String name,
-      InetAddress address,
-      long asn,
-      int port,
-      InetAddress localAddress,
-      boolean passive,
-      String password,
-      int multihopTtl,
-      boolean ttlSecurity,
-      Duration holdTime,
-      Duration keepaliveTime,
-      Duration connectRetryTime,
-      Set<Family> families) {
-    this(
-        name,
-        address,
-        asn,
-        port,
-        localAddress,
-        passive,
-        password,
-        multihopTtl,
-        ttlSecurity,
-        holdTime,
-        keepaliveTime,
-        connectRetryTime,
-        families,
-        GracefulRestart.DEFAULT,
-        null);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -198,20 +131,154 @@ public record PeerConfig(
    * address.
    */
   public static PeerConfig of(InetAddress address, long asn) {
-    return new PeerConfig(
-        null,
-        address,
-        asn,
-        DEFAULT_PORT,
-        null,
-        false,
-        null,
-        0,
-        false,
-        DEFAULT_HOLD_TIME,
-        null,
-        DEFAULT_CONNECT_RETRY_TIME,
-        Set.of(
-            address instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST));
+    return builder(address, asn).build();
+  }
+
+  /**
+   * A neighbour with every default filled in ({@link Builder}): the one place the defaults live,
+   * for the file, the gRPC API (and so the CRDs, through the agent) and tests.
+   */
+  public static Builder builder(InetAddress address, long asn) {
+    return new Builder(address, asn);
+  }
+
+  /** A builder holding this configuration, to change some of it. */
+  public Builder toBuilder() {
+    Builder b = new Builder(address, asn);
+    b.name = name;
+    b.port = port;
+    b.localAddress = localAddress;
+    b.passive = passive;
+    b.password = password;
+    b.multihopTtl = multihopTtl;
+    b.ttlSecurity = ttlSecurity;
+    b.holdTime = holdTime;
+    b.keepaliveTime = keepaliveTime;
+    b.connectRetryTime = connectRetryTime;
+    b.families = families;
+    b.gracefulRestart = gracefulRestart;
+    b.bfd = bfd;
+    return b;
+  }
+
+  /**
+   * The defaults: port 179, hold time 90 s, keepalive a third of the negotiated hold time, connect
+   * retry 10 s, the family of the address, graceful restart {@link GracefulRestart#DEFAULT}, no
+   * BFD, active, directly connected (TTL 1 for eBGP), no password. {@link #build} checks the whole
+   * (the record's constructor).
+   */
+  public static final class Builder {
+    private final InetAddress address;
+    private final long asn;
+    private String name;
+    private int port = DEFAULT_PORT;
+    private InetAddress localAddress;
+    private boolean passive;
+    private String password;
+    private int multihopTtl;
+    private boolean ttlSecurity;
+    private Duration holdTime = DEFAULT_HOLD_TIME;
+    private Duration keepaliveTime;
+    private Duration connectRetryTime = DEFAULT_CONNECT_RETRY_TIME;
+    private Set<Family> families = Set.of();
+    private GracefulRestart gracefulRestart = GracefulRestart.DEFAULT;
+    private dev.sart.bgp.bfd.BfdConfig bfd;
+
+    private Builder(InetAddress address, long asn) {
+      this.address = Objects.requireNonNull(address, "address");
+      this.asn = asn;
+    }
+
+    public Builder name(String v) {
+      name = v;
+      return this;
+    }
+
+    public Builder port(int v) {
+      port = v;
+      return this;
+    }
+
+    public Builder localAddress(InetAddress v) {
+      localAddress = v;
+      return this;
+    }
+
+    public Builder passive(boolean v) {
+      passive = v;
+      return this;
+    }
+
+    public Builder password(String v) {
+      password = v;
+      return this;
+    }
+
+    public Builder multihopTtl(int v) {
+      multihopTtl = v;
+      return this;
+    }
+
+    public Builder ttlSecurity(boolean v) {
+      ttlSecurity = v;
+      return this;
+    }
+
+    public Builder holdTime(Duration v) {
+      holdTime = Objects.requireNonNull(v, "holdTime");
+      return this;
+    }
+
+    /** null: a third of the negotiated hold time. */
+    public Builder keepaliveTime(Duration v) {
+      keepaliveTime = v;
+      return this;
+    }
+
+    public Builder connectRetryTime(Duration v) {
+      connectRetryTime = Objects.requireNonNull(v, "connectRetryTime");
+      return this;
+    }
+
+    /** Empty: the family of the address. */
+    public Builder families(Set<Family> v) {
+      families = Set.copyOf(v);
+      return this;
+    }
+
+    public Builder gracefulRestart(GracefulRestart v) {
+      gracefulRestart = Objects.requireNonNull(v, "gracefulRestart");
+      return this;
+    }
+
+    /** null: no BFD. */
+    public Builder bfd(dev.sart.bgp.bfd.BfdConfig v) {
+      bfd = v;
+      return this;
+    }
+
+    public PeerConfig build() {
+      return new PeerConfig(
+          name,
+          address,
+          asn,
+          port,
+          localAddress,
+          passive,
+          password,
+          multihopTtl,
+          ttlSecurity,
+          holdTime,
+          keepaliveTime,
+          connectRetryTime,
+          families.isEmpty()
+              ? Set.of(
+                  address instanceof java.net.Inet4Address
+                      ? Family.IPV4_UNICAST
+                      : Family.IPV6_UNICAST)
+              : families,
+          gracefulRestart,
+          bfd);
+    }
   }
 }

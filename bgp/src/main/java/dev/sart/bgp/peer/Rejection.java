@@ -1,5 +1,6 @@
 package dev.sart.bgp.peer;
 
+import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.Notification;
@@ -64,6 +65,41 @@ final class Rejection extends ChannelInboundHandlerAdapter {
                           TimeUnit.MILLISECONDS);
               ch.config().setAutoRead(true);
             });
+  }
+
+  /**
+   * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
+   * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
+   * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
+   * all incoming BGP connections", or with a collision tracked already).
+   */
+  static void reject(Peer peer, Channel ch) {
+    State st = peer.primary.session.state();
+    int subcode =
+        st == State.ESTABLISHED
+            ? Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION
+            : Iana.ErrorSubcode.CONNECTION_REJECTED;
+    int n = ++peer.failures.rejectedInARow;
+    reject(
+        ch,
+        subcode,
+        sentNotification -> {
+          peer.sent.getAndIncrement(Iana.MessageType.NOTIFICATION);
+          Peer.LOG.log(
+              FailureLog.oftenRepeated(n)
+                  ? java.util.logging.Level.FINE
+                  : java.util.logging.Level.INFO,
+              () ->
+                  "peer="
+                      + peer.name()
+                      + " event=connection-rejected state="
+                      + st
+                      + " sent=\""
+                      + dev.sart.bgp.wire.ErrorNames.describe(
+                          sentNotification.code(), sentNotification.subcode())
+                      + "\" rejected-in-a-row="
+                      + n);
+        });
   }
 
   @Override

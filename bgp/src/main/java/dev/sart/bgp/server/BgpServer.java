@@ -83,11 +83,63 @@ public final class BgpServer implements AutoCloseable {
   private static final RecvByteBufAllocator READS =
       new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
 
+  /**
+   * The one owner of management (issue 23 §4): adding and deleting peers, the local AS, router id
+   * and multipath, and the listener's MD5 keys and GTSM filter they imply, run one at a time on
+   * this thread, whoever calls (the gRPC handlers' virtual threads, the config file, tests), so a
+   * check and the change it guards are one step and the keys applied are those of the last change.
+   */
+  private final java.util.concurrent.ExecutorService management =
+      java.util.concurrent.Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = Thread.ofVirtual().name("bgp-management").unstarted(r);
+            managementThread = t;
+            return t;
+          });
+
+  private volatile Thread managementThread;
+
+  /** Runs {@code task} on the management thread and returns its result (or throws its error). */
+  private <T> T manage(java.util.concurrent.Callable<T> task) {
+    if (Thread.currentThread() == managementThread) {
+      try {
+        return task.call();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    try {
+      return management.submit(task).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private void manage(Runnable task) {
+    manage(
+        () -> {
+          task.run();
+          return null;
+        });
+  }
+
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
   private volatile int routerId;
   private volatile boolean multipath;
   private volatile Channel listener;
+  private volatile dev.sart.bgp.peer.RestartingSpeaker restart;
 
   /**
    * @param port the BGP port to listen on (179), 0 to not listen
@@ -108,8 +160,52 @@ public final class BgpServer implements AutoCloseable {
         Thread.ofPlatform().name("bgp-io-", 0).daemon().factory());
   }
 
+  /**
+   * Makes this speaker the restarting speaker of RFC 4724 §4.1 ({@link
+   * dev.sart.bgp.peer.RestartingSpeaker}): before {@link #start}, which starts its
+   * Selection_Deferral_Timer. Without it our OPENs say that no forwarding state is kept and nothing
+   * is held back.
+   */
+  public dev.sart.bgp.peer.RestartingSpeaker restartGracefully(
+      dev.sart.bgp.peer.RestartingSpeaker.Settings settings) {
+    if (listener != null) {
+      throw new IllegalStateException("graceful restart is set before the server starts");
+    }
+    restart = new dev.sart.bgp.peer.RestartingSpeaker(settings, rib, peers::values);
+    return restart;
+  }
+
+  /** The speaker's restart (RFC 4724 §4.1), or null when it has none. */
+  public dev.sart.bgp.peer.RestartingSpeaker restart() {
+    return restart;
+  }
+
+  /**
+   * Runs {@code r} once the speaker's restart is complete ({@link
+   * dev.sart.bgp.peer.RestartingSpeaker#whenComplete}); at once without a restart.
+   */
+  public void whenRestartComplete(Runnable r) {
+    dev.sart.bgp.peer.RestartingSpeaker s = restart;
+    if (s == null) {
+      r.run();
+    } else {
+      s.whenComplete(r);
+    }
+  }
+
+  /** The locally originated paths are all back (RFC 4724 §4.1; a no-op without a restart). */
+  public void localPathsComplete() {
+    dev.sart.bgp.peer.RestartingSpeaker s = restart;
+    if (s != null) {
+      s.localPathsComplete();
+    }
+  }
+
   /** Binds the listener ([::]:port, which takes IPv4 too) from an event loop thread. */
   public void start() {
+    if (restart != null) {
+      restart.start(group);
+    }
     if (port == 0) {
       return;
     }
@@ -168,7 +264,7 @@ public final class BgpServer implements AutoCloseable {
     int lfd = ((io.netty.channel.unix.UnixChannel) listener).fd().intValue();
     dev.sart.bgp.peer.Sockets.setTtl(lfd, false, 255);
     dev.sart.bgp.peer.Sockets.setTtl(lfd, true, 255);
-    updateMd5Keys();
+    manage(this::updateMd5Keys);
     LOG.info(() -> "event=listening port=" + port);
   }
 
@@ -222,18 +318,63 @@ public final class BgpServer implements AutoCloseable {
     listeners.remove(l);
   }
 
+  /**
+   * Sets the local AS; refused while peers exist with another one (their sessions were opened with
+   * it). AS 0 is reserved (RFC 7607).
+   */
   public void setLocalAs(long asn) {
-    this.localAs = asn;
-    rib.setLocalAs(asn);
+    manage(
+        () -> {
+          if (asn <= 0 || asn > 0xffff_ffffL) {
+            throw new IllegalArgumentException(
+                asn == 0 ? "AS 0 is reserved (RFC 7607)" : "AS must be 1..4294967295: " + asn);
+          }
+          if (!peers.isEmpty() && localAs != asn) {
+            throw new IllegalStateException("delete the peers before changing the local AS");
+          }
+          this.localAs = asn;
+          rib.setLocalAs(asn);
+        });
   }
 
+  /** Sets the BGP identifier; refused while peers exist with another one. 0 is invalid. */
   public void setRouterId(int id) {
-    this.routerId = id;
+    manage(
+        () -> {
+          if (id == 0) {
+            throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
+          }
+          if (!peers.isEmpty() && routerId != id) {
+            throw new IllegalStateException("delete the peers before changing the router id");
+          }
+          this.routerId = id;
+        });
   }
 
   public void setMultipath(boolean enable) {
-    this.multipath = enable;
-    rib.setOptions(new BestPath.Options(enable, false, false));
+    manage(
+        () -> {
+          this.multipath = enable;
+          rib.setOptions(new BestPath.Options(enable, false, false));
+        });
+  }
+
+  /**
+   * Back to an unconfigured speaker once its peers are gone: no local paths, no multipath, no AS or
+   * router id (sart's ClearBgpInfo).
+   */
+  public void clear() {
+    manage(
+        () -> {
+          if (!peers.isEmpty()) {
+            throw new IllegalStateException("delete the peers first");
+          }
+          rib.clearLocal();
+          this.multipath = false;
+          rib.setOptions(new BestPath.Options(false, false, false));
+          this.localAs = 0;
+          this.routerId = 0;
+        });
   }
 
   public Collection<Peer> peers() {
@@ -251,6 +392,10 @@ public final class BgpServer implements AutoCloseable {
 
   /** Adds and starts a peer with its policies in force from the first route on. */
   public Peer addPeer(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
+    return manage(() -> addPeerNow(config, policy));
+  }
+
+  private Peer addPeerNow(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
     if (localAs == 0 || routerId == 0) {
       throw new IllegalStateException("set the local AS and router id before adding peers");
     }
@@ -273,12 +418,19 @@ public final class BgpServer implements AutoCloseable {
 
   /** Stops a peer (Cease, routes withdrawn) and forgets it. */
   public CompletableFuture<Void> deletePeer(InetAddress address) {
+    return manage(() -> deletePeerNow(address));
+  }
+
+  private CompletableFuture<Void> deletePeerNow(InetAddress address) {
     Peer peer = peers.remove(normalize(address));
     if (peer == null) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("no peer " + address.getHostAddress()));
     }
     updateMd5Keys();
+    if (restart != null) {
+      restart.peerRemoved(); // the restart may have waited for it
+    }
     CompletableFuture<Void> stopped = peer.stop();
     BfdEndpoint b = bfdIfAny();
     return b == null || peer.config().bfd() == null
@@ -411,6 +563,7 @@ public final class BgpServer implements AutoCloseable {
       b.close();
     }
     group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    management.shutdown();
     rib.close();
   }
 
@@ -492,7 +645,15 @@ public final class BgpServer implements AutoCloseable {
     }
 
     @Override
+    public dev.sart.bgp.peer.RestartingSpeaker restart() {
+      return restart;
+    }
+
+    @Override
     public void stateChanged(Peer peer, State from, State to) {
+      if (restart != null && to == State.ESTABLISHED) {
+        restart.peerEstablished();
+      }
       synchronized (listeners) {
         for (PeerStateListener l : listeners) {
           l.changed(peer, from, to);

@@ -31,20 +31,7 @@ class BgpMetricsTest {
     assertEquals(List.of(), registry.getMeters());
     PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002);
     server.addPeer(
-        new PeerConfig(
-            c.name(),
-            c.address(),
-            c.asn(),
-            c.port(),
-            c.localAddress(),
-            true,
-            null,
-            0,
-            false,
-            c.holdTime(),
-            c.keepaliveTime(),
-            c.connectRetryTime(),
-            c.families()));
+        c.toBuilder().passive(true).password(null).multihopTtl(0).ttlSecurity(false).build());
     metrics.refresh();
     metrics.refresh(); // idempotent
     var peer =

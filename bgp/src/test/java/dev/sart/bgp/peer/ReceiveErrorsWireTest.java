@@ -95,21 +95,12 @@ class ReceiveErrorsWireTest {
     ch = new Tcp();
     peer =
         new Peer(
-            new PeerConfig(
-                null,
-                InetAddress.getByName("192.0.2.2"),
-                65002,
-                179,
-                null,
-                true,
-                null,
-                0,
-                false,
-                Duration.ofSeconds(90),
-                null,
-                Duration.ofSeconds(1),
-                Set.of(Family.IPV4_UNICAST),
-                gracefulRestart),
+            PeerConfig.builder(InetAddress.getByName("192.0.2.2"), 65002)
+                .passive(true)
+                .connectRetryTime(Duration.ofSeconds(1))
+                .families(Set.of(Family.IPV4_UNICAST))
+                .gracefulRestart(gracefulRestart)
+                .build(),
             new FakeSpeaker(),
             ch.eventLoop(),
             1 << 20);

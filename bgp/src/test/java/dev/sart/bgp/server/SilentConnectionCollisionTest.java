@@ -93,21 +93,11 @@ class SilentConnectionCollisionTest {
     PeerConfig c = PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002);
     Peer p =
         server.addPeer(
-            new PeerConfig(
-                c.name(),
-                c.address(),
-                c.asn(),
-                c.port(),
-                c.localAddress(),
-                c.passive(),
-                c.password(),
-                c.multihopTtl(),
-                c.ttlSecurity(),
-                Duration.ofSeconds(6),
-                Duration.ofSeconds(2),
-                Duration.ofSeconds(1),
-                c.families(),
-                c.gracefulRestart()));
+            c.toBuilder()
+                .holdTime(Duration.ofSeconds(6))
+                .keepaliveTime(Duration.ofSeconds(2))
+                .connectRetryTime(Duration.ofSeconds(1))
+                .build());
     await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() == State.OPEN_SENT);
     long openSent = System.nanoTime();
 

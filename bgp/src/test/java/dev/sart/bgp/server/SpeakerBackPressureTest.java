@@ -71,20 +71,12 @@ class SpeakerBackPressureTest {
     // hold time 3 s (FRR agrees to the smaller one and sends a KEEPALIVE every second)
     Peer p =
         server.addPeer(
-            new PeerConfig(
-                c.name(),
-                c.address(),
-                c.asn(),
-                c.port(),
-                c.localAddress(),
-                c.passive(),
-                c.password(),
-                c.multihopTtl(),
-                c.ttlSecurity(),
-                Duration.ofSeconds(3),
-                null,
-                Duration.ofSeconds(1),
-                Set.of(Family.IPV4_UNICAST)));
+            c.toBuilder()
+                .holdTime(Duration.ofSeconds(3))
+                .keepaliveTime(null)
+                .connectRetryTime(Duration.ofSeconds(1))
+                .families(Set.of(Family.IPV4_UNICAST))
+                .build());
     frr.awaitEstablished("192.0.2.1");
     await()
         .atMost(Duration.ofSeconds(20))

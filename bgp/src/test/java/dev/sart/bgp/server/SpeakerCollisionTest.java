@@ -162,20 +162,9 @@ class SpeakerCollisionTest {
    * test is about collisions, so the helper is off and the newer connection gets Cease 6/7.
    */
   private static PeerConfig withoutGracefulRestartHelper(PeerConfig c) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        c.passive(),
-        c.password(),
-        c.multihopTtl(),
-        c.ttlSecurity(),
-        c.holdTime(),
-        c.keepaliveTime(),
-        c.connectRetryTime(),
-        c.families(),
-        new PeerConfig.GracefulRestart(false, PeerConfig.GracefulRestart.DEFAULT.restartTime()));
+    return c.toBuilder()
+        .gracefulRestart(
+            new PeerConfig.GracefulRestart(false, PeerConfig.GracefulRestart.DEFAULT.restartTime()))
+        .build();
   }
 }

@@ -108,22 +108,13 @@ class SpeakerInteropTest {
   }
 
   static PeerConfig quick(PeerConfig c) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        c.passive(),
-        c.password(),
-        c.multihopTtl(),
-        c.ttlSecurity(),
-        c.holdTime(),
-        c.keepaliveTime(),
-        Duration.ofSeconds(1),
-        Set.of(
-            c.address() instanceof java.net.Inet4Address
-                ? Family.IPV4_UNICAST
-                : Family.IPV6_UNICAST));
+    return c.toBuilder()
+        .connectRetryTime(Duration.ofSeconds(1))
+        .families(
+            Set.of(
+                c.address() instanceof java.net.Inet4Address
+                    ? Family.IPV4_UNICAST
+                    : Family.IPV6_UNICAST))
+        .build();
   }
 }

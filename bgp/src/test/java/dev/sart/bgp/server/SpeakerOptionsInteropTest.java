@@ -127,71 +127,19 @@ class SpeakerOptionsInteropTest {
   }
 
   private static PeerConfig password(PeerConfig c, String secret) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        c.passive(),
-        secret,
-        c.multihopTtl(),
-        c.ttlSecurity(),
-        c.holdTime(),
-        c.keepaliveTime(),
-        c.connectRetryTime(),
-        c.families());
+    return c.toBuilder().password(secret).build();
   }
 
   private static PeerConfig passive(PeerConfig c) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        true,
-        c.password(),
-        c.multihopTtl(),
-        c.ttlSecurity(),
-        c.holdTime(),
-        c.keepaliveTime(),
-        c.connectRetryTime(),
-        c.families());
+    return c.toBuilder().passive(true).build();
   }
 
   private static PeerConfig gtsm(PeerConfig c, int hops) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        c.passive(),
-        c.password(),
-        hops,
-        true,
-        c.holdTime(),
-        c.keepaliveTime(),
-        c.connectRetryTime(),
-        c.families());
+    return c.toBuilder().multihopTtl(hops).ttlSecurity(true).build();
   }
 
   private static PeerConfig multihop(PeerConfig c, int ttl) {
-    return new PeerConfig(
-        c.name(),
-        c.address(),
-        c.asn(),
-        c.port(),
-        c.localAddress(),
-        c.passive(),
-        c.password(),
-        ttl,
-        false,
-        c.holdTime(),
-        c.keepaliveTime(),
-        c.connectRetryTime(),
-        c.families());
+    return c.toBuilder().multihopTtl(ttl).ttlSecurity(false).build();
   }
 
   private static void awaitEstablished(Router r, String us, Peer p) {

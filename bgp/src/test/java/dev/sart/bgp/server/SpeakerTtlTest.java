@@ -96,21 +96,7 @@ class SpeakerTtlTest {
 
   private Peer addPeer(String address, int multihopTtl, boolean ttlSecurity) throws Exception {
     PeerConfig c = SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName(address), 65002));
-    return server.addPeer(
-        new PeerConfig(
-            c.name(),
-            c.address(),
-            c.asn(),
-            c.port(),
-            c.localAddress(),
-            c.passive(),
-            c.password(),
-            multihopTtl,
-            ttlSecurity,
-            c.holdTime(),
-            c.keepaliveTime(),
-            c.connectRetryTime(),
-            c.families()));
+    return server.addPeer(c.toBuilder().multihopTtl(multihopTtl).ttlSecurity(ttlSecurity).build());
   }
 
   private static void awaitEstablished(Router r, Peer p) {

@@ -42,6 +42,12 @@ final class Channel implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean ready;
 
+  /**
+   * Reconciled at the grace's end without every source's snapshot: what the kernel held stayed, and
+   * a full reconcile is due once the last snapshot is in (owner thread).
+   */
+  private boolean partial;
+
   /** A publisher threw: every publisher is reconciled after {@code retry}. */
   private boolean broken;
 
@@ -135,21 +141,33 @@ final class Channel implements AutoCloseable {
       }
       try {
         if (!ready) {
-          if (awaitingSync.isEmpty() || System.nanoTime() > deadline) {
-            if (!awaitingSync.isEmpty()) {
-              LOG.warning(
-                  () ->
-                      "event=start-without-all-sources channel="
-                          + config.name()
-                          + " msg=\"not every subscriber delivered its routes within "
-                          + grace.toSeconds()
-                          + " s\"");
-            }
+          if (awaitingSync.isEmpty()) {
             publishers.forEach(p -> p.reconcile(rib.selected()));
             ready = true;
+          } else if (System.nanoTime() > deadline) {
+            LOG.warning(
+                () ->
+                    "event=start-without-all-sources channel="
+                        + config.name()
+                        + " msg=\"not every subscriber delivered its routes within "
+                        + grace.toSeconds()
+                        + " s: installing what the others have, removing nothing until they"
+                        + " have\"");
+            // a speaker restarting gracefully sends its table only once its peers' are back
+            // (RFC 4724 §4.1): what the kernel holds from before stays until then
+            publishers.forEach(p -> p.reconcileKeeping(rib.selected()));
+            ready = true;
+            partial = true;
           }
-        } else if (!changes.isEmpty()) {
-          publishers.forEach(p -> p.apply(changes));
+        } else {
+          if (!changes.isEmpty()) {
+            publishers.forEach(p -> p.apply(changes));
+          }
+          if (partial && awaitingSync.isEmpty()) {
+            partial = false;
+            LOG.info(() -> "event=all-sources-synced channel=" + config.name());
+            publishers.forEach(p -> p.reconcile(rib.selected()));
+          }
         }
         if (ready && (broken || publishers.stream().anyMatch(Publisher::needsReconcile))) {
           long now = System.nanoTime();
@@ -161,7 +179,14 @@ final class Channel implements AutoCloseable {
             broken = false;
             publishers.stream()
                 .filter(p -> all || p.needsReconcile())
-                .forEach(p -> p.reconcile(rib.selected()));
+                .forEach(
+                    p -> {
+                      if (partial) {
+                        p.reconcileKeeping(rib.selected());
+                      } else {
+                        p.reconcile(rib.selected());
+                      }
+                    });
           }
         }
       } catch (RuntimeException e) {

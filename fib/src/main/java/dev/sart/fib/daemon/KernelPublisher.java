@@ -72,6 +72,19 @@ final class KernelPublisher implements Publisher {
 
   @Override
   public void reconcile(Map<IpPrefix, ChannelRoute> selected) {
+    reconcile(selected, true);
+  }
+
+  @Override
+  public void reconcileKeeping(Map<IpPrefix, ChannelRoute> selected) {
+    reconcile(selected, false);
+  }
+
+  /**
+   * Dumps our protocol's routes of each table and makes them what {@code selected} says; without
+   * {@code removeOthers} a route of a destination {@code selected} does not name stays.
+   */
+  private void reconcile(Map<IpPrefix, ChannelRoute> selected, boolean removeOthers) {
     dirty = false;
     for (int table : tables) {
       reconciles.get(table).increment();
@@ -103,6 +116,13 @@ final class KernelPublisher implements Publisher {
         continue;
       }
       KernelDiff.Plan plan = KernelDiff.plan(desired, kernel);
+      if (!removeOthers) {
+        plan =
+            new KernelDiff.Plan(
+                plan.delete().stream().filter(r -> desired.containsKey(r.destination())).toList(),
+                plan.install());
+      }
+      KernelDiff.Plan done = plan;
       Batch b = netlink.batch();
       plan.delete().forEach(b::deleteRoute);
       plan.install().forEach(b::replaceRoute);
@@ -120,13 +140,14 @@ final class KernelPublisher implements Publisher {
                   + " table="
                   + Integer.toUnsignedString(table)
                   + " kept="
-                  + (desired.size() - plan.install().size())
+                  + (desired.size() - done.install().size())
                   + " installed="
-                  + plan.install().size()
+                  + done.install().size()
                   + " removed="
-                  + plan.delete().size()
+                  + done.delete().size()
                   + " failed="
-                  + failed);
+                  + failed
+                  + (removeOthers ? "" : " kept-unselected=true"));
     }
   }
 

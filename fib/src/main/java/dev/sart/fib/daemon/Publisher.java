@@ -11,6 +11,16 @@ interface Publisher extends AutoCloseable {
   /** Makes the sink hold exactly {@code selected} (at start-up, and again after errors). */
   void reconcile(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected);
 
+  /**
+   * As {@link #reconcile}, but removes nothing that {@code selected} does not name: not every
+   * source has said what it has yet (a speaker that restarts gracefully, RFC 4724 §4.1), and what
+   * the sink holds from before may still be wanted. A full {@link #reconcile} follows once they
+   * have. By default a full one.
+   */
+  default void reconcileKeeping(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected) {
+    reconcile(selected);
+  }
+
   /** Applies changes of the selection (after the first {@link #reconcile}). */
   void apply(List<ChannelRib.Change> changes);
 

@@ -61,6 +61,10 @@ public final class BgpAgent implements AutoCloseable {
 
   // owned by the loop thread
   private Speaker speaker;
+
+  /** Whether the speaker was told that this pass's paths are all there (since its start). */
+  private boolean localPathsComplete;
+
   private volatile PeerWatch watch;
   private boolean speakerDown;
   private long passes;
@@ -339,6 +343,14 @@ public final class BgpAgent implements AutoCloseable {
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
     // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
+    if (!localPathsComplete) {
+      // the first full pass since the speaker (re)started: every Service's and block's path is
+      // back, so its graceful restart may end (RFC 4724 §4.1: End-of-RIB to the ToRs, which then
+      // drop what we did not announce again)
+      speaker.localPathsComplete();
+      localPathsComplete = true;
+      LOG.info(() -> "event=local-paths-complete node=" + node);
+    }
     if (deleting) {
       release(nb);
     }
@@ -373,6 +385,7 @@ public final class BgpAgent implements AutoCloseable {
    * The speaker is new to us: what it was given is forgotten and the peer-state stream reopened.
    */
   private void restarted() {
+    localPathsComplete = false;
     peers.forget();
     adverts.forget();
     exports.forget();

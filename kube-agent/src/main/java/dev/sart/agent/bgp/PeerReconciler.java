@@ -357,6 +357,23 @@ final class PeerReconciler {
     if (o.passwordSecret() != null) {
       b.setPassword(password(o));
     }
+    // additions of the CRD; 0 is the speaker's default for each (BgpApiService.peerConfig)
+    if (s.bfd() != null) {
+      b.setBfd(
+          dev.sart.proto.v1.Bfd.newBuilder()
+              .setMinTx(s.bfd().minTx() == null ? 0 : (int) (long) s.bfd().minTx())
+              .setMinRx(s.bfd().minRx() == null ? 0 : (int) (long) s.bfd().minRx())
+              .setMultiplier(s.bfd().multiplier() == null ? 0 : (int) (long) s.bfd().multiplier()));
+    }
+    if (s.gracefulRestart() != null) {
+      b.setGracefulRestart(
+          dev.sart.proto.v1.GracefulRestart.newBuilder()
+              .setHelperDisabled(Boolean.FALSE.equals(s.gracefulRestart().helper()))
+              .setRestartTime(
+                  s.gracefulRestart().restartTime() == null
+                      ? 0
+                      : (int) (long) s.gracefulRestart().restartTime()));
+    }
     return b.build();
   }
 

@@ -144,6 +144,21 @@ final class Speaker implements AutoCloseable {
     api().addPath(request.build());
   }
 
+  /**
+   * Every path of this node is in the speaker again (after its start): its graceful restart may end
+   * (RFC 4724 §4.1). A speaker that does not know the call (sart's) is not restarting:
+   * UNIMPLEMENTED is ignored.
+   */
+  void localPathsComplete() {
+    try {
+      api().localPathsComplete(dev.sart.proto.v1.LocalPathsCompleteRequest.getDefaultInstance());
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
+        throw e;
+      }
+    }
+  }
+
   void deletePath(String cidr) {
     api()
         .deletePath(

@@ -51,6 +51,10 @@ class BgpAgentTest {
 
   @RegisterExtension final Testbed testbed = new Testbed();
   private RealSpeaker speaker;
+
+  /** The speaker's own graceful restart (RFC 4724 §4.1) for {@link #start}; null: none. */
+  private dev.sart.bgp.peer.RestartingSpeaker.Settings restart;
+
   private BgpAgent agent;
   private Router bird;
 
@@ -102,7 +106,7 @@ class BgpAgentTest {
     Node s = t.node("sart");
     Node p = t.node("peer");
     t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
-    speaker = new RealSpeaker(s).start();
+    speaker = new RealSpeaker(s).start(restart);
     bird =
         RouterKind.BIRD
             .create(
@@ -195,6 +199,53 @@ class BgpAgentTest {
         65009, speaker.bgp.localAs(), "the agent does not override a speaker configured otherwise");
   }
 
+  /**
+   * The additions {@code bfd} and {@code gracefulRestart} of a BGPPeer reach the speaker's AddPeer;
+   * the speaker has no UpdatePeer, so a change replaces the session.
+   */
+  @Test
+  void bfdAndGracefulRestartOfTheSpecReachTheSpeakerAndAChangeReplacesTheSession()
+      throws Exception {
+    start();
+    awaitEstablished();
+    InetAddress addr = InetAddress.getByName("192.0.2.2");
+    assertEquals(null, speaker.bgp.peer(addr).config().bfd());
+    assertEquals(
+        dev.sart.bgp.peer.PeerConfig.GracefulRestart.DEFAULT,
+        speaker.bgp.peer(addr).config().gracefulRestart());
+    client
+        .resources(BGPPeer.class)
+        .withName(PEER)
+        .edit(
+            p -> {
+              var s = p.getSpec();
+              p.setSpec(
+                  new dev.sart.crds.BGPPeerSpec(
+                      s.asn(),
+                      s.addr(),
+                      s.holdTime(),
+                      s.keepaliveTime(),
+                      s.capabilities(),
+                      s.nodeBGPRef(),
+                      s.clusterBGPRef(),
+                      s.speaker(),
+                      s.groups(),
+                      new dev.sart.crds.BfdSpec(100L, 200L, 5L),
+                      new dev.sart.crds.GracefulRestartSpec(false, 30L)));
+              return p;
+            });
+    await("the new settings in the speaker")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                speaker.bgp.peer(addr) != null
+                    && dev.sart.bgp.bfd.BfdConfig.ofMillis(100, 200, 5)
+                        .equals(speaker.bgp.peer(addr).config().bfd()));
+    assertEquals(
+        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, Duration.ofSeconds(30)),
+        speaker.bgp.peer(addr).config().gracefulRestart());
+  }
+
   @Test
   void aPeerComesUpWithTheTimersOfItsSpecAndIsListedInTheNodeBgp() throws Exception {
     start();
@@ -259,6 +310,27 @@ class BgpAgentTest {
         .atMost(Duration.ofSeconds(60))
         .until(() -> peerStatus() != BGPPeerCondition.Status.Established);
     assertEquals(1L, bgpPeer().getStatus().backoff());
+  }
+
+  /**
+   * {@code sartd node}'s speaker after a start (RFC 4724 §4.1): it sends nothing, End-of-RIB
+   * included, until the agent has re-added its paths and said so after its first full pass; the
+   * selection deferral time (here 300 s) is not what ends the wait.
+   */
+  @Test
+  void aRestartingSpeakerSendsItsRoutesOnceTheAgentsFirstPassHasAddedThemAll() throws Exception {
+    restart = new dev.sart.bgp.peer.RestartingSpeaker.Settings(true, Duration.ofSeconds(300), true);
+    Crs.advert(
+        client,
+        "default",
+        "svc-203.0.113.10",
+        "203.0.113.10/32",
+        Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    start();
+    awaitEstablished();
+    bird.awaitRoute("203.0.113.10/32");
+    assertTrue(speaker.bgp.restart().complete());
+    assertEquals(List.of(), speaker.bgp.restart().waitingFor());
   }
 
   @Test
@@ -454,7 +526,7 @@ class BgpAgentTest {
     Node p2 = t.node("peer2");
     t.link(s, p1).addresses("192.0.2.1/30", "192.0.2.2/30");
     t.link(s, p2).addresses("192.0.2.5/30", "192.0.2.6/30");
-    speaker = new RealSpeaker(s).start();
+    speaker = new RealSpeaker(s).start(restart);
     bird =
         RouterKind.BIRD
             .create(
@@ -718,7 +790,7 @@ class BgpAgentTest {
     Node s = t.node("sart");
     Node p = t.node("peer");
     t.link(s, p).addresses("192.0.2.1/30", "192.0.2.2/30");
-    speaker = new RealSpeaker(s).start();
+    speaker = new RealSpeaker(s).start(restart);
     bird =
         RouterKind.BIRD
             .create(

@@ -24,7 +24,18 @@ final class RealSpeaker implements AutoCloseable {
   }
 
   RealSpeaker start() throws IOException {
+    return start(null);
+  }
+
+  /**
+   * Starts the speaker; with {@code restart} as the restarting speaker of RFC 4724 §4.1 (as {@code
+   * sartd node} runs it), else without.
+   */
+  RealSpeaker start(dev.sart.bgp.peer.RestartingSpeaker.Settings restart) throws IOException {
     bgp = new BgpServer(179, 1, NamespaceThreads.factory(node, "bgp-io"));
+    if (restart != null) {
+      bgp.restartGracefully(restart);
+    }
     bgp.start();
     grpc =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))

@@ -348,7 +348,9 @@ public final class ClusterBgpReconciler implements AutoCloseable {
                 new HashSet<>(b.groups() == null ? List.of() : b.groups()))
             && Objects.equals(a.speaker(), b.speaker())
             && Objects.equals(a.clusterBGPRef(), b.clusterBGPRef())
-            && Objects.equals(a.capabilities(), b.capabilities()));
+            && Objects.equals(a.capabilities(), b.capabilities())
+            && Objects.equals(a.bfd(), b.bfd())
+            && Objects.equals(a.gracefulRestart(), b.gracefulRestart()));
   }
 
   @Override

@@ -168,7 +168,9 @@ public record NodePlan(
                 name,
                 cname,
                 cluster.getSpec().speaker(),
-                merged.groups()));
+                merged.groups(),
+                merged.bfd(),
+                merged.gracefulRestart()));
       }
     }
     return new NodePlan(spec, clusters, peers, problems);
@@ -197,7 +199,9 @@ public record NodePlan(
         inline.capabilities() != null ? inline.capabilities() : template.capabilities(),
         inline.holdTime() != null ? inline.holdTime() : template.holdTime(),
         inline.keepaliveTime() != null ? inline.keepaliveTime() : template.keepaliveTime(),
-        inline.groups() != null ? inline.groups() : template.groups());
+        inline.groups() != null ? inline.groups() : template.groups(),
+        inline.bfd() != null ? inline.bfd() : template.bfd(),
+        inline.gracefulRestart() != null ? inline.gracefulRestart() : template.gracefulRestart());
   }
 
   static Long asn(AsnSelector selector, Map<String, String> labels) {

@@ -46,8 +46,9 @@ final class SartdNode {
                 "bgp"));
     argv.addAll(List.of(args));
     SartdNode s = new SartdNode(node, node.spawn(processName, argv));
+    // a JVM's start and the CLI's take tens of seconds on a loaded 2-CPU machine
     await("sartd API up")
-        .atMost(Duration.ofSeconds(30))
+        .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200))
         .failFast("sartd exited:\n" + s.process.tail(30), () -> !s.process.isAlive())
         .until(() -> s.tryCli("bgp", "global", "health").ok());

@@ -1,0 +1,169 @@
+package dev.sart.bgp.peer;
+
+import dev.sart.bgp.fsm.State;
+import dev.sart.bgp.rib.RibPeer;
+import dev.sart.bgp.wire.Capability;
+import dev.sart.bgp.wire.Family;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * RFC 4724 §4.2, the receiving speaker ("helper") for one peer: the routes of its session that
+ * ended without a NOTIFICATION stay, stale, until the new session has sent them again (its
+ * End-of-RIB), the peer's restart time passed without a new session, or {@link #STALE_TIME} passed
+ * without the End-of-RIB. Everything here runs on the peer's event loop.
+ */
+final class RestartHelper {
+  /** The peer's logger: the log lines keep the name operators and tests filter on. */
+  private static final Logger LOG = Logger.getLogger(Peer.class.getName());
+
+  private final Peer peer;
+
+  /** The session whose routes are kept stale while the peer restarts; null: none. */
+  RibPeer session;
+
+  // written on the loop; read by the metrics
+  private volatile java.util.Set<Family> staleFamilies = java.util.Set.of();
+
+  java.util.Set<Family> staleFamilies() {
+    return staleFamilies;
+  }
+
+  private java.util.concurrent.ScheduledFuture<?> staleTimer;
+
+  RestartHelper(Peer peer) {
+    this.peer = peer;
+  }
+
+  /**
+   * How long the routes of a restarted peer stay stale once its new session is up, at most, if its
+   * End-of-RIB does not come (FRR's {@code stalepath-time} default; RFC 4724 §4.2 leaves it to the
+   * implementation).
+   */
+  static final Duration STALE_TIME = Duration.ofSeconds(360);
+
+  /**
+   * RFC 4724 §4.2: the session {@code old} ended without a NOTIFICATION (its TCP connection failed)
+   * and the peer had sent the graceful restart capability: its routes of the families in that
+   * capability are kept, stale, with best paths and FIB unchanged, for the peer's restart time;
+   * then they go unless a new session is up.
+   */
+  void restarting(RibPeer old, Capability.GracefulRestart gr) {
+    java.util.Set<Family> keep = new java.util.HashSet<>();
+    for (Capability.GracefulRestart.Entry e : gr.families()) {
+      if (old.families().contains(e.family())) {
+        keep.add(e.family());
+      }
+    }
+    if (session != null && session != old) {
+      flushStale(); // it restarted again before the session before had sent everything again
+    }
+    peer.speaker.rib().peerRestarting(old, keep);
+    if (keep.isEmpty()) {
+      return;
+    }
+    cancelStaleTimer();
+    session = old;
+    staleFamilies = keep;
+    Duration wait = Duration.ofSeconds(gr.restartTime());
+    LOG.info(
+        () ->
+            "peer="
+                + peer.name()
+                + " event=graceful-restart-helper families="
+                + keep
+                + " restart-time="
+                + wait.toSeconds()
+                + "s");
+    staleTimer =
+        peer.loop.schedule(
+            () -> {
+              if (session == old && peer.state != State.ESTABLISHED) {
+                LOG.info(() -> "peer=" + peer.name() + " event=restart-time-expired");
+                flushStale();
+              }
+            },
+            wait.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A new session came up while routes of the one before are stale: RFC 4724 §4.2, a family the new
+   * OPEN's capability does not list with its Forwarding State bit set loses its stale routes at
+   * once; the others wait for the End-of-RIB, at most {@link #STALE_TIME}.
+   */
+  void restartedSessionUp(Capability.GracefulRestart gr) {
+    RibPeer old = session;
+    if (old == null) {
+      return;
+    }
+    cancelStaleTimer();
+    java.util.Set<Family> preserved = new java.util.HashSet<>();
+    if (gr != null) {
+      for (Capability.GracefulRestart.Entry e : gr.families()) {
+        if (e.forwardingPreserved()) {
+          preserved.add(e.family());
+        }
+      }
+    }
+    java.util.Set<Family> keep = new java.util.HashSet<>();
+    for (Family f : staleFamilies) {
+      if (preserved.contains(f)) {
+        keep.add(f);
+      } else {
+        peer.speaker.rib().flushStale(old, f);
+      }
+    }
+    staleFamilies = keep;
+    if (keep.isEmpty()) {
+      flushStale();
+      return;
+    }
+    staleTimer =
+        peer.loop.schedule(
+            () -> {
+              if (session == old) {
+                LOG.info(() -> "peer=" + peer.name() + " event=stale-time-expired");
+                flushStale();
+              }
+            },
+            STALE_TIME.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** The restarted peer's End-of-RIB of {@code f} (RFC 4724 §4.2): its stale routes of f go. */
+  void endOfRib(Family f) {
+    RibPeer old = session;
+    if (old == null || !staleFamilies.contains(f)) {
+      return;
+    }
+    java.util.Set<Family> left = new java.util.HashSet<>(staleFamilies);
+    left.remove(f);
+    staleFamilies = left;
+    LOG.info(() -> "peer=" + peer.name() + " event=end-of-rib family=" + f);
+    if (left.isEmpty()) {
+      flushStale();
+    } else {
+      peer.speaker.rib().flushStale(old, f);
+    }
+  }
+
+  /** Every stale route of the restarting session goes, and the helper's state with it. */
+  void flushStale() {
+    RibPeer old = session;
+    cancelStaleTimer();
+    if (old != null) {
+      session = null;
+      staleFamilies = java.util.Set.of();
+      peer.speaker.rib().flushStale(old, null);
+    }
+  }
+
+  private void cancelStaleTimer() {
+    if (staleTimer != null) {
+      staleTimer.cancel(false);
+      staleTimer = null;
+    }
+  }
+}

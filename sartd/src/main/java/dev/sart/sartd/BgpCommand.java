@@ -424,7 +424,8 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
             .password(n.password())
             .ttlSecurity(Boolean.TRUE.equals(n.ttlSecurity()))
             .families(families)
-            .bfd(bfd(n.bfd()));
+            .bfd(bfd(n.bfd()))
+            .addPath(FabricConfig.addPath(n.addPath()));
     if (n.port() != null) {
       b.port(n.port());
     }

@@ -61,7 +61,16 @@ record BgpConfigFile(
       @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound,
       @JsonProperty("advertise_peer_as") Boolean advertisePeerAs,
       @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart,
-      BfdDef bfd) {}
+      BfdDef bfd,
+      @JsonProperty("add_path") AddPathDef addPath) {}
+
+  /**
+   * ADD-PATH (RFC 7911) per neighbour: the families ({@code ipv4}, {@code ipv6}) in which we offer
+   * to {@code receive} and to {@code send} several paths per prefix, and {@code send_max}, how many
+   * we send (the best N the export rules let through; absent or 0: all).
+   */
+  record AddPathDef(
+      List<String> receive, List<String> send, @JsonProperty("send_max") Integer sendMax) {}
 
   /**
    * Single-hop BFD (RFC 5880, RFC 5881) per neighbour, in milliseconds: {@code min_tx}, {@code

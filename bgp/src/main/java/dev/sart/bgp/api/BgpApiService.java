@@ -331,6 +331,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                         ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
                         : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
           }
+          FabricMapping.addPath(p, b);
           PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS

@@ -79,6 +79,7 @@ final class ProtoMapping {
     if (p.config().bfd() != null) {
       b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
     }
+    FabricMapping.addPath(p.config(), b);
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));

@@ -578,7 +578,8 @@ final class Connection {
             v4,
             v6,
             families,
-            new AdjRibOut(peer::drainLater, peer.prefixCounters));
+            new AdjRibOut(peer::drainLater, peer.prefixCounters)
+                .withAddPath(FabricCapabilities.addPathSend(peer.config, n)));
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);

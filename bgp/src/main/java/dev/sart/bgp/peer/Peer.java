@@ -464,6 +464,10 @@ public final class Peer {
             : new Capability.GracefulRestart(
                 0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
+    Capability.AddPath addPath = FabricCapabilities.addPath(config);
+    if (addPath != null) {
+      caps.add(addPath);
+    }
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -571,6 +575,7 @@ public final class Peer {
     UpdateGroups groups = speaker.updateGroups();
     if (groups == null
         || tail != null
+        || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
         || !rp.out().isIdle()
         || !joinQueued.compareAndSet(false, true)) {
       return;

@@ -26,6 +26,8 @@ import java.util.Set;
  *     time we advertise
  * @param bfd single-hop BFD (RFC 5880, RFC 5881) with these timers, the session taken down when BFD
  *     goes down (RFC 5882); null: none
+ * @param addPath RFC 7911: the families we offer to receive and to send several paths of a prefix
+ *     in, and how many we send
  */
 public record PeerConfig(
     String name,
@@ -42,7 +44,34 @@ public record PeerConfig(
     Duration connectRetryTime,
     Set<Family> families,
     GracefulRestart gracefulRestart,
-    dev.sart.bgp.bfd.BfdConfig bfd) {
+    dev.sart.bgp.bfd.BfdConfig bfd,
+    AddPath addPath) {
+
+  /**
+   * ADD-PATH (RFC 7911) for one neighbour, offered in our OPEN per family (§4) and used where the
+   * peer offers the other direction.
+   *
+   * @param receive families in which we take several paths per prefix from the peer
+   * @param send families in which we send the peer several paths per prefix
+   * @param sendMax how many paths per prefix we send: the best this many that the export rules let
+   *     through; 0: all of them
+   */
+  public record AddPath(Set<Family> receive, Set<Family> send, int sendMax) {
+    /** None: one path per prefix both ways (RFC 4271). */
+    public static final AddPath NONE = new AddPath(Set.of(), Set.of(), 0);
+
+    public AddPath {
+      receive = Set.copyOf(receive);
+      send = Set.copyOf(send);
+      if (sendMax < 0 || sendMax > 255) {
+        throw new IllegalArgumentException("ADD-PATH paths to send must be 0 (all) or 1..255");
+      }
+    }
+
+    public boolean isNone() {
+      return receive.isEmpty() && send.isEmpty();
+    }
+  }
 
   /**
    * RFC 4724 for one neighbour.
@@ -81,7 +110,8 @@ public record PeerConfig(
         connectRetryTime,
         families,
         gracefulRestart,
-        timers);
+        timers,
+        addPath);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -97,6 +127,9 @@ public record PeerConfig(
     Objects.requireNonNull(address, "address");
     if (gracefulRestart == null) {
       gracefulRestart = GracefulRestart.DEFAULT;
+    }
+    if (addPath == null) {
+      addPath = AddPath.NONE;
     }
     families = Set.copyOf(families);
     if (asn <= 0 || asn > 0xffff_ffffL) {
@@ -158,6 +191,7 @@ public record PeerConfig(
     b.families = families;
     b.gracefulRestart = gracefulRestart;
     b.bfd = bfd;
+    b.addPath = addPath;
     return b;
   }
 
@@ -183,6 +217,7 @@ public record PeerConfig(
     private Set<Family> families = Set.of();
     private GracefulRestart gracefulRestart = GracefulRestart.DEFAULT;
     private dev.sart.bgp.bfd.BfdConfig bfd;
+    private AddPath addPath = AddPath.NONE;
 
     private Builder(InetAddress address, long asn) {
       this.address = Objects.requireNonNull(address, "address");
@@ -257,6 +292,12 @@ public record PeerConfig(
       return this;
     }
 
+    /** RFC 7911; {@link AddPath#NONE} by default. */
+    public Builder addPath(AddPath v) {
+      addPath = Objects.requireNonNull(v, "addPath");
+      return this;
+    }
+
     public PeerConfig build() {
       return new PeerConfig(
           name,
@@ -278,7 +319,8 @@ public record PeerConfig(
                       : Family.IPV6_UNICAST)
               : families,
           gracefulRestart,
-          bfd);
+          bfd,
+          addPath);
     }
   }
 }

@@ -1,0 +1,51 @@
+package dev.sart.sartd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.bgp.peer.PeerConfig;
+import dev.sart.bgp.wire.Family;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A neighbour's data-centre fabric keys in the {@code sartd bgp} YAML (issue 28). */
+class FabricConfigTest {
+  @TempDir Path dir;
+
+  private PeerConfig neighbor(String yaml) throws Exception {
+    Path f = dir.resolve("sartd.yaml");
+    Files.writeString(f, "asn: 65001\nrouter_id: 192.0.2.1\nneighbors:\n  - " + yaml + "\n");
+    BgpConfigFile cfg = ConfigFile.read(f, BgpConfigFile.class).value();
+    return BgpCommand.peerConfig(cfg.neighbors().getFirst());
+  }
+
+  @Test
+  void withoutAddPathOnePathGoesEachWay() throws Exception {
+    assertEquals(PeerConfig.AddPath.NONE, neighbor("{asn: 65000, address: 192.0.2.2}").addPath());
+  }
+
+  @Test
+  void addPathTakesFamiliesPerDirectionAndTheCountToSend() throws Exception {
+    PeerConfig c =
+        neighbor(
+            "{asn: 65000, address: 192.0.2.2, families: [ipv4, ipv6],"
+                + " add_path: {receive: [ipv4, ipv6], send: [ipv4], send_max: 4}}");
+    assertEquals(
+        new PeerConfig.AddPath(
+            Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST), Set.of(Family.IPV4_UNICAST), 4),
+        c.addPath());
+  }
+
+  @Test
+  void anUnknownFamilyIsRefusedNamingTheKey() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> neighbor("{asn: 65000, address: 192.0.2.2, add_path: {send: [ipv5]}}"));
+    assertTrue(e.getMessage().startsWith("add_path.send: unknown family"), e.getMessage());
+  }
+}

@@ -203,6 +203,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       if (Boolean.TRUE.equals(cfg.multiPath())) {
         server.setMultipath(true);
       }
+      if (cfg.clusterId() != null) {
+        server.setClusterId(Ip.parseV4(cfg.clusterId()));
+      }
       PolicyConfig.policies(cfg).forEach(server.policies()::define);
       for (BgpConfigFile.Neighbor n :
           cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
@@ -263,6 +266,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (cfg.asn() != null && (cfg.asn() < 1 || cfg.asn() > 0xFFFF_FFFFL)) {
       throw new IllegalArgumentException(
           "asn: " + cfg.asn() + " is not an AS number (1..4294967295)");
+    }
+    if (cfg.clusterId() != null) {
+      routerId("cluster_id", cfg.clusterId());
     }
     if (cfg.routerId() != null) {
       routerId("router_id", cfg.routerId());
@@ -425,7 +431,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
             .ttlSecurity(Boolean.TRUE.equals(n.ttlSecurity()))
             .families(families)
             .bfd(bfd(n.bfd()))
-            .addPath(FabricConfig.addPath(n.addPath()));
+            .addPath(FabricConfig.addPath(n.addPath()))
+            .routeReflectorClient(Boolean.TRUE.equals(n.routeReflectorClient()))
+            .nextHopSelf(Boolean.TRUE.equals(n.nextHopSelf()));
     if (n.port() != null) {
       b.port(n.port());
     }

@@ -25,7 +25,8 @@ record BgpConfigFile(
     List<Paths> paths,
     @JsonProperty("prefix_lists") Map<String, List<String>> prefixLists,
     List<PolicyDef> policies,
-    @JsonProperty("graceful_restart") RestartDef gracefulRestart) {
+    @JsonProperty("graceful_restart") RestartDef gracefulRestart,
+    @JsonProperty("cluster_id") String clusterId) {
 
   /**
    * The speaker's own graceful restart (RFC 4724 §4.1, an addition): {@code enabled} (default
@@ -62,7 +63,9 @@ record BgpConfigFile(
       @JsonProperty("advertise_peer_as") Boolean advertisePeerAs,
       @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart,
       BfdDef bfd,
-      @JsonProperty("add_path") AddPathDef addPath) {}
+      @JsonProperty("add_path") AddPathDef addPath,
+      @JsonProperty("route_reflector_client") Boolean routeReflectorClient,
+      @JsonProperty("next_hop_self") Boolean nextHopSelf) {}
 
   /**
    * ADD-PATH (RFC 7911) per neighbour: the families ({@code ipv4}, {@code ipv6}) in which we offer

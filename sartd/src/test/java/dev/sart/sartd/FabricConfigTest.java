@@ -48,4 +48,26 @@ class FabricConfigTest {
             () -> neighbor("{asn: 65000, address: 192.0.2.2, add_path: {send: [ipv5]}}"));
     assertTrue(e.getMessage().startsWith("add_path.send: unknown family"), e.getMessage());
   }
+
+  @Test
+  void aClientOfOursAndNextHopSelf() throws Exception {
+    PeerConfig c =
+        neighbor(
+            "{asn: 65001, address: 192.0.2.2, route_reflector_client: true, next_hop_self: true}");
+    assertTrue(c.routeReflectorClient());
+    assertTrue(c.nextHopSelf());
+    PeerConfig d = neighbor("{asn: 65001, address: 192.0.2.2}");
+    assertTrue(!d.routeReflectorClient() && !d.nextHopSelf());
+  }
+
+  @Test
+  void aClusterIdThatIsNoAddressIsRefusedNamingTheKey() throws Exception {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "asn: 65001\nrouter_id: 192.0.2.1\ncluster_id: nine\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BgpCommand.check(ConfigFile.read(f, BgpConfigFile.class).value()));
+    assertTrue(e.getMessage().startsWith("cluster_id: 'nine'"), e.getMessage());
+  }
 }

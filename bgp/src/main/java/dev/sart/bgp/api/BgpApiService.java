@@ -260,6 +260,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                 "a router id is an IPv4 address: " + request.getRouterId());
           }
           server.setRouterId(Ip.parseV4(request.getRouterId()));
+          FabricMapping.clusterId(request, server);
           return Empty.getDefaultInstance();
         });
   }
@@ -332,6 +333,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                         : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
           }
           FabricMapping.addPath(p, b);
+          b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
           PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS

@@ -7,7 +7,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The data-centre fabric fields of {@code sart.v1.Peer} (issue 28): ADD-PATH (RFC 7911). */
+/**
+ * The data-centre fabric fields of {@code sart.v1} (issue 28): ADD-PATH (RFC 7911), the cluster id
+ * (RFC 4456).
+ */
 final class FabricMapping {
   private FabricMapping() {}
 
@@ -34,6 +37,18 @@ final class FabricMapping {
         .forEach(f -> ab.addReceive(ProtoMapping.family(f)));
     a.send().stream().sorted(FabricMapping::order).forEach(f -> ab.addSend(ProtoMapping.family(f)));
     b.setAddPath(ab);
+  }
+
+  /** SetRouterId's {@code cluster_id} (RFC 4456 §7), when given. */
+  static void clusterId(dev.sart.proto.v1.SetRouterIdRequest r, dev.sart.bgp.server.BgpServer s) {
+    if (r.getClusterId().isEmpty()) {
+      return;
+    }
+    java.net.InetAddress a = java.net.InetAddress.ofLiteral(r.getClusterId());
+    if (a.getAddress().length != 4) {
+      throw new IllegalArgumentException("a cluster id is an IPv4 address: " + r.getClusterId());
+    }
+    s.setClusterId(dev.sart.bgp.wire.Ip.parseV4(r.getClusterId()));
   }
 
   private static int order(Family x, Family y) {

@@ -80,6 +80,8 @@ final class ProtoMapping {
       b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
     }
     FabricMapping.addPath(p.config(), b);
+    b.setRouteReflectorClient(p.config().routeReflectorClient())
+        .setNextHopSelf(p.config().nextHopSelf());
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));

@@ -579,7 +579,9 @@ final class Connection {
             v6,
             families,
             new AdjRibOut(peer::drainLater, peer.prefixCounters)
-                .withAddPath(FabricCapabilities.addPathSend(peer.config, n)));
+                .withAddPath(FabricCapabilities.addPathSend(peer.config, n)),
+            peer.prefixCounters,
+            FabricCapabilities.reflection(peer.config, peer.speaker));
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);

@@ -36,6 +36,18 @@ final class FabricCapabilities {
   }
 
   /**
+   * RFC 4456 towards the peer: client or not, next hop self, and the speaker's CLUSTER_ID and BGP
+   * Identifier for the loop checks of §8.
+   */
+  static dev.sart.bgp.rib.Reflection reflection(PeerConfig config, Peer.Speaker speaker) {
+    return new dev.sart.bgp.rib.Reflection(
+        config.routeReflectorClient(),
+        config.nextHopSelf(),
+        speaker.clusterId(),
+        speaker.routerId());
+  }
+
+  /**
    * What the RIB sends the peer with Path Identifiers: the families negotiated for us to send in
    * (RFC 7911 §4, in the codec's options), or null when there is none.
    */

@@ -68,6 +68,11 @@ public final class Peer {
       return null;
     }
 
+    /** Our CLUSTER_ID (RFC 4456 §7): the BGP Identifier unless configured. */
+    default int clusterId() {
+      return routerId();
+    }
+
     /** The speaker's own graceful restart (RFC 4724 §4.1); null: it has none. */
     default RestartingSpeaker restart() {
       return null;
@@ -576,6 +581,7 @@ public final class Peer {
     if (groups == null
         || tail != null
         || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
+        || rp.reflection().client() // a client's own routes would come back to it (RFC 4456)
         || !rp.out().isIdle()
         || !joinQueued.compareAndSet(false, true)) {
       return;

@@ -28,6 +28,10 @@ import java.util.Set;
  *     goes down (RFC 5882); null: none
  * @param addPath RFC 7911: the families we offer to receive and to send several paths of a prefix
  *     in, and how many we send
+ * @param routeReflectorClient RFC 4456 §6: an internal peer that is a client of ours (which makes
+ *     us its route reflector)
+ * @param nextHopSelf every route sent to this internal peer carries our address as its next hop,
+ *     reflected ones included
  */
 public record PeerConfig(
     String name,
@@ -45,7 +49,9 @@ public record PeerConfig(
     Set<Family> families,
     GracefulRestart gracefulRestart,
     dev.sart.bgp.bfd.BfdConfig bfd,
-    AddPath addPath) {
+    AddPath addPath,
+    boolean routeReflectorClient,
+    boolean nextHopSelf) {
 
   /**
    * ADD-PATH (RFC 7911) for one neighbour, offered in our OPEN per family (§4) and used where the
@@ -111,7 +117,9 @@ public record PeerConfig(
         families,
         gracefulRestart,
         timers,
-        addPath);
+        addPath,
+        routeReflectorClient,
+        nextHopSelf);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -192,6 +200,8 @@ public record PeerConfig(
     b.gracefulRestart = gracefulRestart;
     b.bfd = bfd;
     b.addPath = addPath;
+    b.routeReflectorClient = routeReflectorClient;
+    b.nextHopSelf = nextHopSelf;
     return b;
   }
 
@@ -218,6 +228,8 @@ public record PeerConfig(
     private GracefulRestart gracefulRestart = GracefulRestart.DEFAULT;
     private dev.sart.bgp.bfd.BfdConfig bfd;
     private AddPath addPath = AddPath.NONE;
+    private boolean routeReflectorClient;
+    private boolean nextHopSelf;
 
     private Builder(InetAddress address, long asn) {
       this.address = Objects.requireNonNull(address, "address");
@@ -298,6 +310,18 @@ public record PeerConfig(
       return this;
     }
 
+    /** RFC 4456 §6: the peer is a route reflector client of ours (false by default). */
+    public Builder routeReflectorClient(boolean v) {
+      routeReflectorClient = v;
+      return this;
+    }
+
+    /** Our address as next hop on every route to this internal peer (false by default). */
+    public Builder nextHopSelf(boolean v) {
+      nextHopSelf = v;
+      return this;
+    }
+
     public PeerConfig build() {
       return new PeerConfig(
           name,
@@ -320,7 +344,9 @@ public record PeerConfig(
               : families,
           gracefulRestart,
           bfd,
-          addPath);
+          addPath,
+          routeReflectorClient,
+          nextHopSelf);
     }
   }
 }

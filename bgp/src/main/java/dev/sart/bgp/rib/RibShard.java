@@ -618,7 +618,8 @@ final class RibShard {
     if (announced.isEmpty()) {
       return;
     }
-    boolean loop = attrs.asPath().contains(localAs);
+    // RFC 4271 §9.1.2 (our AS in the path), RFC 4456 §8 (our ORIGINATOR_ID or CLUSTER_ID)
+    boolean loop = attrs.asPath().contains(localAs) || from.reflection().loops(attrs);
     int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
       Prefix p = announced.get(i);

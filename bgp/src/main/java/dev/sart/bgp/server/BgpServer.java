@@ -137,6 +137,7 @@ public final class BgpServer implements AutoCloseable {
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
   private volatile int routerId;
+  private volatile int clusterId; // RFC 4456 §7; 0: the router id
   private volatile boolean multipath;
   private volatile Channel listener;
   private volatile dev.sart.bgp.peer.RestartingSpeaker restart;
@@ -349,6 +350,20 @@ public final class BgpServer implements AutoCloseable {
           }
           this.routerId = id;
         });
+  }
+
+  /**
+   * Our CLUSTER_ID as a route reflector (RFC 4456 §7); 0: the BGP Identifier. Sessions established
+   * after the call use it.
+   */
+  public void setClusterId(int id) {
+    manage(() -> this.clusterId = id);
+  }
+
+  /** The CLUSTER_ID in use (RFC 4456 §7). */
+  public int clusterId() {
+    int c = clusterId;
+    return c != 0 ? c : routerId;
   }
 
   public void setMultipath(boolean enable) {
@@ -577,6 +592,11 @@ public final class BgpServer implements AutoCloseable {
     @Override
     public int routerId() {
       return routerId;
+    }
+
+    @Override
+    public int clusterId() {
+      return BgpServer.this.clusterId();
     }
 
     @Override

@@ -65,7 +65,9 @@ record BgpConfigFile(
       BfdDef bfd,
       @JsonProperty("add_path") AddPathDef addPath,
       @JsonProperty("route_reflector_client") Boolean routeReflectorClient,
-      @JsonProperty("next_hop_self") Boolean nextHopSelf) {}
+      @JsonProperty("next_hop_self") Boolean nextHopSelf,
+      @JsonProperty("interface") String interfaceName,
+      @JsonProperty("remote_as") String remoteAs) {}
 
   /**
    * ADD-PATH (RFC 7911) per neighbour: the families ({@code ipv4}, {@code ipv6}) in which we offer

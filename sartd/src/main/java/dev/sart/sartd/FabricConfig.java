@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** A neighbour's data-centre fabric keys of the sartd YAML (issue 28): {@code add_path}. */
+/**
+ * A neighbour's data-centre fabric keys of the sartd YAML (issue 28): {@code add_path}, {@code
+ * interface} and {@code remote_as} (unnumbered neighbours).
+ */
 final class FabricConfig {
   private FabricConfig() {}
 
@@ -22,6 +25,41 @@ final class FabricConfig {
     }
     return new PeerConfig.AddPath(
         families("add_path.receive", a.receive()), families("add_path.send", a.send()), max);
+  }
+
+  /**
+   * {@code interface} excludes {@code address}; {@code remote_as} (external, internal) excludes
+   * {@code asn}.
+   */
+  static void checkUnnumbered(BgpConfigFile.Neighbor n) {
+    if (n.interfaceName() != null && n.address() != null) {
+      throw new IllegalArgumentException(
+          "interface: an unnumbered neighbor learns its address; leave 'address' out");
+    }
+    if (n.interfaceName() != null && n.interfaceName().isBlank()) {
+      throw new IllegalArgumentException("interface: an interface name, e.g. eth1");
+    }
+    if (n.remoteAs() != null) {
+      if (!n.remoteAs().equals("external") && !n.remoteAs().equals("internal")) {
+        throw new IllegalArgumentException(
+            "remote_as: '" + n.remoteAs() + "' is not external or internal");
+      }
+      if (n.asn() != null) {
+        throw new IllegalArgumentException(
+            "remote_as: the AS is learned from the neighbor's OPEN; leave 'asn' out");
+      }
+    }
+  }
+
+  /** {@code interface} and {@code remote_as} into the builder (checked before). */
+  static void unnumbered(BgpConfigFile.Neighbor n, PeerConfig.Builder b) {
+    b.interfaceName(n.interfaceName());
+    if (n.remoteAs() != null) {
+      b.remoteAs(
+          n.remoteAs().equals("external")
+              ? PeerConfig.RemoteAs.EXTERNAL
+              : PeerConfig.RemoteAs.INTERNAL);
+    }
   }
 
   private static Set<Family> families(String key, List<String> names) {

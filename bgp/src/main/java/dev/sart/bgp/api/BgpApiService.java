@@ -289,7 +289,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           dev.sart.proto.v1.Peer p = request.getPeer();
-          InetAddress address = address(p.getAddress());
+          InetAddress address =
+              p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
           Set<Family> families = new HashSet<>();
           for (AddressFamily f : p.getFamiliesList()) {
             Family fam = ProtoMapping.family(f);
@@ -334,6 +335,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
           }
           FabricMapping.addPath(p, b);
           b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
+          FabricMapping.unnumbered(p, b);
           PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
@@ -355,6 +357,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void deletePeer(DeletePeerRequest request, StreamObserver<Empty> out) {
+    if (server.interfacePeers().contains(request.getAddr())) {
+      replyAsync(
+          out,
+          server.deleteInterfacePeer(request.getAddr()).thenApply(v -> Empty.getDefaultInstance()));
+      return;
+    }
     Peer peer;
     try {
       peer = peer(request.getAddr());
@@ -509,6 +517,10 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
   // ------------------------------------------------------------------------------------
 
   private Peer peer(String addr) {
+    Peer onInterface = FabricMapping.peerOnInterface(server, addr);
+    if (onInterface != null) {
+      return onInterface;
+    }
     Peer p = server.peer(address(addr));
     if (p == null) {
       throw Status.NOT_FOUND.withDescription("no peer " + addr).asRuntimeException();

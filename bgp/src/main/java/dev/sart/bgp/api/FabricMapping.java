@@ -51,6 +51,86 @@ final class FabricMapping {
     s.setClusterId(dev.sart.bgp.wire.Ip.parseV4(r.getClusterId()));
   }
 
+  /**
+   * A link-local next hop with the zone of the session it came over ({@code fe80::1%5}, the
+   * interface index), for whoever installs it ({@code sartd fib}: a link-local gateway needs its
+   * interface); null when the next hop is not link-local or the session has no zone. With a global
+   * and a link-local address (RFC 2545 §3) the global one is used unless it is unspecified or
+   * link-local itself (unnumbered peers send the link-local in both, RFC 8950).
+   */
+  static String linkLocalNextHop(dev.sart.bgp.wire.MpNextHop nh, java.net.InetAddress source) {
+    if (!(source instanceof java.net.Inet6Address s) || s.getScopeId() == 0) {
+      return null;
+    }
+    long high;
+    long low;
+    switch (nh) {
+      case dev.sart.bgp.wire.MpNextHop.V6 v -> {
+        high = v.high();
+        low = v.low();
+      }
+      case dev.sart.bgp.wire.MpNextHop.V6WithLinkLocal v -> {
+        boolean globalUsable = (v.high() != 0 || v.low() != 0) && !linkLocal(v.high());
+        if (globalUsable) {
+          return null;
+        }
+        high = v.linkLocalHigh();
+        low = v.linkLocalLow();
+      }
+      case null, default -> {
+        return null;
+      }
+    }
+    return linkLocal(high) ? dev.sart.bgp.wire.Ip.formatV6(high, low) + "%" + s.getScopeId() : null;
+  }
+
+  /** fe80::/10 (RFC 4291 §2.5.6). */
+  private static boolean linkLocal(long high) {
+    return (high >>> 54) == 0x3fa;
+  }
+
+  /** AddPeer: {@code interface} and {@code remote_as}. */
+  static void unnumbered(dev.sart.proto.v1.Peer p, PeerConfig.Builder b) {
+    if (!p.getInterface().isEmpty()) {
+      b.interfaceName(p.getInterface());
+    }
+    switch (p.getRemoteAs()) {
+      case "" -> {}
+      case "external" -> b.remoteAs(PeerConfig.RemoteAs.EXTERNAL);
+      case "internal" -> b.remoteAs(PeerConfig.RemoteAs.INTERNAL);
+      default ->
+          throw io.grpc.Status.INVALID_ARGUMENT
+              .withDescription(
+                  "remote_as: '" + p.getRemoteAs() + "' (external, internal, or empty)")
+              .asRuntimeException();
+    }
+  }
+
+  /** GetNeighbor: the interface, the kind of remote AS, and the AS the OPEN named. */
+  static void unnumbered(dev.sart.bgp.peer.Peer peer, dev.sart.proto.v1.Peer.Builder b) {
+    PeerConfig c = peer.config();
+    if (c.interfaceName() != null) {
+      b.setInterface(c.interfaceName());
+    }
+    if (c.remoteAs() != PeerConfig.RemoteAs.NUMBER) {
+      b.setRemoteAs(c.remoteAs().name().toLowerCase(java.util.Locale.ROOT));
+      dev.sart.bgp.fsm.Negotiation n = peer.negotiation();
+      if (n != null) {
+        b.setAsn((int) n.peerAs());
+      }
+    }
+  }
+
+  /** The peer made for the unnumbered neighbour on interface {@code name}, or null. */
+  static dev.sart.bgp.peer.Peer peerOnInterface(dev.sart.bgp.server.BgpServer s, String name) {
+    for (dev.sart.bgp.peer.Peer p : s.peers()) {
+      if (name.equals(p.config().interfaceName())) {
+        return p;
+      }
+    }
+    return null;
+  }
+
   private static int order(Family x, Family y) {
     return x.afi() != y.afi() ? x.afi() - y.afi() : x.safi() - y.safi();
   }

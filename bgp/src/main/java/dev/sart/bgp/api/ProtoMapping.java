@@ -82,6 +82,7 @@ final class ProtoMapping {
     FabricMapping.addPath(p.config(), b);
     b.setRouteReflectorClient(p.config().routeReflectorClient())
         .setNextHopSelf(p.config().nextHopSelf());
+    FabricMapping.unnumbered(p, b);
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));
@@ -159,6 +160,10 @@ final class ProtoMapping {
             .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
     if (!p.isLocal()) {
       b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));
+      String zoned = FabricMapping.linkLocalNextHop(p.attrs().nextHop(), p.source().address());
+      if (zoned != null && b.getNextHopsCount() > 0) {
+        b.setNextHops(0, zoned);
+      }
     }
     return b.build();
   }

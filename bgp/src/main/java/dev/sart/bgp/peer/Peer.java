@@ -219,6 +219,11 @@ public final class Peer {
     return m == null ? 0 : m.group().size();
   }
 
+  /** What the session's OPENs agreed on while one is up, else null (any thread). */
+  public Negotiation negotiation() {
+    return negotiated;
+  }
+
   /** The import/export policies, prefix limit and soft reconfiguration of this neighbour. */
   public PeerPolicy policy() {
     return policy;
@@ -473,6 +478,10 @@ public final class Peer {
     if (addPath != null) {
       caps.add(addPath);
     }
+    Capability.ExtendedNextHop nextHop = FabricCapabilities.extendedNextHop(config);
+    if (nextHop != null) {
+      caps.add(nextHop);
+    }
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -582,6 +591,9 @@ public final class Peer {
         || tail != null
         || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
         || rp.reflection().client() // a client's own routes would come back to it (RFC 4456)
+        // IPv4 NLRI with an IPv6 next hop (RFC 8950): the group's next-hop rewriting assumes IPv4
+        || (rp.nextHopSelfV4() != null
+            && !(rp.nextHopSelfV4() instanceof dev.sart.bgp.wire.MpNextHop.V4))
         || !rp.out().isIdle()
         || !joinQueued.compareAndSet(false, true)) {
       return;

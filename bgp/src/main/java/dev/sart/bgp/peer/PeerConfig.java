@@ -32,6 +32,10 @@ import java.util.Set;
  *     us its route reflector)
  * @param nextHopSelf every route sent to this internal peer carries our address as its next hop,
  *     reflected ones included
+ * @param interfaceName an unnumbered neighbour: the interface it is on, its link-local address
+ *     learned there (RFC 8950 fabrics); null: a neighbour given by address
+ * @param remoteAs whether {@code asn} is the neighbour's AS, or the AS is learned from its OPEN and
+ *     only checked to be another than ours (external) or ours (internal)
  */
 public record PeerConfig(
     String name,
@@ -51,7 +55,56 @@ public record PeerConfig(
     dev.sart.bgp.bfd.BfdConfig bfd,
     AddPath addPath,
     boolean routeReflectorClient,
-    boolean nextHopSelf) {
+    boolean nextHopSelf,
+    String interfaceName,
+    RemoteAs remoteAs) {
+
+  /**
+   * How the neighbour's AS is known: {@link #NUMBER} configured; {@link #EXTERNAL} and {@link
+   * #INTERNAL} (FRR's {@code remote-as external|internal}) learned from its OPEN, which must name
+   * another AS than ours, or ours.
+   */
+  public enum RemoteAs {
+    NUMBER,
+    EXTERNAL,
+    INTERNAL
+  }
+
+  /** An address that stands for "not learned yet" in the configuration of an unnumbered peer. */
+  public static final InetAddress UNNUMBERED;
+
+  static {
+    try {
+      UNNUMBERED = InetAddress.getByAddress(new byte[16]);
+    } catch (java.net.UnknownHostException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** The same neighbour at {@code a} (an unnumbered one once its address is learned). */
+  public PeerConfig withAddress(InetAddress a) {
+    return new PeerConfig(
+        name,
+        a,
+        asn,
+        port,
+        localAddress,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurity,
+        holdTime,
+        keepaliveTime,
+        connectRetryTime,
+        families,
+        gracefulRestart,
+        bfd,
+        addPath,
+        routeReflectorClient,
+        nextHopSelf,
+        interfaceName,
+        remoteAs);
+  }
 
   /**
    * ADD-PATH (RFC 7911) for one neighbour, offered in our OPEN per family (§4) and used where the
@@ -119,7 +172,9 @@ public record PeerConfig(
         timers,
         addPath,
         routeReflectorClient,
-        nextHopSelf);
+        nextHopSelf,
+        interfaceName,
+        remoteAs);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -139,9 +194,18 @@ public record PeerConfig(
     if (addPath == null) {
       addPath = AddPath.NONE;
     }
+    if (remoteAs == null) {
+      remoteAs = RemoteAs.NUMBER;
+    }
+    if (interfaceName != null && interfaceName.isBlank()) {
+      interfaceName = null;
+    }
     families = Set.copyOf(families);
-    if (asn <= 0 || asn > 0xffff_ffffL) {
-      throw new IllegalArgumentException("peer AS must be 1..4294967295: " + asn);
+    if (remoteAs == RemoteAs.NUMBER ? asn <= 0 || asn > 0xffff_ffffL : asn != 0) {
+      throw new IllegalArgumentException(
+          remoteAs == RemoteAs.NUMBER
+              ? "peer AS must be 1..4294967295: " + asn
+              : "a peer with remote AS " + remoteAs + " has no AS number configured: " + asn);
     }
     long hold = holdTime.toSeconds();
     // RFC 4271 §4.2: zero or at least three seconds
@@ -163,7 +227,12 @@ public record PeerConfig(
       throw new IllegalArgumentException("a peer needs at least one family");
     }
     if (name == null || name.isBlank()) {
-      name = asn + "/" + address.getHostAddress();
+      name =
+          interfaceName != null
+              ? interfaceName
+              : (asn == 0 ? remoteAs.name().toLowerCase(java.util.Locale.ROOT) : asn)
+                  + "/"
+                  + address.getHostAddress();
     }
   }
 
@@ -202,6 +271,8 @@ public record PeerConfig(
     b.addPath = addPath;
     b.routeReflectorClient = routeReflectorClient;
     b.nextHopSelf = nextHopSelf;
+    b.interfaceName = interfaceName;
+    b.remoteAs = remoteAs;
     return b;
   }
 
@@ -230,6 +301,8 @@ public record PeerConfig(
     private AddPath addPath = AddPath.NONE;
     private boolean routeReflectorClient;
     private boolean nextHopSelf;
+    private String interfaceName;
+    private RemoteAs remoteAs = RemoteAs.NUMBER;
 
     private Builder(InetAddress address, long asn) {
       this.address = Objects.requireNonNull(address, "address");
@@ -322,6 +395,21 @@ public record PeerConfig(
       return this;
     }
 
+    /**
+     * An unnumbered neighbour on this interface (null: none); build it with {@link #UNNUMBERED} as
+     * the address. Without families it exchanges IPv4 and IPv6 unicast.
+     */
+    public Builder interfaceName(String v) {
+      interfaceName = v;
+      return this;
+    }
+
+    /** {@link RemoteAs#EXTERNAL} or {@link RemoteAs#INTERNAL} take an AS of 0. */
+    public Builder remoteAs(RemoteAs v) {
+      remoteAs = Objects.requireNonNull(v, "remoteAs");
+      return this;
+    }
+
     public PeerConfig build() {
       return new PeerConfig(
           name,
@@ -337,16 +425,20 @@ public record PeerConfig(
           keepaliveTime,
           connectRetryTime,
           families.isEmpty()
-              ? Set.of(
-                  address instanceof java.net.Inet4Address
-                      ? Family.IPV4_UNICAST
-                      : Family.IPV6_UNICAST)
+              ? (interfaceName != null
+                  ? Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)
+                  : Set.of(
+                      address instanceof java.net.Inet4Address
+                          ? Family.IPV4_UNICAST
+                          : Family.IPV6_UNICAST))
               : families,
           gracefulRestart,
           bfd,
           addPath,
           routeReflectorClient,
-          nextHopSelf);
+          nextHopSelf,
+          interfaceName,
+          remoteAs);
     }
   }
 }

@@ -141,6 +141,8 @@ public final class BgpServer implements AutoCloseable {
   private volatile boolean multipath;
   private volatile Channel listener;
   private volatile dev.sart.bgp.peer.RestartingSpeaker restart;
+  // unnumbered neighbours (issue 28), made into peers once their address is learned
+  private final InterfacePeers interfacePeers;
 
   /**
    * @param port the BGP port to listen on (179), 0 to not listen
@@ -150,6 +152,7 @@ public final class BgpServer implements AutoCloseable {
   public BgpServer(int port, int threads, ThreadFactory threadFactory) {
     this.port = port;
     this.threadFactory = threadFactory;
+    this.interfacePeers = new InterfacePeers(new InterfaceHost(), threadFactory);
     this.group =
         new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
   }
@@ -230,6 +233,13 @@ public final class BgpServer implements AutoCloseable {
                     InetAddress remote =
                         normalize(((InetSocketAddress) ch.remoteAddress()).getAddress());
                     Peer peer = peers.get(remote);
+                    if (peer == null
+                        && ((InetSocketAddress) ch.remoteAddress()).getAddress()
+                            instanceof java.net.Inet6Address ll
+                        && interfacePeers.connectionFrom(ll)) {
+                      ch.close(); // the peer is made for its address; our connection follows
+                      return;
+                    }
                     if (peer == null) {
                       LOG.fine(
                           () ->
@@ -414,6 +424,10 @@ public final class BgpServer implements AutoCloseable {
     if (localAs == 0 || routerId == 0) {
       throw new IllegalStateException("set the local AS and router id before adding peers");
     }
+    if (config.interfaceName() != null && config.address().isAnyLocalAddress()) {
+      interfacePeers.add(config, policy); // a peer once its link-local address is learned
+      return null;
+    }
     InetAddress addr = normalize(config.address());
     Peer peer = new Peer(config, new Speaker(), group.next(), ribPeerIds.addAndGet(1 << 20));
     if (peers.putIfAbsent(addr, peer) != null) {
@@ -429,6 +443,51 @@ public final class BgpServer implements AutoCloseable {
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
     return peer;
+  }
+
+  /** The interfaces with an unnumbered neighbour configured (any thread). */
+  public List<String> interfacePeers() {
+    return interfacePeers.interfaces();
+  }
+
+  /**
+   * Stops the unnumbered neighbour on {@code ifname}: its discovery, and its peer if one was made.
+   */
+  public CompletableFuture<Void> deleteInterfacePeer(String ifname) {
+    return manage(
+        () -> {
+          InetAddress a = interfacePeers.remove(ifname);
+          return a == null || peers.get(normalize(a)) == null
+              ? CompletableFuture.<Void>completedFuture(null)
+              : deletePeerNow(a);
+        });
+  }
+
+  /** What {@link InterfacePeers} does through the management thread. */
+  private final class InterfaceHost implements InterfacePeers.Host {
+    @Override
+    public void addPeer(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
+      addPeerNow(config, policy);
+    }
+
+    @Override
+    public void deletePeer(InetAddress address) {
+      if (peers.get(normalize(address)) != null) {
+        deletePeerNow(address);
+      }
+    }
+
+    @Override
+    public void later(Runnable task) {
+      management.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              LOG.log(java.util.logging.Level.WARNING, "unnumbered peer", e);
+            }
+          });
+    }
   }
 
   /** Stops a peer (Cease, routes withdrawn) and forgets it. */
@@ -565,6 +624,7 @@ public final class BgpServer implements AutoCloseable {
 
   @Override
   public void close() {
+    interfacePeers.close();
     CompletableFuture.allOf(
             peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
         .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)

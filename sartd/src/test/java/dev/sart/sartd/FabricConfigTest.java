@@ -70,4 +70,35 @@ class FabricConfigTest {
             () -> BgpCommand.check(ConfigFile.read(f, BgpConfigFile.class).value()));
     assertTrue(e.getMessage().startsWith("cluster_id: 'nine'"), e.getMessage());
   }
+
+  @Test
+  void anUnnumberedNeighborIsGivenByInterfaceWithRemoteAsExternal() throws Exception {
+    PeerConfig c = neighbor("{interface: eth1, remote_as: external}");
+    assertEquals("eth1", c.interfaceName());
+    assertEquals(PeerConfig.RemoteAs.EXTERNAL, c.remoteAs());
+    assertEquals(0, c.asn());
+    assertEquals(PeerConfig.UNNUMBERED, c.address());
+    assertEquals(Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST), c.families(), "both");
+    assertEquals(
+        PeerConfig.RemoteAs.INTERNAL,
+        neighbor("{interface: eth2, remote_as: internal}").remoteAs());
+  }
+
+  @Test
+  void interfaceWithAnAddressOrRemoteAsWithAnAsnIsRefusedNamingTheKey() {
+    IllegalArgumentException both =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> neighbor("{interface: eth1, address: 192.0.2.2, asn: 65002}"));
+    assertTrue(both.getMessage().startsWith("interface: "), both.getMessage());
+    IllegalArgumentException asn =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> neighbor("{interface: eth1, remote_as: external, asn: 65002}"));
+    assertTrue(asn.getMessage().startsWith("remote_as: "), asn.getMessage());
+    IllegalArgumentException word =
+        assertThrows(
+            IllegalArgumentException.class, () -> neighbor("{interface: eth1, remote_as: any}"));
+    assertTrue(word.getMessage().startsWith("remote_as: 'any'"), word.getMessage());
+  }
 }

@@ -89,12 +89,22 @@ final class BgpCommands {
               Views.origin(p.getOrigin()),
               Integer.toUnsignedString(p.getLocalPref()),
               Integer.toUnsignedString(p.getMed()),
-              p.getPeerAddr().isEmpty() ? "local" : p.getPeerAddr()));
+              from(p)));
     }
     Output.table(
         c.out(),
         List.of("BEST", "PREFIX", "NEXT HOP", "AS PATH", "ORIGIN", "LOCAL PREF", "MED", "FROM"),
         rows);
+  }
+
+  /** The peer, with the ADD-PATH Path Identifier (RFC 7911) when it sent one: "192.0.2.2 #2". */
+  static String from(Path p) {
+    if (p.getPeerAddr().isEmpty()) {
+      return "local";
+    }
+    return p.getPathId() == 0
+        ? p.getPeerAddr()
+        : p.getPeerAddr() + " #" + Integer.toUnsignedString(p.getPathId());
   }
 
   @Command(

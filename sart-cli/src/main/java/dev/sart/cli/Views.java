@@ -134,6 +134,9 @@ final class Views {
     if (p.getStale()) {
       m.put("stale", true); // only when true: sart's output otherwise unchanged
     }
+    if (p.getPathId() != 0) {
+      m.put("pathId", Integer.toUnsignedLong(p.getPathId())); // ADD-PATH (RFC 7911) only
+    }
     m.put("timestamp", p.hasTimestamp() ? time(p.getTimestamp()) : null);
     return m;
   }

@@ -8,8 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * What {@code sart bgp neighbor get} shows of fields that the speaker sets only while a session is
- * up.
+ * What {@code sart bgp neighbor get} and {@code sart bgp global rib get} show of fields that the
+ * speaker sets only while a session is up.
  */
 class ViewsTest {
   @Test
@@ -49,5 +49,23 @@ class ViewsTest {
     assertEquals(300, bfd.get("detectionTime"));
     assertEquals(3, bfd.get("multiplier"));
     assertFalse(Views.peer(withBfd.toBuilder().clearBfd().build()).containsKey("bfd"));
+  }
+
+  @Test
+  void aPathsAddPathIdentifierIsShownOnlyWhenItCameWithOne() {
+    dev.sart.proto.v1.Path second =
+        dev.sart.proto.v1.Path.newBuilder()
+            .setNlri("203.0.113.0/24")
+            .setPeerAddr("192.0.2.2")
+            .setPeerAsn(65020)
+            .setPathId(2)
+            .build();
+    assertEquals(2L, Views.path(second).get("pathId"));
+    assertEquals("192.0.2.2 #2", BgpCommands.from(second));
+
+    dev.sart.proto.v1.Path plain = second.toBuilder().setPathId(0).build();
+    assertFalse(Views.path(plain).containsKey("pathId"), "sart's JSON unchanged without ADD-PATH");
+    assertEquals("192.0.2.2", BgpCommands.from(plain));
+    assertEquals("local", BgpCommands.from(plain.toBuilder().clearPeerAddr().build()));
   }
 }

@@ -160,6 +160,7 @@ final class ProtoMapping {
             .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
     if (!p.isLocal()) {
       b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));
+      b.setPathId(p.pathId()); // RFC 7911 §3: 0 unless received with ADD-PATH
       String zoned = FabricMapping.linkLocalNextHop(p.attrs().nextHop(), p.source().address());
       if (zoned != null && b.getNextHopsCount() > 0) {
         b.setNextHops(0, zoned);

@@ -1,13 +1,17 @@
 package dev.sart.bgp.server;
 
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
+import dev.sart.proto.v1.AddressFamily;
+import dev.sart.proto.v1.GetPathByPrefixRequest;
 import dev.sart.testbed.Bird;
+import dev.sart.testbed.ExaBgp;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.GoBgp;
 import dev.sart.testbed.IpPrefix;
@@ -22,11 +26,14 @@ import dev.sart.testbed.Topology;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * ADD-PATH (RFC 7911) against FRR, GoBGP and BIRD, each one's own CLI as the oracle. Three FRR
@@ -146,6 +153,108 @@ class AddPathInteropTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> asPaths(r).equals(want));
     }
+  }
+
+  /**
+   * Receiving: an aggregator (FRR, GoBGP or BIRD in AS 65020) learns the prefix from two FRR
+   * origins and sends us both paths with ADD-PATH (FRR {@code addpath-tx-all-paths}, GoBGP {@code
+   * send-max}, BIRD {@code add paths tx}); our API shows two paths of that one peer under two
+   * distinct Path Identifiers (RFC 7911 §3), and one origin's withdrawal takes only its path (§5).
+   * Without receiving negotiated the aggregator would send one path: the test fails then.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"frr", "gobgp", "bird"})
+  void severalPathsFromOnePeerAreShownApartByTheirIdentifiers(String daemon) throws Exception {
+    Topology t = testbed.topology();
+    Node sart = t.node("sart");
+    Node agg = t.node("agg");
+    t.link(sart, agg).addresses("192.0.2.1/30", "192.0.2.2/30");
+    server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
+    server.setLocalAs(65001);
+    server.setRouterId(Ip.parseV4("192.0.2.1"));
+    server.start();
+    RouterConfig aggConfig =
+        RouterConfig.of(65020, "192.0.2.2")
+            .neighbor(Neighbor.of("192.0.2.1", 65001).withAddPathSend());
+    List<Router> origins = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      long as = 65002 + i;
+      String ours = "198.51.100." + (4 * i + 1);
+      String theirs = "198.51.100." + (4 * i + 2);
+      Node n = t.node("o" + as % 10);
+      t.link(agg, n).addresses(ours + "/30", theirs + "/30");
+      aggConfig = aggConfig.neighbor(Neighbor.of(theirs, as));
+      // ExaBGP: an origin that never sends back what it learns. An FRR origin sends the other
+      // origin's path back after its own withdrawal (an implicit withdrawal that the AS loop makes
+      // unusable), which GoBGP 3.10 ignores: it keeps the withdrawn path and sends no withdrawal.
+      ExaBgp o =
+          new ExaBgp(
+              n, RouterConfig.of(as, theirs).neighbor(Neighbor.of(ours, 65020)).originate(PREFIX));
+      o.start();
+      origins.add(o);
+    }
+    Router aggregator =
+        switch (daemon) {
+          case "frr" -> Frr.withoutZebra(agg, aggConfig);
+          case "gobgp" -> new GoBgp(agg, aggConfig);
+          default -> new Bird(agg, aggConfig);
+        };
+    aggregator.start();
+    Peer p =
+        server.addPeer(
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65020))
+                .toBuilder()
+                .addPath(new PeerConfig.AddPath(Set.of(Family.IPV4_UNICAST), Set.of(), 0))
+                .build());
+    await().atMost(Duration.ofSeconds(60)).until(() -> p.status().state() == State.ESTABLISHED);
+    try (InProcessApi api = InProcessApi.serve(server)) {
+      await(daemon + ": two paths from the one peer")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> apiPaths(api).equals(Set.of(List.of(65020L, 65002L), List.of(65020L, 65003L))));
+      origins.get(1).withdraw(PREFIX);
+      await(daemon + ": only 65003's path went")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> apiPaths(api), equalTo(Set.of(List.of(65020L, 65002L))));
+      await(daemon + ": 65002's path stays")
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> apiPaths(api), equalTo(Set.of(List.of(65020L, 65002L))));
+    }
+  }
+
+  /**
+   * The AS_PATHs of the prefix's paths as sart's API shows them ({@code GetPathByPrefix}, what
+   * {@code sart bgp global rib get} prints), all from 192.0.2.2; two paths under one Path
+   * Identifier, or one without, add a marker that no expected set holds.
+   */
+  private static Set<List<Long>> apiPaths(InProcessApi api) {
+    List<dev.sart.proto.v1.Path> paths =
+        api.stub()
+            .getPathByPrefix(
+                GetPathByPrefixRequest.newBuilder()
+                    .setPrefix(PREFIX)
+                    .setFamily(
+                        AddressFamily.newBuilder()
+                            .setAfi(AddressFamily.Afi.AFI_IP4)
+                            .setSafi(AddressFamily.Safi.SAFI_UNICAST))
+                    .build())
+            .getPathsList();
+    Set<List<Long>> out = new HashSet<>();
+    Set<Integer> ids = new HashSet<>();
+    for (dev.sart.proto.v1.Path path : paths) {
+      List<Long> asns = new ArrayList<>();
+      path.getSegmentsList().forEach(s -> s.getElmList().forEach(a -> asns.add((long) a)));
+      out.add(asns);
+      if (path.getPathId() == 0 || !path.getPeerAddr().equals("192.0.2.2")) {
+        out.add(List.of(-1L));
+      }
+      ids.add(path.getPathId());
+    }
+    if (ids.size() != paths.size()) {
+      out.add(List.of(-2L)); // two paths under one identifier
+    }
+    return out;
   }
 
   /**

@@ -72,7 +72,7 @@ exec /opt/java/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:
   -Xshare:auto -cp '/opt/sart/app/classes:/opt/sart/app/libs/*' dev.sart.cli.Sart "$@"
 SH
 chmod 755 "$root/usr/local/bin/sartd" "$root/usr/local/bin/sart"
-cp -p "$cni_dist/sart-cni" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
+cp -p "$cni_dist/sart-cni" "$cni_dist/sart-veth" "$cni_dist/sart-router" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
 printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$root/etc/group"
 echo "base.sh: $root (runtime rebuilt: $rebuilt)"

@@ -7,6 +7,8 @@ java_home=$1 jar=$2 dist=$3
 mkdir -p "$dist"
 cp -p "$jar" "$dist/sart-cni.jar"
 chmod 755 "$dist/sart-cni"
+# the chained plugins are the same launcher under their own names (it passes its name to the jar)
+for p in sart-veth sart-router; do cp -p "$dist/sart-cni" "$dist/$p"; done
 printf '%s\n' "$java_home" > "$dist/sart-cni.java-home"
 rm -f "$dist/sart-cni.aot"
 # the same flags as the launcher's (the cache records the GC and heap layout it was made with)

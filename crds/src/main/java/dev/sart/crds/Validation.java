@@ -1,5 +1,7 @@
 package dev.sart.crds;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,19 +24,19 @@ public final class Validation {
     if (spec.type() == null) {
       errors.add("spec.type: required (service or pod)");
     }
-    Cidr cidr = cidr("spec.cidr", spec.cidr(), errors);
+    IpPrefix cidr = cidr("spec.cidr", spec.cidr(), errors);
     if (cidr != null && spec.blockSize() != null) {
       int size = spec.blockSize();
-      if (size < cidr.prefixLength() || size > cidr.addressBits()) {
+      if (size < cidr.length() || size > cidr.addressBits()) {
         errors.add(
             "spec.blockSize: must lie between the prefix length of cidr ("
-                + cidr.prefixLength()
+                + cidr.length()
                 + ") and "
                 + cidr.addressBits());
-      } else if (spec.type() == AddressType.SERVICE && size != cidr.prefixLength()) {
+      } else if (spec.type() == AddressType.SERVICE && size != cidr.length()) {
         errors.add(
             "spec.blockSize: a service pool is a single block: blockSize must equal the prefix length of cidr ("
-                + cidr.prefixLength()
+                + cidr.length()
                 + ")");
       }
     }
@@ -181,7 +183,7 @@ public final class Validation {
     if (spec == null) {
       return List.of("spec: required");
     }
-    Cidr cidr = cidr("spec.cidr", spec.cidr(), errors);
+    IpPrefix cidr = cidr("spec.cidr", spec.cidr(), errors);
     if (spec.protocol() == null) {
       errors.add("spec.protocol: required (ipv4 or ipv6)");
     } else if (cidr != null && cidr.isIpv4() != (spec.protocol() == Protocol.IPV4)) {
@@ -206,19 +208,13 @@ public final class Validation {
     return errors;
   }
 
-  private static Cidr cidr(String path, String text, List<String> errors) {
+  private static IpPrefix cidr(String path, String text, List<String> errors) {
     if (text == null) {
       errors.add(path + ": required");
       return null;
     }
     try {
-      var cidr = Cidr.parse(text);
-      if (!cidr.isMasked()) {
-        errors.add(
-            path + ": must be a network address with no host bits set (" + cidr.masked() + ")");
-        return null;
-      }
-      return cidr;
+      return IpPrefix.parseNetwork(text);
     } catch (IllegalArgumentException e) {
       errors.add(path + ": " + e.getMessage());
       return null;
@@ -243,7 +239,7 @@ public final class Validation {
       return;
     }
     try {
-      Cidr.parseAddress(text);
+      Ip.parse(text);
     } catch (IllegalArgumentException e) {
       errors.add(path + ": must be an IPv4 or IPv6 address");
     }
@@ -254,7 +250,7 @@ public final class Validation {
       return;
     }
     try {
-      if (!(Cidr.parseAddress(text) instanceof java.net.Inet4Address)) {
+      if (!(Ip.parse(text) instanceof java.net.Inet4Address)) {
         errors.add(path + ": must be an IPv4 address (RFC 6286: a 4-octet BGP Identifier)");
       }
     } catch (IllegalArgumentException e) {

@@ -86,6 +86,11 @@ class CniInstallerTest {
 
   /** As a container runtime on the node: the plugin by its path, the CNI_* environment only. */
   private static Shell.Result plugin(String stdin, String... cniEnv) {
+    return pluginNamed("sart-cni", stdin, cniEnv);
+  }
+
+  /** The plugin {@code name} ({@code sart-cni}, or a chained one) as a runtime runs it. */
+  private static Shell.Result pluginNamed(String name, String stdin, String... cniEnv) {
     List<String> cmd = new ArrayList<>(List.of("env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"));
     cmd.addAll(List.of(cniEnv));
     cmd.addAll(
@@ -97,7 +102,7 @@ class CniInstallerTest {
             "--mount-proc=" + host.resolve("proc"),
             "chroot",
             host.toString(),
-            "/opt/cni/bin/sart-cni"));
+            "/opt/cni/bin/" + name));
     return Shell.exec(cmd, stdin);
   }
 
@@ -131,6 +136,12 @@ class CniInstallerTest {
     var version = plugin("{\"cniVersion\":\"1.0.0\"}", "CNI_COMMAND=VERSION");
     assertEquals(0, version.exitCode(), version.stdout() + version.stderr());
     assertTrue(version.stdout().contains("\"supportedVersions\":[\"0.3.0\""), version.stdout());
+    // the chained plugins: the same launcher under their names, installed beside it
+    for (String chained : List.of("sart-veth", "sart-router")) {
+      Shell.Result v = pluginNamed(chained, "{\"cniVersion\":\"1.0.0\"}", "CNI_COMMAND=VERSION");
+      assertEquals(0, v.exitCode(), chained + ": " + v.stdout() + v.stderr());
+      assertTrue(v.stdout().contains("\"supportedVersions\":[\"0.4.0\""), v.stdout());
+    }
 
     // installed again (a restarted init container): the same runtime is not copied again
     r = installer();

@@ -25,8 +25,8 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Sart;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Testbed;
@@ -34,6 +34,7 @@ import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +79,7 @@ class CniKubeIpamTest {
   private CniRuntime runtime;
   private final Map<String, Integer> given = new HashMap<>();
 
+  // createOr(update): under load fabric8 may retry a POST the mock server already took (409)
   @BeforeEach
   void setUp() {
     t = testbed.topology();
@@ -89,17 +91,17 @@ class CniKubeIpamTest {
             new AddressPool(
                 "default-pod-pool",
                 new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true)))
-        .create();
+        .createOr(NonDeletingOperation::update);
     client
         .resource(
             new AddressPool(
                 "team-pool", new AddressPoolSpec("203.0.113.0/25", AddressType.POD, 28, false)))
-        .create();
+        .createOr(NonDeletingOperation::update);
     client
         .resource(
             new AddressPool(
                 "pod-pool", new AddressPoolSpec("203.0.113.128/25", AddressType.POD, 28, false)))
-        .create();
+        .createOr(NonDeletingOperation::update);
     client
         .resource(
             new NamespaceBuilder()
@@ -108,10 +110,10 @@ class CniKubeIpamTest {
                 .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "team-pool")
                 .endMetadata()
                 .build())
-        .create();
+        .createOr(NonDeletingOperation::update);
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
-        .create();
+        .createOr(NonDeletingOperation::update);
   }
 
   @AfterEach

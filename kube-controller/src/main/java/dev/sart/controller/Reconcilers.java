@@ -34,7 +34,8 @@ final class Reconcilers implements AutoCloseable {
             : null;
     var adverts =
         config.mode().lb()
-            ? new AdvertisementReconciler(informers, config.loadBalancerClass(), metrics, events)
+            ? new AdvertisementReconciler(
+                informers, config.loadBalancerClass(), metrics, events, services.decisions())
             : null;
     // pools also serve service pools (their AddressBlock, deletion guard), so they run in every
     // mode

@@ -46,7 +46,8 @@ class CertgenRbacTest {
     return result;
   }
 
-  private static boolean allows(List<PolicyRule> rules, RbacTest.Access a, String name) {
+  private static boolean allows(
+      List<PolicyRule> rules, dev.sart.crds.testing.RbacAudit.Access a, String name) {
     return rules.stream()
         .anyMatch(
             r ->
@@ -119,7 +120,7 @@ class CertgenRbacTest {
         continue;
       }
       var path = request.getPath().replaceAll("\\?.*", "");
-      var access = RbacTest.access(request.getMethod(), request.getPath());
+      var access = dev.sart.crds.testing.RbacAudit.access(request.getMethod(), request.getPath());
       // the object's name: the last path segment of a named request (create names it in the body)
       String name = access.verb().equals("create") ? "" : path.substring(path.lastIndexOf('/') + 1);
       used.add(access.grant());

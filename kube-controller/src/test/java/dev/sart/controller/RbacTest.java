@@ -26,24 +26,17 @@ import dev.sart.crds.PeerConfig;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import dev.sart.crds.testing.RbacAudit;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,13 +68,6 @@ class RbacTest {
   private KubernetesClient controllerClient;
   private SartController controller;
 
-  /** One request as RBAC sees it. */
-  record Access(String verb, String group, String resource, String namespace) {
-    String grant() {
-      return verb + " " + (group.isEmpty() ? "" : group) + "/" + resource;
-    }
-  }
-
   @BeforeEach
   void setUp() {
     server = MockCluster.server();
@@ -100,63 +86,6 @@ class RbacTest {
     controllerClient.close();
     client.close();
     server.destroy();
-  }
-
-  /**
-   * {@code /api/v1/namespaces/ns/services/x/status?watch=true} → (watch, "", services/status, ns).
-   */
-  static Access access(String method, String pathAndQuery) {
-    var query =
-        pathAndQuery.contains("?") ? pathAndQuery.substring(pathAndQuery.indexOf('?') + 1) : "";
-    var path =
-        pathAndQuery.contains("?")
-            ? pathAndQuery.substring(0, pathAndQuery.indexOf('?'))
-            : pathAndQuery;
-    var parts = new ArrayList<>(List.of(path.substring(1).split("/")));
-    String group;
-    if (parts.getFirst().equals("api")) {
-      group = "";
-      parts = new ArrayList<>(parts.subList(2, parts.size()));
-    } else {
-      group = parts.get(1);
-      parts = new ArrayList<>(parts.subList(3, parts.size()));
-    }
-    String namespace = null;
-    if (parts.size() >= 3 && parts.getFirst().equals("namespaces")) {
-      namespace = parts.get(1);
-      parts = new ArrayList<>(parts.subList(2, parts.size()));
-    }
-    var resource = parts.getFirst() + (parts.size() > 2 ? "/" + parts.get(2) : "");
-    boolean named = parts.size() > 1;
-    var verb =
-        switch (method) {
-          case "GET" -> query.contains("watch=true") ? "watch" : named ? "get" : "list";
-          case "POST" -> "create";
-          case "PUT" -> "update";
-          case "PATCH" -> "patch";
-          case "DELETE" -> named ? "delete" : "deletecollection";
-          default -> throw new IllegalArgumentException(method);
-        };
-    return new Access(verb, group, resource, namespace);
-  }
-
-  private static boolean allows(List<PolicyRule> rules, Access access) {
-    return rules.stream()
-        .anyMatch(
-            r ->
-                r.getApiGroups().contains(access.group())
-                    && r.getResources().contains(access.resource())
-                    && r.getVerbs().contains(access.verb()));
-  }
-
-  private static List<HasMetadata> rbac() throws Exception {
-    var result = new ArrayList<HasMetadata>();
-    for (var doc : Files.readString(Path.of("manifests", "rbac.yaml")).split("(?m)^---$")) {
-      if (!doc.lines().allMatch(l -> l.isBlank() || l.startsWith("#"))) {
-        result.add(Serialization.unmarshal(doc));
-      }
-    }
-    return result;
   }
 
   private void node(String name, String ip, Map<String, String> labels) {
@@ -385,84 +314,16 @@ class RbacTest {
     controller.close();
     controller = null;
 
-    var objects = rbac();
-    var clusterRules =
-        objects.stream()
-            .filter(ClusterRole.class::isInstance)
-            .map(ClusterRole.class::cast)
-            .flatMap(r -> r.getRules().stream())
-            .toList();
-    var roles = objects.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
-    var used = new TreeSet<String>();
-    var denied = new TreeSet<String>();
-    int seen = 0;
+    var audit = new RbacAudit(Path.of("manifests", "rbac.yaml"));
     for (var request = server.takeRequest(1, TimeUnit.SECONDS);
         request != null;
         request = server.takeRequest(1, TimeUnit.SECONDS)) {
-      if (!AGENT.equals(request.getHeader("User-Agent"))) {
-        continue;
-      }
-      seen++;
-      var access = access(request.getMethod(), request.getPath());
-      used.add(access.grant());
-      boolean allowed =
-          allows(clusterRules, access)
-              || roles.stream()
-                  .anyMatch(
-                      r ->
-                          r.getMetadata().getNamespace().equals(access.namespace())
-                              && allows(r.getRules(), access));
-      if (!allowed) {
-        denied.add(
-            access.grant() + (access.namespace() == null ? "" : " in " + access.namespace()));
+      if (AGENT.equals(request.getHeader("User-Agent"))) {
+        audit.record(request.getMethod(), request.getPath());
       }
     }
-    assertTrue(seen > 50, "the controller's requests were recorded: " + seen);
-    assertEquals(Set.of(), denied, "requests the roles do not allow");
-
-    var granted = new TreeSet<String>();
-    for (var rule : clusterRules) {
-      for (var group : rule.getApiGroups()) {
-        for (var resource : rule.getResources()) {
-          rule.getVerbs().forEach(v -> granted.add(v + " " + group + "/" + resource));
-        }
-      }
-    }
-    for (var role : roles) {
-      for (var rule : role.getRules()) {
-        for (var group : rule.getApiGroups()) {
-          for (var resource : rule.getResources()) {
-            rule.getVerbs().forEach(v -> granted.add(v + " " + group + "/" + resource));
-          }
-        }
-      }
-    }
-    var unused = new TreeSet<>(granted);
-    unused.removeAll(used);
-    unused.removeAll(NOT_EXERCISED);
-    assertEquals(Set.of(), unused, "granted but not used");
-  }
-
-  @Test
-  void requestPathsMapToRbacAttributes() {
-    assertEquals(
-        new Access("watch", "", "services", null),
-        access("GET", "/api/v1/services?allowWatchBookmarks=true&watch=true"));
-    assertEquals(
-        new Access("patch", "", "services/status", "test"),
-        access("PATCH", "/api/v1/namespaces/test/services/s/status"));
-    assertEquals(
-        new Access("list", "sart.terassyi.net", "addressblocks", null),
-        access("GET", "/apis/sart.terassyi.net/v1alpha2/addressblocks"));
-    assertEquals(
-        new Access("get", "coordination.k8s.io", "leases", "kube-system"),
-        access(
-            "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/sart-controller"));
-    assertEquals(
-        new Access("create", "", "events", "test"),
-        access("POST", "/api/v1/namespaces/test/events"));
-    assertEquals(
-        new Access("delete", "sart.terassyi.net", "bgpadvertisements", "test"),
-        access("DELETE", "/apis/sart.terassyi.net/v1alpha2/namespaces/test/bgpadvertisements/a"));
+    assertTrue(audit.seen() > 50, "the controller's requests were recorded: " + audit.seen());
+    assertEquals(Set.of(), audit.denied(), "requests the roles do not allow");
+    assertEquals(Set.of(), audit.unused(NOT_EXERCISED), "granted but not used");
   }
 }

@@ -1,6 +1,7 @@
 package dev.sart.cli;
 
 import dev.sart.crds.AddressPool;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.Config;
@@ -168,7 +169,7 @@ final class ExplainCommands {
     public Integer call() {
       String canonical;
       try {
-        canonical = dev.sart.crds.Cidr.format(dev.sart.crds.Cidr.parseAddress(ip));
+        canonical = Ip.format(Ip.parse(ip));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("not an IP address: " + ip);
       }

@@ -1,7 +1,7 @@
 package dev.sart.cli;
 
-import dev.sart.crds.Cidr;
 import dev.sart.crds.NodeBGP;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.v1.LookupRouteResponse;
 import dev.sart.proto.v1.NextHop;
 import dev.sart.proto.v1.Route;
@@ -74,7 +74,7 @@ final class KernelRoutes {
     }
     Route route = r.getRoute();
     boolean host =
-        Cidr.parse(route.getDestination()).prefixLength() == (ip.contains(":") ? 128 : 32);
+        IpPrefix.parseCidr(route.getDestination()).length() == (ip.contains(":") ? 128 : 32);
     boolean onLink = route.getNextHopsCount() == 1 && route.getNextHops(0).getGateway().isEmpty();
     if (!host || !onLink) {
       return Link.broken(
@@ -116,8 +116,8 @@ final class KernelRoutes {
     if (r.getRoute().getType() != dev.sart.proto.v1.Type.Unicast) {
       return Link.broken("kernel", node, describe(r) + " drops what goes to " + ip, fix);
     }
-    int length = Cidr.parse(r.getRoute().getDestination()).prefixLength();
-    int blockLength = Cidr.parse(block).prefixLength();
+    int length = IpPrefix.parseCidr(r.getRoute().getDestination()).length();
+    int blockLength = IpPrefix.parseCidr(block).length();
     if (length >= blockLength) {
       return Link.ok("kernel", node, describe(r));
     }

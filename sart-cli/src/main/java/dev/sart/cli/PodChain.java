@@ -6,9 +6,10 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -75,7 +76,7 @@ final class PodChain {
     Optional<AddressBlock> block =
         blocks.stream()
             .filter(b -> b.getSpec() != null && b.getSpec().type() == AddressType.POD)
-            .filter(b -> Cidr.parse(b.getSpec().cidr()).contains(Cidr.parseAddress(ip)))
+            .filter(b -> IpPrefix.parseCidr(b.getSpec().cidr()).contains(Ip.parse(ip)))
             .findFirst();
     if (block.isEmpty()) {
       var pool = ServiceChain.poolOf(pools, ip);

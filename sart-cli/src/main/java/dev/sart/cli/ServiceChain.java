@@ -5,8 +5,9 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -403,7 +404,7 @@ final class ServiceChain {
 
   static boolean contains(AddressPool p, String ip) {
     try {
-      return Cidr.parse(p.getSpec().cidr()).contains(Cidr.parseAddress(ip));
+      return IpPrefix.parseCidr(p.getSpec().cidr()).contains(Ip.parse(ip));
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -426,12 +427,12 @@ final class ServiceChain {
     if (p.getStatus() != null && p.getStatus().addressesTotal() != null) {
       return new BigInteger(p.getStatus().addressesTotal());
     }
-    Cidr c = Cidr.parse(p.getSpec().cidr());
+    IpPrefix c = IpPrefix.parseCidr(p.getSpec().cidr());
     BigInteger size = c.size();
     if (!p.getSpec().allowFirstLastOrFalse()) {
-      if (c.isIpv4() && c.prefixLength() <= 30) {
+      if (c.isIpv4() && c.length() <= 30) {
         size = size.subtract(BigInteger.TWO);
-      } else if (!c.isIpv4() && c.prefixLength() < 127) {
+      } else if (!c.isIpv4() && c.length() < 127) {
         size = size.subtract(BigInteger.ONE);
       }
     }
@@ -439,11 +440,11 @@ final class ServiceChain {
   }
 
   private static long inUse(List<Service> all, AddressPool p) {
-    Set<InetAddress> held = new TreeSet<>((a, b) -> Cidr.toNumber(a).compareTo(Cidr.toNumber(b)));
+    Set<InetAddress> held = new TreeSet<>((a, b) -> Ip.toNumber(a).compareTo(Ip.toNumber(b)));
     for (Service s : all) {
       for (String ip : ingress(s)) {
         if (contains(p, ip)) {
-          held.add(Cidr.parseAddress(ip));
+          held.add(Ip.parse(ip));
         }
       }
     }

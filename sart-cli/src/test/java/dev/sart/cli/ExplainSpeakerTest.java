@@ -153,7 +153,7 @@ class ExplainSpeakerTest {
         b.path("summary").asText().contains("export policy no-lb rejects it at statement 1"),
         b::toString);
     assertTrue(b.path("fix").asText().startsWith("change export policy no-lb"), b::toString);
-    assertTrue(frr.routes(dev.sart.testbed.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
+    assertTrue(frr.routes(dev.sart.net.IpPrefix.parse(IP + "/32")).isEmpty(), "FRR agrees");
     sample("explain-service-policy.txt", cluster.explain("service", "default/web").out());
   }
 
@@ -366,7 +366,7 @@ class ExplainSpeakerTest {
               + frr.vtysh("show bgp ipv4 unicast neighbors 192.0.2.1 advertised-routes"),
           e);
     }
-    assertTrue(frr.routes(dev.sart.testbed.IpPrefix.parse(IP + "/32")).size() > 0, "FRR keeps it");
+    assertTrue(frr.routes(dev.sart.net.IpPrefix.parse(IP + "/32")).size() > 0, "FRR keeps it");
   }
 
   private static PeerConfig peerConfig(String name, String address) throws Exception {

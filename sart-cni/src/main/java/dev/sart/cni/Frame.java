@@ -21,7 +21,9 @@ import java.util.Map;
  * </pre>
  *
  * The request carries the {@code CNI_*} environment and stdin exactly as the runtime gave them; the
- * response is what the plugin prints and the code it exits with. Nothing is parsed here.
+ * response is what the plugin prints and the code it exits with. Nothing is parsed here. A chained
+ * plugin ({@code sart-veth}, {@code sart-router}) adds one more entry, {@link #PLUGIN}{@code
+ * =its-name}; a request without it comes from {@code sart-cni}, whose frames are unchanged.
  *
  * <p>The one definition of the framing: the plugin encodes requests and decodes responses with it,
  * the agent's {@code CniServer} decodes requests and encodes responses with it.
@@ -29,6 +31,12 @@ import java.util.Map;
 public final class Frame {
   static final byte[] MAGIC = {'S', 'C', 'N', 'I'};
   static final int VERSION = 1;
+
+  /**
+   * The request's environment entry naming the chained plugin that called; absent: {@code
+   * sart-cni}. Not a {@code CNI_*} name, so it never collides with the runtime's variables.
+   */
+  public static final String PLUGIN = "SART_PLUGIN";
 
   /** No netconf or result is anywhere near this; a larger length is a broken stream. */
   static final int MAX_BYTES = 16 << 20;

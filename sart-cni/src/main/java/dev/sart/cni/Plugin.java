@@ -23,19 +23,52 @@ public final class Plugin {
   /** CNI spec versions this plugin (with its agent) speaks. */
   public static final String[] SUPPORTED_VERSIONS = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
 
+  /**
+   * CNI spec versions of the chained plugins {@code sart-veth} and {@code sart-router}: they need
+   * {@code prevResult} and CHECK, which the spec has from 0.4.0.
+   */
+  public static final String[] CHAINED_VERSIONS = {"0.4.0", "1.0.0", "1.1.0"};
+
+  /** The main plugin: the pod's interface, its address, its routes. */
+  public static final String SART_CNI = "sart-cni";
+
+  /** Chained after a main plugin such as macvlan: a veth to the node (issue 27). */
+  public static final String SART_VETH = "sart-veth";
+
+  /** Chained after a pod's secondary interface: east-west over eth0, north-south over it. */
+  public static final String SART_ROUTER = "sart-router";
+
   /** The agent's socket when the configuration names none (sart's default). */
   public static final String DEFAULT_ENDPOINT = "/var/run/sart.sock";
 
   static final double DEFAULT_TIMEOUT_SECONDS = 60;
 
+  private final String name;
+  private final String[] versions;
   private final Map<String, String> env;
   private final byte[] stdin;
   private final OutputStream stdout;
 
+  /** {@code sart-cni}. */
   public Plugin(Map<String, String> env, byte[] stdin, OutputStream stdout) {
+    this(SART_CNI, env, stdin, stdout);
+  }
+
+  /**
+   * The plugin {@code name}: {@link #SART_VETH} or {@link #SART_ROUTER} (chained), anything else is
+   * {@code sart-cni}.
+   */
+  public Plugin(String name, Map<String, String> env, byte[] stdin, OutputStream stdout) {
+    this.name = chained(name) ? name : SART_CNI;
+    this.versions = chained(name) ? CHAINED_VERSIONS : SUPPORTED_VERSIONS;
     this.env = env;
     this.stdin = stdin;
     this.stdout = stdout;
+  }
+
+  /** Whether {@code name} is one of the chained plugins. */
+  public static boolean chained(String name) {
+    return SART_VETH.equals(name) || SART_ROUTER.equals(name);
   }
 
   /** Runs the command and returns the exit code; the output is written to stdout. */
@@ -68,7 +101,7 @@ public final class Plugin {
             new CniError(
                 CniError.INVALID_ENVIRONMENT,
                 "unknown CNI_COMMAND " + command,
-                "sart-cni understands ADD, DEL, CHECK, STATUS, GC and VERSION"));
+                name + " understands ADD, DEL, CHECK, STATUS, GC and VERSION"));
       }
     }
   }
@@ -76,13 +109,13 @@ public final class Plugin {
   /** CNI spec §"VERSION": the versions supported, in the version the configuration asked for. */
   private int version(String requested) throws IOException {
     String v =
-        requested != null && supported(requested)
+        requested != null && java.util.Arrays.asList(versions).contains(requested)
             ? requested
-            : SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.length - 1];
+            : versions[versions.length - 1];
     StringBuilder sb =
         new StringBuilder("{\"cniVersion\":\"").append(v).append("\",\"supportedVersions\":[");
-    for (int i = 0; i < SUPPORTED_VERSIONS.length; i++) {
-      sb.append(i == 0 ? "\"" : ",\"").append(SUPPORTED_VERSIONS[i]).append('"');
+    for (int i = 0; i < versions.length; i++) {
+      sb.append(i == 0 ? "\"" : ",\"").append(versions[i]).append('"');
     }
     stdout.write(sb.append("]}\n").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     stdout.flush();
@@ -109,8 +142,12 @@ public final class Plugin {
     }
     double timeout = conf.timeoutSeconds() > 0 ? conf.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
     Map<String, String> cni = new TreeMap<>();
-    for (String name : Frame.cniVariables(env)) {
-      cni.put(name, env.get(name));
+    for (String v : Frame.cniVariables(env)) {
+      cni.put(v, env.get(v));
+    }
+    if (!name.equals(SART_CNI)) {
+      // sart-cni's frames stay as they were; the agent reads a frame without it as sart-cni's
+      cni.put(Frame.PLUGIN, name);
     }
     byte[] request = Frame.encodeRequest(cni, stdin);
     Frame.Response response;

@@ -55,6 +55,23 @@ final class Training {
                   "/usr/bin"),
               conf);
         }
+        // the chained plugins: the same code with the plugin's name in the frame
+        for (String plugin : new String[] {Plugin.SART_VETH, Plugin.SART_ROUTER}) {
+          for (String command : new String[] {"VERSION", "ADD"}) {
+            run(
+                plugin,
+                Map.of(
+                    "CNI_COMMAND",
+                    command,
+                    "CNI_CONTAINERID",
+                    "c" + round,
+                    "CNI_NETNS",
+                    "/var/run/netns/x",
+                    "CNI_IFNAME",
+                    "net1"),
+                conf);
+          }
+        }
         // the agent is not there: TryAgainLater
         run(
             Map.of("CNI_COMMAND", "ADD"),
@@ -70,11 +87,16 @@ final class Training {
 
   /** Through {@link SartCni#run} with the real environment map type, as main calls it. */
   private static void run(Map<String, String> env, String conf) throws IOException {
+    run(Plugin.SART_CNI, env, conf);
+  }
+
+  private static void run(String plugin, Map<String, String> env, String conf) throws IOException {
     Map<String, String> real = new java.util.HashMap<>(System.getenv());
     real.keySet().removeIf(k -> k.startsWith("CNI_"));
     real.putAll(env);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     SartCni.run(
+        plugin,
         new String[0],
         real,
         new ByteArrayInputStream(conf.getBytes(StandardCharsets.UTF_8)),

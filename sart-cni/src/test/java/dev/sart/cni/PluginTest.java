@@ -56,6 +56,61 @@ class PluginTest {
   }
 
   @Test
+  void theChainedPluginsAnswerVersionWithTheVersionsThatHavePrevResultAndCheck() throws Exception {
+    for (String plugin : List.of(Plugin.SART_VETH, Plugin.SART_ROUTER)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      int code =
+          new Plugin(
+                  plugin,
+                  Map.of("CNI_COMMAND", "VERSION"),
+                  "{\"cniVersion\":\"0.4.0\"}".getBytes(StandardCharsets.UTF_8),
+                  out)
+              .run();
+      assertEquals(0, code);
+      assertEquals(
+          "{\"cniVersion\":\"0.4.0\",\"supportedVersions\":[\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n",
+          out.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void aChainedPluginNamesItselfInTheFrameAndSartCniSendsTheFrameAsBefore() throws Exception {
+    Path sock = dir.resolve("agent.sock");
+    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      server.bind(UnixDomainSocketAddress.of(sock));
+      String conf = "{\"cniVersion\":\"1.1.0\",\"endpoint\":\"" + sock + "\"}";
+      for (String plugin : List.of(Plugin.SART_VETH, Plugin.SART_ROUTER, "sart-cni", "renamed")) {
+        AtomicReference<Frame.Request> seen = new AtomicReference<>();
+        Thread agent =
+            Thread.ofVirtual()
+                .start(
+                    () -> {
+                      try (SocketChannel c = server.accept()) {
+                        seen.set(Frame.decodeRequest(Channels.newInputStream(c)));
+                        c.write(ByteBuffer.wrap(Frame.encodeResponse(0, new byte[0])));
+                      } catch (Exception e) {
+                        throw new RuntimeException(e);
+                      }
+                    });
+        int code =
+            new Plugin(
+                    plugin,
+                    Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"),
+                    conf.getBytes(StandardCharsets.UTF_8),
+                    new ByteArrayOutputStream())
+                .run();
+        agent.join();
+        assertEquals(0, code);
+        Map<String, String> want =
+            Plugin.chained(plugin)
+                ? Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc", Frame.PLUGIN, plugin)
+                : Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc");
+        assertEquals(want, seen.get().env(), plugin);
+      }
+    }
+  }
+
+  @Test
   void anAbsentAgentSocketIsTryAgainLaterAndForStatusNotAvailable() throws Exception {
     String conf = "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}";
     Outcome add = run(Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "x"), conf);
@@ -254,6 +309,25 @@ class PluginTest {
     }
     assertEquals(List.of(conf.resolve("10-netconf.conflist")), Files.list(conf).toList());
     assertEquals(netconf, Files.readString(conf.resolve("10-netconf.conflist")));
+    // an image without the chained plugins installs sart-cni all the same
+    Path old = Files.createDirectories(dir.resolve("old"));
+    Path oldBin = dir.resolve("old-bin");
+    for (String b : List.of("sart-cni.jar", "sart-cni.aot", "sart-cni")) {
+      Files.writeString(old.resolve(b), "content of " + b);
+    }
+    ByteArrayOutputStream oldLog = new ByteArrayOutputStream();
+    assertEquals(
+        0,
+        Installer.run(
+            new String[] {
+              "--bin-dir", oldBin.toString(), "--conf-dir=" + conf, "--src-bin-dir", old.toString()
+            },
+            Map.of("CNI_NETCONF", netconf),
+            new PrintStream(oldLog)),
+        oldLog.toString());
+    assertTrue(Files.exists(oldBin.resolve("sart-cni")));
+    assertFalse(Files.exists(oldBin.resolve("sart-veth")));
+    assertTrue(oldLog.toString().contains("sart-veth is not installed"), oldLog.toString());
     assertEquals(
         1,
         Installer.run(

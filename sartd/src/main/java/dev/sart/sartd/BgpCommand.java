@@ -108,6 +108,13 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
               + " the agent calls it after its first pass)")
   boolean awaitLocalPaths;
 
+  @Option(
+      names = "--graceful-restart",
+      description =
+          "be the restarting speaker of RFC 4724 §4.1 unless the file says graceful_restart:"
+              + " {enabled: false} (sartd node passes it; default: only when the file enables it)")
+  boolean gracefulRestart;
+
   @Mixin LogOptions log;
 
   @Override
@@ -188,7 +195,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     }
     BgpServer server = new BgpServer(port);
     dev.sart.bgp.peer.RestartingSpeaker.Settings restart =
-        restartSettings(cfg == null ? null : cfg.gracefulRestart());
+        restartSettings(cfg == null ? null : cfg.gracefulRestart(), gracefulRestart);
     if (restart != null) {
       server.restartGracefully(restart.withAwaitLocalPaths(true));
     }
@@ -273,7 +280,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (cfg.routerId() != null) {
       routerId("router_id", cfg.routerId());
     }
-    restartSettings(cfg.gracefulRestart());
+    restartSettings(cfg.gracefulRestart(), false);
     List<BgpConfigFile.Neighbor> neighbors = cfg.neighbors() == null ? List.of() : cfg.neighbors();
     Map<String, dev.sart.bgp.policy.Policy> defined = new java.util.HashMap<>();
     PolicyConfig.policies(cfg).forEach(p -> defined.put(p.name(), p));
@@ -337,23 +344,25 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
 
   /**
    * The speaker's own graceful restart (RFC 4724 §4.1) from the file's {@code graceful_restart};
-   * null: off.
+   * null: off. Off unless the file sets {@code enabled: true} or {@code byDefault} (sartd node's
+   * {@code --graceful-restart}) and the file does not set {@code enabled: false}: as with FRR, BIRD
+   * and GoBGP, a standalone speaker is not the restarting one unless told, since the role defers
+   * what it sends after every start until its peers' End-of-RIB (bgp/README.md).
    */
-  static dev.sart.bgp.peer.RestartingSpeaker.Settings restartSettings(BgpConfigFile.RestartDef r) {
+  static dev.sart.bgp.peer.RestartingSpeaker.Settings restartSettings(
+      BgpConfigFile.RestartDef r, boolean byDefault) {
     var d = dev.sart.bgp.peer.RestartingSpeaker.Settings.DEFAULT;
-    if (r == null) {
-      return d;
-    }
-    if (Boolean.FALSE.equals(r.enabled())) {
-      return null;
-    }
-    Integer t = r.selectionDeferralTime();
+    Integer t = r == null ? null : r.selectionDeferralTime();
     if (t != null && (t < 0 || t > 3600)) {
       throw new IllegalArgumentException(
           "graceful_restart.selection_deferral_time: " + t + " seconds: 0..3600");
     }
+    boolean enabled = r == null || r.enabled() == null ? byDefault : r.enabled();
+    if (!enabled) {
+      return null;
+    }
     return new dev.sart.bgp.peer.RestartingSpeaker.Settings(
-        !Boolean.FALSE.equals(r.forwardingState()),
+        r == null || !Boolean.FALSE.equals(r.forwardingState()),
         t == null ? d.selectionDeferral() : Duration.ofSeconds(t),
         d.awaitLocalPaths());
   }

@@ -29,10 +29,11 @@ record BgpConfigFile(
     @JsonProperty("cluster_id") String clusterId) {
 
   /**
-   * The speaker's own graceful restart (RFC 4724 §4.1, an addition): {@code enabled} (default
-   * true), {@code forwarding_state} (default true: the Forwarding State bit of every family, the
-   * kernel routes being kept across a restart), {@code selection_deferral_time} (seconds, 0..3600,
-   * default 60: the longest a restart waits for the peers' End-of-RIB and the local paths).
+   * The speaker's own graceful restart (RFC 4724 §4.1, an addition): {@code enabled} (default false
+   * for sartd bgp, true for sartd node), {@code forwarding_state} (default true: the Forwarding
+   * State bit of every family, the kernel routes being kept across a restart), {@code
+   * selection_deferral_time} (seconds, 0..3600, default 60: the longest a restart waits for the
+   * peers' End-of-RIB and the local paths).
    */
   record RestartDef(
       Boolean enabled,

@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +22,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Run the BGP speaker and the node agent together")
 final class NodeCommand implements java.util.concurrent.Callable<Integer> {
-  private static final Logger LOG = Logger.getLogger(NodeCommand.class.getName());
 
   @Option(
       names = {"-f", "--file"},
@@ -109,6 +106,15 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       defaultValue = "30")
   int resync;
 
+  @Option(
+      names = "--warmup",
+      paramLabel = "ROUTES",
+      description =
+          "the speaker's warm-up before it listens (sartd bgp --warmup); default ${DEFAULT-VALUE}:"
+              + " a node's speaker serves at once, its start costs no warm-up CPU or heap",
+      defaultValue = "${sys:sart.bgp.warmup:-0}")
+  int warmup;
+
   @Mixin LogOptions log;
 
   /**
@@ -136,7 +142,16 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     List<String> bgpArgs =
         new ArrayList<>(
             List.of(
-                "--api", api, "--port", Integer.toString(port), "-l", log.level, "-d", log.format));
+                "--api",
+                api,
+                "--port",
+                Integer.toString(port),
+                "--warmup",
+                Integer.toString(warmup),
+                "-l",
+                log.level,
+                "-d",
+                log.format));
     if (file != null) {
       bgpArgs.addAll(List.of("-f", file.toString()));
     }
@@ -144,7 +159,7 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       bgpArgs.addAll(List.of("--metrics-address", bgpMetricsAddress));
     }
     // the agent re-adds the Services' and blocks' paths and then says so (RFC 4724 §4.1)
-    bgpArgs.add("--await-local-paths");
+    bgpArgs.addAll(List.of("--graceful-restart", "--await-local-paths"));
     List<String> agentArgs =
         new ArrayList<>(
             List.of(
@@ -180,19 +195,8 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     bgp.parseArgs(bgpArgs.toArray(String[]::new));
     CommandLine agent = new CommandLine(new AgentCommand());
     agent.parseArgs(agentArgs.toArray(String[]::new));
-    Thread speaker =
-        Thread.ofPlatform()
-            .name("sartd-bgp")
-            .start(
-                () -> {
-                  try {
-                    ((BgpCommand) bgp.getCommand()).call();
-                  } catch (Exception e) {
-                    LOG.log(
-                        Level.SEVERE, "event=speaker-failed reason=\"" + e.getMessage() + "\"", e);
-                    System.exit(1);
-                  }
-                });
+    Parts parts = Parts.ofProcess();
+    Thread speaker = parts.start("bgp", ((BgpCommand) bgp.getCommand())::call);
     if (!noFib) {
       FibConfig fc =
           fibConfig != null
@@ -201,21 +205,16 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
       FibCommand fibCommand = new FibCommand();
       fibCommand.metrics = fibMetrics;
       // the FIB's subscriber retries until the speaker's API answers
-      Thread.ofPlatform()
-          .name("sartd-fib")
-          .start(
-              () -> {
-                try {
-                  fibCommand.run(fc);
-                } catch (Exception e) {
-                  LOG.log(Level.SEVERE, "event=fib-failed reason=\"" + e.getMessage() + "\"", e);
-                  System.exit(1);
-                }
-              });
+      parts.start(
+          "fib",
+          () -> {
+            fibCommand.run(fc);
+            return null;
+          });
     }
     // the agent retries until the speaker's API answers
-    int rc = ((AgentCommand) agent.getCommand()).call();
+    Integer rc = parts.run("agent", ((AgentCommand) agent.getCommand())::call);
     speaker.join();
-    return rc;
+    return rc == null ? 1 : rc;
   }
 }

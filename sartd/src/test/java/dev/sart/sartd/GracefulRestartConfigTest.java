@@ -59,18 +59,24 @@ class GracefulRestartConfigTest {
     Files.writeString(f, "asn: 65001\nrouter_id: 192.0.2.1\n" + yaml + "\n");
     ConfigFile<BgpConfigFile> file = ConfigFile.read(f, BgpConfigFile.class);
     file.check(BgpCommand::check);
-    return BgpCommand.restartSettings(file.value().gracefulRestart());
+    return BgpCommand.restartSettings(file.value().gracefulRestart(), byDefault);
   }
 
+  private boolean byDefault;
+
   @Test
-  void theSpeakersOwnRestartIsOnByDefaultWithForwardingStateAnd60SecondsOfDeferral()
+  void theSpeakersOwnRestartIsOffInSartdBgpUnlessEnabledAndOnInSartdNodeUnlessDisabled()
       throws Exception {
+    assertEquals(null, speaker(""), "sartd bgp, nothing said");
+    assertEquals(
+        new dev.sart.bgp.peer.RestartingSpeaker.Settings(false, Duration.ofSeconds(5), false),
+        speaker(
+            "graceful_restart: {enabled: true, forwarding_state: false,"
+                + " selection_deferral_time: 5}"));
+    byDefault = true; // sartd node: --graceful-restart
     assertEquals(
         new dev.sart.bgp.peer.RestartingSpeaker.Settings(true, Duration.ofSeconds(60), false),
         speaker(""));
-    assertEquals(
-        new dev.sart.bgp.peer.RestartingSpeaker.Settings(false, Duration.ofSeconds(5), false),
-        speaker("graceful_restart: {forwarding_state: false, selection_deferral_time: 5}"));
     assertEquals(null, speaker("graceful_restart: {enabled: false}"));
   }
 

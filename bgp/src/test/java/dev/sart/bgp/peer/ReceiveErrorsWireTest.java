@@ -1,5 +1,6 @@
 package dev.sart.bgp.peer;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -259,20 +260,23 @@ class ReceiveErrorsWireTest {
     assertEquals(State.ESTABLISHED, peer.status().state());
     second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(update(BASE, "18c63364"))));
     second.runPendingTasks();
-    Thread.sleep(50);
-    assertTrue(
-        rib.query(v -> v.route(p).paths().size() == 1 && !rib.isStale(v.route(p).paths().get(0)))
-            .join(),
-        "sent again: one path, not stale");
+    // the RIB takes the UPDATE on its own thread
+    await("sent again: one path, not stale")
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                rib.query(
+                        v ->
+                            v.route(p).paths().size() == 1
+                                && !rib.isStale(v.route(p).paths().get(0)))
+                    .join());
     assertTrue(rib.query(v -> rib.isStale(v.route(q).paths().get(0))).join());
     // its End-of-RIB: the route it did not send again goes
     second.writeInbound(Unpooled.wrappedBuffer(HEX.parseHex(MARKER + "0017" + "02" + "00000000")));
     second.runPendingTasks();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (rib.query(v -> v.route(q)).join() != null && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertEquals(null, rib.query(v -> v.route(q)).join());
+    await("the stale route goes")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> rib.query(v -> v.route(q)).join() == null);
     assertEquals(1, rib.query(v -> v.size()).join());
     second.finishAndReleaseAll();
   }

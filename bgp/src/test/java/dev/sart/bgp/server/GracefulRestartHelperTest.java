@@ -32,11 +32,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -62,33 +59,10 @@ class GracefulRestartHelperTest {
   private Peer peer;
   private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Long> withdrawals = new ConcurrentLinkedQueue<>();
-  private final java.util.concurrent.atomic.AtomicLong endOfRibAt =
-      new java.util.concurrent.atomic.AtomicLong();
-  private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler endOfRib =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          if (String.valueOf(r.getMessage()).contains("event=end-of-rib")) {
-            endOfRibAt.compareAndSet(0, r.getMillis());
-          }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-
-  @BeforeEach
-  void watchTheLog() {
-    peerLog.addHandler(endOfRib);
-  }
+  @RegisterExtension final LogCapture peerLog = new LogCapture(Peer.class.getName());
 
   @AfterEach
   void stop() {
-    peerLog.removeHandler(endOfRib);
     if (channel != null) {
       channel.shutdownNow();
       grpc.shutdownNow();
@@ -210,7 +184,7 @@ class GracefulRestartHelperTest {
     // nothing was withdrawn before FRR's End-of-RIB (FRR 8.4, not restarting as far as it knows,
     // may send its End-of-RIB before its own routes: then the route sent again comes back right
     // after it, as FRR as a helper would do too)
-    long endOfRib = endOfRibAt.get();
+    long endOfRib = endOfRibAt();
     assertTrue(endOfRib > 0, "FRR's End-of-RIB was seen");
     metrics.refresh();
     assertEquals(0.0, staleGauge(registry, "ipv4"), "no stale routes after the End-of-RIB");
@@ -245,6 +219,15 @@ class GracefulRestartHelperTest {
     double after = (System.nanoTime() - killed) / 1e9;
     assertTrue(after >= 4.5, () -> "flushed after " + after + " s, before the restart time");
     assertEquals(List.of("198.51.100.0/25"), List.copyOf(withdrawn));
-    assertEquals(0, endOfRibAt.get());
+    assertEquals(0, endOfRibAt());
+  }
+
+  /** When the first {@code event=end-of-rib} was logged (epoch ms), 0 if never. */
+  private long endOfRibAt() {
+    return peerLog.records().stream()
+        .filter(r -> String.valueOf(r.getMessage()).contains("event=end-of-rib"))
+        .mapToLong(LogRecord::getMillis)
+        .findFirst()
+        .orElse(0);
   }
 }

@@ -18,24 +18,18 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import java.io.DataInputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -48,15 +42,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and logged at a falling rate.
  */
 class PassiveEstablishmentTest {
-  private static final HexFormat HEX = HexFormat.of();
-  private static final String MARKER = "ffffffffffffffffffffffffffffffff";
+  private static final String MARKER = RawBgp.MARKER;
 
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private ExecutorService clientSide;
-  private Logger bgpLogger;
-  private Level bgpLevel;
-  private Handler capture;
+  @RegisterExtension final LogCapture bgpLog = new LogCapture("dev.sart.bgp", Level.FINE);
 
   @AfterEach
   void stop() {
@@ -65,10 +56,6 @@ class PassiveEstablishmentTest {
     }
     if (clientSide != null) {
       clientSide.shutdownNow();
-    }
-    if (capture != null) {
-      bgpLogger.removeHandler(capture);
-      bgpLogger.setLevel(bgpLevel);
     }
   }
 
@@ -176,22 +163,8 @@ class PassiveEstablishmentTest {
         () -> {
           try (Socket s = new Socket(InetAddress.getByName("192.0.2.1"), 179)) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(HEX.parseHex(hex));
-            s.getOutputStream().flush();
-            List<String> got = new ArrayList<>();
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            while (true) {
-              byte[] header = new byte[19];
-              try {
-                in.readFully(header);
-              } catch (java.io.EOFException | java.net.SocketException e) {
-                return got;
-              }
-              int length = ((header[16] & 0xff) << 8) | (header[17] & 0xff);
-              byte[] m = Arrays.copyOf(header, length);
-              in.readFully(m, 19, length - 19);
-              got.add(m[18] == 1 ? "OPEN" : HEX.formatHex(m));
-            }
+            RawBgp.send(s, hex);
+            return RawBgp.readUntilClosed(s);
           }
         });
   }
@@ -219,26 +192,6 @@ class PassiveEstablishmentTest {
     t.link(sart, other).addresses("192.0.2.1/24", "192.0.2.2/24");
     server = speaker(sart, "192.0.2.1");
 
-    ConcurrentLinkedQueue<LogRecord> seen = new ConcurrentLinkedQueue<>();
-    bgpLogger = Logger.getLogger("dev.sart.bgp");
-    bgpLevel = bgpLogger.getLevel();
-    capture =
-        new Handler() {
-          @Override
-          public void publish(LogRecord r) {
-            seen.add(r);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    capture.setLevel(Level.ALL);
-    bgpLogger.setLevel(Level.FINE);
-    bgpLogger.addHandler(capture);
-
     List<String> addresses = new ArrayList<>();
     for (int i = 1; i <= 10; i++) {
       addresses.add("198.51.100." + i); // no route
@@ -258,7 +211,7 @@ class PassiveEstablishmentTest {
                 server.peers().stream().noneMatch(pe -> pe.status().state() == State.ESTABLISHED));
     long elapsed = System.nanoTime() - start;
 
-    List<LogRecord> all = new ArrayList<>(seen);
+    List<LogRecord> all = bgpLog.records();
     List<LogRecord> logged = all.stream().filter(r -> r.getLevel().intValue() >= 800).toList();
     // every attempt that failed, logged or not (FINE), and how many in a row each peer reached
     Pattern failure = Pattern.compile("peer=(\\S+) event=connect-failed .* failed-in-a-row=(\\d+)");

@@ -189,7 +189,7 @@ class PolicyInteropTest {
     assertTrue(
         r.communities().containsAll(List.of("65001:42", "65001:1:2")), r.communities()::toString);
     assertTrue(
-        frr.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.128/25")).isEmpty(),
+        frr.routes(dev.sart.net.IpPrefix.parse("203.0.113.128/25")).isEmpty(),
         "denied by the prefix list");
 
     // a new export policy applies at once: the /24 is withdrawn, the /25 announced
@@ -307,7 +307,7 @@ class PolicyInteropTest {
     await()
         .during(Duration.ofSeconds(1))
         .atMost(Duration.ofSeconds(3))
-        .until(() -> !bird.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).isEmpty());
+        .until(() -> !bird.routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24")).isEmpty());
 
     // we ask; BIRD answers between BoRR and EoRR; its route stays with us
     p.requestRouteRefresh();
@@ -344,7 +344,7 @@ class PolicyInteropTest {
     await("203.0.113.0/24 still on FRR after the EoRR")
         .during(Duration.ofMillis(1500))
         .atMost(Duration.ofSeconds(3))
-        .until(() -> !frr.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).isEmpty());
+        .until(() -> !frr.routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24")).isEmpty());
 
     // FRR sends its Adj-RIB-Out again: we take it as an implicit replacement
     long updatesReceived = p.status().received()[UPDATE];

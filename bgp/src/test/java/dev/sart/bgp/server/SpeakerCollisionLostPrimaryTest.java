@@ -1,5 +1,13 @@
 package dev.sart.bgp.server;
 
+import static dev.sart.bgp.server.RawBgp.KEEPALIVE;
+import static dev.sart.bgp.server.RawBgp.NOTIFICATION;
+import static dev.sart.bgp.server.RawBgp.OPEN;
+import static dev.sart.bgp.server.RawBgp.keepalive;
+import static dev.sart.bgp.server.RawBgp.notification;
+import static dev.sart.bgp.server.RawBgp.open;
+import static dev.sart.bgp.server.RawBgp.read;
+import static dev.sart.bgp.server.RawBgp.send;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -11,16 +19,10 @@ import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import java.io.DataInputStream;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,10 +41,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (closed silently, or with a NOTIFICATION), we must still try again and come up.
  */
 class SpeakerCollisionLostPrimaryTest {
-  private static final int OPEN = 1;
-  private static final int NOTIFICATION = 3;
-  private static final int KEEPALIVE = 4;
-
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private ExecutorService peerSide;
@@ -66,13 +64,7 @@ class SpeakerCollisionLostPrimaryTest {
     Node peer = t.node("peer");
     t.link(sart, peer).addresses("192.0.2.1/29", "192.0.2.2/29");
     peerSide = Executors.newSingleThreadExecutor(NamespaceThreads.factory(peer, "fake-peer"));
-    ServerSocket listener =
-        in(
-            () -> {
-              ServerSocket s = new ServerSocket();
-              s.bind(new InetSocketAddress(InetAddress.getByName("192.0.2.2"), 179));
-              return s;
-            });
+    ServerSocket listener = RawBgp.listen(peerSide, "192.0.2.2");
     listener.setSoTimeout(20_000);
     server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
     server.setLocalAs(65001);
@@ -101,7 +93,7 @@ class SpeakerCollisionLostPrimaryTest {
             .until(() -> p.status().state() == State.OPEN_SENT);
         // the peer drops its connection as well before sending its OPEN on it
         if (drop.equals("ceased")) {
-          send(theirs, cease());
+          send(theirs, notification(6, 7));
         }
       }
       // the speaker tries again rather than staying in Idle
@@ -118,60 +110,5 @@ class SpeakerCollisionLostPrimaryTest {
 
   private <T> T in(Callable<T> c) throws Exception {
     return peerSide.submit(c).get();
-  }
-
-  /** One whole message (header included). */
-  private static byte[] read(Socket s) throws IOException {
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    byte[] header = new byte[19];
-    in.readFully(header);
-    int length = ((header[16] & 0xff) << 8) | (header[17] & 0xff);
-    byte[] m = Arrays.copyOf(header, length);
-    in.readFully(m, 19, length - 19);
-    return m;
-  }
-
-  private static void send(Socket s, byte[] m) throws IOException {
-    OutputStream out = s.getOutputStream();
-    out.write(m);
-    out.flush();
-  }
-
-  /**
-   * RFC 4271 §4.2 with the multiprotocol (IPv4 unicast, RFC 4760) and 4-octet AS (RFC 6793)
-   * capabilities.
-   */
-  private static byte[] open(int asn, String id) throws IOException {
-    byte[] caps = {2, 12, 1, 4, 0, 1, 0, 1, 65, 4, 0, 0, (byte) (asn >> 8), (byte) asn};
-    ByteBuffer b = ByteBuffer.allocate(19 + 10 + caps.length);
-    header(b, b.capacity(), OPEN);
-    b.put((byte) 4)
-        .putShort((short) asn)
-        .putShort((short) 90)
-        .put(InetAddress.getByName(id).getAddress())
-        .put((byte) caps.length)
-        .put(caps);
-    return b.array();
-  }
-
-  private static byte[] keepalive() {
-    ByteBuffer b = ByteBuffer.allocate(19);
-    header(b, 19, KEEPALIVE);
-    return b.array();
-  }
-
-  /** NOTIFICATION Cease / Connection Collision Resolution (RFC 4271 §4.5, RFC 4486 §3). */
-  private static byte[] cease() {
-    ByteBuffer b = ByteBuffer.allocate(21);
-    header(b, 21, NOTIFICATION);
-    b.put((byte) 6).put((byte) 7);
-    return b.array();
-  }
-
-  private static void header(ByteBuffer b, int length, int type) {
-    for (int i = 0; i < 16; i++) {
-      b.put((byte) 0xff);
-    }
-    b.putShort((short) length).put((byte) type);
   }
 }

@@ -12,7 +12,6 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
-import dev.sart.testbed.Addresses;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
@@ -85,10 +84,10 @@ class SpeakerInteropTest {
 
     Route v4 = r.awaitRoute("203.0.113.0/24");
     assertEquals(List.of(65001L), v4.asPath());
-    assertTrue(v4.nextHops().contains(Addresses.parse("192.0.2.1")), v4::toString);
+    assertTrue(v4.nextHops().contains(dev.sart.net.Ip.parse("192.0.2.1")), v4::toString);
     Route v6 = r.awaitRoute("2001:db8:1::/48");
     assertEquals(List.of(65001L), v6.asPath());
-    assertTrue(v6.nextHops().contains(Addresses.parse("2001:db8::1")), v6::toString);
+    assertTrue(v6.nextHops().contains(dev.sart.net.Ip.parse("2001:db8::1")), v6::toString);
 
     Rib rib = server.rib();
     await()

@@ -27,11 +27,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,25 +48,10 @@ class SpeakerOptionsInteropTest {
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
   private Node sart;
-  private final List<String> log = new CopyOnWriteArrayList<>();
-  private final Logger peerLog = Logger.getLogger(Peer.class.getName());
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          log.add(r.getMessage());
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  @RegisterExtension final LogCapture peerLog = new LogCapture(Peer.class.getName());
 
   @AfterEach
   void stop() {
-    peerLog.removeHandler(capture);
     if (server != null) {
       server.close();
     }
@@ -333,7 +314,6 @@ class SpeakerOptionsInteropTest {
       value = RouterKind.class,
       names = {"BIRD", "GOBGP", "OPENBGPD"})
   void collision(RouterKind kind) throws Exception {
-    peerLog.addHandler(capture);
     Node peer = direct(65001);
     sart.exec("nft", "add table inet collision");
     sart.exec("nft", "add chain inet collision in { type filter hook input priority 0; }");
@@ -385,7 +365,9 @@ class SpeakerOptionsInteropTest {
     if (kind == RouterKind.BIRD) {
       // BIRD reads both OPENs: we see the collision, and RFC 4271 §6.8 decides. Our BGP Identifier
       // 192.0.2.1 is the lower, so the daemon's connection stays: the one on which we have port 179
-      assertTrue(log.stream().anyMatch(m -> m.contains("event=collision")), log::toString);
+      assertTrue(
+          peerLog.messages().stream().anyMatch(m -> m.contains("event=collision")),
+          () -> peerLog.messages().toString());
       assertTrue(conns.getFirst()[0].endsWith(":179"), () -> List.of(conns.getFirst()).toString());
     }
     // GoBGP and OpenBGPD do not always send an OPEN on both connections (seen in our log and in

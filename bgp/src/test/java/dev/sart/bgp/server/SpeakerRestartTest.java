@@ -159,9 +159,7 @@ class SpeakerRestartTest {
             .map(x -> x.getNlri())
             .toList());
     assertEquals(
-        1,
-        again.routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size(),
-        "one path, from us");
+        1, again.routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24")).size(), "one path, from us");
     assertEquals(1, p.status().flaps());
     // and FRR's routes are withdrawn again when it withdraws them: no stale copy from the first
     // session

@@ -11,7 +11,6 @@ import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
-import dev.sart.testbed.Addresses;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -197,7 +196,7 @@ class SpeakerTtlTest {
       server.addPaths(List.of(Prefix.parse("192.0.2.128/25")), PathAttributes.of(Origin.IGP));
       Route route = r.awaitRoute("192.0.2.128/25");
       assertEquals(List.of(65001L), route.asPath());
-      assertTrue(route.nextHops().contains(Addresses.parse("192.0.2.1")), route::toString);
+      assertTrue(route.nextHops().contains(dev.sart.net.Ip.parse("192.0.2.1")), route::toString);
     }
   }
 

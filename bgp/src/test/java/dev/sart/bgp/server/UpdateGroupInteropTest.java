@@ -13,7 +13,6 @@ import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetNeighborRequest;
-import dev.sart.testbed.Addresses;
 import dev.sart.testbed.Bird;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
@@ -77,7 +76,7 @@ class UpdateGroupInteropTest {
   private static void assertFromUs(Frr member, int i, String prefix) throws Exception {
     Route r = member.awaitRoute(prefix);
     String self = prefix.contains(":") ? v6Self(i) : v4Self(i);
-    assertTrue(r.nextHops().contains(Addresses.parse(self)), () -> "member " + i + ": " + r);
+    assertTrue(r.nextHops().contains(dev.sart.net.Ip.parse(self)), () -> "member " + i + ": " + r);
     assertEquals(List.of(65001L, 65010L), r.asPath(), r::toString);
   }
 

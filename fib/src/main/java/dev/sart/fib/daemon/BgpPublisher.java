@@ -2,7 +2,7 @@ package dev.sart.fib.daemon;
 
 import com.google.protobuf.Any;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.v1.AddPathRequest;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.BgpApiGrpc;
@@ -196,7 +196,7 @@ final class BgpPublisher implements Publisher {
     work.forEach(
         (p, originate) ->
             (originate ? add : delete)
-                .computeIfAbsent(p.family(), f -> new ArrayList<>())
+                .computeIfAbsent(Family.of(p), f -> new ArrayList<>())
                 .add(p.toString()));
     Any origin = Any.pack(OriginAttribute.newBuilder().setValue(0).build());
     for (Map.Entry<Family, List<String>> e : delete.entrySet()) {

@@ -1,9 +1,9 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Rtnl;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetBgpInfoRequest;
@@ -203,7 +203,7 @@ final class BgpWatchSubscriber implements Subscriber {
       // other way round
       if (gw.isAnyLocalAddress()
           || (gw.isLinkLocalAddress() && hop.index() == 0)
-          || (prefix.family() == Family.INET6 && gw.getAddress().length == 4)) {
+          || (Family.of(prefix) == Family.INET6 && gw.getAddress().length == 4)) {
         continue;
       }
       gateways.add(hop);

@@ -1,6 +1,7 @@
 package dev.sart.fib.daemon;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.fib.netlink.Family;
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,14 +48,14 @@ final class ChannelRib {
             .keySet()
             .removeIf(
                 p -> {
-                  if (p.family() == s.family()) {
+                  if (Family.of(p) == s.family()) {
                     touched.add(p);
                     return true;
                   }
                   return false;
                 });
         for (ChannelRoute r : s.routes()) {
-          if (r.destination().family() != s.family()) {
+          if (Family.of(r.destination()) != s.family()) {
             throw new IllegalArgumentException(
                 "a sync of " + s.family() + " holds " + r.destination());
           }

@@ -1,7 +1,7 @@
 package dev.sart.fib.daemon;
 
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import java.util.Objects;
 

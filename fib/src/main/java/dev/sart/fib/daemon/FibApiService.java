@@ -1,8 +1,9 @@
 package dev.sart.fib.daemon;
 
 import com.google.protobuf.Empty;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.fib.netlink.Family;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.AddMultiPathRouteRequest;
 import dev.sart.proto.v1.AddRouteRequest;
@@ -62,7 +63,8 @@ final class FibApiService extends FibApiGrpc.FibApiImplBase {
               .filter(
                   r ->
                       request.getVersion() == IpVersion.Unkown
-                          || ProtoRoutes.version(r.destination().family()) == request.getVersion())
+                          || ProtoRoutes.version(Family.of(r.destination()))
+                              == request.getVersion())
               .sorted((x, y) -> x.destination().compareTo(y.destination()))
               .forEach(r -> b.addRoutes(ProtoRoutes.route(r, request.getTable())));
           return b.build();

@@ -1,9 +1,9 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Rtnl;
+import dev.sart.net.IpPrefix;
 import io.grpc.Status;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -48,10 +48,10 @@ final class FibApiSubscriber implements Subscriber {
   }
 
   private void check(IpPrefix p) {
-    if (!families.contains(p.family())) {
+    if (!families.contains(Family.of(p))) {
       throw Status.INVALID_ARGUMENT
           .withDescription(
-              "this channel does not carry " + FibConfig.name(p.family()) + " routes: " + p)
+              "this channel does not carry " + FibConfig.name(Family.of(p)) + " routes: " + p)
           .asRuntimeException();
     }
   }

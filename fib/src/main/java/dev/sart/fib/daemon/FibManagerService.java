@@ -1,13 +1,13 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Errno;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.OperState;
 import dev.sart.fib.netlink.Route;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.FibManagerApiGrpc;
 import dev.sart.proto.v1.GetChannelRequest;

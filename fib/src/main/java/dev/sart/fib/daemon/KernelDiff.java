@@ -1,8 +1,8 @@
 package dev.sart.fib.daemon;
 
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;

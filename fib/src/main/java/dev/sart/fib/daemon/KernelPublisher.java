@@ -4,11 +4,11 @@ import dev.sart.fib.netlink.Batch;
 import dev.sart.fib.netlink.BatchResult;
 import dev.sart.fib.netlink.Errno;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.NetlinkException;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.net.IpPrefix;
 import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -91,7 +91,7 @@ final class KernelPublisher implements Publisher {
       Map<IpPrefix, Route> desired = new HashMap<>();
       selected.forEach(
           (p, r) -> {
-            if (families.contains(p.family())) {
+            if (families.contains(Family.of(p))) {
               desired.put(p, route(r, table, protocol));
             }
           });
@@ -165,7 +165,7 @@ final class KernelPublisher implements Publisher {
       List<Route> requests = new ArrayList<>();
       List<Boolean> deletes = new ArrayList<>();
       for (ChannelRib.Change c : changes) {
-        if (!families.contains(c.destination().family())) {
+        if (!families.contains(Family.of(c.destination()))) {
           continue;
         }
         Route old = now.get(c.destination());

@@ -1,8 +1,8 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.net.Ip;
 import dev.sart.proto.v1.ChProtocol;
 import dev.sart.proto.v1.IpVersion;
 import dev.sart.proto.v1.Route;
@@ -22,7 +22,7 @@ final class ProtoRoutes {
     Route.Builder b =
         Route.newBuilder()
             .setTable(table)
-            .setVersion(version(r.destination().family()))
+            .setVersion(version(Family.of(r.destination())))
             .setDestination(r.destination().toString())
             .setProtocolValue(r.protocol())
             .setScope(Scope.Universe)
@@ -46,7 +46,7 @@ final class ProtoRoutes {
     Route.Builder b =
         Route.newBuilder()
             .setTable(r.table())
-            .setVersion(version(r.destination().family()))
+            .setVersion(version(Family.of(r.destination())))
             .setDestination(r.destination().toString())
             .setProtocolValue(r.protocol())
             .setScopeValue(r.scope().code())

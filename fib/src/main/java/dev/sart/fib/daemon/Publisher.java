@@ -1,5 +1,6 @@
 package dev.sart.fib.daemon;
 
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +10,7 @@ import java.util.Map;
  */
 interface Publisher extends AutoCloseable {
   /** Makes the sink hold exactly {@code selected} (at start-up, and again after errors). */
-  void reconcile(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected);
+  void reconcile(Map<IpPrefix, ChannelRoute> selected);
 
   /**
    * As {@link #reconcile}, but removes nothing that {@code selected} does not name: not every
@@ -17,7 +18,7 @@ interface Publisher extends AutoCloseable {
    * the sink holds from before may still be wanted. A full {@link #reconcile} follows once they
    * have. By default a full one.
    */
-  default void reconcileKeeping(Map<dev.sart.fib.netlink.IpPrefix, ChannelRoute> selected) {
+  default void reconcileKeeping(Map<IpPrefix, ChannelRoute> selected) {
     reconcile(selected);
   }
 

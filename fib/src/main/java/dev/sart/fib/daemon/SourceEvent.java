@@ -1,7 +1,7 @@
 package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import java.util.Collection;
 import java.util.List;
 

@@ -1,5 +1,7 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.Set;
 

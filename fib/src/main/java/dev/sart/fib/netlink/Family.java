@@ -1,5 +1,6 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 
@@ -33,6 +34,10 @@ public enum Family {
 
   public static Family of(InetAddress a) {
     return a instanceof Inet4Address ? INET : INET6;
+  }
+
+  public static Family of(IpPrefix p) {
+    return of(p.address());
   }
 
   /** The family of an AF_* code, or null for another family (AF_BRIDGE, RTNL_FAMILY_IPMR, ...). */

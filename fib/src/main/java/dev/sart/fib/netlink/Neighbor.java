@@ -1,5 +1,6 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.Set;
 

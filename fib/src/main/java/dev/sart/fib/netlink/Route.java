@@ -1,5 +1,7 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +48,7 @@ public record Route(
     if (nextHops.size() == 1 && nextHops.getFirst().weight() != 1) {
       nextHops = List.of(nextHops.getFirst().withWeight(1));
     }
-    if (preferredSource != null && Family.of(preferredSource) != destination.family()) {
+    if (preferredSource != null && Family.of(preferredSource) != Family.of(destination)) {
       throw new IllegalArgumentException(
           "preferred source "
               + Ip.format(preferredSource)
@@ -55,7 +57,7 @@ public record Route(
     }
     for (NextHop h : nextHops) {
       if (h.gateway() != null
-          && destination.family() == Family.INET6
+          && Family.of(destination) == Family.INET6
           && Family.of(h.gateway()) == Family.INET) {
         throw new IllegalArgumentException("an IPv6 route cannot have an IPv4 gateway: " + h);
       }
@@ -73,7 +75,7 @@ public record Route(
   }
 
   public Family family() {
-    return destination.family();
+    return Family.of(destination);
   }
 
   /** Whether the route has more than one next hop (RTA_MULTIPATH). */
@@ -184,7 +186,7 @@ public record Route(
     public Route build() {
       Scope s = scope;
       if (s == null) {
-        if (destination.family() == Family.INET6) {
+        if (Family.of(destination) == Family.INET6) {
           s = Scope.UNIVERSE;
         } else if (type == RouteType.LOCAL) {
           s = Scope.HOST;
@@ -197,7 +199,9 @@ public record Route(
         }
       }
       int m =
-          metric != null ? metric : destination.family() == Family.INET6 ? IPV6_DEFAULT_METRIC : 0;
+          metric != null
+              ? metric
+              : Family.of(destination) == Family.INET6 ? IPV6_DEFAULT_METRIC : 0;
       return new Route(destination, table, protocol, s, type, m, preferredSource, nextHops);
     }
   }

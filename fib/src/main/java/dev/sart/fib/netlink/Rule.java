@@ -1,5 +1,6 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.IpPrefix;
 import java.util.Objects;
 
 /**
@@ -34,7 +35,7 @@ public record Rule(
   public Rule {
     Objects.requireNonNull(family, "family");
     Objects.requireNonNull(action, "action");
-    if (from != null && from.family() != family || to != null && to.family() != family) {
+    if (from != null && Family.of(from) != family || to != null && Family.of(to) != family) {
       throw new IllegalArgumentException("from " + from + " and to " + to + " must be " + family);
     }
     if (fwmark != 0 && fwmask == 0) {

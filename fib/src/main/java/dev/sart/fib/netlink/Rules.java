@@ -1,5 +1,6 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.IpPrefix;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;

@@ -78,8 +78,8 @@ class BgpRouteTest {
             "x");
     assertEquals(
         List.of(
-            new NextHop(dev.sart.fib.netlink.Ip.parse("fe80::1"), 4, 1, java.util.Set.of()),
-            new NextHop(dev.sart.fib.netlink.Ip.parse("fe80::2"), 7, 1, java.util.Set.of())),
+            new NextHop(dev.sart.net.Ip.parse("fe80::1"), 4, 1, java.util.Set.of()),
+            new NextHop(dev.sart.net.Ip.parse("fe80::2"), 7, 1, java.util.Set.of())),
         r.nextHops());
   }
 }

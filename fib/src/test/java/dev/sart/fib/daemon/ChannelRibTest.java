@@ -3,8 +3,8 @@ package dev.sart.fib.daemon;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

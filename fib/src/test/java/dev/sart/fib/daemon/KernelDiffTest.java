@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.Route;
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

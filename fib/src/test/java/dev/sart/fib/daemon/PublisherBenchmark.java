@@ -2,13 +2,13 @@ package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Address;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.NextHop;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rtnl;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Topology;

@@ -1,5 +1,6 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -12,6 +12,7 @@ import dev.sart.fib.netlink.NetlinkEvent.NeighborEvent;
 import dev.sart.fib.netlink.NetlinkEvent.Overrun;
 import dev.sart.fib.netlink.NetlinkEvent.RouteEvent;
 import dev.sart.fib.netlink.NetlinkEvent.RuleEvent;
+import dev.sart.net.Ip;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import java.time.Duration;

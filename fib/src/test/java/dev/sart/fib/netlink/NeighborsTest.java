@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sart.net.Ip;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import java.util.List;

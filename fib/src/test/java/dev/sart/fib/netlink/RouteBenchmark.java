@@ -1,5 +1,7 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Topology;

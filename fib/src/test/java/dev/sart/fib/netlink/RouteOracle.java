@@ -1,6 +1,8 @@
 package dev.sart.fib.netlink;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import java.util.ArrayList;

@@ -3,7 +3,8 @@ package dev.sart.agent.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sart.agent.ipam.Block;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -76,13 +77,13 @@ public record AgentConfig(
       throw new IllegalArgumentException("routeTable " + routeTable + " is not a table of its own");
     }
     for (Block b : blocks) {
-      if (b.cidr().family() == Family.INET && nodeAddress4 == null
-          || b.cidr().family() == Family.INET6 && nodeAddress6 == null) {
+      if (Family.of(b.cidr()) == Family.INET && nodeAddress4 == null
+          || Family.of(b.cidr()) == Family.INET6 && nodeAddress6 == null) {
         throw new IllegalArgumentException(
             "block "
                 + b.cidr()
                 + " needs nodeAddress"
-                + (b.cidr().family() == Family.INET ? "4" : "6")
+                + (Family.of(b.cidr()) == Family.INET ? "4" : "6")
                 + ": the pods' gateway");
       }
     }
@@ -179,7 +180,7 @@ public record AgentConfig(
       JsonNode b = list.get(i);
       String cidr = text(b, "cidr", "blocks[" + i + "].cidr");
       try {
-        blocks.add(new Block(b.path("pool").asText(""), dev.sart.fib.netlink.IpPrefix.parse(cidr)));
+        blocks.add(new Block(b.path("pool").asText(""), IpPrefix.parse(cidr)));
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(
             "blocks[" + i + "].cidr: '" + cidr + "' is not a prefix (192.0.2.0/24)");

@@ -28,6 +28,7 @@ public final class CniAgent implements AutoCloseable {
   private final CniServer server;
   private final Server grpc;
   private final CniTcpServer tcp;
+  private final dev.sart.agent.chain.ChainedPlugins chained;
 
   private CniAgent(
       PodNetwork network,
@@ -35,8 +36,10 @@ public final class CniAgent implements AutoCloseable {
       CniService service,
       CniServer server,
       Server grpc,
-      CniTcpServer tcp) {
+      CniTcpServer tcp,
+      dev.sart.agent.chain.ChainedPlugins chained) {
     this.tcp = tcp;
+    this.chained = chained;
     this.network = network;
     this.ipam = ipam;
     this.service = service;
@@ -52,10 +55,18 @@ public final class CniAgent implements AutoCloseable {
   /** Starts with {@code ipam} (e.g. this node's AddressBlocks in the cluster). */
   public static CniAgent start(AgentConfig config, Ipam ipam) throws IOException {
     PodNetwork network = new PodNetwork(config);
+    // sart-veth and sart-router (issue 27): the same node namespace and node addresses
+    dev.sart.agent.chain.ChainedPlugins chained =
+        new dev.sart.agent.chain.ChainedPlugins(
+            config.hostNetns(),
+            java.util.stream.Stream.of(config.nodeAddress4(), config.nodeAddress6())
+                .filter(java.util.Objects::nonNull)
+                .toList());
     try {
       network.prepare();
       recover(network, ipam);
       CniService service = new CniService(ipam, network);
+      service.chained(chained);
       Server grpc = null;
       CniTcpServer tcp = null;
       if (config.grpcAddress() != null) {
@@ -74,9 +85,10 @@ public final class CniAgent implements AutoCloseable {
         }
       }
       CniServer server = new CniServer(config.socket(), service);
-      return new CniAgent(network, ipam, service, server, grpc, tcp);
+      return new CniAgent(network, ipam, service, server, grpc, tcp, chained);
     } catch (IOException | RuntimeException e) {
       network.close();
+      chained.close();
       throw e;
     }
   }
@@ -155,6 +167,7 @@ public final class CniAgent implements AutoCloseable {
         grpc.shutdownNow();
       }
       network.close();
+      chained.close();
     }
   }
 }

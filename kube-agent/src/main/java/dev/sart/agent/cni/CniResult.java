@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -5,7 +5,7 @@ import dev.sart.agent.ipam.Allocation;
 import dev.sart.agent.ipam.Attachment;
 import dev.sart.agent.ipam.Ipam;
 import dev.sart.agent.ipam.IpamException;
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +30,7 @@ public final class CniService {
   private final PodNetwork network;
   private final KeyedLock locks = new KeyedLock();
   private volatile CniMetrics metrics;
+  private volatile dev.sart.agent.chain.ChainedPlugins chained;
 
   CniService(Ipam ipam, PodNetwork network) {
     this.ipam = ipam;
@@ -48,7 +49,10 @@ public final class CniService {
 
   Response handle(Map<String, String> env, byte[] stdin, Phases phases) {
     long start = System.nanoTime();
-    Response r = command(env, stdin, phases);
+    Response r =
+        dev.sart.agent.chain.ChainedPlugins.isChained(env)
+            ? chained(env, stdin)
+            : command(env, stdin, phases);
     CniMetrics m = metrics;
     if (m != null) {
       m.record(env.get("CNI_COMMAND"), r, System.nanoTime() - start);
@@ -59,6 +63,33 @@ public final class CniService {
   /** The pod IPAM this service allocates from. */
   Ipam ipam() {
     return ipam;
+  }
+
+  /** Serves the chained plugins sart-veth and sart-router from now on. */
+  void chained(dev.sart.agent.chain.ChainedPlugins plugins) {
+    chained = plugins;
+  }
+
+  /** A chained plugin's call, serialised with the container's other calls. */
+  private Response chained(Map<String, String> env, byte[] stdin) {
+    dev.sart.agent.chain.ChainedPlugins plugins = chained;
+    if (plugins == null) {
+      return new Response(
+          1,
+          CniResult.errorJson(
+              versionOf(null),
+              new CniException(
+                  CniException.INVALID_ENVIRONMENT,
+                  env.get(dev.sart.cni.Frame.PLUGIN) + " is not served by this CNI server",
+                  "")));
+    }
+    try {
+      dev.sart.agent.chain.ChainedPlugins.Response r =
+          locks.with(env.getOrDefault("CNI_CONTAINERID", ""), () -> plugins.handle(env, stdin));
+      return new Response(r.exitCode(), r.stdout());
+    } catch (CniException e) {
+      throw new IllegalStateException(e); // the body throws none
+    }
   }
 
   /** Counts every call from now on (sart's CNI call metrics). */

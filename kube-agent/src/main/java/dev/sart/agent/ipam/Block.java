@@ -1,6 +1,6 @@
 package dev.sart.agent.ipam;
 
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import java.util.Objects;
 
 /**

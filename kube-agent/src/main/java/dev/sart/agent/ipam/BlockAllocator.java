@@ -1,8 +1,8 @@
 package dev.sart.agent.ipam;
 
 import dev.sart.fib.netlink.Family;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -213,7 +213,8 @@ public final class BlockAllocator implements Ipam {
             .allMatch(
                 f ->
                     p.blocks.stream()
-                        .anyMatch(s -> s.block.cidr().family() == f && s.used.size() < s.usable()));
+                        .anyMatch(
+                            s -> Family.of(s.block.cidr()) == f && s.used.size() < s.usable()));
   }
 
   /** The pool names of an allocation: one, or one per family, comma-separated. */
@@ -257,7 +258,7 @@ public final class BlockAllocator implements Ipam {
 
     List<Family> families() {
       Set<Family> fs = new HashSet<>();
-      blocks.forEach(b -> fs.add(b.block.cidr().family()));
+      blocks.forEach(b -> fs.add(Family.of(b.block.cidr())));
       List<Family> out = new ArrayList<>();
       for (Family f : List.of(Family.INET, Family.INET6)) {
         if (fs.contains(f)) {
@@ -268,7 +269,7 @@ public final class BlockAllocator implements Ipam {
     }
 
     List<IpPrefix> cidrs(Family f) {
-      return blocks.stream().map(b -> b.block.cidr()).filter(c -> c.family() == f).toList();
+      return blocks.stream().map(b -> b.block.cidr()).filter(c -> Family.of(c) == f).toList();
     }
 
     /**
@@ -276,7 +277,7 @@ public final class BlockAllocator implements Ipam {
      * of {@code f} in order, then the cursor's block from its start (the whole pool is one ring).
      */
     InetAddress next(Family f) {
-      List<BlockState> of = blocks.stream().filter(b -> b.block.cidr().family() == f).toList();
+      List<BlockState> of = blocks.stream().filter(b -> Family.of(b.block.cidr()) == f).toList();
       int start = cursorBlock.getOrDefault(f, 0) % of.size();
       BlockState cur = of.get(start);
       long o = cur.scan(cur.cursor < cur.first ? cur.first : cur.cursor + 1, cur.last);
@@ -326,9 +327,9 @@ public final class BlockAllocator implements Ipam {
       if (s.cursor < o) {
         s.cursor = o;
         cursorBlock.put(
-            s.block.cidr().family(),
+            Family.of(s.block.cidr()),
             blocks.stream()
-                .filter(b -> b.block.cidr().family() == s.block.cidr().family())
+                .filter(b -> Family.of(b.block.cidr()) == Family.of(s.block.cidr()))
                 .toList()
                 .indexOf(s));
       }
@@ -353,10 +354,10 @@ public final class BlockAllocator implements Ipam {
     BlockState(Block block) {
       this.block = block;
       IpPrefix c = block.cidr();
-      int hostBits = c.family().maxPrefixLength() - c.length();
+      int hostBits = Family.of(c).maxPrefixLength() - c.length();
       this.base = new BigInteger(1, c.address().getAddress());
       this.size = hostBits >= 32 ? MAX_BLOCK_ADDRESSES : 1L << hostBits;
-      if (c.family() == Family.INET) {
+      if (Family.of(c) == Family.INET) {
         // RFC 3021 (/31) and /32 have no network or broadcast address
         this.first = hostBits >= 2 ? 1 : 0;
         this.last = hostBits >= 2 ? size - 2 : size - 1;
@@ -390,7 +391,7 @@ public final class BlockAllocator implements Ipam {
 
     InetAddress address(long offset) {
       byte[] raw = base.add(BigInteger.valueOf(offset)).toByteArray();
-      int len = block.cidr().family() == Family.INET ? 4 : 16;
+      int len = Family.of(block.cidr()) == Family.INET ? 4 : 16;
       byte[] b = new byte[len];
       int copy = Math.min(raw.length, len);
       System.arraycopy(raw, raw.length - copy, b, len - copy, copy);

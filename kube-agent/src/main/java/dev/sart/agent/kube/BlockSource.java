@@ -13,7 +13,7 @@ import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;

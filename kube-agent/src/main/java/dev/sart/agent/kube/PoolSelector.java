@@ -2,8 +2,8 @@ package dev.sart.agent.kube;
 
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -120,7 +120,7 @@ public final class PoolSelector {
 
   private static Boolean ipv4(AddressPool pool) {
     try {
-      return Cidr.parse(pool.getSpec().cidr()).isIpv4();
+      return IpPrefix.parseCidr(pool.getSpec().cidr()).isIpv4();
     } catch (IllegalArgumentException | NullPointerException e) {
       return null;
     }

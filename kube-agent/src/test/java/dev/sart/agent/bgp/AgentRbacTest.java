@@ -22,6 +22,7 @@ import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPPeer;
 import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.RbacAudit;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Router;
@@ -29,28 +30,20 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,8 +56,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * test plays the controller and a user; every request the agent's client sends (told apart by its
  * User-Agent) is turned into the RBAC attributes an API server checks, each must be allowed by the
  * ClusterRole or the Role in its namespace, and each granted verb must have been used, apart from
- * {@link #NOT_EXERCISED}. As kube-controller's RbacTest does for the controller. The test's own
- * objects are created or updated: on a loaded machine the client may send a create twice.
+ * {@link #NOT_EXERCISED}. As kube-controller's RbacTest does for the controller, with the same
+ * RbacAudit. The test's own objects are created or updated: on a loaded machine the client may send
+ * a create twice.
  */
 @EnableKubernetesMockClient(crud = true)
 class AgentRbacTest {
@@ -81,65 +75,6 @@ class AgentRbacTest {
   private static final Set<String> NOT_EXERCISED = Set.of();
 
   @RegisterExtension final Testbed testbed = new Testbed();
-
-  /** One request as RBAC sees it. */
-  record Access(String verb, String group, String resource, String namespace) {
-    String grant() {
-      return verb + " " + group + "/" + resource;
-    }
-  }
-
-  /** As RbacTest: {@code /api/v1/namespaces/ns/pods/p} → (get, "", pods, ns). */
-  static Access access(String method, String pathAndQuery) {
-    int q = pathAndQuery.indexOf('?');
-    String query = q < 0 ? "" : pathAndQuery.substring(q + 1);
-    String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
-    List<String> parts = new ArrayList<>(List.of(path.substring(1).split("/")));
-    String group;
-    if (parts.getFirst().equals("api")) {
-      group = "";
-      parts = new ArrayList<>(parts.subList(2, parts.size()));
-    } else {
-      group = parts.get(1);
-      parts = new ArrayList<>(parts.subList(3, parts.size()));
-    }
-    String namespace = null;
-    if (parts.size() >= 3 && parts.getFirst().equals("namespaces")) {
-      namespace = parts.get(1);
-      parts = new ArrayList<>(parts.subList(2, parts.size()));
-    }
-    String resource = parts.getFirst() + (parts.size() > 2 ? "/" + parts.get(2) : "");
-    boolean named = parts.size() > 1;
-    String verb =
-        switch (method) {
-          case "GET" -> query.contains("watch=true") ? "watch" : named ? "get" : "list";
-          case "POST" -> "create";
-          case "PUT" -> "update";
-          case "PATCH" -> "patch";
-          case "DELETE" -> named ? "delete" : "deletecollection";
-          default -> throw new IllegalArgumentException(method);
-        };
-    return new Access(verb, group, resource, namespace);
-  }
-
-  private static boolean allows(List<PolicyRule> rules, Access a) {
-    return rules.stream()
-        .anyMatch(
-            r ->
-                r.getApiGroups().contains(a.group())
-                    && r.getResources().contains(a.resource())
-                    && r.getVerbs().contains(a.verb()));
-  }
-
-  private static List<HasMetadata> rbac() throws Exception {
-    List<HasMetadata> result = new ArrayList<>();
-    for (String doc : Files.readString(Path.of("manifests", "rbac.yaml")).split("(?m)^---$")) {
-      if (!doc.lines().allMatch(l -> l.isBlank() || l.startsWith("#"))) {
-        result.add(Serialization.unmarshal(doc));
-      }
-    }
-    return result;
-  }
 
   private static BGPPeerCondition.Status status(String peer) {
     BGPPeer p = client.resources(BGPPeer.class).withName(peer).get();
@@ -390,53 +325,17 @@ class AgentRbacTest {
       ipam(agentClient);
     }
 
-    List<HasMetadata> objects = rbac();
-    List<PolicyRule> clusterRules =
-        objects.stream()
-            .filter(ClusterRole.class::isInstance)
-            .map(ClusterRole.class::cast)
-            .flatMap(r -> r.getRules().stream())
-            .toList();
-    List<Role> roles =
-        objects.stream().filter(Role.class::isInstance).map(Role.class::cast).toList();
-    Set<String> used = new TreeSet<>();
-    Set<String> denied = new TreeSet<>();
-    int seen = 0;
+    var audit = new RbacAudit(Path.of("manifests", "rbac.yaml"));
     for (var request = server.takeRequest(1, TimeUnit.SECONDS);
         request != null;
         request = server.takeRequest(1, TimeUnit.SECONDS)) {
-      if (!AGENT.equals(request.getHeader("User-Agent"))) {
-        continue;
-      }
-      seen++;
-      Access a = access(request.getMethod(), request.getPath());
-      used.add(a.grant());
-      boolean allowed =
-          allows(clusterRules, a)
-              || roles.stream()
-                  .anyMatch(
-                      r ->
-                          r.getMetadata().getNamespace().equals(a.namespace())
-                              && allows(r.getRules(), a));
-      if (!allowed) {
-        denied.add(a.grant() + (a.namespace() == null ? "" : " in " + a.namespace()));
+      if (AGENT.equals(request.getHeader("User-Agent"))) {
+        audit.record(request.getMethod(), request.getPath());
       }
     }
-    assertTrue(seen > 20, "the agent's requests were recorded: " + seen);
-    assertEquals(Set.of(), denied, "requests the roles do not allow");
-
-    Set<String> granted = new TreeSet<>();
-    List<PolicyRule> all = new ArrayList<>(clusterRules);
-    roles.forEach(r -> all.addAll(r.getRules()));
-    for (PolicyRule rule : all) {
-      for (String group : rule.getApiGroups()) {
-        for (String resource : rule.getResources()) {
-          rule.getVerbs().forEach(v -> granted.add(v + " " + group + "/" + resource));
-        }
-      }
-    }
-    granted.removeAll(used);
-    granted.removeAll(NOT_EXERCISED);
-    assertEquals(Set.of(), granted, "granted but not used; used: " + used);
+    assertTrue(audit.seen() > 20, "the agent's requests were recorded: " + audit.seen());
+    assertEquals(Set.of(), audit.denied(), "requests the roles do not allow");
+    assertEquals(
+        Set.of(), audit.unused(NOT_EXERCISED), "granted but not used; used: " + audit.used());
   }
 }

@@ -545,7 +545,7 @@ class BgpAgentTest {
     await(r + " never gets " + prefix)
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(10))
-        .until(() -> r.routes(dev.sart.testbed.IpPrefix.parse(prefix)).isEmpty());
+        .until(() -> r.routes(dev.sart.net.IpPrefix.parse(prefix)).isEmpty());
   }
 
   /** The controller's writes: each given entry set (or replaced), the others kept. */

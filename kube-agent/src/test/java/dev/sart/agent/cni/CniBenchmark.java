@@ -102,12 +102,15 @@ public final class CniBenchmark {
               + "\"}}";
       String sart = CniRuntime.PLUGIN.toString();
       String ptp = PTP_DIR.resolve("ptp").toString();
+      String sartVeth = CniRuntime.PLUGIN.resolveSibling("sart-veth").toString();
+      String sartRouter = CniRuntime.PLUGIN.resolveSibling("sart-router").toString();
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
 
       try (CniAgent agent = CniAgent.start(config)) {
-        long[][] samples = new long[9][rounds];
+        long[][] samples = new long[11][rounds];
         long[][] cpu = new long[7][rounds];
         long[][] agentCpu = new long[7][rounds];
+        long[][] chainedCpu = new long[2][rounds];
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
           measuring[0] = i >= 0;
@@ -118,9 +121,12 @@ public final class CniBenchmark {
             time(3, cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf),
             time(4, List.of(sart), Map.of("CNI_COMMAND", "VERSION"), sartConf),
             time(5, List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf),
-            time(6, cat(inNode, "/bin/true"), Map.of(), ""),
+            time(6, cat(inNode, "true"), Map.of(), ""),
             inProcess(env("ADD", id + "x", sartPod), sartConf),
             inProcess(env("DEL", id + "x", sartPod), sartConf),
+            // the chained plugins: the same jar and cache under their own names
+            time(7, List.of(sartVeth), Map.of("CNI_COMMAND", "VERSION"), sartConf),
+            time(8, List.of(sartRouter), Map.of("CNI_COMMAND", "VERSION"), sartConf),
           };
           if (i >= 0) {
             for (int k = 0; k < s.length; k++) {
@@ -130,6 +136,8 @@ public final class CniBenchmark {
               cpu[k][i] = lastCpu[k][0];
               agentCpu[k][i] = lastCpu[k][1];
             }
+            chainedCpu[0][i] = lastCpu[7][0];
+            chainedCpu[1][i] = lastCpu[8][0];
           }
         }
         String[] names = {"ADD", "DEL", "VERSION"};
@@ -160,6 +168,14 @@ public final class CniBenchmark {
         System.out.printf(
             "%-26s %9.1f %9.1f%n",
             "sart DEL without the exec", pct(samples[8], 50), pct(samples[8], 99));
+        for (int k = 9; k < 11; k++) {
+          System.out.printf(
+              "%-26s %9.1f %9.1f  (%.2f x sart-cni's VERSION)%n",
+              "VERSION " + (k == 9 ? "sart-veth" : "sart-router"),
+              pct(samples[k], 50),
+              pct(samples[k], 99),
+              pct(samples[k], 50) / pct(samples[4], 50));
+        }
         System.out.printf(
             "%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
                 + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
@@ -174,6 +190,13 @@ public final class CniBenchmark {
               names[k], sc, sa, pc, pct(agentCpu[2 * k + 1], 50), sc / pc);
         }
         System.out.printf("%-26s %9.1f%n", "ip netns exec alone", pct(cpu[6], 50));
+        for (int k = 0; k < 2; k++) {
+          System.out.printf(
+              "%-26s %9.1f  (%.2f x sart-cni's VERSION)%n",
+              "VERSION " + (k == 0 ? "sart-veth" : "sart-router"),
+              pct(chainedCpu[k], 50),
+              pct(chainedCpu[k], 50) / pct(cpu[4], 50));
+        }
         synchronized (phases) {
           if (!phases.isEmpty()) {
             System.out.printf(
@@ -225,7 +248,7 @@ public final class CniBenchmark {
    * Per kind of call, the last call's CPU: the child's (with its waited-for children) and this
    * JVM's, ns.
    */
-  private static final long[][] lastCpu = new long[7][2];
+  private static final long[][] lastCpu = new long[9][2];
 
   private static final MethodHandle GETRUSAGE =
       Linker.nativeLinker()
@@ -289,6 +312,11 @@ public final class CniBenchmark {
     Process p = pb.start();
     try (OutputStream in = p.getOutputStream()) {
       in.write(stdin.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      // a plugin may exit without reading stdin (ptp's VERSION): the JDK then closes the pipe
+      if (p.isAlive()) {
+        throw e;
+      }
     }
     byte[] out;
     try (InputStream o = p.getInputStream()) {

@@ -27,7 +27,14 @@ class CniLauncherTest {
 
   private Path install() throws Exception {
     Path dist = CniRuntime.PLUGIN.getParent();
-    for (String f : List.of("sart-cni", "sart-cni.jar", "sart-cni.aot", "sart-cni.java-home")) {
+    for (String f :
+        List.of(
+            "sart-cni",
+            "sart-veth",
+            "sart-router",
+            "sart-cni.jar",
+            "sart-cni.aot",
+            "sart-cni.java-home")) {
       Files.copy(dist.resolve(f), dir.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
     }
     return dir.resolve("sart-cni");
@@ -69,6 +76,15 @@ class CniLauncherTest {
                 "dev.sart.cni.SartCni"),
             "{\"cniVersion\":\"1.0.0\"}");
     assertEquals(VERSION_OUT, r.stdout(), r.stderr());
+    // the chained plugins: the same jar and cache under their names
+    String chained =
+        "{\"cniVersion\":\"1.0.0\",\"supportedVersions\":[\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n";
+    assertEquals(chained, version(dir.resolve("sart-veth")));
+    assertEquals(chained, version(dir.resolve("sart-router")));
+    List<String> argv = new java.util.ArrayList<>(r.argv());
+    argv.add(argv.indexOf("-cp"), "-Dsart.cni.plugin=sart-veth");
+    Shell.Result v = Shell.exec(argv, "{\"cniVersion\":\"1.0.0\"}");
+    assertEquals(chained, v.stdout(), "the cache holds with the plugin's name: " + v.stderr());
   }
 
   @Test

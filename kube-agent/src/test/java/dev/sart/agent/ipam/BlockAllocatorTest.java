@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.fib.netlink.Ip;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -22,11 +22,12 @@ import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
-import dev.sart.fib.netlink.Ip;
-import dev.sart.fib.netlink.IpPrefix;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Map;
@@ -48,13 +49,14 @@ class KubeIpamTest {
   private final AtomicInteger index = new AtomicInteger();
   private KubeIpam ipam;
 
+  // createOr(update): under load fabric8 may retry a POST the mock server already took (409)
   @BeforeEach
   void setUp() {
     client
         .resource(
             new AddressPool(
                 "default-pod-pool", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, true)))
-        .create();
+        .createOr(NonDeletingOperation::update);
     BGPPeer p =
         new BGPPeer(
             "node1-65000-192.0.2.1",
@@ -69,7 +71,7 @@ class KubeIpamTest {
                 new SpeakerConfig("127.0.0.1:5000", null, null),
                 null));
     p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    client.resource(p).create();
+    client.resource(p).createOr(NonDeletingOperation::update);
     ipam =
         new KubeIpam(
             new BlockSource(client, NODE, Duration.ofSeconds(20)), new PoolSelector(client));

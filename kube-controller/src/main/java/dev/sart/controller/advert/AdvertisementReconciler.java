@@ -1,6 +1,8 @@
 package dev.sart.controller.advert;
 
+import dev.sart.controller.lb.Decisions;
 import dev.sart.controller.lb.ServiceViews;
+import dev.sart.controller.runtime.Events;
 import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Loop;
 import dev.sart.controller.runtime.Metrics;
@@ -9,22 +11,22 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
-import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,69 +44,56 @@ import java.util.logging.Logger;
  * longer a target is marked {@code Withdraw} (the agent withdraws and removes the entry). An
  * advertisement to delete first gets every peer marked {@code Withdraw}; its finalizer goes only
  * when the agents have removed every entry.
+ *
+ * <p>A Service's addresses are taken from the Service reconciler's {@link Decisions} when it has
+ * decided them in this term (the advertisement is made while the Service's status is being
+ * written), from the Service's status otherwise. The API writes go out through the {@link
+ * AdvertisementWriter}, off this reconciler's thread.
  */
 public final class AdvertisementReconciler implements AutoCloseable {
-  private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
   static final String BY_SERVICE = "byService";
+  private static final Logger LOG = Logger.getLogger(AdvertisementReconciler.class.getName());
 
   private final Informers informers;
   private final ServiceViews views;
+  private final Decisions decisions;
   private final Loop loop;
-  private final Metrics metrics;
-  private final List<io.micrometer.core.instrument.Meter> meters = new java.util.ArrayList<>();
-
-  /**
-   * Per advertisement ({@code namespace/name}): how often a peer's entry fell back from Advertised
-   * to NotAdvertised.
-   */
-  private final Map<String, java.util.concurrent.atomic.AtomicLong> backoffs =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  private final java.util.function.Consumer<StringBuilder> section = this::scrape;
+  private final AdvertisementWriter writer;
+  private final AdvertisementMetrics advertMetrics;
 
   /** Null: no condition or Events on Services (tests of the advertisements alone). */
   private final Announcements announcements;
 
-  private final dev.sart.controller.runtime.Events events;
+  private final Events events;
 
   /** Per Service key, the annotation problems last reported (one Event per new problem). */
   private final Map<String, List<String>> reported = new HashMap<>();
 
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
-    this(informers, loadBalancerClass, metrics, null);
+    this(informers, loadBalancerClass, metrics, null, null);
   }
 
   /**
-   * With {@code events}: each Service also gets the {@code sart.terassyi.net/Announced} condition
-   * and Events ({@link Announcements}).
+   * @param events with it, each Service also gets the {@code sart.terassyi.net/Announced} condition
+   *     and Events ({@link Announcements}); null for none
+   * @param decisions the Service reconciler's decisions; null to read addresses from Service status
+   *     only
    */
   public AdvertisementReconciler(
       Informers informers,
       String loadBalancerClass,
       Metrics metrics,
-      dev.sart.controller.runtime.Events events) {
-    this.announcements = events == null ? null : new Announcements(informers.client(), events);
-    this.events = events;
+      Events events,
+      Decisions decisions) {
     this.informers = informers;
-    this.metrics = metrics;
-    // sart's sart_controller_bgp_advertisements{type}
-    for (var type : AddressType.values()) {
-      var label = type == AddressType.SERVICE ? "service" : "pod";
-      meters.add(
-          io.micrometer.core.instrument.Gauge.builder(
-                  "sart.controller.bgp.advertisements",
-                  informers,
-                  i ->
-                      i.list(BGPAdvertisement.class).stream()
-                          .filter(a -> a.getSpec() != null && a.getSpec().type() == type)
-                          .count())
-              .tag("type", label)
-              .description("BGPAdvertisements")
-              .register(metrics.registry()));
-    }
+    this.decisions = decisions;
     this.views = new ServiceViews(loadBalancerClass);
     this.loop = new Loop("bgpadvertisement", this::reconcile, metrics);
-    Function<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> byService =
+    this.writer = new AdvertisementWriter(informers.client(), loop::enqueueAfter);
+    this.announcements = events == null ? null : new Announcements(informers.client(), events);
+    this.events = events;
+    this.advertMetrics = new AdvertisementMetrics(informers, metrics);
+    Function<HasMetadata, List<String>> byService =
         o -> {
           var labels = o.getMetadata().getLabels();
           var name = labels == null ? null : labels.get(Sart.SERVICE_NAME_LABEL);
@@ -112,101 +101,39 @@ public final class AdvertisementReconciler implements AutoCloseable {
         };
     informers.of(EndpointSlice.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
     informers.of(BGPAdvertisement.class).addIndexers(Map.of(BY_SERVICE, byService::apply));
-    informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
-    informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
-    informers.watch(BGPAdvertisement.class, a -> byService.apply(a).forEach(loop::enqueue));
-    informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
-    // a pool's path attributes go into its addresses' advertisements
-    informers.watch(AddressPool.class, p -> enqueueAllWithAddresses());
+    // first the writer learns what the informer has, then the Service is looked at
     informers
         .of(BGPAdvertisement.class)
         .addEventHandler(
-            new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+            new ResourceEventHandler<>() {
               @Override
-              public void onAdd(BGPAdvertisement advert) {}
+              public void onAdd(BGPAdvertisement advert) {
+                changed(advert, false);
+              }
 
               @Override
               public void onUpdate(BGPAdvertisement old, BGPAdvertisement now) {
-                long resets = backoffs(peers(old), peers(now));
-                if (resets > 0) {
-                  backoffs
-                      .computeIfAbsent(key(now), k -> new java.util.concurrent.atomic.AtomicLong())
-                      .addAndGet(resets);
-                }
+                changed(now, false);
               }
 
               @Override
               public void onDelete(BGPAdvertisement advert, boolean unknown) {
-                backoffs.remove(key(advert));
+                changed(advert, true);
+              }
+
+              private void changed(BGPAdvertisement advert, boolean gone) {
+                writer.seen(advert, gone);
+                byService.apply(advert).forEach(loop::enqueue);
               }
             });
-    metrics.addSection(section);
-  }
-
-  private static String key(BGPAdvertisement advert) {
-    return advert.getMetadata().getNamespace() + "/" + advert.getMetadata().getName();
-  }
-
-  /**
-   * Peers whose entry went from Advertised back to NotAdvertised: what sart's agent does when a
-   * speaker restarted or a session left Established (the route has to be announced again).
-   */
-  static long backoffs(Map<String, AdvertiseStatus> before, Map<String, AdvertiseStatus> after) {
-    return after.entrySet().stream()
-        .filter(
-            e ->
-                e.getValue() == AdvertiseStatus.NotAdvertised
-                    && before.get(e.getKey()) == AdvertiseStatus.Advertised)
-        .count();
-  }
-
-  /**
-   * sart's {@code sart_controller_bgp_advertisement_status{name,status}} (peers of each
-   * advertisement in each state, from the cache at scrape time) and {@code
-   * sart_controller_bgp_advertisement_backoff_count{name}} (which sart declares but never counts),
-   * both with a {@code namespace} label as well since advertisements of different namespaces can
-   * share a name.
-   */
-  private void scrape(StringBuilder text) {
-    text.append(
-            "# HELP sart_controller_bgp_advertisement_status peers of a BGPAdvertisement in each state\n")
-        .append("# TYPE sart_controller_bgp_advertisement_status gauge\n");
-    for (var advert : informers.list(BGPAdvertisement.class)) {
-      var counts = new java.util.EnumMap<AdvertiseStatus, Integer>(AdvertiseStatus.class);
-      for (var state : AdvertiseStatus.values()) {
-        counts.put(state, 0);
-      }
-      peers(advert).values().forEach(state -> counts.merge(state, 1, Integer::sum));
-      var labels =
-          "name=\""
-              + Metrics.label(advert.getMetadata().getName())
-              + "\",namespace=\""
-              + Metrics.label(String.valueOf(advert.getMetadata().getNamespace()))
-              + "\"";
-      counts.forEach(
-          (state, n) ->
-              text.append("sart_controller_bgp_advertisement_status{")
-                  .append(labels)
-                  .append(",status=\"")
-                  .append(state.name())
-                  .append("\"} ")
-                  .append(n)
-                  .append('\n'));
+    informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
+    informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
+    informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
+    // a pool's path attributes go into its addresses' advertisements
+    informers.watch(AddressPool.class, p -> enqueueAllWithAddresses());
+    if (decisions != null) {
+      decisions.onChange(loop::enqueue);
     }
-    text.append(
-            "# HELP sart_controller_bgp_advertisement_backoff_count peer entries of a BGPAdvertisement set back from Advertised to NotAdvertised\n")
-        .append("# TYPE sart_controller_bgp_advertisement_backoff_count counter\n");
-    backoffs.forEach(
-        (key, n) -> {
-          int slash = key.indexOf('/');
-          text.append("sart_controller_bgp_advertisement_backoff_count{name=\"")
-              .append(Metrics.label(key.substring(slash + 1)))
-              .append("\",namespace=\"")
-              .append(Metrics.label(key.substring(0, slash)))
-              .append("\"} ")
-              .append(n.get())
-              .append('\n');
-        });
   }
 
   public void start() {
@@ -216,7 +143,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   private void enqueueAllWithAddresses() {
     for (var service : informers.list(Service.class)) {
-      if (!ServiceViews.current(service).isEmpty()) {
+      if (!addresses(service).isEmpty()) {
         loop.enqueue(ServiceViews.key(service));
       }
     }
@@ -229,12 +156,21 @@ public final class AdvertisementReconciler implements AutoCloseable {
     }
   }
 
+  /** A Service's addresses: as decided in this term, else as its status says. */
+  private List<InetAddress> addresses(Service service) {
+    if (service == null || !views.wanted(service)) {
+      return List.of();
+    }
+    var decided = decisions == null ? null : decisions.get(ServiceViews.key(service));
+    return decided != null ? decided : ServiceViews.current(service);
+  }
+
   /**
    * The advertisement name for one address: {@code <service>-<address>} with dots and colons as
    * dashes.
    */
   public static String name(String service, InetAddress address) {
-    return service + "-" + Cidr.format(address).replace('.', '-').replace(':', '-');
+    return service + "-" + Ip.format(address).replace('.', '-').replace(':', '-');
   }
 
   private Duration reconcile(String key) {
@@ -242,60 +178,80 @@ public final class AdvertisementReconciler implements AutoCloseable {
     int slash = key.indexOf('/');
     String namespace = key.substring(0, slash);
     String serviceName = key.substring(slash + 1);
-    List<InetAddress> addresses =
-        service != null && views.wanted(service) ? ServiceViews.current(service) : List.of();
+    List<InetAddress> addresses = addresses(service);
+    var peers = informers.list(BGPPeer.class);
+    List<EndpointSlice> slices =
+        addresses.isEmpty()
+            ? List.of()
+            : informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key);
 
-    Set<String> targets = Set.of();
-    if (!addresses.isEmpty()) {
-      List<EndpointSlice> slices =
-          informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key);
-      targets = Targets.of(service, slices, informers.list(BGPPeer.class));
-    }
     var existing = new HashMap<String, BGPAdvertisement>();
     for (var advert : informers.of(BGPAdvertisement.class).getIndexer().byIndex(BY_SERVICE, key)) {
       existing.put(advert.getMetadata().getName(), advert);
     }
     var wanted = new LinkedHashMap<String, InetAddress>();
     addresses.forEach(a -> wanted.put(name(serviceName, a), a));
+    var uncarried = new ArrayList<InetAddress>();
+    var problems = new ArrayList<String>();
+    var pools = informers.list(AddressPool.class);
 
-    var problems = new java.util.ArrayList<String>();
     for (var entry : wanted.entrySet()) {
-      var attributes =
-          PathAttributes.of(service, entry.getValue(), informers.list(AddressPool.class));
+      var family = entry.getValue() instanceof Inet4Address ? Protocol.IPV4 : Protocol.IPV6;
+      boolean carried = Targets.carried(service, peers, family);
+      if (!carried) {
+        uncarried.add(entry.getValue());
+      }
+      // the annotation problems of every address, also of one whose write is settling (or the
+      // problem would seem gone and be reported again on the next pass)
+      var attributes = PathAttributes.of(service, entry.getValue(), pools);
       attributes.problems().stream().filter(p -> !problems.contains(p)).forEach(problems::add);
       var attrs = attributes.attrs().toAttrs();
+      if (writer.settling(namespace + "/" + entry.getKey())) {
+        continue; // a write of ours is on its way (or its result not yet in the cache)
+      }
+      var targets = Targets.of(service, slices, peers, family);
       var advert = existing.get(entry.getKey());
       if (advert == null) {
-        advert = create(service, entry.getKey(), entry.getValue(), attrs);
+        writer.create(
+            key,
+            advertisement(service, entry.getKey(), entry.getValue(), attrs),
+            p -> next(p, targets),
+            !carried);
+        continue;
       }
       if (advert.getMetadata().getDeletionTimestamp() != null) {
         // deleted by someone: withdraw it; once it is gone the next pass creates it again
-        withdrawAndDelete(advert);
+        writer.withdrawAndDelete(key, advert, this::withdrawn);
         continue;
       }
       if (!attrs(advert.getSpec().attrs()).equals(attrs(attrs))) {
         patchAttrs(advert, attrs);
       }
-      var peers = withoutGonePeers(next(peers(advert), targets));
-      if (!peers.equals(peers(advert))) {
-        patchStatus(advert, peers);
+      var current = AdvertisementWriter.peers(advert);
+      if (!withoutGonePeers(next(current, targets)).equals(current)) {
+        writer.setPeers(key, advert, p -> withoutGonePeers(next(p, targets)));
       }
     }
     for (var advert : existing.values()) {
-      if (wanted.containsKey(advert.getMetadata().getName())) {
+      if (wanted.containsKey(advert.getMetadata().getName())
+          || writer.settling(AdvertisementWriter.key(advert))) {
         continue;
       }
-      withdrawAndDelete(advert);
+      writer.withdrawAndDelete(key, advert, this::withdrawn);
     }
     report(service, key, problems);
-    if (announcements != null && !addresses.isEmpty()) {
-      announcements.observe(
+    if (announcements != null && service != null && !addresses.isEmpty()) {
+      // a condition not yet in the cache is looked at again (and written again if it was lost)
+      return announcements.observe(
           service,
           Announcements.of(
               existing.values().stream()
                   .filter(a -> wanted.containsKey(a.getMetadata().getName()))
                   .toList(),
-              informers.list(BGPPeer.class)));
+              peers,
+              uncarried));
+    } else if (announcements != null && service == null) {
+      announcements.forget(key);
     }
     return null;
   }
@@ -354,12 +310,11 @@ public final class AdvertisementReconciler implements AutoCloseable {
     return next;
   }
 
-  private static Map<String, AdvertiseStatus> peers(BGPAdvertisement advert) {
-    var status = advert.getStatus();
-    return status == null || status.peers() == null ? Map.of() : new TreeMap<>(status.peers());
+  private Map<String, AdvertiseStatus> withdrawn(Map<String, AdvertiseStatus> peers) {
+    return withoutGonePeers(next(peers, Set.of()));
   }
 
-  private BGPAdvertisement create(
+  private static BGPAdvertisement advertisement(
       Service service, String name, InetAddress address, List<String> attrs) {
     boolean v4 = address instanceof Inet4Address;
     var advert =
@@ -367,7 +322,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
             service.getMetadata().getNamespace(),
             name,
             new BGPAdvertisementSpec(
-                Cidr.format(address) + (v4 ? "/32" : "/128"),
+                Ip.format(address) + (v4 ? "/32" : "/128"),
                 AddressType.SERVICE,
                 v4 ? Protocol.IPV4 : Protocol.IPV6,
                 attrs));
@@ -386,27 +341,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
                     .withUid(service.getMetadata().getUid())
                     .withController(true)
                     .build()));
-    try {
-      var created = informers.client().resource(advert).create();
-      LOG.info(
-          "advertisement created name="
-              + name
-              + " namespace="
-              + advert.getMetadata().getNamespace()
-              + " cidr="
-              + advert.getSpec().cidr());
-      return created;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
-        return informers
-            .client()
-            .resources(BGPAdvertisement.class)
-            .inNamespace(advert.getMetadata().getNamespace())
-            .withName(name)
-            .get();
-      }
-      throw e;
-    }
+    return advert;
   }
 
   /**
@@ -424,62 +359,18 @@ public final class AdvertisementReconciler implements AutoCloseable {
     return out;
   }
 
-  private void patchStatus(BGPAdvertisement advert, Map<String, AdvertiseStatus> peers) {
-    // the whole map (a JSON patch adding /status replaces it): a merge patch cannot remove an
-    // entry on fabric8's mock server, which keeps the nulls
-    var patch =
-        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
-            + Serialization.asJson(new BGPAdvertisementStatus(peers))
-            + "}]";
-    // resource(advert), not withName(...): a patch by name first GETs the object (one more round
-    // trip)
-    informers
-        .client()
-        .resource(advert)
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), patch);
-  }
-
-  private void withdrawAndDelete(BGPAdvertisement advert) {
-    var peers = peers(advert);
-    var withdrawn = withoutGonePeers(next(peers, Set.of()));
-    if (!withdrawn.equals(peers)) {
-      patchStatus(advert, withdrawn);
-      return; // the status change comes back as an event
-    }
-    var resource =
-        informers
-            .client()
-            .resources(BGPAdvertisement.class)
-            .inNamespace(advert.getMetadata().getNamespace())
-            .withName(advert.getMetadata().getName());
-    if (advert.getMetadata().getDeletionTimestamp() == null) {
-      resource.delete();
-      return;
-    }
-    if (withdrawn.isEmpty()
-        && advert.getMetadata().getFinalizers() != null
-        && advert.getMetadata().getFinalizers().contains(Sart.BGP_ADVERTISEMENT_FINALIZER)) {
-      LockedEdit.edit(
-          informers.client(),
-          resource,
-          a -> {
-            a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
-            return a;
-          });
-      LOG.info("advertisement withdrawn and released name=" + advert.getMetadata().getName());
-    }
-  }
-
-  /** Keys waiting (for tests and the benchmark). */
+  /** Keys waiting and advertisement writes under way (for tests and the benchmark). */
   public int pending() {
-    return loop.pending();
+    return loop.pending() + writer.pending();
   }
 
   @Override
   public void close() {
     loop.close();
-    meters.forEach(metrics.registry()::remove);
-    metrics.removeSection(section);
+    writer.close();
+    if (announcements != null) {
+      announcements.close();
+    }
+    advertMetrics.close();
   }
 }

@@ -2,8 +2,8 @@ package dev.sart.controller.advert;
 
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AdvertisementAttrs;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Service;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -32,7 +32,7 @@ public final class PathAttributes {
         continue;
       }
       try {
-        if (Cidr.parse(spec.cidr()).contains(address)) {
+        if (IpPrefix.parseCidr(spec.cidr()).contains(address)) {
           attrs = spec.attrs();
           break;
         }

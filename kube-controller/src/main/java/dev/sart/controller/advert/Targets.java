@@ -1,6 +1,7 @@
 package dev.sart.controller.advert;
 
 import dev.sart.crds.BGPPeer;
+import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -22,13 +23,21 @@ import java.util.TreeSet;
  *
  * An endpoint counts only while its EndpointSlice says it is ready and not terminating: a
  * terminating pod is withdrawn before it is gone. Peers are filtered by the Service's {@code
- * bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart).
+ * bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart), and by
+ * address family: a peer carries the family of its own address (the agent opens an IPv4 session
+ * with IPv4 unicast only and an IPv6 session with IPv6 unicast only, RFC 4760 §8), so an IPv6
+ * address is announced only to IPv6 peers; listing an IPv4 peer would have its agent report
+ * Advertised for a prefix the session cannot carry.
  */
 public final class Targets {
   private Targets() {}
 
+  /** The peers that announce an address of {@code family}. */
   public static Set<String> of(
-      Service service, Collection<EndpointSlice> slices, Collection<BGPPeer> peers) {
+      Service service,
+      Collection<EndpointSlice> slices,
+      Collection<BGPPeer> peers,
+      Protocol family) {
     var groups = groups(service);
     boolean local = "Local".equals(service.getSpec().getExternalTrafficPolicy());
     var readyNodes = new HashSet<String>();
@@ -51,9 +60,7 @@ public final class Targets {
       return targets;
     }
     for (var peer : peers) {
-      if (peer.getSpec() == null
-          || peer.getMetadata().getDeletionTimestamp() != null
-          || !matches(groups, peer)) {
+      if (!candidate(groups, peer, family)) {
         continue;
       }
       if (!local || readyNodes.contains(peer.getSpec().nodeBGPRef())) {
@@ -61,6 +68,28 @@ public final class Targets {
       }
     }
     return targets;
+  }
+
+  /**
+   * Whether some BGPPeer could announce an address of {@code family} for {@code service} (its
+   * groups and family match), endpoints aside.
+   */
+  public static boolean carried(Service service, Collection<BGPPeer> peers, Protocol family) {
+    var groups = groups(service);
+    return peers.stream().anyMatch(p -> candidate(groups, p, family));
+  }
+
+  private static boolean candidate(Set<String> groups, BGPPeer peer, Protocol family) {
+    return peer.getSpec() != null
+        && peer.getMetadata().getDeletionTimestamp() == null
+        && family(peer) == family
+        && matches(groups, peer);
+  }
+
+  /** The family a peer's session carries: that of its address. */
+  static Protocol family(BGPPeer peer) {
+    var addr = peer.getSpec().addr();
+    return addr != null && addr.contains(":") ? Protocol.IPV6 : Protocol.IPV4;
   }
 
   /** Ready (nil means ready, per the EndpointSlice API) and not terminating. */

@@ -4,11 +4,11 @@ import dev.sart.crds.AsnSelector;
 import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerTemplate;
 import dev.sart.crds.BGPPeerTemplateSpec;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.ClusterBGP;
 import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Node;
 import java.net.Inet4Address;
 import java.util.ArrayList;
@@ -181,7 +181,7 @@ public record NodePlan(
    * sart).
    */
   public static String peerName(String template, String node, long asn, String addr) {
-    var address = Cidr.format(Cidr.parseAddress(addr)).replace(':', '-');
+    var address = Ip.format(Ip.parse(addr)).replace(':', '-');
     return (template == null ? "" : template + "-") + node + "-" + asn + "-" + address;
   }
 
@@ -250,7 +250,7 @@ public record NodePlan(
           }
         };
     try {
-      if (!(Cidr.parseAddress(text) instanceof Inet4Address)) {
+      if (!(Ip.parse(text) instanceof Inet4Address)) {
         throw new IllegalArgumentException("router id " + text + " is not IPv4");
       }
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,6 @@
 package dev.sart.controller.ipam;
 
-import dev.sart.crds.Cidr;
+import dev.sart.net.IpPrefix;
 import java.math.BigInteger;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -11,18 +11,17 @@ import java.util.SortedSet;
  * after the pool's network address. (sart computed the stride with {@code ^}, XOR, which is right
  * for a few sizes only, and reported blockSize − p as the block count.)
  */
-public record Blocks(Cidr pool, int blockSize) {
+public record Blocks(IpPrefix pool, int blockSize) {
   public Blocks {
-    pool = pool.masked();
-    if (blockSize < pool.prefixLength() || blockSize > pool.addressBits()) {
+    if (blockSize < pool.length() || blockSize > pool.addressBits()) {
       throw new IllegalArgumentException(
-          "blockSize " + blockSize + " outside " + pool.prefixLength() + ".." + pool.addressBits());
+          "blockSize " + blockSize + " outside " + pool.length() + ".." + pool.addressBits());
     }
   }
 
   /** 2^(blockSize − prefix length). */
   public BigInteger count() {
-    return BigInteger.ONE.shiftLeft(blockSize - pool.prefixLength());
+    return BigInteger.ONE.shiftLeft(blockSize - pool.length());
   }
 
   /** Addresses per block: 2^(bits − blockSize). */
@@ -30,17 +29,17 @@ public record Blocks(Cidr pool, int blockSize) {
     return BigInteger.ONE.shiftLeft(pool.addressBits() - blockSize);
   }
 
-  public Cidr block(BigInteger index) {
+  public IpPrefix block(BigInteger index) {
     if (index.signum() < 0 || index.compareTo(count()) >= 0) {
       throw new IllegalArgumentException(
           "block index " + index + " outside 0.." + count().subtract(BigInteger.ONE));
     }
-    return new Cidr(pool.addressAt(index.multiply(stride())), blockSize);
+    return new IpPrefix(pool.addressAt(index.multiply(stride())), blockSize);
   }
 
   /** The index of {@code block} in this pool, if it is one of its blocks. */
-  public Optional<BigInteger> indexOf(Cidr block) {
-    if (block.prefixLength() != blockSize || !pool.contains(block.address()) || !block.isMasked()) {
+  public Optional<BigInteger> indexOf(IpPrefix block) {
+    if (block.length() != blockSize || !pool.contains(block.address())) {
       return Optional.empty();
     }
     return Optional.of(pool.offsetOf(block.address()).divide(stride()));

@@ -14,9 +14,9 @@ import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestStatus;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -143,7 +143,7 @@ public final class PoolReconciler implements AutoCloseable {
       var block = informers.get(AddressBlock.class, name);
       var wanted =
           new AddressBlockSpec(
-              Cidr.parse(spec.cidr()).masked().toString(),
+              IpPrefix.parseCidr(spec.cidr()).toString(),
               AddressType.SERVICE,
               name,
               null,
@@ -177,8 +177,8 @@ public final class PoolReconciler implements AutoCloseable {
    * are counted by the Service reconciler, which holds their allocations.
    */
   private void writePodPoolStatus(AddressPool pool) {
-    var cidr = Cidr.parse(pool.getSpec().cidr());
-    var layout = new Blocks(cidr.masked(), blockSize(pool));
+    var cidr = IpPrefix.parseCidr(pool.getSpec().cidr());
+    var layout = new Blocks(cidr, blockSize(pool));
     var status =
         AddressPoolStatus.pod(
             cidr.isIpv4(),
@@ -198,7 +198,7 @@ public final class PoolReconciler implements AutoCloseable {
   private Duration deletePool(AddressPool pool) {
     var name = pool.getMetadata().getName();
     var client = informers.client();
-    var cidr = Cidr.parse(pool.getSpec().cidr());
+    var cidr = IpPrefix.parseCidr(pool.getSpec().cidr());
     String busy = null;
     if (pool.getSpec().type() == AddressType.POD) {
       var blocks = blocksOf(name);
@@ -285,10 +285,10 @@ public final class PoolReconciler implements AutoCloseable {
         return null;
       }
     }
-    var layout = new Blocks(Cidr.parse(pool.getSpec().cidr()), blockSize(pool));
+    var layout = new Blocks(IpPrefix.parseCidr(pool.getSpec().cidr()), blockSize(pool));
     var used = new TreeSet<BigInteger>();
     for (var block : blocks) {
-      layout.indexOf(Cidr.parse(block.getSpec().cidr())).ifPresent(used::add);
+      layout.indexOf(IpPrefix.parseCidr(block.getSpec().cidr())).ifPresent(used::add);
     }
     var free = layout.firstFree(used);
     if (free.isEmpty()) {
@@ -335,8 +335,8 @@ public final class PoolReconciler implements AutoCloseable {
   }
 
   private static int blockSize(AddressPool pool) {
-    var cidr = Cidr.parse(pool.getSpec().cidr());
-    return pool.getSpec().blockSize() == null ? cidr.prefixLength() : pool.getSpec().blockSize();
+    var cidr = IpPrefix.parseCidr(pool.getSpec().cidr());
+    return pool.getSpec().blockSize() == null ? cidr.length() : pool.getSpec().blockSize();
   }
 
   private void createBlock(
@@ -447,7 +447,7 @@ public final class PoolReconciler implements AutoCloseable {
                   var p = i.get(AddressPool.class, pool);
                   return p == null
                       ? 0
-                      : new Blocks(Cidr.parse(p.getSpec().cidr()), blockSize(p))
+                      : new Blocks(IpPrefix.parseCidr(p.getSpec().cidr()), blockSize(p))
                           .count()
                           .doubleValue();
                 })

@@ -2,7 +2,8 @@ package dev.sart.controller.lb;
 
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.Cidr;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -30,9 +31,9 @@ public final class Allocator {
     if (spec.type() != AddressType.SERVICE) {
       return;
     }
-    var cidr = Cidr.parse(spec.cidr());
+    var cidr = IpPrefix.parseCidr(spec.cidr());
     var existing = pools.get(name);
-    if (existing == null || !existing.cidr().equals(cidr.masked())) {
+    if (existing == null || !existing.cidr().equals(cidr)) {
       pools.put(name, new Pool(name, cidr, spec.allowFirstLastOrFalse()));
     }
     autoAssign.put(name, spec.autoAssignOrFalse());
@@ -140,7 +141,7 @@ public final class Allocator {
         } else {
           error =
               "address "
-                  + Cidr.format(want.address())
+                  + Ip.format(want.address())
                   + " of pool "
                   + want.pool().name()
                   + " is in use";
@@ -218,7 +219,7 @@ public final class Allocator {
                     () ->
                         new IllegalArgumentException(
                             "requested address "
-                                + Cidr.format(address)
+                                + Ip.format(address)
                                 + " is in no usable address of "
                                 + (view.pools() != null
                                     ? "pools " + view.pools()
@@ -273,7 +274,7 @@ public final class Allocator {
                       int i = families.indexOf(a instanceof Inet4Address);
                       return i < 0 ? families.size() : i;
                     })
-                .thenComparing(Cidr::toNumber))
+                .thenComparing(Ip::toNumber))
         .toList();
   }
 }

@@ -3,8 +3,8 @@ package dev.sart.controller.lb;
 import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Loop;
 import dev.sart.controller.runtime.Metrics;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -78,7 +78,7 @@ public final class EndpointSliceAnnotations implements AutoCloseable {
     if (!addresses.isEmpty()) {
       out.put(
           Sart.SERVICE_ALLOCATION_ANNOTATION,
-          addresses.stream().map(Cidr::format).collect(Collectors.joining(",")));
+          addresses.stream().map(Ip::format).collect(Collectors.joining(",")));
     }
     return out;
   }

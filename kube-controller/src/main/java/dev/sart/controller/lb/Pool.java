@@ -1,6 +1,6 @@
 package dev.sart.controller.lb;
 
-import dev.sart.crds.Cidr;
+import dev.sart.net.IpPrefix;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.util.HashMap;
@@ -28,7 +28,7 @@ import java.util.TreeMap;
  */
 public final class Pool {
   private final String name;
-  private final Cidr cidr;
+  private final IpPrefix cidr;
   private final BigInteger first;
   private final BigInteger last;
   private final TreeMap<BigInteger, Lease> leases = new TreeMap<>();
@@ -74,9 +74,9 @@ public final class Pool {
     }
   }
 
-  public Pool(String name, Cidr cidr, boolean allowFirstLast) {
+  public Pool(String name, IpPrefix cidr, boolean allowFirstLast) {
     this.name = name;
-    this.cidr = cidr.masked();
+    this.cidr = cidr;
     BigInteger size = cidr.size();
     boolean skipEnds = !allowFirstLast && size.compareTo(BigInteger.valueOf(4)) >= 0;
     this.first = skipEnds ? BigInteger.ONE : BigInteger.ZERO;
@@ -89,7 +89,7 @@ public final class Pool {
     return name;
   }
 
-  public Cidr cidr() {
+  public IpPrefix cidr() {
     return cidr;
   }
 

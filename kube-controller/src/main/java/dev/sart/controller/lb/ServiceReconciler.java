@@ -10,7 +10,7 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressPoolStatus;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.Cidr;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -50,6 +50,7 @@ public final class ServiceReconciler implements AutoCloseable {
   private final Events events;
   private final Metrics metrics;
   private final Allocator allocator = new Allocator();
+  private final Decisions decisions = new Decisions();
   private final Loop loop;
 
   /** Status writes, sent off the reconciler's thread (one at a time per Service). */
@@ -167,6 +168,7 @@ public final class ServiceReconciler implements AutoCloseable {
     var service = informers.get(Service.class, key);
     if (service == null) {
       var released = allocator.releaseAll(key);
+      decisions.remove(key);
       lastError.remove(key);
       if (!released.isEmpty()) {
         LOG.info("released service=" + key + " addresses=" + text(released) + " reason=deleted");
@@ -175,6 +177,7 @@ public final class ServiceReconciler implements AutoCloseable {
       return null;
     }
     if (views.foreign(service)) {
+      decisions.remove(key);
       if (!allocator.releaseAll(key).isEmpty()) {
         poolCountsChanged();
       }
@@ -188,6 +191,8 @@ public final class ServiceReconciler implements AutoCloseable {
       return null;
     }
     var outcome = allocator.reconcile(view);
+    // published before the status PATCH: the Service's advertisements are made meanwhile
+    decisions.put(key, outcome.addresses());
     if (!outcome.allocated().isEmpty() || !outcome.released().isEmpty()) {
       poolCountsChanged();
     }
@@ -320,7 +325,7 @@ public final class ServiceReconciler implements AutoCloseable {
       Runnable announce) {
     var ingress =
         addresses.stream()
-            .map(a -> "{\"ip\":\"" + Cidr.format(a) + "\"}")
+            .map(a -> "{\"ip\":\"" + Ip.format(a) + "\"}")
             .collect(Collectors.joining(","));
     var loadBalancer = "{\"ingress\":[" + ingress + "]}";
     // RFC 6902 JSON Patch: "add" replaces an existing member, and the list is replaced as a whole
@@ -365,7 +370,12 @@ public final class ServiceReconciler implements AutoCloseable {
   }
 
   private static String text(List<InetAddress> addresses) {
-    return addresses.stream().map(Cidr::format).collect(Collectors.joining(","));
+    return addresses.stream().map(Ip::format).collect(Collectors.joining(","));
+  }
+
+  /** The addresses decided per Service, as soon as decided (before the status write). */
+  public Decisions decisions() {
+    return decisions;
   }
 
   /** For tests and the benchmark. */

@@ -1,7 +1,7 @@
 package dev.sart.controller.lb;
 
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import java.net.InetAddress;
@@ -80,7 +80,7 @@ public final class ServiceViews {
     }
     if (requestedText != null) {
       for (var text : list(requestedText)) {
-        requested.add(Cidr.parseAddress(text));
+        requested.add(Ip.parse(text));
       }
     }
     var families = new ArrayList<Boolean>();
@@ -153,7 +153,7 @@ public final class ServiceViews {
     for (LoadBalancerIngress ingress : status.getLoadBalancer().getIngress()) {
       if (ingress.getIp() != null) {
         try {
-          result.add(Cidr.parseAddress(ingress.getIp()));
+          result.add(Ip.parse(ingress.getIp()));
         } catch (IllegalArgumentException e) {
           // not an address of ours
         }

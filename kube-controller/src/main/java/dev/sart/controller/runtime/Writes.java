@@ -82,6 +82,11 @@ public final class Writes implements AutoCloseable {
     send(key, write);
   }
 
+  /** Whether {@code key} has a write waiting or under way. */
+  public synchronized boolean pending(String key) {
+    return busy.contains(key);
+  }
+
   /** Keys with a write waiting or under way (for tests and the benchmark). */
   public synchronized int pending() {
     return busy.size();

@@ -6,9 +6,10 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
 import dev.sart.crds.Validation;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -130,15 +131,15 @@ public final class Admission {
     if (!errors.isEmpty()) {
       return errors(errors);
     }
-    var cidr = Cidr.parse(pool.getSpec().cidr());
+    var cidr = IpPrefix.parseCidr(pool.getSpec().cidr());
     var name = pool.getMetadata().getName();
     for (var other : client.resources(AddressPool.class).list().getItems()) {
       if (other.getMetadata().getName().equals(name) || other.getSpec() == null) {
         continue;
       }
-      Cidr otherCidr;
+      IpPrefix otherCidr;
       try {
-        otherCidr = Cidr.parse(other.getSpec().cidr());
+        otherCidr = IpPrefix.parseCidr(other.getSpec().cidr());
       } catch (IllegalArgumentException e) {
         continue;
       }
@@ -203,7 +204,7 @@ public final class Admission {
 
   private static boolean sameAddress(String a, String b) {
     try {
-      return Cidr.parseAddress(a).equals(Cidr.parseAddress(b));
+      return Ip.parse(a).equals(Ip.parse(b));
     } catch (IllegalArgumentException e) {
       return Objects.equals(a, b);
     }

@@ -60,7 +60,9 @@ class AdvertisementReconcilerTest {
     events = new Events(client);
     metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics);
+    adverts =
+        new AdvertisementReconciler(
+            informers, Sart.LOAD_BALANCER_CLASS, metrics, null, services.decisions());
     informers.start();
     services.start();
     adverts.start();

@@ -8,6 +8,7 @@ import static dev.sart.controller.MockCluster.pool;
 import static dev.sart.controller.MockCluster.slice;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.controller.MockCluster;
 import dev.sart.controller.lb.ServiceReconciler;
@@ -20,6 +21,7 @@ import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.BGPPeerStatus;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -57,7 +59,9 @@ class AnnouncementsTest {
     events = new Events(client);
     var metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events);
+    adverts =
+        new AdvertisementReconciler(
+            informers, Sart.LOAD_BALANCER_CLASS, metrics, events, services.decisions());
     informers.start();
     services.start();
     adverts.start();
@@ -149,8 +153,7 @@ class AnnouncementsTest {
     client.resource(lbService("test", "web", Map.of()).build()).create();
     await().ignoreExceptions().atMost(WAIT).until(() -> !ingress(client, "test", "web").isEmpty());
     String advert =
-        AdvertisementReconciler.name(
-            "web", dev.sart.crds.Cidr.parseAddress(ingress(client, "test", "web").getFirst()));
+        AdvertisementReconciler.name("web", Ip.parse(ingress(client, "test", "web").getFirst()));
     awaitCondition(
         "False",
         "NoTargets",
@@ -201,4 +204,61 @@ class AnnouncementsTest {
             .count(),
         "one condition of its type, replaced in place");
   }
+
+  /**
+   * A condition that another writer replaced before the cache showed it (the informer then never
+   * shows it, so the cache cannot be waited for) is written again once it has had time to settle,
+   * and its Event is not posted twice.
+   */
+  @Test
+  void aSentConditionThatNeverReachesTheCacheIsWrittenAgainWithoutASecondEvent() {
+    // a Service the reconcilers leave alone (another class), as a real API server stores it
+    client
+        .resource(
+            lbService("test", "other", Map.of())
+                .editSpec()
+                .withLoadBalancerClass("example.com/other")
+                .endSpec()
+                .build())
+        .create();
+    var others = client.services().inNamespace("test").withName("other");
+    others.subresource("status").patch(PatchContext.of(PatchType.JSON), ADD_EMPTY_STATUS);
+    var cached = others.get(); // the copy the cache keeps: our writes never reach it
+    var settle = Duration.ofMillis(300);
+    var announcements = new Announcements(client, events, settle);
+    var state = new Announcements.State(0, 0, 0, false, List.of("2001:db8:1::1"));
+    try {
+      var again = announcements.observe(cached, state);
+      assertEquals(settle, again);
+      await().atMost(WAIT).until(() -> Announcements.condition(others.get()) != null);
+
+      // another writer replaces status before our informer saw our condition
+      others.subresource("status").patch(PatchContext.of(PatchType.JSON), ADD_EMPTY_STATUS);
+      await().atMost(WAIT).until(() -> Announcements.condition(others.get()) == null);
+      var wait = announcements.observe(cached, state); // too early: left alone
+      assertTrue(wait.compareTo(Duration.ZERO) > 0 && wait.compareTo(settle) <= 0, "" + wait);
+
+      await().pollDelay(settle).atMost(WAIT).until(() -> true);
+      announcements.observe(cached, state);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertEquals(
+                      "NoPeerForFamily", Announcements.condition(others.get()).getReason()));
+      assertEquals(
+          1,
+          client.v1().events().inNamespace("test").list().getItems().stream()
+              .filter(
+                  e ->
+                      "other".equals(e.getInvolvedObject().getName())
+                          && "NotAnnounced".equals(e.getReason()))
+              .count());
+    } finally {
+      announcements.close();
+    }
+  }
+
+  private static final String ADD_EMPTY_STATUS =
+      "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"loadBalancer\":{}}}]";
 }

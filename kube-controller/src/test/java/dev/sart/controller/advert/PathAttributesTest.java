@@ -56,7 +56,8 @@ class PathAttributesTest {
     events = new Events(client);
     var metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events);
+    adverts =
+        new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events, null);
     informers.start();
     services.start();
     adverts.start();

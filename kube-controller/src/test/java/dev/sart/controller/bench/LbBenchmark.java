@@ -316,7 +316,8 @@ public final class LbBenchmark {
       services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
       adverts =
           withAdverts
-              ? new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics)
+              ? new AdvertisementReconciler(
+                  informers, Sart.LOAD_BALANCER_CLASS, metrics, events, services.decisions())
               : null;
       pools = new PoolReconciler(informers, events, metrics);
     }

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.AllocType;
-import dev.sart.crds.Cidr;
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,7 +26,7 @@ class AllocatorTest {
         key,
         true,
         pools,
-        requested.stream().map(Cidr::parseAddress).toList(),
+        requested.stream().map(Ip::parse).toList(),
         List.of(true),
         "SingleStack",
         false,
@@ -40,7 +40,7 @@ class AllocatorTest {
   }
 
   private static List<String> text(List<InetAddress> addresses) {
-    return addresses.stream().map(Cidr::format).toList();
+    return addresses.stream().map(Ip::format).toList();
   }
 
   private static Allocator allocator() {
@@ -244,7 +244,7 @@ class AllocatorTest {
         key,
         true,
         null,
-        requested.stream().map(Cidr::parseAddress).toList(),
+        requested.stream().map(Ip::parse).toList(),
         List.of(true),
         "SingleStack",
         false,
@@ -279,7 +279,7 @@ class AllocatorTest {
     // asked for by address: refused with a reason, not silently moved
     var refused =
         allocator.reconcile(
-            shared("ns/asks", new Port("TCP", 56), null, List.of(Cidr.format(dns.getFirst()))));
+            shared("ns/asks", new Port("TCP", 56), null, List.of(Ip.format(dns.getFirst()))));
     assertTrue(refused.failed());
     assertTrue(refused.addresses().isEmpty());
     // two Cluster Services share whatever their selectors
@@ -399,8 +399,8 @@ class AllocatorTest {
         text(fresh),
         "continues after the highest held address, not the freed .11");
     // a status that claims an address someone else holds does not get it
-    var liar = lb("t/liar", null, List.of(), List.of(Cidr.parseAddress("10.0.1.1")));
-    assertEquals(List.of(Cidr.parseAddress("10.0.1.1")), after.restore(liar));
+    var liar = lb("t/liar", null, List.of(), List.of(Ip.parse("10.0.1.1")));
+    assertEquals(List.of(Ip.parse("10.0.1.1")), after.restore(liar));
     assertNotEquals(List.of("10.0.1.1"), text(after.reconcile(liar).addresses()));
   }
 }

@@ -56,7 +56,8 @@ class SartV1CompatibilityTest {
             "DeletePolicy",
             "ListPolicy",
             "SetNeighborPolicy",
-            "ExplainExport"),
+            "ExplainExport",
+            "LocalPathsComplete"),
         bgpApi.subList(15, bgpApi.size()));
     assertEquals(
         List.of("ExportPeer", "ExportPeerState"),
@@ -70,9 +71,10 @@ class SartV1CompatibilityTest {
             "AddMultiPathRoute",
             "DeleteMultiPathRoute"),
         methodNames(FibProto.getDescriptor().findServiceByName("FibApi")));
-    assertEquals(
-        List.of("GetChannel", "ListChannel", "GetRoutes"),
-        methodNames(FibManagerProto.getDescriptor().findServiceByName("FibManagerApi")));
+    List<String> fibManagerApi =
+        methodNames(FibManagerProto.getDescriptor().findServiceByName("FibManagerApi"));
+    assertEquals(List.of("GetChannel", "ListChannel", "GetRoutes"), fibManagerApi.subList(0, 3));
+    assertEquals(List.of("LookupRoute"), fibManagerApi.subList(3, fibManagerApi.size()));
     assertEquals(
         List.of("Add", "Del", "Check"),
         methodNames(CniProto.getDescriptor().findServiceByName("CNIApi")));

@@ -215,7 +215,8 @@ class AdvertisementAttrsE2eTest {
     events = new Events(client);
     Metrics metrics = new Metrics();
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts = new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events);
+    adverts =
+        new AdvertisementReconciler(informers, Sart.LOAD_BALANCER_CLASS, metrics, events, null);
     informers.start();
     services.start();
     adverts.start();

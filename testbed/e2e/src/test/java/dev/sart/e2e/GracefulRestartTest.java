@@ -113,7 +113,14 @@ class GracefulRestartTest {
   private SartdNode startSart(String name) {
     SartdNode s =
         SartdNode.startAs(
-            sart, name, "-f", config.toString(), "--await-local-paths", "--warmup", "0");
+            sart,
+            name,
+            "-f",
+            config.toString(),
+            "--graceful-restart",
+            "--await-local-paths",
+            "--warmup",
+            "0");
     fib =
         CompletableFuture.supplyAsync(
             () -> FibNode.start(sart, FIB_CONFIG, name + "-fib"), r -> Thread.ofVirtual().start(r));

@@ -111,9 +111,8 @@ class SartScenariosTest {
     c.sart().cli("bgp", "global", "rib", "add", "203.0.113.0/24");
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size() == 2);
-    List<Route> at0 = c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24"));
+        .until(() -> c.gobgp0().routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24")).size() == 2);
+    List<Route> at0 = c.gobgp0().routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24"));
     assertTrue(at0.stream().anyMatch(r -> r.asPath().equals(List.of(65001L))), at0::toString);
     assertTrue(
         at0.stream().anyMatch(r -> r.asPath().equals(List.of(65002L, 65001L))), at0::toString);
@@ -146,8 +145,7 @@ class SartScenariosTest {
     await()
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(5))
-        .until(
-            () -> c.gobgp0().routes(dev.sart.testbed.IpPrefix.parse("203.0.113.0/24")).size() == 1);
+        .until(() -> c.gobgp0().routes(dev.sart.net.IpPrefix.parse("203.0.113.0/24")).size() == 1);
     c.gobgp0().announce("198.51.100.0/24");
     await()
         .atMost(Duration.ofSeconds(30))

@@ -99,6 +99,6 @@ class SartdAttributesTest {
     org.awaitility.Awaitility.await()
         .during(java.time.Duration.ofSeconds(2))
         .atMost(java.time.Duration.ofSeconds(4))
-        .until(() -> frr.routes(dev.sart.testbed.IpPrefix.parse("198.51.100.0/24")).isEmpty());
+        .until(() -> frr.routes(dev.sart.net.IpPrefix.parse("198.51.100.0/24")).isEmpty());
   }
 }

@@ -1,5 +1,7 @@
 package dev.sart.testbed;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -196,7 +198,7 @@ public final class Bird extends Router {
       }
       Matcher via = VIA.matcher(line);
       if (via.find()) {
-        current.nextHops.add(Addresses.parse(via.group(1)));
+        current.nextHops.add(Ip.parse(via.group(1)));
         continue;
       }
       Matcher attr = ATTR.matcher(line);
@@ -215,7 +217,7 @@ public final class Bird extends Router {
             // the attribute as received (IPv6: global, then link-local), not the resolved gateway
             current.bgpNextHops.clear();
             for (String a : v.split("\\s+")) {
-              current.bgpNextHops.add(Addresses.parse(a));
+              current.bgpNextHops.add(Ip.parse(a));
             }
           }
           case "BGP.med" -> current.med = OptionalLong.of(Long.parseLong(v));

@@ -1,5 +1,6 @@
 package dev.sart.testbed;
 
+import dev.sart.net.Ip;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -95,10 +96,8 @@ public final class Demo {
       Route r6 = frr.awaitRoute("2001:db8:100::10/128");
       say(
           "FRR learned %s via %s, AS path %s, communities %s",
-          r.prefix(), Addresses.format(r.nextHop()), r.asPath(), r.communities());
-      say(
-          "FRR learned %s via %s, AS path %s",
-          r6.prefix(), Addresses.format(r6.nextHop()), r6.asPath());
+          r.prefix(), Ip.format(r.nextHop()), r.asPath(), r.communities());
+      say("FRR learned %s via %s, AS path %s", r6.prefix(), Ip.format(r6.nextHop()), r6.asPath());
       say(
           "FRR's own CLI (vtysh -c 'show bgp ipv4 unicast 203.0.113.10/32'):%n%s",
           frr.vtysh("show bgp ipv4 unicast 203.0.113.10/32"));

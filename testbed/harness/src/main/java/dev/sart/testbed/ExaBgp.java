@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
@@ -57,7 +59,7 @@ public final class ExaBgp extends Router {
    * {@link #start()}.
    */
   public ExaBgp withNeighborOptions(String neighbor, String statements) {
-    neighborOptions.put(config.neighbor(Addresses.parse(neighbor)).address(), statements);
+    neighborOptions.put(config.neighbor(Ip.parse(neighbor)).address(), statements);
     return this;
   }
 
@@ -140,7 +142,7 @@ public final class ExaBgp extends Router {
     try {
       for (JsonNode link : JSON.readTree(cli("ip", "-j", "address", "show"))) {
         for (JsonNode a : link.path("addr_info")) {
-          InetAddress local = Addresses.parse(a.path("local").asText());
+          InetAddress local = Ip.parse(a.path("local").asText());
           int len = a.path("prefixlen").asInt();
           if (local.getClass() == n.address().getClass()
               && !local.isLinkLocalAddress()
@@ -156,7 +158,7 @@ public final class ExaBgp extends Router {
               .path("prefsrc")
               .asText("");
       if (!src.isEmpty()) {
-        return Addresses.parse(src);
+        return Ip.parse(src);
       }
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
@@ -179,7 +181,7 @@ public final class ExaBgp extends Router {
     for (Neighbor n : config.neighbors()) {
       c.append("neighbor ").append(n.addressText()).append(" {\n");
       c.append("  router-id ").append(config.routerIdText()).append(";\n");
-      c.append("  local-address ").append(Addresses.format(locals.get(n.address()))).append(";\n");
+      c.append("  local-address ").append(Ip.format(locals.get(n.address()))).append(";\n");
       c.append("  local-as ").append(config.asn()).append(";\n");
       c.append("  peer-as ").append(n.asn()).append(";\n");
       if (listen) {
@@ -213,7 +215,7 @@ public final class ExaBgp extends Router {
           "  api {\n    processes [ api ];\n    neighbor-changes;\n    receive { parsed; update; }\n  }\n");
       c.append("  static {\n");
       originated.stream()
-          .filter(p -> n.families().contains(p.family()))
+          .filter(p -> n.families().contains(Family.of(p)))
           .forEach(p -> c.append("    route ").append(p).append(" next-hop self;\n"));
       c.append("  }\n}\n");
     }
@@ -337,7 +339,7 @@ public final class ExaBgp extends Router {
       if (!neighbor.path("address").has("peer")) {
         return;
       }
-      InetAddress peer = Addresses.parse(neighbor.path("address").path("peer").asText());
+      InetAddress peer = Ip.parse(neighbor.path("address").path("peer").asText());
       switch (e.path("type").asText()) {
         case "state" -> {
           SessionState s =
@@ -404,7 +406,7 @@ public final class ExaBgp extends Router {
                                               .computeIfAbsent(
                                                   IpPrefix.parse(nlri.path("nlri").asText()),
                                                   k -> new ArrayList<>())
-                                              .add(Addresses.parse(nh.getKey()))));
+                                              .add(Ip.parse(nh.getKey()))));
                 }
               });
       nextHops.forEach(
@@ -439,7 +441,7 @@ public final class ExaBgp extends Router {
       List<Route> all =
           ribs.values().stream()
               .flatMap(r -> r.values().stream())
-              .filter(r -> r.prefix().family() == family)
+              .filter(r -> Family.of(r.prefix()) == family)
               .toList();
       Map<IpPrefix, Long> counts = new HashMap<>();
       all.forEach(r -> counts.merge(r.prefix(), 1L, Long::sum));

@@ -1,5 +1,7 @@
 package dev.sart.testbed;
 
+import dev.sart.net.IpPrefix;
+
 /** The address families the routers exchange in these tests (AFI/SAFI per RFC 4760). */
 public enum Family {
   IPV4_UNICAST(1, 1),
@@ -23,5 +25,10 @@ public enum Family {
 
   public boolean isIpv4() {
     return this == IPV4_UNICAST;
+  }
+
+  /** The unicast family of a prefix. */
+  public static Family of(IpPrefix prefix) {
+    return prefix.isIpv4() ? IPV4_UNICAST : IPV6_UNICAST;
   }
 }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -294,7 +296,7 @@ public final class Frr extends Router {
     for (Family f : Family.values()) {
       c.append(" !\n address-family ").append(afi(f)).append(" unicast\n");
       originated.stream()
-          .filter(p -> p.family() == f)
+          .filter(p -> Family.of(p) == f)
           .forEach(p -> c.append("  network ").append(p).append('\n'));
       config.neighbors().stream()
           .filter(n -> n.families().contains(f))
@@ -320,7 +322,7 @@ public final class Frr extends Router {
   @Override
   public SessionState sessionState(InetAddress neighbor) {
     config.neighbor(neighbor);
-    JsonNode out = json(vtysh("show bgp neighbors " + Addresses.format(neighbor) + " json"));
+    JsonNode out = json(vtysh("show bgp neighbors " + Ip.format(neighbor) + " json"));
     for (JsonNode peer : out) {
       if (peer.has("bgpState")) {
         return SessionState.parse(peer.get("bgpState").asText());
@@ -413,7 +415,7 @@ public final class Frr extends Router {
   /** An address as FRR prints it, without a zone ("fe80::1%eth0"). */
   private static InetAddress address(String text) {
     int zone = text.indexOf('%');
-    return Addresses.parse(zone < 0 ? text : text.substring(0, zone));
+    return Ip.parse(zone < 0 ? text : text.substring(0, zone));
   }
 
   private static JsonNode json(String text) {
@@ -442,7 +444,7 @@ public final class Frr extends Router {
     vtysh(
         "configure terminal",
         "router bgp " + config.asn(),
-        "address-family " + afi(prefix.family()) + " unicast",
+        "address-family " + afi(Family.of(prefix)) + " unicast",
         command + prefix);
   }
 }

@@ -3,6 +3,8 @@ package dev.sart.testbed;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -213,7 +215,7 @@ public final class GoBgp extends Router {
             route(
                 IpPrefix.parse(path.path("nlri").path("prefix").asText(entry.getKey())),
                 path,
-                Addresses.parse(from)));
+                Ip.parse(from)));
       }
     }
     return routes;
@@ -233,7 +235,7 @@ public final class GoBgp extends Router {
             segment.path("asns").forEach(a -> asPath.add(a.asLong()));
           }
         }
-        case NEXT_HOP, MP_REACH -> nextHops.add(Addresses.parse(attr.path("nexthop").asText()));
+        case NEXT_HOP, MP_REACH -> nextHops.add(Ip.parse(attr.path("nexthop").asText()));
         case MED -> med = OptionalLong.of(attr.path("metric").asLong());
         case LOCAL_PREF -> localPref = OptionalLong.of(attr.path("value").asLong());
         case COMMUNITIES ->

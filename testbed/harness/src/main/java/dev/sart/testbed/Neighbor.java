@@ -1,5 +1,6 @@
 package dev.sart.testbed;
 
+import dev.sart.net.Ip;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.Set;
@@ -54,7 +55,7 @@ public record Neighbor(
 
   /** A directly connected, active neighbour exchanging the unicast family of its address. */
   public static Neighbor of(String address, long asn) {
-    InetAddress a = Addresses.parse(address);
+    InetAddress a = Ip.parse(address);
     return new Neighbor(
         a,
         asn,
@@ -196,6 +197,6 @@ public record Neighbor(
 
   /** The address as the routers print it. */
   public String addressText() {
-    return Addresses.format(address);
+    return Ip.format(address);
   }
 }

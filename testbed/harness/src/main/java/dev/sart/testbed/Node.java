@@ -1,5 +1,6 @@
 package dev.sart.testbed;
 
+import dev.sart.net.IpPrefix;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,8 @@ package dev.sart.testbed;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -155,15 +157,14 @@ public final class OpenBgpd extends Router {
   @Override
   public SessionState sessionState(InetAddress neighbor) {
     config.neighbor(neighbor);
-    return parseSessionState(
-        bgpctl("-j", "show", "neighbor", Addresses.format(neighbor)), neighbor);
+    return parseSessionState(bgpctl("-j", "show", "neighbor", Ip.format(neighbor)), neighbor);
   }
 
   /** The state of {@code neighbor} in {@code show neighbor} JSON; IDLE when it is not listed. */
   static SessionState parseSessionState(String json, InetAddress neighbor) {
     for (JsonNode n : neighbors(json)) {
       String addr = n.path("remote_addr").asText();
-      if (isAddress(addr) && Addresses.parse(addr).equals(neighbor)) {
+      if (isAddress(addr) && Ip.parse(addr).equals(neighbor)) {
         String state = n.path("state").asText();
         // "None" is the state of a peer the session engine has not started yet.
         return state.equals("None") ? SessionState.IDLE : SessionState.parse(state);
@@ -194,7 +195,7 @@ public final class OpenBgpd extends Router {
       List<InetAddress> nextHops = new ArrayList<>();
       String nh = r.path("exit_nexthop").asText();
       if (isAddress(nh)) {
-        nextHops.add(Addresses.parse(nh));
+        nextHops.add(Ip.parse(nh));
       }
       List<Long> asPath = new ArrayList<>();
       // AS_SETs print as "{ a b }", confederation segments as "( a )" / "[ a ]": flattened.
@@ -219,7 +220,7 @@ public final class OpenBgpd extends Router {
               communities,
               optionalLong(r, "metric"),
               optionalLong(r, "localpref"),
-              Addresses.parse(from),
+              Ip.parse(from),
               r.path("best").asBoolean(false)));
     }
     return routes;
@@ -232,7 +233,7 @@ public final class OpenBgpd extends Router {
 
   private static boolean isAddress(String s) {
     try {
-      Addresses.parse(s);
+      Ip.parse(s);
       return true;
     } catch (IllegalArgumentException e) {
       return false;

@@ -1,5 +1,6 @@
 package dev.sart.testbed;
 
+import dev.sart.net.IpPrefix;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.OptionalLong;

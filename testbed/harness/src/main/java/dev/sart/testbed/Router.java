@@ -2,6 +2,8 @@ package dev.sart.testbed;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -106,7 +108,7 @@ public abstract class Router {
   // --- conveniences shared by all drivers -------------------------------------------------------
 
   public final SessionState sessionState(String neighbor) {
-    return sessionState(Addresses.parse(neighbor));
+    return sessionState(Ip.parse(neighbor));
   }
 
   /** Waits until the session towards {@code neighbor} is Established. */
@@ -115,7 +117,7 @@ public abstract class Router {
   }
 
   public final Router awaitSessionState(String neighbor, SessionState state, Duration timeout) {
-    InetAddress n = Addresses.parse(neighbor);
+    InetAddress n = Ip.parse(neighbor);
     await("%s: session to %s %s".formatted(this, neighbor, state))
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(100))
@@ -126,7 +128,7 @@ public abstract class Router {
 
   /** The routes for exactly this prefix. */
   public final List<Route> routes(IpPrefix prefix) {
-    return routes(prefix.family()).stream().filter(r -> r.prefix().equals(prefix)).toList();
+    return routes(Family.of(prefix)).stream().filter(r -> r.prefix().equals(prefix)).toList();
   }
 
   /** The best route for this prefix, if the router has one. */

@@ -1,5 +1,7 @@
 package dev.sart.testbed;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -21,7 +23,7 @@ public record RouterConfig(
   }
 
   public static RouterConfig of(long asn, String routerId) {
-    InetAddress id = Addresses.parse(routerId);
+    InetAddress id = Ip.parse(routerId);
     if (!(id instanceof Inet4Address v4)) {
       throw new IllegalArgumentException("a router id is an IPv4 address: " + routerId);
     }
@@ -55,7 +57,7 @@ public record RouterConfig(
             () ->
                 new IllegalArgumentException(
                     "no neighbour "
-                        + Addresses.format(address)
+                        + Ip.format(address)
                         + " configured; have "
                         + neighbors.stream().map(Neighbor::addressText).toList()));
   }

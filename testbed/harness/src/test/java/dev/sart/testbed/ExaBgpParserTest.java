@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -21,9 +23,9 @@ import org.junit.jupiter.api.Test;
  * and one "error" acknowledgement.
  */
 class ExaBgpParserTest {
-  private static final InetAddress V4 = Addresses.parse("192.0.2.2");
-  private static final InetAddress V6 = Addresses.parse("2001:db8::2");
-  private static final InetAddress IBGP = Addresses.parse("192.0.2.6");
+  private static final InetAddress V4 = Ip.parse("192.0.2.2");
+  private static final InetAddress V6 = Ip.parse("2001:db8::2");
+  private static final InetAddress IBGP = Ip.parse("192.0.2.6");
 
   private static String fixture() throws IOException {
     try (InputStream in = ExaBgpParserTest.class.getResourceAsStream("exabgp/events.jsonl")) {
@@ -48,7 +50,7 @@ class ExaBgpParserTest {
     assertEquals(SessionState.ESTABLISHED, feed.state(V4));
     assertEquals(SessionState.ESTABLISHED, feed.state(V6));
     assertEquals(SessionState.ESTABLISHED, feed.state(IBGP));
-    assertEquals(SessionState.IDLE, feed.state(Addresses.parse("192.0.2.99")));
+    assertEquals(SessionState.IDLE, feed.state(Ip.parse("192.0.2.99")));
     assertEquals(2, feed.acks);
     assertEquals("error", feed.lastAck);
 
@@ -119,7 +121,7 @@ class ExaBgpParserTest {
                     .withMultihop(3)
                     .withFamilies(Family.IPV4_UNICAST, Family.IPV6_UNICAST))
             .originate("203.0.113.0/24", "2001:db8:1::/48");
-    String text = new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    String text = new ExaBgp(node, config).configText(Map.of(V4, Ip.parse("192.0.2.1")));
     assertTrue(text.contains("local-address 192.0.2.1;"), text);
     assertTrue(text.contains("passive true;"), text);
     assertTrue(text.contains("md5-password \"s3cret\";"), text);
@@ -134,13 +136,10 @@ class ExaBgpParserTest {
     Node node = new Node(null, "x", "unused", java.nio.file.Path.of("/tmp/x"));
     RouterConfig config =
         RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002));
-    String listening =
-        new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    String listening = new ExaBgp(node, config).configText(Map.of(V4, Ip.parse("192.0.2.1")));
     assertTrue(listening.contains("  listen 179;\n"), listening);
     String connecting =
-        new ExaBgp(node, config)
-            .withoutListening()
-            .configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+        new ExaBgp(node, config).withoutListening().configText(Map.of(V4, Ip.parse("192.0.2.1")));
     assertTrue(!connecting.contains("listen"), connecting);
     assertTrue(!connecting.contains("passive"), connecting);
   }
@@ -154,7 +153,7 @@ class ExaBgpParserTest {
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,
-            () -> new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1"))));
+            () -> new ExaBgp(node, config).configText(Map.of(V4, Ip.parse("192.0.2.1"))));
     assertTrue(e.getMessage().contains("GTSM"), e.getMessage());
   }
 
@@ -172,7 +171,7 @@ class ExaBgpParserTest {
     RouterConfig config =
         RouterConfig.of(65001, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65002).withoutAs4());
     Node node = new Node(null, "r1", "unused", java.nio.file.Path.of("/nonexistent"));
-    String text = new ExaBgp(node, config).configText(Map.of(V4, Addresses.parse("192.0.2.1")));
+    String text = new ExaBgp(node, config).configText(Map.of(V4, Ip.parse("192.0.2.1")));
     assertTrue(text.contains("  capability { asn4 disable; }\n"), text);
   }
 }

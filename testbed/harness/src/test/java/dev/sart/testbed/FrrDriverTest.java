@@ -3,6 +3,8 @@ package dev.sart.testbed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,20 +49,20 @@ class FrrDriverTest {
   private static void assertExchanged(Router frr, Router bird) {
     Route r4 = bird.awaitRoute("203.0.113.0/24");
     assertEquals(List.of(65001L), r4.asPath());
-    assertEquals("192.0.2.1", Addresses.format(r4.nextHop()));
+    assertEquals("192.0.2.1", Ip.format(r4.nextHop()));
     Route r6 = bird.awaitRoute("2001:db8:1::/48");
     assertEquals(List.of(65001L), r6.asPath());
-    assertEquals("2001:db8::1", Addresses.format(r6.nextHop()));
+    assertEquals("2001:db8::1", Ip.format(r6.nextHop()));
 
     Route l4 = frr.awaitRoute("198.51.100.0/24");
     assertEquals(List.of(65002L), l4.asPath());
-    assertEquals("192.0.2.2", Addresses.format(l4.nextHop()));
-    assertEquals("192.0.2.2", Addresses.format(l4.from()));
+    assertEquals("192.0.2.2", Ip.format(l4.nextHop()));
+    assertEquals("192.0.2.2", Ip.format(l4.from()));
     assertTrue(l4.best());
     Route l6 = frr.awaitRoute("2001:db8:2::/48");
     assertEquals(List.of(65002L), l6.asPath());
-    assertEquals("2001:db8::2", Addresses.format(l6.nextHop()));
-    assertEquals("2001:db8::2", Addresses.format(l6.from()));
+    assertEquals("2001:db8::2", Ip.format(l6.nextHop()));
+    assertEquals("2001:db8::2", Ip.format(l6.from()));
     assertTrue(l6.best());
     // only learned routes: not the ones FRR originates
     assertTrue(frr.routes(IpPrefix.parse("203.0.113.0/24")).isEmpty());
@@ -81,7 +83,7 @@ class FrrDriverTest {
     frr.announce("203.0.113.128/25");
     frr.announce("2001:db8:3::/48");
     assertEquals(List.of(65001L), bird.awaitRoute("203.0.113.128/25").asPath());
-    assertEquals("2001:db8::1", Addresses.format(bird.awaitRoute("2001:db8:3::/48").nextHop()));
+    assertEquals("2001:db8::1", Ip.format(bird.awaitRoute("2001:db8:3::/48").nextHop()));
 
     frr.withdraw("203.0.113.128/25");
     frr.withdraw("2001:db8:3::/48");
@@ -142,7 +144,7 @@ class FrrDriverTest {
     assertEquals(List.of("bgpd"), frr.processes().stream().map(ManagedProcess::name).toList());
     frr.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
     assertEquals(List.of(65002L), frr.awaitRoute("198.51.100.0/24").asPath());
-    assertEquals("2001:db8::1", Addresses.format(bird.awaitRoute("2001:db8:1::/48").nextHop()));
+    assertEquals("2001:db8::1", Ip.format(bird.awaitRoute("2001:db8:1::/48").nextHop()));
     frr.announce("203.0.113.128/25");
     bird.awaitRoute("203.0.113.128/25");
     frr.withdraw("203.0.113.128/25");

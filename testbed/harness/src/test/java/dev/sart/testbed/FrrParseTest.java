@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,10 +27,7 @@ class FrrParseTest {
 
   private static Route find(List<Route> routes, String prefix, String from) {
     return routes.stream()
-        .filter(
-            r ->
-                r.prefix().equals(IpPrefix.parse(prefix))
-                    && Addresses.format(r.from()).equals(from))
+        .filter(r -> r.prefix().equals(IpPrefix.parse(prefix)) && Ip.format(r.from()).equals(from))
         .findFirst()
         .orElseThrow(
             () -> new AssertionError("no route " + prefix + " from " + from + " in " + routes));
@@ -44,7 +43,7 @@ class FrrParseTest {
 
     Route ibgp = find(routes, "198.51.100.0/24", "192.0.2.6");
     assertTrue(ibgp.best());
-    assertEquals(List.of(Addresses.parse("192.0.2.6")), ibgp.nextHops());
+    assertEquals(List.of(Ip.parse("192.0.2.6")), ibgp.nextHops());
     assertEquals(List.of(65003L), ibgp.asPath());
     assertEquals(OptionalLong.of(200), ibgp.localPref());
     assertEquals(OptionalLong.empty(), ibgp.med());
@@ -57,7 +56,7 @@ class FrrParseTest {
 
     Route tagged = find(routes, "198.51.100.128/25", "192.0.2.2");
     assertTrue(tagged.best());
-    assertEquals("192.0.2.2", Addresses.format(tagged.nextHop()));
+    assertEquals("192.0.2.2", Ip.format(tagged.nextHop()));
     assertEquals(List.of(65002L), tagged.asPath());
     assertEquals(OptionalLong.of(50), tagged.med());
     // no-export is printed by name in FRR's JSON; the parser gives its value
@@ -71,8 +70,8 @@ class FrrParseTest {
     assertEquals(1, routes.size(), routes.toString());
     Route r = routes.getFirst();
     assertEquals(IpPrefix.parse("2001:db8:2::/48"), r.prefix());
-    assertEquals(List.of(Addresses.parse("2001:db8::2")), r.nextHops());
-    assertEquals("2001:db8::2", Addresses.format(r.from()));
+    assertEquals(List.of(Ip.parse("2001:db8::2")), r.nextHops());
+    assertEquals("2001:db8::2", Ip.format(r.from()));
     assertTrue(r.best());
     assertEquals(List.of(65002L), r.asPath());
     assertEquals(OptionalLong.of(50), r.med());

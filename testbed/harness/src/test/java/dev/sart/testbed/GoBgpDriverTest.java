@@ -3,6 +3,7 @@ package dev.sart.testbed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -75,7 +76,7 @@ class GoBgpDriverTest {
     gobgp.announce("203.0.113.128/25");
     gobgp.announce("2001:db8:3::/48");
     assertEquals(List.of(65001L), bird.awaitRoute("203.0.113.128/25").asPath());
-    assertEquals("2001:db8::1", Addresses.format(bird.awaitRoute("2001:db8:3::/48").nextHop()));
+    assertEquals("2001:db8::1", Ip.format(bird.awaitRoute("2001:db8:3::/48").nextHop()));
 
     gobgp.withdraw("203.0.113.128/25");
     gobgp.withdraw("2001:db8:3::/48");
@@ -125,6 +126,6 @@ class GoBgpDriverTest {
     gobgp.awaitEstablished("192.0.2.6");
     Route r = gobgp.awaitRoute("198.51.100.0/24");
     assertEquals(List.of(65002L), r.asPath());
-    assertEquals("192.0.2.6", Addresses.format(r.nextHop()));
+    assertEquals("192.0.2.6", Ip.format(r.nextHop()));
   }
 }

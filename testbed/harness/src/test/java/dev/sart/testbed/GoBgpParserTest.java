@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -39,8 +41,8 @@ class GoBgpParserTest {
     assertEquals(IpPrefix.parse("198.51.100.0/24"), ibgp.prefix());
     assertTrue(ibgp.best());
     assertEquals(List.of(), ibgp.asPath());
-    assertEquals("192.0.2.6", Addresses.format(ibgp.nextHop()));
-    assertEquals("192.0.2.6", Addresses.format(ibgp.from()));
+    assertEquals("192.0.2.6", Ip.format(ibgp.nextHop()));
+    assertEquals("192.0.2.6", Ip.format(ibgp.from()));
     assertEquals(OptionalLong.of(200), ibgp.localPref());
     assertEquals(OptionalLong.empty(), ibgp.med());
     assertEquals(List.of("65001:7"), ibgp.communities());
@@ -49,8 +51,8 @@ class GoBgpParserTest {
     assertEquals(IpPrefix.parse("198.51.100.0/24"), ebgp.prefix());
     assertFalse(ebgp.best());
     assertEquals(List.of(65002L), ebgp.asPath());
-    assertEquals("192.0.2.2", Addresses.format(ebgp.nextHop()));
-    assertEquals("192.0.2.2", Addresses.format(ebgp.from()));
+    assertEquals("192.0.2.2", Ip.format(ebgp.nextHop()));
+    assertEquals("192.0.2.2", Ip.format(ebgp.from()));
     assertEquals(OptionalLong.of(50), ebgp.med());
     assertEquals(OptionalLong.empty(), ebgp.localPref());
     assertEquals(List.of("65002:100", "65535:65281", "65002:1:2"), ebgp.communities());
@@ -70,8 +72,8 @@ class GoBgpParserTest {
     assertEquals(IpPrefix.parse("2001:db8:2::/48"), r.prefix());
     assertTrue(r.best());
     assertEquals(List.of(65002L), r.asPath());
-    assertEquals(List.of(Addresses.parse("2001:db8::2")), r.nextHops());
-    assertEquals("2001:db8::2", Addresses.format(r.from()));
+    assertEquals(List.of(Ip.parse("2001:db8::2")), r.nextHops());
+    assertEquals("2001:db8::2", Ip.format(r.from()));
     assertEquals(OptionalLong.of(50), r.med());
     assertEquals(List.of("65002:100", "65535:65281", "65002:1:2"), r.communities());
   }

@@ -3,6 +3,8 @@ package dev.sart.testbed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -40,26 +42,24 @@ class InteropMatrixTest {
 
     Route v4 = p.right().awaitRoute(PairSetup.LEFT_PREFIX_V4);
     assertEquals(List.of(65001L), v4.asPath(), () -> v4.toString());
-    assertTrue(v4.nextHops().contains(Addresses.parse(PairSetup.LEFT_V4)), () -> v4.toString());
+    assertTrue(v4.nextHops().contains(Ip.parse(PairSetup.LEFT_V4)), () -> v4.toString());
     Route v6 = p.right().awaitRoute(PairSetup.LEFT_PREFIX_V6);
     assertEquals(List.of(65001L), v6.asPath(), () -> v6.toString());
-    assertTrue(v6.nextHops().contains(Addresses.parse(PairSetup.LEFT_V6)), () -> v6.toString());
+    assertTrue(v6.nextHops().contains(Ip.parse(PairSetup.LEFT_V6)), () -> v6.toString());
 
     Route back4 = p.left().awaitRoute(PairSetup.RIGHT_PREFIX_V4);
     assertEquals(List.of(65002L), back4.asPath(), () -> back4.toString());
-    assertTrue(
-        back4.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V4)), () -> back4.toString());
+    assertTrue(back4.nextHops().contains(Ip.parse(PairSetup.RIGHT_V4)), () -> back4.toString());
     Route back6 = p.left().awaitRoute(PairSetup.RIGHT_PREFIX_V6);
     assertEquals(List.of(65002L), back6.asPath(), () -> back6.toString());
-    assertTrue(
-        back6.nextHops().contains(Addresses.parse(PairSetup.RIGHT_V6)), () -> back6.toString());
+    assertTrue(back6.nextHops().contains(Ip.parse(PairSetup.RIGHT_V6)), () -> back6.toString());
 
     // Each side names the session a route came from, marks its only path best, and lists only
     // what it learned: its own prefix shows up at most as a path sent back by the other side
     // (FRR returns it; the AS path then holds our own AS), never as the locally originated route.
-    assertEquals(Addresses.parse(PairSetup.LEFT_V4), v4.from(), () -> v4.toString());
-    assertEquals(Addresses.parse(PairSetup.LEFT_V6), v6.from(), () -> v6.toString());
-    assertEquals(Addresses.parse(PairSetup.RIGHT_V4), back4.from(), () -> back4.toString());
+    assertEquals(Ip.parse(PairSetup.LEFT_V4), v4.from(), () -> v4.toString());
+    assertEquals(Ip.parse(PairSetup.LEFT_V6), v6.from(), () -> v6.toString());
+    assertEquals(Ip.parse(PairSetup.RIGHT_V4), back4.from(), () -> back4.toString());
     assertTrue(v4.best() && v6.best() && back4.best() && back6.best());
     List<Route> ownRight = p.right().routes(IpPrefix.parse(PairSetup.RIGHT_PREFIX_V4));
     assertTrue(ownRight.stream().allMatch(r -> r.asPath().contains(65002L)), ownRight::toString);

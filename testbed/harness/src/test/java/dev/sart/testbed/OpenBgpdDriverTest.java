@@ -2,6 +2,7 @@ package dev.sart.testbed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sart.net.Ip;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,7 +50,7 @@ class OpenBgpdDriverTest {
     o.awaitEstablished("192.0.2.2").awaitEstablished("2001:db8::2");
 
     assertEquals(List.of(65001L), bird.awaitRoute("203.0.113.128/25").asPath());
-    assertEquals("2001:db8::1", Addresses.format(bird.awaitRoute("2001:db8:1:1::/64").nextHop()));
+    assertEquals("2001:db8::1", Ip.format(bird.awaitRoute("2001:db8:1:1::/64").nextHop()));
 
     o.withdraw("203.0.113.128/25");
     bird.awaitNoRoute("203.0.113.128/25");
@@ -57,7 +58,7 @@ class OpenBgpdDriverTest {
     bird.awaitNoRoute("2001:db8:1:1::/64");
 
     o.announce("203.0.113.0/24");
-    assertEquals("192.0.2.1", Addresses.format(bird.awaitRoute("203.0.113.0/24").nextHop()));
+    assertEquals("192.0.2.1", Ip.format(bird.awaitRoute("203.0.113.0/24").nextHop()));
   }
 
   @Test
@@ -94,7 +95,7 @@ class OpenBgpdDriverTest {
     o1.awaitEstablished("2001:db8::2");
     o2.awaitEstablished("192.0.2.1");
     assertEquals(List.of(65001L), o2.awaitRoute("203.0.113.0/24").asPath());
-    assertEquals("2001:db8::2", Addresses.format(o1.awaitRoute("2001:db8:2::/48").nextHop()));
+    assertEquals("2001:db8::2", Ip.format(o1.awaitRoute("2001:db8:2::/48").nextHop()));
   }
 
   /** a - r - b, r only forwards: an eBGP session two hops away. */
@@ -128,7 +129,7 @@ class OpenBgpdDriverTest {
     o.awaitEstablished("192.0.2.6");
     bird.awaitEstablished("192.0.2.1");
     Route learned = o.awaitRoute("198.51.100.0/24");
-    assertEquals("192.0.2.6", Addresses.format(learned.nextHop()));
+    assertEquals("192.0.2.6", Ip.format(learned.nextHop()));
     assertEquals(List.of(65002L), learned.asPath());
   }
 }

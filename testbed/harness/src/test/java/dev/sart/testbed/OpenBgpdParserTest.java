@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +39,7 @@ class OpenBgpdParserTest {
 
     Route best = routes.get(0);
     assertTrue(best.best());
-    assertEquals(List.of(Addresses.parse("192.0.2.2")), best.nextHops());
+    assertEquals(List.of(Ip.parse("192.0.2.2")), best.nextHops());
     assertEquals(List.of(65002L), best.asPath());
     assertEquals(
         List.of(
@@ -45,16 +47,16 @@ class OpenBgpdParserTest {
         best.communities());
     assertEquals(OptionalLong.of(50), best.med());
     assertEquals(OptionalLong.of(100), best.localPref());
-    assertEquals(Addresses.parse("192.0.2.2"), best.from());
+    assertEquals(Ip.parse("192.0.2.2"), best.from());
 
     Route other = routes.get(1);
     assertFalse(other.best());
-    assertEquals(Addresses.parse("192.0.2.6"), other.nextHop());
+    assertEquals(Ip.parse("192.0.2.6"), other.nextHop());
     assertEquals(List.of(65002L, 4200000001L, 65002L), other.asPath());
     assertEquals(List.of(), other.communities());
     assertEquals(
         OptionalLong.of(0), other.med(), "bgpctl prints metric 0 when no MED was received");
-    assertEquals(Addresses.parse("192.0.2.6"), other.from());
+    assertEquals(Ip.parse("192.0.2.6"), other.from());
   }
 
   @Test
@@ -64,23 +66,21 @@ class OpenBgpdParserTest {
     assertEquals(1, routes.size(), "2001:db8:1::/48 is ours and skipped");
     Route r = routes.getFirst();
     assertEquals(IpPrefix.parse("2001:db8:2::/48"), r.prefix());
-    assertEquals(Addresses.parse("2001:db8::2"), r.nextHop());
+    assertEquals(Ip.parse("2001:db8::2"), r.nextHop());
     assertEquals(List.of(65002L, 65002L), r.asPath());
     assertEquals(List.of("65002:6:6"), r.communities());
     assertEquals(OptionalLong.of(0), r.med());
-    assertEquals(Addresses.parse("2001:db8::2"), r.from());
+    assertEquals(Ip.parse("2001:db8::2"), r.from());
     assertTrue(r.best());
   }
 
   @Test
   void parsesNeighborState() throws IOException {
     String json = fixture("show-neighbor.json");
-    assertEquals(
-        SessionState.ESTABLISHED, OpenBgpd.parseSessionState(json, Addresses.parse("192.0.2.2")));
-    assertEquals(SessionState.IDLE, OpenBgpd.parseSessionState(json, Addresses.parse("192.0.2.9")));
+    assertEquals(SessionState.ESTABLISHED, OpenBgpd.parseSessionState(json, Ip.parse("192.0.2.2")));
+    assertEquals(SessionState.IDLE, OpenBgpd.parseSessionState(json, Ip.parse("192.0.2.9")));
     // What bgpctl prints for a neighbour it does not know.
-    assertEquals(
-        SessionState.IDLE, OpenBgpd.parseSessionState("{\n\n}\n", Addresses.parse("192.0.2.2")));
+    assertEquals(SessionState.IDLE, OpenBgpd.parseSessionState("{\n\n}\n", Ip.parse("192.0.2.2")));
   }
 
   @Test

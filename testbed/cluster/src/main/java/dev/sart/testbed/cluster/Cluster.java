@@ -2,14 +2,10 @@ package dev.sart.testbed.cluster;
 
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
-import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Prerequisites;
-import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -28,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The cluster on one machine (DESIGN.md §9): an API server, {@code sartd controller} replicas,
@@ -37,13 +32,16 @@ import java.util.TreeSet;
  * not sart's: {@link KubeletStandIn}, {@link EndpointSliceStandIn}, {@link KubeProxyStandIn}.
  *
  * <pre>
- *            client (203.0.113.100 on lo)
+ *            client (203.0.113.100, 2001:db8:ff::100 on lo)
  *             /                     \
  *   tor1 AS 65100 (192.0.2.1)   tor2 AS 65200 (192.0.2.65)
  *    LAN A 192.0.2.0/26            LAN B 192.0.2.64/26
  *    |        |        |            |        |        |
  *  node1    node2    node3  (.11 .12 .13 on A, .75 .76 .77 on B; AS 65001..65003)
  * </pre>
+ *
+ * <p>The fabric is dual-stack ({@link Fabric}): the LANs also carry 2001:db8:a::/64 and
+ * 2001:db8:b::/64, and the ToRs have an IPv6 neighbour for every node.
  *
  * <p>Nothing sart-specific is configured here beyond what a cluster operator gets from the
  * project's manifests: the scenarios apply the BGPPeerTemplates, ClusterBGP and AddressPools as a
@@ -57,27 +55,34 @@ public final class Cluster implements AutoCloseable {
   public static final String TOR1_ADDRESS = "192.0.2.1";
   public static final String TOR2_ADDRESS = "192.0.2.65";
 
-  /** What to start. */
-  public record Options(int nodes, int controllers, String mode) {
+  /**
+   * What to start.
+   *
+   * @param split the nodes that run {@code sartd bgp}, {@code sartd fib} and {@code sartd agent} as
+   *     processes of their own (as sart's DaemonSet) instead of {@code sartd node}
+   */
+  public record Options(int nodes, int controllers, String mode, Set<String> split) {
     public static Options defaults() {
-      return new Options(3, 2, "dual");
+      return new Options(3, 2, "dual", Set.of());
     }
 
     /** The controllers' {@code --mode}: lb, cni or dual. */
     public Options withMode(String m) {
-      return new Options(nodes, controllers, m);
+      return new Options(nodes, controllers, m, split);
     }
 
     public Options withNodes(int n) {
-      return new Options(n, controllers, mode);
+      return new Options(n, controllers, mode, split);
     }
 
     public Options withControllers(int n) {
-      return new Options(nodes, n, mode);
+      return new Options(nodes, n, mode, split);
+    }
+
+    public Options withSplit(String... names) {
+      return new Options(nodes, controllers, mode, Set.of(names));
     }
   }
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Topology topology;
   private final ApiServer api;
@@ -113,7 +118,11 @@ public final class Cluster implements AutoCloseable {
     try {
       c.bringUp(options);
     } catch (RuntimeException | Error e) {
-      c.close();
+      try {
+        c.close();
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing);
+      }
       throw e;
     }
     System.err.printf(
@@ -138,7 +147,7 @@ public final class Cluster implements AutoCloseable {
     Path cert = certificate();
     phases.mark("certgen");
     for (int i = 1; i <= options.nodes(); i++) {
-      nodes.add(node(i));
+      nodes.add(node(i, options.split().contains("node" + i)));
     }
     for (int i = 1; i <= options.controllers(); i++) {
       controllers.add(controller(i, options.mode(), cert));
@@ -173,65 +182,21 @@ public final class Cluster implements AutoCloseable {
     }
   }
 
-  /** ToRs, their LANs, the client. */
+  /** ToRs, their LANs, the client ({@link Fabric}). */
   private void fabric(int nodeCount) {
-    bridgeA = topology.bridge("lana");
-    bridgeB = topology.bridge("lanb");
-    client = topology.node("client");
-    Node tor1 = topology.node("tor1");
-    Node tor2 = topology.node("tor2");
-    tor1.address(topology.attach(tor1, bridgeA).aName(), TOR1_ADDRESS + "/26");
-    tor2.address(topology.attach(tor2, bridgeB).aName(), TOR2_ADDRESS + "/26");
-    topology.link(tor1, client).addresses("203.0.113.1/30", "203.0.113.2/30");
-    topology.link(tor2, client).addresses("203.0.113.5/30", "203.0.113.6/30");
-    client.address("lo", CLIENT_ADDRESS + "/32");
-    // the client spreads its connections over both ToRs (layer-4 hash), from its own address
-    client.exec("sysctl", "-q", "-w", "net.ipv4.fib_multipath_hash_policy=1");
-    client.exec(
-        "ip",
-        "route",
-        "add",
-        "default",
-        "src",
-        CLIENT_ADDRESS,
-        "nexthop",
-        "via",
-        "203.0.113.1",
-        "nexthop",
-        "via",
-        "203.0.113.5");
-    for (Node tor : List.of(tor1, tor2)) {
-      tor.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
-      tor.exec("sysctl", "-q", "-w", "net.ipv4.fib_multipath_hash_policy=1");
-    }
-    tor1.route(CLIENT_ADDRESS + "/32", "203.0.113.2");
-    tor2.route(CLIENT_ADDRESS + "/32", "203.0.113.6");
-    RouterConfig c1 = RouterConfig.of(TOR1_ASN, TOR1_ADDRESS).originate(CLIENT_ADDRESS + "/32");
-    RouterConfig c2 = RouterConfig.of(TOR2_ASN, TOR2_ADDRESS).originate(CLIENT_ADDRESS + "/32");
-    for (int i = 1; i <= nodeCount; i++) {
-      c1 = c1.neighbor(Neighbor.of(addressA(i), 65000 + i));
-      c2 = c2.neighbor(Neighbor.of(addressB(i), 65000 + i));
-    }
-    for (var pair : List.of(Map.entry(tor1, c1), Map.entry(tor2, c2))) {
-      Frr frr = new Frr(pair.getKey(), pair.getValue(), true);
-      frr.start();
-      // ECMP over the nodes, whose AS paths differ (one AS per node)
-      frr.vtysh(
-          "configure",
-          "router bgp " + pair.getValue().asn(),
-          "bgp bestpath as-path multipath-relax",
-          "address-family ipv4 unicast",
-          "maximum-paths 16");
-      tors.add(frr);
-    }
+    Fabric f = Fabric.build(topology, nodeCount);
+    bridgeA = f.bridgeA();
+    bridgeB = f.bridgeB();
+    client = f.client();
+    tors.addAll(f.tors());
   }
 
   static String addressA(int i) {
-    return "192.0.2." + (10 + i);
+    return Fabric.addressA(i);
   }
 
   static String addressB(int i) {
-    return "192.0.2." + (74 + i);
+    return Fabric.addressB(i);
   }
 
   /** The webhook certificate, made with {@code sartd certgen} as the project's README says. */
@@ -254,7 +219,7 @@ public final class Cluster implements AutoCloseable {
     return r;
   }
 
-  private ClusterNode node(int i) {
+  private ClusterNode node(int i, boolean split) {
     String name = "node" + i;
     Node ns = topology.node(name);
     String a = addressA(i);
@@ -263,6 +228,8 @@ public final class Cluster implements AutoCloseable {
     String ifB = topology.attach(ns, bridgeB).aName();
     ns.address(ifA, a + "/26");
     ns.address(ifB, b + "/26");
+    ns.address(ifA, Fabric.address6A(i) + "/64");
+    ns.address(ifB, Fabric.address6B(i) + "/64");
     long asn = 65000 + i;
 
     // the Node object, as a kubelet registers it
@@ -295,6 +262,10 @@ public final class Cluster implements AutoCloseable {
                       .withAddress(a)
                       .endAddress()
                       .addNewAddress()
+                      .withType("InternalIP")
+                      .withAddress(Fabric.address6A(i))
+                      .endAddress()
+                      .addNewAddress()
                       .withType("Hostname")
                       .withAddress(name)
                       .endAddress()
@@ -305,9 +276,22 @@ public final class Cluster implements AutoCloseable {
 
     // the plugin, installed by its installer (what the agent's init container runs)
     ClusterNode node =
-        new ClusterNode(name, ns, a, b, asn, List.of(ifA, ifB), new ClusterNode.Holder());
+        new ClusterNode(
+            name,
+            ns,
+            a,
+            b,
+            Fabric.address6A(i),
+            Fabric.address6B(i),
+            asn,
+            List.of(ifA, ifB),
+            new ClusterNode.Holder());
     install(node);
-    startSartd(node, "sartd-node");
+    if (split) {
+      NodeDaemons.startSplit(node, kubeconfig(node), "");
+    } else {
+      startSartd(node, "sartd-node");
+    }
     return node;
   }
 
@@ -357,62 +341,36 @@ public final class Cluster implements AutoCloseable {
     }
   }
 
+  /** The node's kubeconfig (the API server through a relay into its namespace). */
+  private Path kubeconfig(ClusterNode n) {
+    Path kubeconfig = n.netns().dir().resolve("kubeconfig");
+    if (!Files.exists(kubeconfig)) {
+      relayToApi(n.netns());
+      api.kubeconfigThroughRelay(kubeconfig);
+    }
+    return kubeconfig;
+  }
+
   /**
    * Starts (or restarts) {@code sartd node} in the node: the speaker, the FIB and the agent with
    * its CNI server, configured by kubeconfig and flags only.
    */
   public void startSartd(ClusterNode n, String processName) {
-    Path dir = n.netns().dir();
-    Path kubeconfig = dir.resolve("kubeconfig");
-    Path agentConfig = dir.resolve("agent.json");
-    try {
-      if (!Files.exists(kubeconfig)) {
-        relayToApi(n.netns());
-        api.kubeconfigThroughRelay(kubeconfig);
-      }
-      Files.writeString(
-          agentConfig,
-          "{\"socket\":\""
-              + n.cniSocket()
-              + "\",\"nodeAddress4\":\""
-              + n.internalIp()
-              + "\",\"mtu\":1500}\n");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    n.sartd().process =
-        n.netns()
-            .spawn(
-                processName,
-                List.of(
-                    Launch.java(),
-                    "--enable-native-access=ALL-UNNAMED",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",
-                    "-Xmx256m",
-                    "-Dsart.bgp.warmup=0",
-                    Launch.classpathArgument(),
-                    "dev.sart.sartd.Sartd",
-                    "node",
-                    "--kubeconfig",
-                    kubeconfig.toString(),
-                    "--node-name",
-                    n.name(),
-                    "--cni-config",
-                    agentConfig.toString(),
-                    "--cni-socket",
-                    n.cniSocket().toString()),
-                Map.of("NODE_NAME", n.name()));
+    NodeDaemons.startNode(n, kubeconfig(n), processName);
   }
 
-  /** {@code sartd node}'s agent serves /readyz once its informers listed (no NodeBGP yet). */
+  /**
+   * {@code sartd node}'s agent serves /readyz once its informers listed (no NodeBGP yet). Up to 3
+   * minutes: the nodes' JVMs start at once, and at a load average of ~27 on the shared 2-core
+   * machine the first node's CNI socket came 70 s after its speaker listened.
+   */
   private void awaitNodeReady(ClusterNode n) {
     await(n.name() + ": sartd node up")
-        .atMost(Duration.ofSeconds(90))
+        .atMost(Duration.ofSeconds(180))
         .pollInterval(Duration.ofMillis(300))
         .failFast(
-            n.name() + ": sartd node exited:\n" + n.process().tail(30),
-            () -> !n.process().isAlive())
+            n.name() + ": a process of sartd exited",
+            () -> NodeDaemons.processes(n).stream().anyMatch(p -> !p.isAlive()))
         .until(() -> Files.exists(n.cniSocket()) && n.sart("bgp", "global", "health").ok());
   }
 
@@ -484,12 +442,48 @@ public final class Cluster implements AutoCloseable {
    */
   public void restartSartd(ClusterNode n) {
     restarts++;
-    ProcessHandle.of(n.process().pid()).ifPresent(ProcessHandle::destroyForcibly);
-    await(n.name() + ": sartd node gone")
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> !n.process().isAlive());
-    startSartd(n, "sartd-node-r" + restarts);
+    NodeDaemons.processes(n).forEach(NodeDaemons::kill);
+    if (n.split()) {
+      NodeDaemons.startSplit(n, kubeconfig(n), "-r" + restarts);
+    } else {
+      startSartd(n, "sartd-node-r" + restarts);
+    }
     awaitNodeReady(n);
+  }
+
+  /**
+   * Kills a split node's {@code sartd agent} with SIGKILL (its container crashed); the speaker and
+   * the FIB keep running.
+   */
+  public void killAgent(ClusterNode n) {
+    if (!n.split()) {
+      throw new IllegalArgumentException(n + " runs sartd node: its agent is not a process");
+    }
+    NodeDaemons.kill(n.agent());
+  }
+
+  /** Starts a split node's {@code sartd agent} again; returns once it is ready. */
+  public void startAgent(ClusterNode n) {
+    restarts++;
+    NodeDaemons.startAgent(n, kubeconfig(n), "sartd-agent-r" + restarts);
+    awaitAgentReady(n);
+  }
+
+  /** A split node's agent answers 200 on {@code /readyz}. */
+  public void awaitAgentReady(ClusterNode n) {
+    await(n.name() + ": sartd agent ready")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(300))
+        .failFast(n.name() + ": sartd agent exited", () -> !n.agent().isAlive())
+        .until(
+            () ->
+                Http.get(
+                        n.netns(),
+                        "127.0.0.1",
+                        NodeDaemons.AGENT_HTTP_PORT,
+                        "/readyz",
+                        Duration.ofSeconds(2))
+                    .isPresent());
   }
 
   /** Takes the node's links to both ToRs down (a cut cable, a dead NIC) or up again. */
@@ -593,24 +587,7 @@ public final class Cluster implements AutoCloseable {
    * {@code vtysh -c 'show ip route PREFIX json'} shows it); empty when there is none.
    */
   public static Set<String> fibNextHops(Frr tor, String prefix) {
-    Set<String> out = new TreeSet<>();
-    JsonNode root;
-    try {
-      root = JSON.readTree(tor.vtysh("show ip route " + prefix + " json"));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    for (JsonNode route : root.path(prefix)) {
-      if (!route.path("protocol").asText().equals("bgp") || !route.path("selected").asBoolean()) {
-        continue;
-      }
-      for (JsonNode nh : route.path("nexthops")) {
-        if (nh.path("fib").asBoolean() && nh.has("ip")) {
-          out.add(nh.get("ip").asText());
-        }
-      }
-    }
-    return out;
+    return TorRoutes.fibNextHops(tor, prefix);
   }
 
   /** The node with this address on either LAN. */
@@ -672,9 +649,7 @@ public final class Cluster implements AutoCloseable {
       p.stop();
     }
     for (ClusterNode n : nodes) {
-      if (n.process() != null) {
-        n.process().stop();
-      }
+      NodeDaemons.processes(n).forEach(ManagedProcess::stop);
     }
     api.close();
   }

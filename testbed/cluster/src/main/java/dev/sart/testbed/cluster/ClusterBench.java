@@ -1,7 +1,6 @@
 package dev.sart.testbed.cluster;
 
 import static dev.sart.testbed.cluster.BenchOutput.load;
-import static dev.sart.testbed.cluster.BenchOutput.median;
 import static dev.sart.testbed.cluster.BenchOutput.ms;
 import static dev.sart.testbed.cluster.BenchOutput.row;
 import static dev.sart.testbed.cluster.BenchOutput.say;
@@ -9,7 +8,6 @@ import static dev.sart.testbed.cluster.BenchOutput.secs;
 import static dev.sart.testbed.cluster.BenchOutput.step;
 import static org.awaitility.Awaitility.await;
 
-import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -20,12 +18,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -35,7 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The figures of issue 20 over the cluster on one machine (testbed/cluster/README.md "Figures"):
+ * The benchmark figures of the cluster on one machine (testbed/cluster/README.md "Figures"):
  *
  * <ol>
  *   <li>Service create → address in its status → route in both ToRs' kernels, with {@code
@@ -122,7 +118,8 @@ public final class ClusterBench {
     private final RouteWatch u1;
     private final RouteWatch u2;
     private final Map<String, Long> advertSeen = new ConcurrentHashMap<>();
-    private final Map<String, Long> advertAdvertised = new ConcurrentHashMap<>();
+    private final Map<String, Long> advertPeers = new ConcurrentHashMap<>();
+    private final Map<String, Long> sliceAt = new ConcurrentHashMap<>();
     private final BenchSettings s;
     private final Path dir;
     private final Map<String, Long> statusAt = new ConcurrentHashMap<>();
@@ -198,13 +195,20 @@ public final class ClusterBench {
       advertSeen.putIfAbsent(ip, now);
       if (a.getStatus() != null
           && a.getStatus().peers() != null
-          && a.getStatus().peers().containsValue(AdvertiseStatus.Advertised)) {
-        advertAdvertised.putIfAbsent(ip, now);
+          && !a.getStatus().peers().isEmpty()) {
+        advertPeers.putIfAbsent(ip, now);
       }
     }
 
     private void sliceSeen(EndpointSlice slice) {
-      if (!"local".equals(slice.getMetadata().getLabels().get("kubernetes.io/service-name"))) {
+      String service = slice.getMetadata().getLabels().get("kubernetes.io/service-name");
+      if (service != null
+          && service.startsWith("s-")
+          && slice.getEndpoints() != null
+          && !slice.getEndpoints().isEmpty()) {
+        sliceAt.putIfAbsent(service, System.nanoTime());
+      }
+      if (!"local".equals(service)) {
         return;
       }
       long ready =
@@ -301,10 +305,10 @@ public final class ClusterBench {
       Scenarios.awaitPodsReady(cluster, NS, Map.of("app", "bench"), 1);
       List<Long> floor = new ArrayList<>();
       List<Long> toStatus = new ArrayList<>();
-      List<Long> statusToTors = new ArrayList<>();
       List<Long> toAdvert = new ArrayList<>();
-      List<Long> advertToAdvertised = new ArrayList<>();
-      List<Long> advertToWire = new ArrayList<>();
+      List<Long> toSlice = new ArrayList<>();
+      List<Long> toPeers = new ArrayList<>();
+      List<Long> peersToWire = new ArrayList<>();
       List<Long> wireToKernel = new ArrayList<>();
       List<Long> toTors = new ArrayList<>();
       List<Long> deleteToGone = new ArrayList<>();
@@ -343,22 +347,27 @@ public final class ClusterBench {
         } else {
           long both = Math.max(r1.getAsLong(), r2.getAsLong());
           toStatus.add(tStatus - t0);
-          statusToTors.add(both - tStatus);
           toTors.add(both - t0);
           Long adv = advertSeen.get(ip);
-          Long advd = advertAdvertised.get(ip);
+          Long listed = advertPeers.get(ip);
+          Long slice = sliceAt.get(name);
           OptionalLong x1 = u1.await(ip, false, t0, Duration.ofSeconds(1));
           OptionalLong x2 = u2.await(ip, false, t0, Duration.ofSeconds(1));
           if (adv != null) {
-            toAdvert.add(adv - tStatus);
-            if (advd != null) {
-              advertToAdvertised.add(advd - adv);
+            toAdvert.add(adv - t0);
+          }
+          if (slice != null) {
+            toSlice.add(slice - t0);
+          }
+          if (listed != null) {
+            toPeers.add(listed - t0);
+          }
+          if (x1.isPresent() && x2.isPresent()) {
+            long wire = Math.max(x1.getAsLong(), x2.getAsLong());
+            if (listed != null) {
+              peersToWire.add(wire - listed);
             }
-            if (x1.isPresent() && x2.isPresent()) {
-              long wire = Math.max(x1.getAsLong(), x2.getAsLong());
-              advertToWire.add(wire - adv);
-              wireToKernel.add(both - wire);
-            }
+            wireToKernel.add(both - wire);
           }
         }
         long d = System.nanoTime();
@@ -374,15 +383,11 @@ public final class ClusterBench {
         u2.clear();
       }
       row("API server floor: ConfigMap create + get", floor);
-      row("Service create → address in status", toStatus);
-      row("address in status → route on both ToRs", statusToTors);
-      row("  address in status → BGPAdvertisement seen (controller)", toAdvert);
-      row(
-          "  BGPAdvertisement seen → first peer Advertised in its status (agent)",
-          advertToAdvertised);
-      row(
-          "  BGPAdvertisement seen → UPDATE received by both ToRs (agents, speakers)",
-          advertToWire);
+      row("Service create → address in status (controller)", toStatus);
+      row("Service create → BGPAdvertisement seen (controller)", toAdvert);
+      row("Service create → EndpointSlice with its endpoint seen (the stand-in)", toSlice);
+      row("Service create → BGPAdvertisement lists its peers (controller)", toPeers);
+      row("  peers listed → UPDATE received by both ToRs (agents, speakers)", peersToWire);
       row("  UPDATE received → route in both ToRs' kernels (FRR bgpd, zebra)", wireToKernel);
       row("**Service create → route on both ToRs**", toTors);
       row("Service delete → route gone from both ToRs", deleteToGone);
@@ -574,87 +579,7 @@ public final class ClusterBench {
     // ---- 3: pods at once, sart-cni vs ptp + host-local
 
     private void pods() throws IOException {
-      // node1: its block has room already, and the pool's other 7 blocks hold the rest
-      ClusterNode n2 = cluster.nodes().get(0);
-      KubeletStandIn kubelet = cluster.kubelet(n2.name());
-      KubeletStandIn.Network reference = referenceNetwork(n2);
-      step(
-          "%d pods created at once on %s, %d round(s): sart-cni vs ptp + host-local (%s)",
-          s.pods(), n2.name(), s.rounds(), reference.conflist());
-      Map<String, List<Long>> ready = new LinkedHashMap<>();
-      Map<String, List<Long>> adds = new LinkedHashMap<>();
-      Map<String, List<Long>> gone = new LinkedHashMap<>();
-      for (int r = 0; r < s.rounds(); r++) {
-        List<String> order =
-            r % 2 == 0
-                ? List.of("sart-cni", "ptp+host-local")
-                : List.of("ptp+host-local", "sart-cni");
-        for (String net : order) {
-          kubelet.useNetwork(net.equals("sart-cni") ? null : reference);
-          kubelet.drainAddTimes();
-          String batch = "b" + r + "-" + (net.equals("sart-cni") ? "sart" : "ref");
-          Map<String, String> labels = Map.of("batch", batch);
-          long t0 = System.nanoTime();
-          ExecutorService pool = Executors.newFixedThreadPool(8);
-          for (int i = 0; i < s.pods(); i++) {
-            String name = batch + "-" + i;
-            pool.execute(() -> k.resource(Manifests.pod(NS, name, n2.name(), labels, 0)).create());
-          }
-          pool.shutdown();
-          try {
-            pool.awaitTermination(5, TimeUnit.MINUTES);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-          }
-          await(batch + " all Ready")
-              .atMost(Duration.ofMinutes(10))
-              .pollInterval(Duration.ofMillis(100))
-              .until(
-                  () ->
-                      k.pods().inNamespace(NS).withLabels(labels).list().getItems().stream()
-                              .filter(Scenarios::ready)
-                              .count()
-                          == s.pods());
-          long allReady = System.nanoTime() - t0;
-          ready.computeIfAbsent(net, x -> new ArrayList<>()).add(allReady);
-          adds.computeIfAbsent(net, x -> new ArrayList<>()).addAll(kubelet.drainAddTimes());
-          long d = System.nanoTime();
-          k.pods().inNamespace(NS).withLabels(labels).delete();
-          await(batch + " all gone")
-              .atMost(Duration.ofMinutes(10))
-              .pollInterval(Duration.ofMillis(100))
-              .until(() -> k.pods().inNamespace(NS).withLabels(labels).list().getItems().isEmpty());
-          gone.computeIfAbsent(net, x -> new ArrayList<>()).add(System.nanoTime() - d);
-          say(
-              "  round %d %s: all %d Ready in %.2f s, load %s",
-              r, net, s.pods(), secs(allReady), load());
-        }
-      }
-      kubelet.useNetwork(null);
-      for (String net : ready.keySet()) {
-        row("**" + s.pods() + " pods → all Ready, " + net + "**", ready.get(net));
-        row("  CNI ADD per pod (the whole conflist), " + net, adds.get(net));
-        row("  " + s.pods() + " pods deleted → all gone, " + net, gone.get(net));
-      }
-      double ratio = median(ready.get("sart-cni")) / median(ready.get("ptp+host-local"));
-      say("  all Ready, sart-cni / ptp+host-local: %.2f", ratio);
-    }
-
-    /** A ptp + host-local conflist for the node, from 192.0.2.128/25 (no other use there). */
-    private KubeletStandIn.Network referenceNetwork(ClusterNode n) throws IOException {
-      Path d = dir.resolve(n.name());
-      Files.createDirectories(d.resolve("host-local"));
-      Path conflist = d.resolve("10-ptp.conflist");
-      Files.writeString(
-          conflist,
-          """
-          {"cniVersion":"1.0.0","name":"bench-ptp","plugins":[{"type":"ptp","ipMasq":false,\
-          "mtu":1500,"ipam":{"type":"host-local","ranges":[[{"subnet":"192.0.2.128/25"}]],\
-          "routes":[{"dst":"0.0.0.0/0"}],"dataDir":"%s"}}]}
-          """
-              .formatted(d.resolve("host-local")));
-      return new KubeletStandIn.Network(conflist, Path.of("/usr/lib/cni"));
+      BenchPods.run(cluster, s, dir);
     }
   }
 

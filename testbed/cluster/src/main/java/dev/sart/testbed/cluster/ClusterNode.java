@@ -15,6 +15,8 @@ import java.util.List;
  * @param netns the namespace
  * @param internalIp the Node's InternalIP: its address on ToR 1's LAN (also the pods' gateway)
  * @param addressB its address on ToR 2's LAN
+ * @param address6 its IPv6 address on ToR 1's LAN (also an InternalIP, the IPv6 pods' gateway)
+ * @param address6B its IPv6 address on ToR 2's LAN
  * @param asn its AS (label {@code sart.terassyi.net/asn})
  * @param uplinks its interfaces to the two LANs
  */
@@ -23,17 +25,47 @@ public record ClusterNode(
     Node netns,
     String internalIp,
     String addressB,
+    String address6,
+    String address6B,
     long asn,
     List<String> uplinks,
     Holder sartd) {
 
-  /** The node's {@code sartd node} process (replaced when a scenario restarts it). */
+  /**
+   * The node's processes (replaced when a scenario restarts them): {@code sartd node}, or for a
+   * split node {@code sartd bgp} (as {@code process}), {@code sartd fib} and {@code sartd agent}.
+   */
   public static final class Holder {
     volatile ManagedProcess process;
+    volatile ManagedProcess fib;
+    volatile ManagedProcess agent;
   }
 
+  /** {@code sartd node}, or the speaker of a split node. */
   public ManagedProcess process() {
     return sartd.process;
+  }
+
+  /** A split node's {@code sartd agent}; null for a node running {@code sartd node}. */
+  public ManagedProcess agent() {
+    return sartd.agent;
+  }
+
+  /** Whether the node runs speaker, FIB and agent as processes of their own. */
+  public boolean split() {
+    return sartd.agent != null;
+  }
+
+  /** The link-local IPv6 address of one of its interfaces (empty when it has none). */
+  public String linkLocal(String ifname) {
+    String out =
+        netns.tryExec("ip", "-6", "-o", "addr", "show", "dev", ifname, "scope", "link").stdout();
+    for (String word : out.split("\\s+")) {
+      if (word.startsWith("fe80:")) {
+        return word.substring(0, word.indexOf('/'));
+      }
+    }
+    return "";
   }
 
   /** {@code /opt/cni/bin} of this node. */

@@ -94,16 +94,22 @@ public final class EndpointSliceStandIn implements AutoCloseable {
       if (selector == null || selector.isEmpty()) {
         continue;
       }
-      EndpointSlice desired = desired(svc, selector);
-      String key = desired.getMetadata().getNamespace() + "/" + desired.getMetadata().getName();
-      wanted.add(key);
-      EndpointSlice have = slices.getStore().getByKey(key);
-      if (have == null
-          || !Objects.equals(have.getEndpoints(), desired.getEndpoints())
-          || !Objects.equals(have.getPorts(), desired.getPorts())) {
-        client
-            .resource(desired)
-            .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+      List<String> families =
+          svc.getSpec().getIpFamilies() == null || svc.getSpec().getIpFamilies().isEmpty()
+              ? List.of("IPv4")
+              : svc.getSpec().getIpFamilies();
+      for (String family : families) {
+        EndpointSlice desired = desired(svc, selector, family);
+        String key = desired.getMetadata().getNamespace() + "/" + desired.getMetadata().getName();
+        wanted.add(key);
+        EndpointSlice have = slices.getStore().getByKey(key);
+        if (have == null
+            || !Objects.equals(have.getEndpoints(), desired.getEndpoints())
+            || !Objects.equals(have.getPorts(), desired.getPorts())) {
+          client
+              .resource(desired)
+              .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+        }
       }
     }
     for (EndpointSlice s : slices.getStore().list()) {
@@ -123,7 +129,24 @@ public final class EndpointSliceStandIn implements AutoCloseable {
     }
   }
 
-  private EndpointSlice desired(Service svc, Map<String, String> selector) {
+  /** The pod's addresses of {@code family} ("IPv4" or "IPv6"). */
+  private static List<String> addresses(Pod p, String family) {
+    List<String> all = new ArrayList<>();
+    if (p.getStatus().getPodIPs() != null) {
+      p.getStatus().getPodIPs().forEach(ip -> all.add(ip.getIp()));
+    }
+    if (all.isEmpty()) {
+      all.add(p.getStatus().getPodIP());
+    }
+    boolean v6 = family.equals("IPv6");
+    return all.stream().filter(a -> a != null && a.contains(":") == v6).toList();
+  }
+
+  /**
+   * The Service's slice of one family, as the EndpointSlice controller makes one per family: the
+   * IPv4 one is {@code <service>-standin}, the IPv6 one {@code <service>-standin-ipv6}.
+   */
+  private EndpointSlice desired(Service svc, Map<String, String> selector, String family) {
     String ns = svc.getMetadata().getNamespace();
     List<Endpoint> endpoints = new ArrayList<>();
     List<Pod> selected =
@@ -135,6 +158,10 @@ public final class EndpointSliceStandIn implements AutoCloseable {
             .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
             .toList();
     for (Pod p : selected) {
+      List<String> addresses = addresses(p, family);
+      if (addresses.isEmpty()) {
+        continue;
+      }
       boolean podReady =
           p.getStatus().getConditions() != null
               && p.getStatus().getConditions().stream()
@@ -142,7 +169,7 @@ public final class EndpointSliceStandIn implements AutoCloseable {
       boolean terminating = p.getMetadata().getDeletionTimestamp() != null;
       endpoints.add(
           new EndpointBuilder()
-              .withAddresses(p.getStatus().getPodIP())
+              .withAddresses(addresses.getFirst())
               .withNewConditions()
               .withReady(podReady && !terminating)
               .withServing(podReady)
@@ -172,7 +199,8 @@ public final class EndpointSliceStandIn implements AutoCloseable {
     return new EndpointSliceBuilder()
         .withNewMetadata()
         .withNamespace(ns)
-        .withName(svc.getMetadata().getName() + "-standin")
+        .withName(
+            svc.getMetadata().getName() + (family.equals("IPv6") ? "-standin-ipv6" : "-standin"))
         .withLabels(
             Map.of(
                 "kubernetes.io/service-name",
@@ -189,7 +217,7 @@ public final class EndpointSliceStandIn implements AutoCloseable {
                 .withBlockOwnerDeletion(true)
                 .build())
         .endMetadata()
-        .withAddressType("IPv4")
+        .withAddressType(family)
         .withEndpoints(endpoints)
         .withPorts(ports)
         .build();

@@ -26,12 +26,18 @@ public final class Http {
    * The body of {@code GET /} on {@code address:port} from {@code from}, or empty on any failure.
    */
   public static Optional<String> get(Node from, String address, int port, Duration timeout) {
+    return get(from, address, port, "/", timeout);
+  }
+
+  /** The body of {@code GET path}, or empty on any failure (also any status but 200). */
+  public static Optional<String> get(
+      Node from, String address, int port, String path, Duration timeout) {
     CompletableFuture<String> result = new CompletableFuture<>();
     NamespaceThreads.factory(from, "http-" + from.name())
         .newThread(
             () -> {
               try {
-                result.complete(request(address, port, timeout));
+                result.complete(request(address, port, path, timeout));
               } catch (Throwable e) {
                 result.completeExceptionally(e);
               }
@@ -47,14 +53,15 @@ public final class Http {
     }
   }
 
-  private static String request(String address, int port, Duration timeout) throws IOException {
+  private static String request(String address, int port, String path, Duration timeout)
+      throws IOException {
     try (Socket s = new Socket()) {
       int ms = (int) timeout.toMillis();
       s.connect(new InetSocketAddress(address, port), ms);
       s.setSoTimeout(ms);
       OutputStream out = s.getOutputStream();
       out.write(
-          ("GET / HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")
+          ("GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();

@@ -28,8 +28,9 @@ import java.util.logging.Logger;
  * Local} a LoadBalancer address goes only to the endpoints on this node (dropped when there is none
  * here), and keeps the client's address; with {@code Cluster} it may go to any node's endpoint and
  * is masqueraded (the reply must come back through this node), as kube-proxy marks external
- * traffic. The whole table is replaced in one {@code nft -f} transaction when what it should hold
- * changes.
+ * traffic; a pod reaching itself through a Service (hairpin) is masqueraded too. The whole table is
+ * replaced in one {@code nft -f} transaction when what it should hold changes. IPv4 and IPv6 each
+ * have a table ({@code ip}, {@code ip6}) fed from the EndpointSlices of their address type.
  */
 public final class KubeProxyStandIn implements AutoCloseable {
   public static final String TABLE = "sart-kube-proxy-standin";
@@ -61,7 +62,7 @@ public final class KubeProxyStandIn implements AutoCloseable {
             dirty.set(false);
             for (ClusterNode n : nodes) {
               try {
-                String rules = ruleset(n.name());
+                String rules = ruleset(n.name(), false) + ruleset(n.name(), true);
                 if (!rules.equals(applied.get(n.name()))) {
                   Shell.Result r = Shell.exec(n.netns().inNetns(List.of("nft", "-f", "-")), rules);
                   if (!r.ok()) {
@@ -91,8 +92,10 @@ public final class KubeProxyStandIn implements AutoCloseable {
             });
   }
 
-  /** The table this node should hold now. */
-  String ruleset(String node) {
+  /** The table of one family ({@code ip} or {@code ip6}) this node should hold now. */
+  String ruleset(String node, boolean v6) {
+    String table = v6 ? "ip6" : "ip";
+    String daddr = v6 ? "    ip6 daddr " : "    ip daddr ";
     StringBuilder services = new StringBuilder();
     StringBuilder chains = new StringBuilder();
     int[] ids = {0, 0};
@@ -103,44 +106,60 @@ public final class KubeProxyStandIn implements AutoCloseable {
                     (Service s) ->
                         s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()))
             .toList();
+    // this family's slices by namespace/service, looked up once per Service
+    Map<String, List<EndpointSlice>> byService = new HashMap<>();
+    for (EndpointSlice slice : slices.getStore().list()) {
+      var labels = slice.getMetadata().getLabels();
+      String name = labels == null ? null : labels.get("kubernetes.io/service-name");
+      if (name != null && (v6 ? "IPv6" : "IPv4").equals(slice.getAddressType())) {
+        byService
+            .computeIfAbsent(
+                slice.getMetadata().getNamespace() + "/" + name, k -> new ArrayList<>())
+            .add(slice);
+      }
+    }
     for (Service svc : sorted) {
       List<EndpointSlice> mine =
-          slices.getStore().list().stream()
-              .filter(
-                  s ->
-                      Objects.equals(
-                          s.getMetadata().getNamespace(), svc.getMetadata().getNamespace()))
-              .filter(
-                  s ->
-                      s.getMetadata().getLabels() != null
-                          && svc.getMetadata()
-                              .getName()
-                              .equals(
-                                  s.getMetadata().getLabels().get("kubernetes.io/service-name")))
-              .filter(s -> "IPv4".equals(s.getAddressType()))
-              .toList();
+          byService.getOrDefault(
+              svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of());
+      if (mine.stream().allMatch(x -> x.getEndpoints() == null || x.getEndpoints().isEmpty())) {
+        // no endpoint anywhere: nothing to DNAT to (the address leads nowhere either way); a
+        // thousand such Services would otherwise make every table a thousand drop chains long
+        continue;
+      }
       boolean local = "Local".equals(svc.getSpec().getExternalTrafficPolicy());
       List<String> external = new ArrayList<>();
       if (svc.getStatus() != null
           && svc.getStatus().getLoadBalancer() != null
           && svc.getStatus().getLoadBalancer().getIngress() != null) {
         for (LoadBalancerIngress i : svc.getStatus().getLoadBalancer().getIngress()) {
-          if (i.getIp() != null && !i.getIp().contains(":")) {
+          if (i.getIp() != null && i.getIp().contains(":") == v6) {
             external.add(i.getIp());
           }
         }
       }
-      String clusterIp = svc.getSpec().getClusterIP();
+      String clusterIp = null;
+      List<String> clusterIps =
+          svc.getSpec().getClusterIPs() != null && !svc.getSpec().getClusterIPs().isEmpty()
+              ? svc.getSpec().getClusterIPs()
+              : svc.getSpec().getClusterIP() == null
+                  ? List.of()
+                  : List.of(svc.getSpec().getClusterIP());
+      for (String ip : clusterIps) {
+        if (ip != null && !ip.equals("None") && ip.contains(":") == v6) {
+          clusterIp = ip;
+        }
+      }
       for (ServicePort port : svc.getSpec().getPorts()) {
         String proto = port.getProtocol() == null ? "tcp" : port.getProtocol().toLowerCase();
         if (!proto.equals("tcp") && !proto.equals("udp")) {
           continue;
         }
         List<String> all = endpoints(mine, port, null);
-        if (clusterIp != null && !clusterIp.equals("None") && !clusterIp.contains(":")) {
+        if (clusterIp != null) {
           String chain = "svc" + ids[0]++;
           services
-              .append("    ip daddr ")
+              .append(daddr)
               .append(clusterIp)
               .append(' ')
               .append(proto)
@@ -149,13 +168,13 @@ public final class KubeProxyStandIn implements AutoCloseable {
               .append(" goto ")
               .append(chain)
               .append('\n');
-          chains.append(serviceChain(chain, proto, all, false, ids));
+          chains.append(serviceChain(chain, proto, all, false, ids, v6));
         }
         if (!external.isEmpty()) {
           String chain = "svc" + ids[0]++;
           for (String ip : external) {
             services
-                .append("    ip daddr ")
+                .append(daddr)
                 .append(ip)
                 .append(' ')
                 .append(proto)
@@ -166,15 +185,22 @@ public final class KubeProxyStandIn implements AutoCloseable {
                 .append('\n');
           }
           chains.append(
-              serviceChain(chain, proto, local ? endpoints(mine, port, node) : all, !local, ids));
+              serviceChain(
+                  chain, proto, local ? endpoints(mine, port, node) : all, !local, ids, v6));
         }
       }
     }
-    return "table ip "
+    return "table "
+        + table
+        + " "
         + TABLE
-        + "\ndelete table ip "
+        + "\ndelete table "
+        + table
+        + " "
         + TABLE
-        + "\ntable ip "
+        + "\ntable "
+        + table
+        + " "
         + TABLE
         + " {\n"
         + "  chain prerouting {\n    type nat hook prerouting priority dstnat; policy accept;\n"
@@ -191,7 +217,12 @@ public final class KubeProxyStandIn implements AutoCloseable {
   }
 
   private static String serviceChain(
-      String chain, String proto, List<String> endpoints, boolean masquerade, int[] ids) {
+      String chain,
+      String proto,
+      List<String> endpoints,
+      boolean masquerade,
+      int[] ids,
+      boolean v6) {
     StringBuilder c = new StringBuilder("  chain ").append(chain).append(" {\n");
     if (endpoints.isEmpty()) {
       c.append("    drop\n  }\n");
@@ -205,11 +236,22 @@ public final class KubeProxyStandIn implements AutoCloseable {
     for (int i = 0; i < endpoints.size(); i++) {
       String ep = "ep" + ids[1]++;
       map.add(i + " : goto " + ep);
+      String endpoint = endpoints.get(i);
+      String address =
+          v6
+              ? endpoint.substring(1, endpoint.lastIndexOf(']'))
+              : endpoint.substring(0, endpoint.lastIndexOf(':'));
+      // hairpin: a pod reaching itself through the Service is masqueraded (as kube-proxy does),
+      // else its reply would go to itself directly and never be translated back
       eps.append("  chain ")
           .append(ep)
-          .append(" {\n    meta l4proto ")
+          .append(" {\n    ")
+          .append(v6 ? "ip6" : "ip")
+          .append(" saddr ")
+          .append(address)
+          .append(" meta mark set meta mark | 0x4000\n    meta l4proto ")
           .append(proto)
-          .append(" dnat ip to ")
+          .append(v6 ? " dnat ip6 to " : " dnat ip to ")
           .append(endpoints.get(i))
           .append("\n  }\n");
     }
@@ -249,10 +291,11 @@ public final class KubeProxyStandIn implements AutoCloseable {
         boolean serving = c == null || !Boolean.FALSE.equals(c.getServing());
         boolean term = c != null && Boolean.TRUE.equals(c.getTerminating());
         for (String a : e.getAddresses()) {
+          String ep = (a.contains(":") ? "[" + a + "]" : a) + ":" + target;
           if (isReady && !term) {
-            ready.add(a + ":" + target);
+            ready.add(ep);
           } else if (serving && term) {
-            terminating.add(a + ":" + target);
+            terminating.add(ep);
           }
         }
       }

@@ -76,7 +76,7 @@ public final class KubeletStandIn implements AutoCloseable {
   static final String HTTP_SERVER =
       String.join(
           "\n",
-          "import http.server, sys",
+          "import http.server, socket, sys",
           "name = sys.argv[1].encode()",
           "class H(http.server.BaseHTTPRequestHandler):",
           "    def do_GET(self):",
@@ -86,7 +86,13 @@ public final class KubeletStandIn implements AutoCloseable {
           "        self.wfile.write(name)",
           "    def log_message(self, *a):",
           "        pass",
-          "http.server.ThreadingHTTPServer(('0.0.0.0', int(sys.argv[2])), H).serve_forever()",
+          "class S6(http.server.ThreadingHTTPServer):",
+          "    address_family = socket.AF_INET6",
+          "try:",
+          "    s = S6(('::', int(sys.argv[2])), H)  # both families (bindv6only is 0)",
+          "except OSError:",
+          "    s = http.server.ThreadingHTTPServer(('0.0.0.0', int(sys.argv[2])), H)",
+          "s.serve_forever()",
           "");
 
   /** A pod this kubelet runs. */

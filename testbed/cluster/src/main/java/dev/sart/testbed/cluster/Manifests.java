@@ -118,4 +118,24 @@ public final class Manifests {
         .endSpec()
         .build();
   }
+
+  /** A Service of the default type (ClusterIP) on port 80 to the pods' 8080. */
+  public static Service clusterIp(String namespace, String name, Map<String, String> selector) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("ClusterIP")
+        .withSelector(selector)
+        .addNewPort()
+        .withName("http")
+        .withPort(80)
+        .withProtocol("TCP")
+        .withTargetPort(new IntOrString(KubeletStandIn.HTTP_PORT))
+        .endPort()
+        .endSpec()
+        .build();
+  }
 }

@@ -16,7 +16,9 @@ import java.util.function.Consumer;
  * The stand-ins for what is not sart's, sharing one client and one informer per kind (as the real
  * ones would each have their own; sharing only saves watches): a {@link KubeletStandIn} per node,
  * the {@link EndpointSliceStandIn} (unless {@code SART_E2E_ENDPOINTSLICE_STANDIN=off}: a real
- * cluster's kube-controller-manager makes EndpointSlices itself) and the {@link KubeProxyStandIn}.
+ * cluster's kube-controller-manager makes EndpointSlices itself), the {@link KubeProxyStandIn} and
+ * the {@link ClusterIpStandIn} (which does nothing against a real API server: it allocates
+ * ClusterIPs itself).
  */
 public final class StandIns implements AutoCloseable {
   private final KubernetesClient client;
@@ -26,6 +28,7 @@ public final class StandIns implements AutoCloseable {
   private final Map<String, KubeletStandIn> kubelets = new LinkedHashMap<>();
   private final EndpointSliceStandIn endpointSlices;
   private final KubeProxyStandIn kubeProxy;
+  private final ClusterIpStandIn clusterIps;
   private final NodeHeartbeats heartbeats;
 
   StandIns(ApiServer api, Topology topology, List<ClusterNode> nodes) {
@@ -41,6 +44,7 @@ public final class StandIns implements AutoCloseable {
         !"off".equalsIgnoreCase(System.getenv().getOrDefault("SART_E2E_ENDPOINTSLICE_STANDIN", ""));
     endpointSlices = sliceStandIn ? new EndpointSliceStandIn(client, pods, services, slices) : null;
     kubeProxy = new KubeProxyStandIn(nodes, services, slices);
+    clusterIps = new ClusterIpStandIn(client, services);
     pods.addEventHandler(
         handler(
             p -> {
@@ -60,6 +64,7 @@ public final class StandIns implements AutoCloseable {
                 endpointSlices.changed();
               }
               kubeProxy.changed();
+              clusterIps.changed();
             }));
     slices.addEventHandler(handler(s -> kubeProxy.changed()));
   }
@@ -113,6 +118,7 @@ public final class StandIns implements AutoCloseable {
       endpointSlices.close();
     }
     kubeProxy.close();
+    clusterIps.close();
     heartbeats.close();
     client.close();
   }

@@ -10,8 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.crds.AddressBlock;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.Cidr;
 import dev.sart.crds.Sart;
+import dev.sart.net.Ip;
+import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,6 +20,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -303,6 +306,143 @@ class CniScenariosTest {
     SHARED.end("CNI: switch the controllers from cni to dual, LoadBalancer in dual mode");
   }
 
+  @Test
+  @Order(10)
+  void clusterIpAPodReachesTheServicesPodsOnEveryNodeThroughItsClusterIp() {
+    SHARED.begin();
+    client.resource(Manifests.clusterIp(NS, "app-clusterip", APP)).create();
+    // a real API server allocates it at create; on the mock the ClusterIP stand-in does
+    String clusterIp =
+        await("app-clusterip has a ClusterIP")
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () ->
+                    client
+                        .services()
+                        .inNamespace(NS)
+                        .withName("app-clusterip")
+                        .get()
+                        .getSpec()
+                        .getClusterIP(),
+                ip -> ip != null && !ip.isEmpty() && !ip.equals("None"));
+    var ready = awaitPodsReady(cluster, NS, APP, 2 * cluster.nodes().size() - 2 + 2);
+    var pods = ready.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+    var nodes = ready.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet());
+    assertEquals(3, nodes.size(), "the Service's pods run on every node: " + pods);
+    // from a pod: kube-proxy's DNAT on its node, then the pod routes across nodes (a node itself
+    // has no route to the ClusterIP range in this fabric, no default route: its connect fails
+    // before kube-proxy's output hook, as on any node without one)
+    ClusterNode n2 = cluster.nodes().get(1);
+    Map<String, Integer> fromPod = Scenarios.requests(podNetns(name(n2, "a")), clusterIp, 80, 30);
+    assertEquals(30, fromPod.values().stream().mapToInt(Integer::intValue).sum(), "" + fromPod);
+    assertTrue(pods.containsAll(fromPod.keySet()), "answers from other pods: " + fromPod);
+    var answeringNodes =
+        ready.stream()
+            .filter(p -> fromPod.containsKey(p.getMetadata().getName()))
+            .map(p -> p.getSpec().getNodeName())
+            .collect(Collectors.toSet());
+    assertTrue(answeringNodes.size() >= 2, "answers from one node only: " + fromPod);
+    // a pod that is one of the endpoints reaches itself too (hairpin, masqueraded)
+    Map<String, Integer> own = Scenarios.requests(podNetns(name(n2, "b")), clusterIp, 80, 50);
+    assertEquals(50, own.values().stream().mapToInt(Integer::intValue).sum(), "" + own);
+    assertTrue(own.containsKey(name(n2, "b")), "never answered by itself: " + own);
+    SHARED.end("ClusterIP: pod → ClusterIP → pods on every node, hairpin");
+  }
+
+  @Test
+  @Order(11)
+  void ipv6PodsAndALoadBalancerServiceOverIpv6SessionsReachedFromTheClient() {
+    SHARED.begin();
+    // an IPv6 session per node and ToR next to the IPv4 one, IPv6 pools for pods and Services
+    Manifests.apply(client, Scenarios.CLUSTER_BGP_V6 + "---\n" + Scenarios.V6_POOLS);
+    Scenarios.awaitPeersEstablished(cluster, 4);
+    Map<String, String> v6 = Map.of("app", "v6");
+    ClusterNode n1 = cluster.nodes().get(0);
+    ClusterNode n2 = cluster.nodes().get(1);
+    for (ClusterNode n : List.of(n1, n2)) {
+      Pod p = Manifests.pod(NS, "v6-" + n.name(), n.name(), v6, 0);
+      p.getMetadata().setAnnotations(Map.of(Sart.ADDRESS_POOL_ANNOTATION, "v6-pod-pool"));
+      client.resource(p).create();
+    }
+    for (Pod p : awaitPodsReady(cluster, NS, v6, 2)) {
+      String ip = p.getStatus().getPodIP();
+      AddressBlock block = blockOf(ip);
+      assertNotNull(block, ip + " is in no block");
+      assertEquals("v6-pod-pool", block.getSpec().poolRef(), ip);
+      assertEquals(p.getSpec().getNodeName(), block.getSpec().nodeRef(), ip);
+      // the block is announced over the IPv6 sessions of its node only
+      awaitNextHops(
+          cluster, block.getSpec().cidr(), List.of(cluster.node(block.getSpec().nodeRef())));
+    }
+    // pod ↔ pod over IPv6 across nodes (the routes learnt from the ToRs in each node's table)
+    assertAnswers(cluster.pod(NS, "v6-" + n1.name()).orElseThrow().netns(), NS, "v6-" + n2.name());
+
+    // an IPv6 LoadBalancer Service: announced over the IPv6 sessions, reached from the client
+    var svc =
+        Manifests.loadBalancer(
+            NS, "lb-v6", v6, "Cluster", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "v6-lb-pool"));
+    svc.getSpec().setIpFamilies(List.of("IPv6"));
+    svc.getSpec().setIpFamilyPolicy("SingleStack");
+    client.resource(svc).create();
+    String vip = Scenarios.awaitAddress(cluster, NS, "lb-v6");
+    assertTrue(vip.startsWith("2001:db8:1b::"), vip + " is not from v6-lb-pool");
+    awaitNextHops(cluster, vip + "/128", cluster.nodes());
+    Map<String, Integer> answers = Scenarios.requests(cluster, vip, 80, 30);
+    assertEquals(Set.of("v6-" + n1.name(), "v6-" + n2.name()), answers.keySet(), "" + answers);
+
+    // a dual-stack Service: one address per family, each announced over the sessions of its
+    // family (its pods are IPv6 only: sart-cni gives a pod the addresses of one pool)
+    var dual =
+        Manifests.loadBalancer(
+            NS,
+            "lb-dual",
+            v6,
+            "Cluster",
+            Map.of(Sart.ADDRESS_POOL_ANNOTATION, "dual-lb-pool,v6-lb-pool"));
+    dual.getSpec().setIpFamilies(List.of("IPv4", "IPv6"));
+    dual.getSpec().setIpFamilyPolicy("RequireDualStack");
+    client.resource(dual).create();
+    List<String> both =
+        await("lb-dual has an address of each family")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () -> {
+                  var x = client.services().inNamespace(NS).withName("lb-dual").get();
+                  return x.getStatus() == null
+                          || x.getStatus().getLoadBalancer() == null
+                          || x.getStatus().getLoadBalancer().getIngress() == null
+                      ? List.<String>of()
+                      : x.getStatus().getLoadBalancer().getIngress().stream()
+                          .map(i -> i.getIp())
+                          .toList();
+                },
+                l -> l.size() == 2);
+    String dual4 = both.stream().filter(a -> !a.contains(":")).findFirst().orElseThrow();
+    String dual6 = both.stream().filter(a -> a.contains(":")).findFirst().orElseThrow();
+    awaitNextHops(cluster, dual4 + "/32", cluster.nodes());
+    awaitNextHops(cluster, dual6 + "/128", cluster.nodes());
+    for (var advert :
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace(NS)
+            .withLabel(Sart.SERVICE_NAME_LABEL, "lb-dual")
+            .list()
+            .getItems()) {
+      boolean v6Advert = advert.getSpec().cidr().contains(":");
+      for (String peer : advert.getStatus().peers().keySet()) {
+        String addr =
+            client.resources(dev.sart.crds.BGPPeer.class).withName(peer).get().getSpec().addr();
+        assertEquals(v6Advert, addr.contains(":"), advert.getSpec().cidr() + " targets " + peer);
+      }
+    }
+    assertEquals(
+        Set.of("v6-" + n1.name(), "v6-" + n2.name()),
+        Scenarios.requests(cluster, dual6, 80, 20).keySet());
+    SHARED.end("IPv6: pods, block routes, LoadBalancer over IPv6 sessions, dual-stack Service");
+  }
+
   static Map<String, String> withoutPod(Map<String, String> m, String key) {
     Map<String, String> out = new java.util.TreeMap<>(m);
     out.remove(key);
@@ -342,7 +482,7 @@ class CniScenariosTest {
   static AddressBlock blockOf(String ip) {
     return client.resources(AddressBlock.class).list().getItems().stream()
         .filter(b -> b.getSpec().type() == AddressType.POD)
-        .filter(b -> Cidr.parse(b.getSpec().cidr()).contains(Cidr.parseAddress(ip)))
+        .filter(b -> IpPrefix.parseCidr(b.getSpec().cidr()).contains(Ip.parse(ip)))
         .findFirst()
         .orElse(null);
   }

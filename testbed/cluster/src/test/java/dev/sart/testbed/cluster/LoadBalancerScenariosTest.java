@@ -45,7 +45,9 @@ class LoadBalancerScenariosTest {
 
   @BeforeAll
   static void up() {
-    cluster = SHARED.start("LoadBalancerScenariosTest", Cluster.Options.defaults());
+    // node3 runs speaker, FIB and agent as processes of their own, as sart's DaemonSet does
+    cluster =
+        SHARED.start("LoadBalancerScenariosTest", Cluster.Options.defaults().withSplit("node3"));
     client = cluster.client();
   }
 
@@ -410,6 +412,68 @@ class LoadBalancerScenariosTest {
     SHARED.begin();
     deleteABgpPeerTheClusterBgpMakesItAgain();
     SHARED.end("after the controllers' restart: a deleted BGPPeer made again");
+  }
+
+  @Test
+  @Order(12)
+  void restartTheAgentAloneRoutesStayOnTheTorsAndTrafficKeepsFlowing() {
+    SHARED.begin();
+    ClusterNode n3 = cluster.nodes().get(2);
+    Map<String, String> before = addresses();
+    String vip = before.get("app-svc-cluster3");
+    awaitNextHops(cluster, vip + "/32", cluster.nodes());
+    long backoff = nodeBgpBackoff(n3);
+    try (Traffic traffic = Traffic.start(cluster, vip, 80)) {
+      cluster.killAgent(n3);
+      // the speaker keeps its sessions and the prefixes the agent gave it
+      await("both ToRs keep routing " + vip + " over node3 while its agent is down")
+          .during(Duration.ofSeconds(5))
+          .atMost(Duration.ofSeconds(8))
+          .pollInterval(Duration.ofMillis(300))
+          .until(() -> nextHopsOn(vip + "/32", cluster.nodes()));
+      long t = System.nanoTime();
+      cluster.startAgent(n3);
+      System.err.printf(
+          "sartd agent restarted on %s: ready %.1f s after its start%n",
+          n3, (System.nanoTime() - t) / 1e9);
+      // the new agent reads the speaker's prefixes back and takes none away
+      await("both ToRs still route " + vip + " over node3 after the new agent's first passes")
+          .during(Duration.ofSeconds(5))
+          .atMost(Duration.ofSeconds(8))
+          .pollInterval(Duration.ofMillis(300))
+          .until(() -> nextHopsOn(vip + "/32", cluster.nodes()));
+      Traffic.Result seen = traffic.stop();
+      assertEquals(0, seen.failed(), "requests lost during the agent's restart: " + seen);
+      assertTrue(seen.answers().size() >= 2, "answers from one pod only: " + seen);
+    }
+    assertEquals(before, addresses(), "Service addresses after the agent's restart");
+    assertEquals(backoff, nodeBgpBackoff(n3), "the speaker was not restarted: no backoff");
+    // the new agent does its work: a new Service is announced by node3 too
+    client
+        .resource(
+            Manifests.loadBalancer(
+                NS, "app-svc-after-agent", Map.of("app", "app-cluster"), "Cluster", Map.of()))
+        .create();
+    String fresh = awaitAddress(cluster, NS, "app-svc-after-agent");
+    awaitNextHops(cluster, fresh + "/32", cluster.nodes());
+    assertTrue(requests(cluster, fresh, 80, 10).size() >= 1);
+    SHARED.end("restart the agent alone (split node): routes stay, traffic flows, addresses kept");
+  }
+
+  static long nodeBgpBackoff(ClusterNode n) {
+    var nb = client.resources(dev.sart.crds.NodeBGP.class).withName(n.name()).get();
+    return nb.getStatus() == null || nb.getStatus().backoff() == null
+        ? 0
+        : nb.getStatus().backoff();
+  }
+
+  /** Both ToRs' kernels route {@code prefix} over exactly these nodes now. */
+  static boolean nextHopsOn(String prefix, List<ClusterNode> nodes) {
+    List<Frr> tors = cluster.tors();
+    return Cluster.fibNextHops(tors.get(0), prefix)
+            .equals(nodes.stream().map(ClusterNode::internalIp).collect(Collectors.toSet()))
+        && Cluster.fibNextHops(tors.get(1), prefix)
+            .equals(nodes.stream().map(ClusterNode::addressB).collect(Collectors.toSet()));
   }
 
   /** Every LoadBalancer Service's addresses, by name. */

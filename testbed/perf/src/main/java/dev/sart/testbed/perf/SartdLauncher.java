@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How the harness starts sartd: this JVM's java and class path, the options of {@code
- * sartd/jvm.options}.
+ * How the harness starts sartd, as {@code bin/sartd} does: this JVM's java, the options of {@code
+ * sartd/jvm.options}, sartd's jar and class path ({@code sartd/target/classpath.txt}) and, when the
+ * build made it, its AOT cache ({@code sartd/target/sartd.aot}, which holds classes from jars
+ * only). Without a packaged sartd: this JVM's class path and no cache.
  */
 final class SartdLauncher {
   private SartdLauncher() {}
@@ -18,20 +20,56 @@ final class SartdLauncher {
   }
 
   static String classPath() {
-    return System.getProperty("java.class.path");
+    Path jar = sartdJar();
+    if (jar == null) {
+      return System.getProperty("java.class.path");
+    }
+    try {
+      return jar
+          + java.io.File.pathSeparator
+          + Files.readString(repositoryRoot().resolve("sartd/target/classpath.txt")).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
-  /** The lines of {@code sartd/jvm.options} without comments and blank lines. */
+  /**
+   * The lines of {@code sartd/jvm.options} without comments and blank lines, and the AOT cache when
+   * there is one (a cache that does not match the jars is ignored by the JVM, in silence).
+   */
   static List<String> jvmOptions() {
     Path file = repositoryRoot().resolve("sartd/jvm.options");
+    List<String> options = new java.util.ArrayList<>();
     try {
-      return Files.readAllLines(file).stream()
+      Files.readAllLines(file).stream()
           .map(String::strip)
           .filter(l -> !l.isEmpty() && !l.startsWith("#"))
-          .toList();
+          .forEach(options::add);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read sartd's JVM options " + file, e);
     }
+    Path aot = repositoryRoot().resolve("sartd/target/sartd.aot");
+    if (sartdJar() != null && Files.isRegularFile(aot)) {
+      options.add("-XX:AOTCache=" + aot);
+      options.add("-Xlog:aot*=off,cds*=off");
+    }
+    return options;
+  }
+
+  /** sartd's packaged jar with its class path file, or null. */
+  private static Path sartdJar() {
+    Path target = repositoryRoot().resolve("sartd/target");
+    if (!Files.isRegularFile(target.resolve("classpath.txt"))) {
+      return null;
+    }
+    try (var jars = Files.newDirectoryStream(target, "sartd-*.jar")) {
+      for (Path j : jars) {
+        return j;
+      }
+    } catch (IOException e) {
+      return null;
+    }
+    return null;
   }
 
   /**

@@ -1,0 +1,125 @@
+package dev.sart.sartd;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The training run of sartd's JDK 25 AOT cache (JEP 483, 514, 515), run once at build time with
+ * {@code -XX:AOTCacheOutput} ({@code src/build/aot.sh}): the classes it loads and links, and the
+ * method profiles it gathers, are in the cache, so a sartd started with {@code -XX:AOTCache} finds
+ * them loaded and linked.
+ *
+ * <p>It runs {@code sartd bgp} as a user would — picocli, the YAML file with a neighbour and a
+ * path, the warm-up over the route path (codec, RIB, best path, Adj-RIB-Out, packer, with
+ * announcements and withdrawals), the BGP listener, the gRPC API (one connection) and {@code
+ * /metrics} (two scrapes) — on loopback ports that were free, then exits, and the JVM writes the
+ * cache. Deliberately no more than that: the JVM loads every class of the cache at start, so a
+ * class only a training needs (a gRPC client, a second speaker) would cost every start memory and
+ * time (sartd/README.md, "Footprint and start-up"). The neighbour's address is a port nobody
+ * listens on; nothing leaves the loopback interface.
+ */
+final class Training {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  private Training() {}
+
+  public static void main(String[] args) throws Exception {
+    int bgpPort = freePort();
+    int peerPort = freePort();
+    int apiPort = freePort();
+    int metricsPort = freePort();
+    Path dir = Files.createTempDirectory("sartd-training");
+    Path conf = dir.resolve("sartd.yaml");
+    Files.writeString(
+        conf,
+        """
+        asn: 65001
+        router_id: 192.0.2.1
+        neighbors:
+          - name: training
+            asn: 65002
+            address: 127.0.0.1
+            port: %d
+            hold_time: 30
+            connect_retry_time: 1
+        paths:
+          - prefixes: [203.0.113.0/24]
+            attributes: {origin: 0, med: 10}
+        """
+            .formatted(peerPort));
+    StringWriter daemonErr = new StringWriter();
+    Thread daemon =
+        Thread.ofPlatform()
+            .daemon()
+            .name("training-sartd")
+            .start(
+                () ->
+                    Sartd.run(
+                        new String[] {
+                          "bgp",
+                          "-f",
+                          conf.toString(),
+                          "--api",
+                          "127.0.0.1:" + apiPort,
+                          "--port",
+                          Integer.toString(bgpPort),
+                          "--metrics-address",
+                          "127.0.0.1:" + metricsPort,
+                          "-l",
+                          "warn"
+                        },
+                        new PrintWriter(System.out, true),
+                        new PrintWriter(daemonErr, true)));
+    // the API listens after the warm-up and the listener
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (!accepts(apiPort)) {
+      if (!daemon.isAlive() || System.nanoTime() > end) {
+        throw new IllegalStateException(
+            "training: sartd's API did not come up (" + daemonErr.toString().strip() + ")");
+      }
+      Thread.sleep(20);
+    }
+    scrape(metricsPort);
+    Thread.sleep(1500);
+    scrape(metricsPort);
+    // the JVM writes the AOT cache at exit (the daemon's shutdown hook stops it first)
+    System.exit(0);
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** One HTTP/1.0 GET of /metrics over a plain socket (no HTTP client to load into the cache). */
+  private static void scrape(int port) throws IOException {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      s.getOutputStream()
+          .write("GET /metrics HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      if (!answer.startsWith("HTTP/1.1 200") || !answer.contains("sart_bgp_session_up")) {
+        throw new IllegalStateException(
+            "training: /metrics answered " + answer.lines().findFirst().orElse(""));
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,554 @@
+package dev.sart.testbed.perf;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.ManagedProcess;
+import dev.sart.testbed.NamespaceThreads;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Topology;
+import dev.sart.testbed.cluster.ApiServer;
+import dev.sart.testbed.cluster.HostRelay;
+import dev.sart.testbed.cluster.Launch;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code bin/soak}: {@code sartd node} over many cycles, to show that what a cycle takes it gives
+ * back. Phase 1: a BIRD peer sends {@code --routes} IPv6 routes (/64s of 2001:db8::/32) and its
+ * session is reset ({@code birdc disable}, then {@code enable}) {@code --resets} times; each time
+ * sartd withdraws them from its RIB and the kernel (its FIB installs them in the node's main table)
+ * and learns them again. Phase 2: {@code --services} times a BGPAdvertisement (what the controller
+ * writes for a LoadBalancer Service) is created for this node's peer and deleted again, through the
+ * agent, and each time BIRD must receive the /128 and lose it.
+ *
+ * <p>After the first cycle and every {@code --every} cycles, with the table loaded, a sample: the
+ * heap after a full collection ({@code GC.run}, {@code System.trim_native_heap}, then {@code
+ * GC.heap_info} over the JDK's attach API), RSS, threads, file descriptors and sockets. The sample
+ * after {@code --every} cycles is the baseline; at the end the last sample of each phase must be
+ * within 5 % of it for the heap and RSS, with no more threads, descriptors or sockets than {@code
+ * --slack} over it, and nothing stale: with the peer disabled, no route learned from it in the RIB
+ * or the kernel, and no advertisement left at the peer. Prints the curve and writes {@code
+ * soak.md}; exit code 1 when a check fails.
+ *
+ * <pre>
+ * soak [--resets 1000] [--routes 100000] [--services 1000] [--every 50] [--slack 2]
+ *      [--sartd-opts 'JVM OPTIONS'] [--out testbed/results]
+ * </pre>
+ */
+public final class Soak {
+  static final String NODE = "soak";
+  static final long NODE_AS = 65001;
+  static final long PEER_AS = 65002;
+  static final String NODE_ADDRESS = "2001:db8:ffff::2";
+  static final String PEER_ADDRESS = "2001:db8:ffff::1";
+  static final String PEER = NODE + "-" + PEER_AS + "-" + PEER_ADDRESS.replace(':', '-');
+  static final int METRICS_PORT = 7472;
+  private static final Pattern USED =
+      Pattern.compile("^\\s*\\S+\\s+total \\d+K, used (\\d+)K", Pattern.MULTILINE);
+  private static final Pattern RECEIVED =
+      Pattern.compile(
+          "^sart_bgp_received_prefixes\\{[^}]*afi=\"ipv6\"[^}]*\\} (\\S+)$", Pattern.MULTILINE);
+
+  /** What to run. */
+  record Options(
+      int resets, int routes, int services, int every, int slack, List<String> sartdOptions) {}
+
+  /** One point of the curve. */
+  record Sample(
+      String phase, int cycle, long heapAfterGc, long rss, int threads, int fds, int sockets) {}
+
+  /** The outcome: the curve and what failed (empty: everything held). */
+  record Outcome(List<Sample> samples, List<String> failures) {}
+
+  private Soak() {}
+
+  public static void main(String[] args) throws Exception {
+    Options o = new Options(1000, 100_000, 1000, 50, 2, List.of());
+    Path out = SartdLauncher.repositoryRoot().resolve("testbed/results");
+    for (int i = 0; i < args.length; i += 2) {
+      String v = i + 1 < args.length ? args[i + 1] : null;
+      if (v == null) {
+        usage();
+      }
+      o =
+          switch (args[i]) {
+            case "--resets" ->
+                new Options(
+                    Integer.parseInt(v),
+                    o.routes(),
+                    o.services(),
+                    o.every(),
+                    o.slack(),
+                    o.sartdOptions());
+            case "--routes" ->
+                new Options(
+                    o.resets(),
+                    Integer.parseInt(v),
+                    o.services(),
+                    o.every(),
+                    o.slack(),
+                    o.sartdOptions());
+            case "--services" ->
+                new Options(
+                    o.resets(),
+                    o.routes(),
+                    Integer.parseInt(v),
+                    o.every(),
+                    o.slack(),
+                    o.sartdOptions());
+            case "--every" ->
+                new Options(
+                    o.resets(),
+                    o.routes(),
+                    o.services(),
+                    Integer.parseInt(v),
+                    o.slack(),
+                    o.sartdOptions());
+            case "--slack" ->
+                new Options(
+                    o.resets(),
+                    o.routes(),
+                    o.services(),
+                    o.every(),
+                    Integer.parseInt(v),
+                    o.sartdOptions());
+            case "--sartd-opts" ->
+                new Options(
+                    o.resets(),
+                    o.routes(),
+                    o.services(),
+                    o.every(),
+                    o.slack(),
+                    List.of(v.strip().split("\\s+")));
+            case "--out" -> {
+              out = Path.of(v);
+              yield o;
+            }
+            default -> {
+              usage();
+              yield o;
+            }
+          };
+    }
+    String load = Files.readString(Path.of("/proc/loadavg")).strip();
+    long t0 = System.nanoTime();
+    Outcome r = run(o);
+    String report = report(o, r, load, (System.nanoTime() - t0) / 1e9);
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("soak.md"), report);
+    System.out.print(report);
+    System.exit(r.failures().isEmpty() ? 0 : 1);
+  }
+
+  private static void usage() {
+    System.err.println(
+        "usage: soak [--resets N] [--routes N] [--services N] [--every N] [--slack N]"
+            + " [--sartd-opts 'JVM OPTIONS'] [--out DIR]");
+    System.exit(2);
+  }
+
+  /** Runs both phases; the topology, the API server and every process are gone when it returns. */
+  static Outcome run(Options o) throws Exception {
+    List<Sample> samples = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
+    try (Topology t = Topology.create("soak");
+        ApiServer api = ApiServer.startMock(t.dir().resolve("api"))) {
+      Node node = t.node("node");
+      Node peerNode = t.node("peer");
+      t.link(node, peerNode).addresses(NODE_ADDRESS + "/64", PEER_ADDRESS + "/64");
+      api.applyCrds(Launch.crdManifests());
+      KubernetesClient k = api.client();
+      k.resource(
+              new NodeBGP(
+                  NODE,
+                  new NodeBGPSpec(
+                      NODE_AS, "192.0.2.2", new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
+          .create();
+      BGPPeer peer =
+          new BGPPeer(
+              PEER,
+              new BGPPeerSpec(
+                  PEER_AS,
+                  PEER_ADDRESS,
+                  null,
+                  null,
+                  null,
+                  NODE,
+                  null,
+                  new SpeakerConfig("unused", null, null),
+                  null));
+      peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+      k.resource(peer).create();
+      BirdInstance bird =
+          BirdInstance.start(peerNode, "bird", birdConfig(o.routes()), null, Duration.ofMinutes(5));
+      try (HostRelay relay = HostRelay.open(node, api.address().getPort(), api.address())) {
+        Path kubeconfig = api.kubeconfigThroughRelay(t.dir().resolve("kubeconfig"));
+        List<String> argv = new ArrayList<>();
+        argv.add(SartdLauncher.java());
+        argv.addAll(SartdLauncher.jvmOptions());
+        argv.addAll(o.sartdOptions());
+        argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
+        argv.addAll(
+            List.of(
+                "node", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE, "-l", "warn"));
+        ManagedProcess sartd = node.spawn("sartd", argv);
+        try {
+          phases(o, node, bird, sartd, k, samples, failures);
+        } finally {
+          sartd.stop();
+          bird.close();
+        }
+      }
+    }
+    return new Outcome(samples, failures);
+  }
+
+  private static void phases(
+      Options o,
+      Node node,
+      BirdInstance bird,
+      ManagedProcess sartd,
+      KubernetesClient k,
+      List<Sample> samples,
+      List<String> failures)
+      throws Exception {
+    Duration wait = Duration.ofMinutes(5);
+    // phase 1: session resets, each with the whole table
+    for (int cycle = 1; cycle <= o.resets(); cycle++) {
+      await("table " + cycle)
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(50))
+          .failFast("sartd exited:\n" + sartd.tail(30), () -> !sartd.isAlive())
+          .ignoreExceptions()
+          .until(() -> received(node) == o.routes());
+      // and in the kernel: the FIB follows the speaker's WatchPath stream; a cycle that did not
+      // wait for it would measure the stream's backlog (LOG.md 2026-11-27, "soak")
+      await("table " + cycle + " in the kernel")
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(250))
+          .until(() -> kernelRoutes(node) == o.routes());
+      if (cycle == 1 || cycle % o.every() == 0 || cycle == o.resets()) {
+        samples.add(sample("resets", cycle, node, sartd));
+        System.out.println(line(samples.getLast()));
+      }
+      bird.birdc("disable \"gen\"");
+      await("withdrawal " + cycle)
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(50))
+          .ignoreExceptions()
+          .until(() -> received(node) == 0);
+      // nothing of the peer left: not in the RIB (above), and, once the FIB has followed, not in
+      // the kernel
+      if (!eventually(() -> kernelRoutes(node) == 0)) {
+        failures.add(
+            "reset "
+                + cycle
+                + ": "
+                + kernelRoutes(node)
+                + " routes learned from the peer left in the kernel a minute after the reset");
+        break;
+      }
+      bird.birdc("enable \"gen\"");
+    }
+    await("table after the resets")
+        .atMost(wait)
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptions()
+        .until(() -> received(node) == o.routes());
+    if (!eventually(() -> kernelRoutes(node) == o.routes())) {
+      failures.add(
+          "the kernel holds " + kernelRoutes(node) + " of the peer's " + o.routes() + " routes");
+    }
+    check("resets", samples, o, failures);
+    // phase 2: advertisements through the agent
+    int firstOfPhase = samples.size();
+    for (int cycle = 1; cycle <= o.services(); cycle++) {
+      String name = "soak-" + cycle;
+      String cidr = String.format(Locale.ROOT, "2001:db8:5e::%x/128", cycle);
+      BGPAdvertisement a =
+          new BGPAdvertisement(
+              "default",
+              name,
+              new BGPAdvertisementSpec(cidr, AddressType.SERVICE, Protocol.IPV6, null));
+      k.resource(a).create();
+      k.resources(BGPAdvertisement.class)
+          .inNamespace("default")
+          .withName(name)
+          .editStatus(
+              cur -> {
+                cur.setStatus(
+                    new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
+                return cur;
+              });
+      await("advertisement " + cycle + " at the peer")
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(20))
+          .failFast("sartd exited:\n" + sartd.tail(30), () -> !sartd.isAlive())
+          .until(() -> bird.protocols("gen").get("gen").imported() == 1);
+      k.resources(BGPAdvertisement.class).inNamespace("default").withName(name).delete();
+      await("advertisement " + cycle + " withdrawn from the peer")
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> bird.protocols("gen").get("gen").imported() == 0);
+      if (cycle == 1 || cycle % o.every() == 0 || cycle == o.services()) {
+        samples.add(sample("services", cycle, node, sartd));
+        System.out.println(line(samples.getLast()));
+      }
+    }
+    if (o.services() > 0) {
+      check("services", samples.subList(firstOfPhase, samples.size()), o, failures);
+    }
+  }
+
+  /**
+   * The last sample of a phase against its baseline: the sample after {@code --every} cycles (the
+   * first cycles load classes, fill caches and let the collector size the heap; the first sample is
+   * in the curve to show them).
+   */
+  private static void check(String phase, List<Sample> of, Options o, List<String> failures) {
+    if (of.size() < 3) {
+      return;
+    }
+    Sample base = of.get(1);
+    Sample last = of.getLast();
+    within(phase, "heap after GC", base.heapAfterGc(), last.heapAfterGc(), failures);
+    within(phase, "RSS", base.rss(), last.rss(), failures);
+    atMost(phase, "threads", base.threads(), last.threads(), o.slack(), failures);
+    atMost(phase, "file descriptors", base.fds(), last.fds(), o.slack(), failures);
+    atMost(phase, "sockets", base.sockets(), last.sockets(), o.slack(), failures);
+  }
+
+  private static void within(
+      String phase, String what, long base, long last, List<String> failures) {
+    if (last > base * 1.05 || last < base * 0.95) {
+      failures.add(
+          String.format(
+              Locale.ROOT,
+              "%s: %s %.1f MiB at the end against %.1f MiB at the start (more than ±5 %%)",
+              phase,
+              what,
+              last / 1048576.0,
+              base / 1048576.0));
+    }
+  }
+
+  private static void atMost(
+      String phase, String what, int base, int last, int slack, List<String> failures) {
+    if (last > base + slack) {
+      failures.add(phase + ": " + what + " " + last + " at the end against " + base);
+    }
+  }
+
+  static Sample sample(String phase, int cycle, Node node, ManagedProcess sartd) throws Exception {
+    long heap = heapAfterGc(sartd.pid());
+    ProcStats s = ProcStats.of(List.of(sartd.pid()));
+    Path proc = Path.of("/proc", Long.toString(sartd.pid()));
+    int threads;
+    try (var l = Files.list(proc.resolve("task"))) {
+      threads = (int) l.count();
+    }
+    int fds = 0;
+    int sockets = 0;
+    try (var l = Files.list(proc.resolve("fd"))) {
+      for (Path fd : l.toList()) {
+        fds++;
+        try {
+          if (Files.readSymbolicLink(fd).toString().startsWith("socket:")) {
+            sockets++;
+          }
+        } catch (IOException e) {
+          // closed meanwhile
+        }
+      }
+    }
+    return new Sample(phase, cycle, heap, s.rssBytes(), threads, fds, sockets);
+  }
+
+  /**
+   * A full collection in sartd and its native heap trimmed, then its heap's used bytes (the JDK's
+   * attach API, as jcmd does).
+   */
+  static long heapAfterGc(long pid) throws Exception {
+    var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
+    try {
+      // jcmd's own call; its class is not exported: the JVM runs with
+      // --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED (bin/soak, the test's argLine)
+      var jcmd =
+          Class.forName("sun.tools.attach.HotSpotVirtualMachine")
+              .getMethod("executeJCmd", String.class);
+      // the full collection, then glibc's free lists handed back (as the JVM does every 5 s on
+      // its own, -XX:TrimNativeHeapInterval): the RSS read next does not depend on when the last
+      // trim happened or on a compilation's arenas
+      for (String command : List.of("GC.run", "System.trim_native_heap")) {
+        try (var in = (java.io.InputStream) jcmd.invoke(vm, command)) {
+          in.readAllBytes();
+        }
+      }
+      String info;
+      try (var in = (java.io.InputStream) jcmd.invoke(vm, "GC.heap_info")) {
+        info = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      Matcher m = USED.matcher(info);
+      long used = 0;
+      while (m.find()) {
+        used += Long.parseLong(m.group(1)) * 1024;
+      }
+      if (used == 0) {
+        throw new IllegalStateException("no heap figures in GC.heap_info:\n" + info);
+      }
+      return used;
+    } finally {
+      vm.detach();
+    }
+  }
+
+  /** Polls for up to a minute. */
+  private static boolean eventually(java.util.concurrent.Callable<Boolean> condition) {
+    try {
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250)).until(condition);
+      return true;
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The IPv6 prefixes sartd holds from the peer, from its metrics (inside its namespace); 0 while
+   * the peer has no series.
+   */
+  static long received(Node node) throws Exception {
+    CompletableFuture<String> body = new CompletableFuture<>();
+    NamespaceThreads.factory(node, "soak-scrape")
+        .newThread(
+            () -> {
+              try (Socket s = new Socket(InetAddress.getLoopbackAddress(), METRICS_PORT)) {
+                s.getOutputStream()
+                    .write("GET /metrics HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                body.complete(
+                    new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+              } catch (IOException | RuntimeException e) {
+                body.completeExceptionally(e);
+              }
+            })
+        .start();
+    Matcher m = RECEIVED.matcher(body.get());
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /** Routes in the node's kernel through the peer (what the FIB installed from it). */
+  static long kernelRoutes(Node node) {
+    return node.exec("ip", "-6", "route", "show", "via", PEER_ADDRESS).lines().count();
+  }
+
+  /** The peer: {@code routes} /64s of 2001:db8::/32 from one static protocol, session disabled. */
+  static String birdConfig(int routes) {
+    StringBuilder c = new StringBuilder(64 + routes * 40);
+    c.append("router id 198.51.100.9;\n");
+    c.append("log stderr { warning, error, fatal, bug };\n");
+    c.append("protocol device { scan time 60; }\n");
+    c.append("ipv6 table t;\n");
+    c.append("protocol static tbl {\n  ipv6 { table t; };\n");
+    for (int i = 0; i < routes; i++) {
+      c.append(
+          String.format(
+              Locale.ROOT,
+              "  route 2001:db8:%x:%x::/64 blackhole;\n",
+              0x100 + (i >>> 16),
+              i & 0xffff));
+    }
+    c.append("}\n");
+    c.append("protocol bgp gen {\n");
+    c.append("  local ").append(PEER_ADDRESS).append(" as ").append(PEER_AS).append(";\n");
+    c.append("  neighbor ").append(NODE_ADDRESS).append(" as ").append(NODE_AS).append(";\n");
+    c.append("  connect delay time 1;\n  connect retry time 1;\n  error wait time 1, 5;\n");
+    c.append(
+        "  ipv6 {\n    table t;\n    import all;\n    export where proto = \"tbl\";\n  };\n}\n");
+    return c.toString();
+  }
+
+  static String line(Sample s) {
+    return String.format(
+        Locale.ROOT,
+        "%-8s %5d  heap after GC %7.1f MiB  RSS %7.1f MiB  threads %3d  fds %3d  sockets %3d",
+        s.phase(),
+        s.cycle(),
+        s.heapAfterGc() / 1048576.0,
+        s.rss() / 1048576.0,
+        s.threads(),
+        s.fds(),
+        s.sockets());
+  }
+
+  static String report(Options o, Outcome r, String load, double seconds) {
+    StringBuilder b = new StringBuilder();
+    b.append("# soak\n\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%d session resets × %,d routes, %d advertisements created and deleted; samples every"
+                + " %d cycles; load average before: %s; took %.0f s%s\n\n",
+            o.resets(),
+            o.routes(),
+            o.services(),
+            o.every(),
+            load,
+            seconds,
+            o.sartdOptions().isEmpty()
+                ? ""
+                : "; extra JVM options: `" + String.join(" ", o.sartdOptions()) + "`"));
+    b.append("| phase | cycle | heap after GC (MiB) | RSS (MiB) | threads | fds | sockets |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (Sample s : r.samples()) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %.1f | %.1f | %d | %d | %d |\n",
+              s.phase(),
+              s.cycle(),
+              s.heapAfterGc() / 1048576.0,
+              s.rss() / 1048576.0,
+              s.threads(),
+              s.fds(),
+              s.sockets()));
+    }
+    b.append('\n');
+    if (r.failures().isEmpty()) {
+      b.append(
+              "**held**: heap after GC and RSS within ±5 % of the baseline (cycle "
+                  + o.every()
+                  + ") of each phase, no"
+                  + " thread, descriptor or socket more than ")
+          .append(o.slack())
+          .append(" over it, nothing stale in the RIB, the kernel or at the peer.\n");
+    } else {
+      b.append("**failed**:\n");
+      r.failures().forEach(f -> b.append("- ").append(f).append('\n'));
+    }
+    return b.toString();
+  }
+}

@@ -61,6 +61,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                             server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
                         .setPort(server.port())
                         .setMultiPath(server.multipath())
+                        .setClusterId(
+                            server.clusterId() == 0 ? "0.0.0.0" : Ip.formatV4(server.clusterId()))
                         .setRestarting(server.restart() != null && !server.restart().complete())
                         .addAllRestartWaitingFor(
                             server.restart() == null || server.restart().complete()

@@ -9,13 +9,19 @@ import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 
 /**
- * {@code cidr}: the range; {@code type}: service or pod; {@code allocType}: only {@code bit};
- * {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the pool's
- * own prefix length; a service pool is one block); {@code autoAssign}: the pool used when a Service
- * or Pod names none (at most one per type, checked by the admission webhook).
+ * {@code cidr}: the range; {@code type}: service, pod or egress; {@code allocType}: only {@code
+ * bit}; {@code blockSize}: the prefix length of the blocks a pod pool is cut into (default: the
+ * pool's own prefix length; a service pool is one block); {@code autoAssign}: the pool used when a
+ * Service or Pod names none (at most one per type, checked by the admission webhook).
  *
  * <p>{@code allowFirstLast} is ours: by default the network and broadcast addresses of an IPv4
  * service pool are never handed out (sart handed out the network address).
+ *
+ * <p>{@code allowedNamespaces} is ours, for {@code type: egress} only: the namespaces whose
+ * Egresses may claim a static source address from the pool. The pool is cluster-scoped, so only
+ * whoever may write AddressPools (the cluster admin) binds a pool to a namespace; an Egress in any
+ * other namespace is refused an address (KEP-0275's security risk: users never pick an address an
+ * admin did not give them).
  *
  * <p>{@code communities}, {@code localPref} (MetalLB's BGPAdvertisement names and syntax) and
  * {@code med} are ours too: the path attributes of every advertisement of the pool's addresses or
@@ -41,6 +47,10 @@ import java.util.List;
         "has(self.blockSize) == has(oldSelf.blockSize) && (!has(self.blockSize) || self.blockSize == oldSelf.blockSize)",
     message = "blockSize is immutable",
     fieldPath = ".blockSize")
+@ValidationRule(
+    value = "!has(self.allowedNamespaces) || self.type == 'egress'",
+    message = "allowedNamespaces is only for pools of type egress",
+    fieldPath = ".allowedNamespaces")
 public record AddressPoolSpec(
     @ValidationRule(
             value = "isCIDR(self)",
@@ -64,7 +74,9 @@ public record AddressPoolSpec(
         @Size(max = Limits.ATTRS)
         List<@Size(max = Limits.COMMUNITY) String> communities,
     @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long localPref,
-    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long med) {
+    @Min(0) @Max(AdvertisementAttrs.MAX_U32) Long med,
+    @Size(max = Limits.POOL_NAMESPACES)
+        List<@Size(max = Limits.LABEL_VALUE) String> allowedNamespaces) {
 
   public AddressPoolSpec(String cidr, AddressType type, Integer blockSize, Boolean autoAssign) {
     this(cidr, type, AllocType.BIT, blockSize, autoAssign, null);
@@ -77,13 +89,50 @@ public record AddressPoolSpec(
       Integer blockSize,
       Boolean autoAssign,
       Boolean allowFirstLast) {
-    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null, null, null);
+    this(cidr, type, allocType, blockSize, autoAssign, allowFirstLast, null, null, null, null);
+  }
+
+  /** An egress pool bound to {@code namespaces}. */
+  public static AddressPoolSpec egress(String cidr, List<String> namespaces) {
+    return new AddressPoolSpec(cidr, AddressType.EGRESS, AllocType.BIT, null, false, null)
+        .withAllowedNamespaces(namespaces);
+  }
+
+  /** This pool bound to {@code namespaces} (egress pools; the schema refuses it on others). */
+  public AddressPoolSpec withAllowedNamespaces(List<String> namespaces) {
+    return new AddressPoolSpec(
+        cidr,
+        type,
+        allocType,
+        blockSize,
+        autoAssign,
+        allowFirstLast,
+        communities,
+        localPref,
+        med,
+        List.copyOf(namespaces));
+  }
+
+  /** Whether an Egress in {@code namespace} may claim from this pool (egress pools only). */
+  public boolean allowsNamespace(String namespace) {
+    return type == AddressType.EGRESS
+        && allowedNamespaces != null
+        && allowedNamespaces.contains(namespace);
   }
 
   /** This pool with the given path attributes. */
   public AddressPoolSpec withAttrs(List<String> communities, Long localPref, Long med) {
     return new AddressPoolSpec(
-        cidr, type, allocType, blockSize, autoAssign, allowFirstLast, communities, localPref, med);
+        cidr,
+        type,
+        allocType,
+        blockSize,
+        autoAssign,
+        allowFirstLast,
+        communities,
+        localPref,
+        med,
+        allowedNamespaces);
   }
 
   /**

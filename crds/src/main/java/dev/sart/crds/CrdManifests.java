@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The generated CRD YAML of the eight kinds, as shipped in this jar (for installing them, and for
+ * The generated CRD YAML of the nine kinds, as shipped in this jar (for installing them, and for
  * tests).
  */
 public final class CrdManifests {
@@ -23,7 +23,8 @@ public final class CrdManifests {
           "nodebgps",
           "bgppeers",
           "bgppeertemplates",
-          "bgpadvertisements");
+          "bgpadvertisements",
+          "egresses");
 
   /** One YAML document per kind. */
   public static List<String> yaml() {

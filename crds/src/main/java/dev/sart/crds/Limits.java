@@ -49,4 +49,13 @@ public final class Limits {
 
   /** One item of {@code spec.attrs}: {@code large_community=} and three 10-digit numbers. */
   public static final long ATTR = 64;
+
+  /** Destinations of one Egress (coil sets no bound; routes per client pod grow with it). */
+  public static final long EGRESS_DESTINATIONS = 128;
+
+  /** Reverse-path ports of one Egress's static address. */
+  public static final long EGRESS_PORTS = 64;
+
+  /** Namespaces an egress pool is bound to. */
+  public static final long POOL_NAMESPACES = 256;
 }

@@ -89,4 +89,22 @@ public final class Sart {
 
   /** On Services that hold an address of ours (and only those). */
   public static final String SERVICE_FINALIZER = "service.sart.terassyi.net/finalizer";
+
+  // egress (ours; coil's keys accepted as aliases)
+  /**
+   * A client pod opts in with {@code egress.sart.terassyi.net/<namespace>: <egress>[,<egress>...]}.
+   */
+  public static final String EGRESS_ANNOTATION_PREFIX = "egress.sart.terassyi.net/";
+
+  /** coil's key, {@code egress.coil.cybozu.com/<namespace>}, accepted as an alias. */
+  public static final String COIL_EGRESS_ANNOTATION_PREFIX = "egress.coil.cybozu.com/";
+
+  /** On an Egress's Deployment, Service and pods: the Egress's name. */
+  public static final String EGRESS_NAME_LABEL = "egress.sart.terassyi.net/name";
+
+  /**
+   * On the one egress pod that holds the Egress's static address ({@code "true"}): the Service
+   * selects only it, and its node announces the address.
+   */
+  public static final String EGRESS_GATEWAY_LABEL = "egress.sart.terassyi.net/gateway";
 }

@@ -22,7 +22,10 @@ public final class Validation {
       return List.of("spec: required");
     }
     if (spec.type() == null) {
-      errors.add("spec.type: required (service or pod)");
+      errors.add("spec.type: required (service, pod or egress)");
+    }
+    if (spec.allowedNamespaces() != null && spec.type() != AddressType.EGRESS) {
+      errors.add("spec.allowedNamespaces: allowedNamespaces is only for pools of type egress");
     }
     IpPrefix cidr = cidr("spec.cidr", spec.cidr(), errors);
     if (cidr != null && spec.blockSize() != null) {
@@ -219,6 +222,45 @@ public final class Validation {
                 + " (got '"
                 + attrs.get(i)
                 + "')");
+      }
+    }
+    return errors;
+  }
+
+  public static List<String> egress(EgressSpec spec) {
+    var errors = new ArrayList<String>();
+    if (spec == null) {
+      return List.of("spec: required");
+    }
+    if (spec.destinations() == null || spec.destinations().isEmpty()) {
+      errors.add("spec.destinations: required (at least one CIDR)");
+    } else {
+      for (int i = 0; i < spec.destinations().size(); i++) {
+        cidr("spec.destinations[" + i + "]", spec.destinations().get(i), errors);
+      }
+    }
+    if (spec.replicas() != null && (spec.replicas() < 0 || spec.replicas() > 1000)) {
+      errors.add("spec.replicas: must be 0..1000");
+    }
+    var source = spec.sourceAddress();
+    if (source != null) {
+      if (source.pool() == null) {
+        errors.add("spec.sourceAddress.pool: required");
+      }
+      address("spec.sourceAddress.address", source.address(), false, errors);
+      var ports = source.portsOrEmpty();
+      for (int i = 0; i < ports.size(); i++) {
+        var port = ports.get(i);
+        var path = "spec.sourceAddress.ports[" + i + "]";
+        if (port.port() == null || port.port() < 1 || port.port() > 65535) {
+          errors.add(path + ".port: must be 1..65535");
+        }
+        if (port.service() == null) {
+          errors.add(path + ".service: required");
+        }
+        if (port.protocol() != null && !List.of("TCP", "UDP").contains(port.protocol())) {
+          errors.add(path + ".protocol: must be TCP or UDP");
+        }
       }
     }
     return errors;

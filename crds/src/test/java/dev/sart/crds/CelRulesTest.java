@@ -38,7 +38,7 @@ class CelRulesTest {
         out.put(file.getFileName().toString(), schemaOf(file));
       }
     }
-    assertEquals(8, out.size(), "eight CRDs");
+    assertEquals(9, out.size(), "nine CRDs");
     return out;
   }
 

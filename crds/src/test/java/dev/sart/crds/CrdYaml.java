@@ -31,7 +31,8 @@ final class CrdYaml {
           NodeBGP.class,
           BGPPeer.class,
           BGPPeerTemplate.class,
-          BGPAdvertisement.class);
+          BGPAdvertisement.class,
+          Egress.class);
 
   /** The checked-in copies, relative to the module directory (the tests' working directory). */
   static final Path CHECKED_IN = Path.of("manifests");

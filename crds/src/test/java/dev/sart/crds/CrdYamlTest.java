@@ -27,7 +27,7 @@ class CrdYamlTest {
   void checkedInCrdsEqualTheGeneratedOnes() throws IOException {
     CrdYaml.generate(generated);
     var produced = names(generated);
-    assertEquals(8, produced.size(), "one CRD per kind: " + produced);
+    assertEquals(9, produced.size(), "one CRD per kind: " + produced);
 
     if (Boolean.getBoolean("sart.crds.update")) {
       Files.createDirectories(CrdYaml.CHECKED_IN);
@@ -72,7 +72,9 @@ class CrdYamlTest {
       var yaml = Files.readString(generated.resolve(name));
       assertTrue(yaml.contains("status: {}"), name + " has the status subresource");
       var expectedScope =
-          name.startsWith("bgpadvertisements.") ? "scope: \"Namespaced\"" : "scope: \"Cluster\"";
+          name.startsWith("bgpadvertisements.") || name.startsWith("egresses.")
+              ? "scope: \"Namespaced\""
+              : "scope: \"Cluster\"";
       assertTrue(yaml.contains(expectedScope), name + " " + expectedScope);
     }
   }

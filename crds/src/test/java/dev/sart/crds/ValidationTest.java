@@ -194,7 +194,7 @@ class ValidationTest {
         """);
     assertEquals(
         List.of(
-            "spec.type: must be one of [\"pod\", \"service\"]",
+            "spec.type: must be one of [\"egress\", \"pod\", \"service\"]",
             "spec.blockSize: must be an integer",
             "spec.autoassign: unknown field"),
         schema.check(doc));
@@ -217,6 +217,69 @@ class ValidationTest {
                     + peers
                     + "]}\n");
     assertEquals(List.of("spec.peers: more than 64 items"), schema.check(doc));
+  }
+
+  @Test
+  void onlyAnEgressPoolIsBoundToNamespaces() {
+    assertEquals(
+        List.of(),
+        Validation.addressPool(AddressPoolSpec.egress("203.0.113.0/28", List.of("team-a"))));
+    assertEquals(
+        List.of("spec.allowedNamespaces: allowedNamespaces is only for pools of type egress"),
+        Validation.addressPool(
+            new AddressPoolSpec("203.0.113.0/28", AddressType.SERVICE, null, true)
+                .withAllowedNamespaces(List.of("team-a"))));
+    var pool = AddressPoolSpec.egress("203.0.113.0/28", List.of("team-a"));
+    assertTrue(pool.allowsNamespace("team-a"));
+    assertEquals(false, pool.allowsNamespace("team-b"));
+    assertEquals(
+        false,
+        new AddressPoolSpec("203.0.113.0/28", AddressType.SERVICE, null, true)
+            .allowsNamespace("team-a"));
+  }
+
+  @Test
+  void egressDestinationsAreNetworksAndItsPortsAreInRange() {
+    assertEquals(
+        List.of(), Validation.egress(new EgressSpec(List.of("0.0.0.0/0", "2001:db8::/32"), 2)));
+    assertEquals(
+        List.of("spec.destinations: required (at least one CIDR)"),
+        Validation.egress(new EgressSpec(List.of(), 1)));
+    assertTrue(
+        Validation.egress(new EgressSpec(List.of("0.0.0.0/0", "198.51.100.7/24"), 1))
+            .getFirst()
+            .startsWith("spec.destinations[1]: must be a network address"));
+    var bad =
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(
+                new EgressSourceAddress(
+                    "egress-pool",
+                    "203.0.113.300",
+                    List.of(new EgressPort("SCTP", 0, "web", null))));
+    assertEquals(
+        List.of(
+            "spec.sourceAddress.address: must be an IPv4 or IPv6 address",
+            "spec.sourceAddress.ports[0].port: must be 1..65535",
+            "spec.sourceAddress.ports[0].protocol: must be TCP or UDP"),
+        Validation.egress(bad));
+  }
+
+  @Test
+  void schemaCheckRefusesAnEgressWithTooManyDestinations() throws Exception {
+    var schema = new Schema(CrdYaml.CHECKED_IN);
+    var destinations = new StringBuilder();
+    for (int i = 0; i < Limits.EGRESS_DESTINATIONS + 1; i++) {
+      destinations.append("10.").append(i).append(".0.0/16,");
+    }
+    var doc =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+            .readTree(
+                "apiVersion: sart.terassyi.net/v1alpha2\nkind: Egress\nmetadata: {name: e, namespace: n}\n"
+                    + "spec: {replicas: 2, sessionAffinity: ClientIP, destinations: ["
+                    + destinations
+                    + "]}\n");
+    assertEquals(List.of("spec.destinations: more than 128 items"), schema.check(doc));
   }
 
   private static BGPPeerSpec peer(Long asn, String addr, Long hold, Long keepalive) {

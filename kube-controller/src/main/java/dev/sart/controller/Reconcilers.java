@@ -2,6 +2,7 @@ package dev.sart.controller;
 
 import dev.sart.controller.advert.AdvertisementReconciler;
 import dev.sart.controller.bgp.ClusterBgpReconciler;
+import dev.sart.controller.egress.EgressReconciler;
 import dev.sart.controller.ipam.PoolReconciler;
 import dev.sart.controller.lb.EndpointSliceAnnotations;
 import dev.sart.controller.lb.ServiceReconciler;
@@ -41,6 +42,8 @@ final class Reconcilers implements AutoCloseable {
     // mode
     var pools = new PoolReconciler(informers, events, metrics);
     running.add(pools);
+    // egress gateways are neither lb nor cni: every mode
+    running.add(new EgressReconciler(informers, events, metrics));
     if (services != null) {
       running.add(services);
       running.add(adverts);
@@ -62,7 +65,8 @@ final class Reconcilers implements AutoCloseable {
         case PoolReconciler p -> p.start();
         case ServiceReconciler s -> s.start();
         case AdvertisementReconciler a -> a.start();
-        case EndpointSliceAnnotations e -> e.start();
+        case EgressReconciler e -> e.start();
+        case EndpointSliceAnnotations x -> x.start();
         default -> throw new IllegalStateException(r.toString());
       }
     }

@@ -25,7 +25,6 @@ import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -71,21 +70,11 @@ class DeletionTest {
     client = server.createClient();
     MockCluster.pool(client, "default-lb-pool", "10.0.1.0/24", true);
     for (var node : List.of("node1", "node2")) {
-      client
-          .resource(
-              new NodeBuilder()
-                  .withNewMetadata()
-                  .withName(node)
-                  .withLabels(Map.of(Sart.ASN_NODE_LABEL, "65001"))
-                  .endMetadata()
-                  .withNewStatus()
-                  .addNewAddress()
-                  .withType("InternalIP")
-                  .withAddress(node.equals("node1") ? "192.0.2.1" : "192.0.2.5")
-                  .endAddress()
-                  .endStatus()
-                  .build())
-          .create();
+      MockCluster.node(
+          client,
+          node,
+          node.equals("node1") ? "192.0.2.1" : "192.0.2.5",
+          Map.of(Sart.ASN_NODE_LABEL, "65001"));
       agent(node);
     }
     client

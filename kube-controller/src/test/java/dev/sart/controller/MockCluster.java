@@ -9,6 +9,8 @@ import dev.sart.crds.CrdManifests;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -67,6 +69,26 @@ public final class MockCluster {
       }
     }
     return server;
+  }
+
+  /** A Node with these labels and one InternalIP, as the kubelet would register it. */
+  public static Node node(
+      KubernetesClient client, String name, String internalIp, Map<String, String> labels) {
+    return client
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .withNewStatus()
+                .addNewAddress()
+                .withType("InternalIP")
+                .withAddress(internalIp)
+                .endAddress()
+                .endStatus()
+                .build())
+        .create();
   }
 
   public static AddressPool pool(

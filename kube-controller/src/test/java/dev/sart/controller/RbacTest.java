@@ -21,13 +21,15 @@ import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
 import dev.sart.crds.ClusterBGP;
 import dev.sart.crds.ClusterBGPSpec;
+import dev.sart.crds.Egress;
+import dev.sart.crds.EgressSourceAddress;
+import dev.sart.crds.EgressSpec;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.PeerConfig;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.crds.testing.RbacAudit;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -88,31 +90,15 @@ class RbacTest {
     server.destroy();
   }
 
-  private void node(String name, String ip, Map<String, String> labels) {
-    client
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewStatus()
-                .addNewAddress()
-                .withType("InternalIP")
-                .withAddress(ip)
-                .endAddress()
-                .endStatus()
-                .build())
-        .create();
-  }
-
   /**
    * Every reconciler's creates, status writes, finalizer edits and deletes, as users and agents
    * cause them.
    */
   private void exercise() {
-    node("node1", "169.254.1.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    node("node2", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
+    MockCluster.node(
+        client, "node1", "169.254.1.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
+    MockCluster.node(
+        client, "node2", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
     client
         .resource(
             new BGPPeerTemplate(
@@ -292,6 +278,91 @@ class RbacTest {
         .ignoreExceptions()
         .atMost(WAIT)
         .until(() -> client.resources(AddressBlock.class).withName("pods-0").get() == null);
+
+    // an Egress: Deployment and Service made; then a static address: both edited, the gateway pod
+    // labelled, the address announced
+    client
+        .resource(
+            new AddressPool("egress", AddressPoolSpec.egress("10.2.0.0/29", List.of("egress-ns"))))
+        .create();
+    client
+        .pods()
+        .resource(
+            new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata()
+                .withNamespace("egress-ns")
+                .withName("nat-1")
+                .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("node1")
+                .endSpec()
+                .withNewStatus()
+                .withPodIP("10.100.0.9")
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .endStatus()
+                .build())
+        .create();
+    client
+        .resource(new Egress("egress-ns", "nat", new EgressSpec(List.of("0.0.0.0/0"), 1)))
+        .create();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                        .resources(Egress.class)
+                        .inNamespace("egress-ns")
+                        .withName("nat")
+                        .get()
+                        .getStatus()
+                    != null);
+    client
+        .resources(Egress.class)
+        .inNamespace("egress-ns")
+        .withName("nat")
+        .edit(
+            e -> {
+              e.setSpec(
+                  new EgressSpec(List.of("0.0.0.0/0"), 2)
+                      .withSourceAddress(new EgressSourceAddress("egress")));
+              return e;
+            });
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                "nat-1"
+                        .equals(
+                            client
+                                .resources(Egress.class)
+                                .inNamespace("egress-ns")
+                                .withName("nat")
+                                .get()
+                                .getStatus()
+                                .gateway())
+                    && client
+                            .resources(BGPAdvertisement.class)
+                            .inNamespace("egress-ns")
+                            .withName("egress-nat-10-2-0-1")
+                            .get()
+                            .getStatus()
+                        != null
+                    && client
+                            .apps()
+                            .deployments()
+                            .inNamespace("egress-ns")
+                            .withName("nat")
+                            .get()
+                            .getSpec()
+                            .getReplicas()
+                        == 2);
+    client.resources(AddressPool.class).withName("egress").delete();
 
     // pools deleted: finalizers released once nothing uses them
     client.resources(AddressPool.class).withName("pods").delete();

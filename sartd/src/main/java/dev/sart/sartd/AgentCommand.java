@@ -126,6 +126,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     private final ScheduledExecutorService blocks;
     private final MetricsServer metrics;
     private final io.grpc.Server watcher;
+    private dev.sart.agent.egress.ClientAgent egress;
+
+    /** The egress client side (cni and dual modes), closed with the rest. */
+    Running egress(dev.sart.agent.egress.ClientAgent e) {
+      this.egress = e;
+      return this;
+    }
 
     private Running(
         BgpAgent bgp,
@@ -171,6 +178,9 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public void close() {
+      if (egress != null) {
+        egress.close();
+      }
       if (metrics != null) {
         metrics.close();
       }
@@ -215,6 +225,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     BlockSource source = null;
     ScheduledExecutorService blocks = null;
     CniAgent cni = null;
+    dev.sart.agent.egress.ClientAgent egress = null;
     try {
       if (metrics != null) {
         metrics.beforeScrape(bgp.metrics(metrics.registry())::refresh);
@@ -287,16 +298,39 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
                 + (c.grpcAddress() == null ? "" : " tcp=" + c.grpcAddress())
                 + " ipam="
                 + (fromCluster ? "addressblocks" : "file"));
+        egress = egress(client, node, c);
       } else if (cniConfig != null || cniSocket != null) {
         throw new UsageException(
             "--cni-config and --cni-socket need --mode cni or dual, not " + s.mode());
       }
     } catch (Exception | Error e) {
-      new Running(bgp, cni, blocks, metrics, watcher).close();
+      new Running(bgp, cni, blocks, metrics, watcher).egress(egress).close();
       throw e;
     }
     LOG.info(() -> "event=agent-started node=" + node + " mode=" + s.mode());
-    return new Running(bgp, cni, blocks, metrics, watcher);
+    return new Running(bgp, cni, blocks, metrics, watcher).egress(egress);
+  }
+
+  /**
+   * The egress client side: the pods of this node that opted into an Egress get their tunnels, and
+   * the static address of an Egress whose gateway runs here is routed to it (in the pod table).
+   */
+  static dev.sart.agent.egress.ClientAgent egress(
+      KubernetesClient client, String node, AgentConfig c) throws Exception {
+    var host =
+        c.hostNetns() == null
+            ? dev.sart.fib.netlink.Netlink.open()
+            : dev.sart.fib.netlink.Netlink.open(dev.sart.fib.netlink.Netns.open(c.hostNetns()));
+    var agent =
+        new dev.sart.agent.egress.ClientAgent(
+            client,
+            node,
+            dev.sart.agent.egress.PodNetns.in(dev.sart.fib.netlink.Netns.NAMED, name -> true, host),
+            host,
+            c.routeTable(),
+            "eth0");
+    agent.start();
+    return agent;
   }
 
   /**

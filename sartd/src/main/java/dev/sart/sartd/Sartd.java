@@ -8,10 +8,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /**
- * The daemon's entry: {@code sartd bgp|fib|agent|node|controller|certgen|version}, and its one
- * error edge: a mistake in a flag or a file is one line on stderr ({@code error: file:line: what})
- * and exit code 2; anything else that stops a sub-command is {@code error: ...} and exit code 1; a
- * stack trace only with {@code --debug}.
+ * The daemon's entry: {@code sartd bgp|fib|agent|node|controller|certgen|egress|version}, and its
+ * one error edge: a mistake in a flag or a file is one line on stderr ({@code error: file:line:
+ * what}) and exit code 2; anything else that stops a sub-command is {@code error: ...} and exit
+ * code 1; a stack trace only with {@code --debug}.
  */
 @Command(
     name = "sartd",
@@ -25,6 +25,7 @@ import picocli.CommandLine.ScopeType;
       NodeCommand.class,
       ControllerCommand.class,
       CertgenCommand.class,
+      EgressCommand.class,
       Sartd.VersionCommand.class
     })
 public final class Sartd {

@@ -2,14 +2,10 @@ package dev.sart.bgp.server;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.bfd.BfdConfig;
 import dev.sart.bgp.bfd.BfdState;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.wire.Ip;
-import dev.sart.proto.v1.AddressFamily;
-import dev.sart.proto.v1.BgpApiGrpc;
-import dev.sart.proto.v1.GetPathRequest;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -17,13 +13,9 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,22 +26,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its session down and the route moves to the other ToR long before the hold time (90 s).
  */
 class BfdFailoverTest {
-  private static final AddressFamily IPV4 =
-      AddressFamily.newBuilder()
-          .setAfi(AddressFamily.Afi.AFI_IP4)
-          .setSafi(AddressFamily.Safi.SAFI_UNICAST)
-          .build();
-
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
-  private io.grpc.Server grpc;
-  private ManagedChannel channel;
+  private InProcessApi api;
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-      grpc.shutdownNow();
+    if (api != null) {
+      api.close();
     }
     if (server != null) {
       server.close();
@@ -57,12 +41,8 @@ class BfdFailoverTest {
   }
 
   /** The best paths' next hops for the prefix, as our API lists them. */
-  private List<String> bestNextHops(BgpApiGrpc.BgpApiBlockingStub api) {
-    return api
-        .withDeadlineAfter(10, TimeUnit.SECONDS)
-        .getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
-        .getPathsList()
-        .stream()
+  private List<String> bestNextHops() {
+    return api.ipv4Paths().stream()
         .filter(p -> p.getNlri().equals("203.0.113.0/24") && p.getBest())
         .flatMap(p -> p.getNextHopsList().stream())
         .toList();
@@ -80,11 +60,7 @@ class BfdFailoverTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    String name = InProcessServerBuilder.generateName();
-    grpc =
-        InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
-    channel = InProcessChannelBuilder.forName(name).build();
-    BgpApiGrpc.BgpApiBlockingStub api = BgpApiGrpc.newBlockingStub(channel);
+    api = InProcessApi.serve(server);
     Frr a =
         new Frr(
                 torA,
@@ -116,12 +92,12 @@ class BfdFailoverTest {
                 server.bfdStatus(aAddress).state() == BfdState.UP
                     && server.bfdStatus(InetAddress.getByName("198.51.100.2")).state()
                         == BfdState.UP
-                    && bestNextHops(api).equals(List.of("192.0.2.2")));
+                    && bestNextHops().equals(List.of("192.0.2.2")));
 
     BfdPair.cut(torA);
     // the hold time is 90 s: within 10 s only BFD can have moved it
     await("the route through ToR B")
         .atMost(Duration.ofSeconds(10))
-        .until(() -> bestNextHops(api).equals(List.of("198.51.100.2")));
+        .until(() -> bestNextHops().equals(List.of("198.51.100.2")));
   }
 }

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
@@ -13,9 +12,6 @@ import dev.sart.bgp.rib.RibListener;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
-import dev.sart.proto.v1.AddressFamily;
-import dev.sart.proto.v1.BgpApiGrpc;
-import dev.sart.proto.v1.GetPathRequest;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.NamespaceThreads;
@@ -24,14 +20,10 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,17 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * End-of-RIB removes the rest; if it stays away longer than its restart time, they go.
  */
 class GracefulRestartHelperTest {
-  private static final AddressFamily IPV4 =
-      AddressFamily.newBuilder()
-          .setAfi(AddressFamily.Afi.AFI_IP4)
-          .setSafi(AddressFamily.Safi.SAFI_UNICAST)
-          .build();
-
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
-  private io.grpc.Server grpc;
-  private ManagedChannel channel;
-  private BgpApiGrpc.BgpApiBlockingStub api;
+  private InProcessApi api;
   private Node peerNode;
   private Peer peer;
   private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
@@ -63,9 +47,8 @@ class GracefulRestartHelperTest {
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-      grpc.shutdownNow();
+    if (api != null) {
+      api.close();
     }
     if (server != null) {
       server.close();
@@ -74,11 +57,7 @@ class GracefulRestartHelperTest {
 
   /** The Loc-RIB as the API lists it: prefix, the peer each path came from, and "stale". */
   private List<String> locRib() {
-    return api
-        .withDeadlineAfter(10, TimeUnit.SECONDS)
-        .getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
-        .getPathsList()
-        .stream()
+    return api.ipv4Paths().stream()
         .map(p -> p.getNlri() + " from " + p.getPeerAddr() + (p.getStale() ? " stale" : ""))
         .sorted()
         .toList();
@@ -104,11 +83,7 @@ class GracefulRestartHelperTest {
                     withdrawals.add(System.currentTimeMillis());
                   }
                 });
-    String name = InProcessServerBuilder.generateName();
-    grpc =
-        InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
-    channel = InProcessChannelBuilder.forName(name).build();
-    api = BgpApiGrpc.newBlockingStub(channel);
+    api = InProcessApi.serve(server);
     Frr frr = new Frr(peerNode, config(originate)).withGracefulRestart(restartTime);
     frr.start();
     peer =

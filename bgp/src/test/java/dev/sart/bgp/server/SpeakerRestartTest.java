@@ -3,7 +3,6 @@ package dev.sart.bgp.server;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
@@ -12,10 +11,8 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
-import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.BgpApiGrpc;
 import dev.sart.proto.v1.GetNeighborPathRequest;
-import dev.sart.proto.v1.GetPathRequest;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.NamespaceThreads;
@@ -24,13 +21,9 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,22 +33,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * session, and nothing is left twice or stale, as our API and FRR's CLI show it.
  */
 class SpeakerRestartTest {
-  private static final AddressFamily IPV4 =
-      AddressFamily.newBuilder()
-          .setAfi(AddressFamily.Afi.AFI_IP4)
-          .setSafi(AddressFamily.Safi.SAFI_UNICAST)
-          .build();
-
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpServer server;
-  private io.grpc.Server grpc;
-  private ManagedChannel channel;
+  private InProcessApi grpc;
 
   @AfterEach
   void stop() {
-    if (channel != null) {
-      channel.shutdownNow();
-      grpc.shutdownNow();
+    if (grpc != null) {
+      grpc.close();
     }
     if (server != null) {
       server.close();
@@ -63,12 +48,8 @@ class SpeakerRestartTest {
   }
 
   /** The Loc-RIB as the API lists it: prefix and the peer each path came from. */
-  private List<String> locRib(BgpApiGrpc.BgpApiBlockingStub api) {
-    return api
-        .withDeadlineAfter(10, TimeUnit.SECONDS)
-        .getPath(GetPathRequest.newBuilder().setFamily(IPV4).build())
-        .getPathsList()
-        .stream()
+  private List<String> locRib() {
+    return grpc.ipv4Paths().stream()
         .map(p -> p.getNlri() + " from " + p.getPeerAddr())
         .sorted()
         .toList();
@@ -84,11 +65,8 @@ class SpeakerRestartTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    String name = InProcessServerBuilder.generateName();
-    grpc =
-        InProcessServerBuilder.forName(name).addService(new BgpApiService(server)).build().start();
-    channel = InProcessChannelBuilder.forName(name).build();
-    BgpApiGrpc.BgpApiBlockingStub api = BgpApiGrpc.newBlockingStub(channel);
+    grpc = InProcessApi.serve(server);
+    BgpApiGrpc.BgpApiBlockingStub api = grpc.stub();
 
     RouterConfig frrConfig =
         RouterConfig.of(65002, "192.0.2.2")
@@ -107,7 +85,7 @@ class SpeakerRestartTest {
             "198.51.100.0/25 from 192.0.2.2",
             "198.51.100.128/25 from 192.0.2.2",
             "203.0.113.0/24 from ");
-    await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(full));
+    await().atMost(Duration.ofSeconds(10)).until(() -> locRib().equals(full));
 
     // SIGKILL: no NOTIFICATION, the kernel closes the connection
     for (ManagedProcess proc : frr.processes()) {
@@ -116,14 +94,14 @@ class SpeakerRestartTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() != State.ESTABLISHED);
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> locRib(api).equals(List.of("203.0.113.0/24 from ")));
+        .until(() -> locRib().equals(List.of("203.0.113.0/24 from ")));
     assertEquals(
         0,
         api.getNeighborPath(
                 GetNeighborPathRequest.newBuilder()
                     .setAddr("192.0.2.2")
                     .setKind(GetNeighborPathRequest.Kind.IN)
-                    .setFamily(IPV4)
+                    .setFamily(InProcessApi.IPV4)
                     .build())
             .getPathsCount());
     assertEquals(0, p.prefixCounters().accepted(Family.IPV4_UNICAST));
@@ -133,14 +111,14 @@ class SpeakerRestartTest {
     again.start();
     again.awaitEstablished("192.0.2.1");
     await().atMost(Duration.ofSeconds(20)).until(() -> p.status().state() == State.ESTABLISHED);
-    await().atMost(Duration.ofSeconds(10)).until(() -> locRib(api).equals(full));
+    await().atMost(Duration.ofSeconds(10)).until(() -> locRib().equals(full));
     assertEquals(
         2,
         api.getNeighborPath(
                 GetNeighborPathRequest.newBuilder()
                     .setAddr("192.0.2.2")
                     .setKind(GetNeighborPathRequest.Kind.IN)
-                    .setFamily(IPV4)
+                    .setFamily(InProcessApi.IPV4)
                     .build())
             .getPathsCount());
     assertEquals(1, again.awaitRoute("203.0.113.0/24").asPath().size());
@@ -152,7 +130,7 @@ class SpeakerRestartTest {
                 GetNeighborPathRequest.newBuilder()
                     .setAddr("192.0.2.2")
                     .setKind(GetNeighborPathRequest.Kind.OUT)
-                    .setFamily(IPV4)
+                    .setFamily(InProcessApi.IPV4)
                     .build())
             .getPathsList()
             .stream()
@@ -168,7 +146,7 @@ class SpeakerRestartTest {
         .atMost(Duration.ofSeconds(10))
         .until(
             () ->
-                locRib(api)
+                locRib()
                     .equals(List.of("198.51.100.128/25 from 192.0.2.2", "203.0.113.0/24 from ")));
   }
 }

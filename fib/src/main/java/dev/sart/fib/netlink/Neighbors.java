@@ -1,5 +1,7 @@
 package dev.sart.fib.netlink;
 
+import dev.sart.net.Ip;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
@@ -51,6 +53,74 @@ public final class Neighbors {
         .filter(n -> index == 0 || n.index() == index)
         .toList();
   }
+
+  /**
+   * Adds or overwrites the permanent FDB entry "{@code mac} is behind {@code dst}" of the VXLAN
+   * device {@code index} ({@code bridge fdb replace MAC dev DEV dst DST self permanent}).
+   */
+  public void replaceFdb(int index, MacAddress mac, InetAddress dst) {
+    socket.execute(
+        new Request(
+            Rtnl.RTM_NEWNEIGH,
+            Rtnl.NLM_F_CREATE | Rtnl.NLM_F_REPLACE,
+            () -> "replace fdb " + mac + " dst " + Ip.format(dst) + " dev #" + index,
+            w -> {
+              header(w, Rtnl.AF_BRIDGE, index, NUD_PERMANENT, NTF_SELF);
+              w.attr(Rtnl.NDA_LLADDR, mac.bytes());
+              w.attrAddress(Rtnl.NDA_DST, dst);
+            }));
+  }
+
+  /** Deletes that FDB entry; ENOENT when there is none. */
+  public void deleteFdb(int index, MacAddress mac, InetAddress dst) {
+    socket.execute(
+        new Request(
+            Rtnl.RTM_DELNEIGH,
+            0,
+            () -> "delete fdb " + mac + " dst " + Ip.format(dst) + " dev #" + index,
+            w -> {
+              header(w, Rtnl.AF_BRIDGE, index, 0, NTF_SELF);
+              w.attr(Rtnl.NDA_LLADDR, mac.bytes());
+              w.attrAddress(Rtnl.NDA_DST, dst);
+            }));
+  }
+
+  /** The FDB entries of device {@code index} (0: every device). */
+  public List<FdbEntry> listFdb(int index) {
+    return socket
+        .dump(
+            new Request(
+                Rtnl.RTM_GETNEIGH,
+                Rtnl.NLM_F_DUMP,
+                () -> "list fdb",
+                w -> header(w, Rtnl.AF_BRIDGE, 0, 0, 0)))
+        .stream()
+        .filter(m -> m.type() == Rtnl.RTM_NEWNEIGH)
+        .map(Neighbors::parseFdb)
+        .filter(Objects::nonNull)
+        .filter(e -> index == 0 || e.index() == index)
+        .toList();
+  }
+
+  private static FdbEntry parseFdb(Message m) {
+    ByteBuffer p = m.payload();
+    if ((p.get(0) & 0xff) != Rtnl.AF_BRIDGE) {
+      return null;
+    }
+    Attributes a = Attributes.after(p, Rtnl.NDMSG_LEN);
+    if (!a.has(Rtnl.NDA_LLADDR)) {
+      return null;
+    }
+    return new FdbEntry(
+        p.getInt(4),
+        MacAddress.ofOrNull(a.bytes(Rtnl.NDA_LLADDR)),
+        a.has(Rtnl.NDA_DST) ? a.address(Rtnl.NDA_DST) : null);
+  }
+
+  /** ndm_state NUD_PERMANENT, ndm_flags NTF_SELF (linux/neighbour.h): the device's own table. */
+  private static final int NUD_PERMANENT = 0x80;
+
+  private static final int NTF_SELF = 0x02;
 
   /** struct ndmsg: family u8, pad u8, pad u16, ifindex s32, state u16, flags u8, type u8. */
   private static void header(MessageWriter w, int family, int index, int state, int flags) {

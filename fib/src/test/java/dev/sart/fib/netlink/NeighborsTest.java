@@ -93,6 +93,32 @@ class NeighborsTest {
     assertEquals(200, oracle().size());
   }
 
+  @Test
+  void permanentFdbEntriesOfAVxlanDevice() {
+    nl.links().addVxlan("vx0", new Vxlan(77, null, null, 4789, v0, false));
+    int vx = nl.links().get("vx0").index();
+    var mac = MacAddress.parse("02:54:c6:33:64:07");
+    nl.neighbors().replaceFdb(vx, mac, Ip.parse("198.51.100.7"));
+    assertEquals(
+        List.of(new FdbEntry(vx, mac, Ip.parse("198.51.100.7"))), nl.neighbors().listFdb(vx));
+    // the oracle: bridge fdb, as an operator would look
+    String fdb = node.exec("bridge", "fdb", "show", "dev", "vx0");
+    assertTrue(
+        fdb.contains("02:54:c6:33:64:07 dst 198.51.100.7 self permanent"), "bridge fdb: " + fdb);
+    // replace moves it to another remote
+    nl.neighbors().replaceFdb(vx, mac, Ip.parse("198.51.100.8"));
+    assertEquals(
+        List.of(new FdbEntry(vx, mac, Ip.parse("198.51.100.8"))), nl.neighbors().listFdb(vx));
+    nl.neighbors().deleteFdb(vx, mac, Ip.parse("198.51.100.8"));
+    assertEquals(List.of(), nl.neighbors().listFdb(vx));
+    assertEquals(
+        Errno.ENOENT,
+        assertThrows(
+                NetlinkException.class,
+                () -> nl.neighbors().deleteFdb(vx, mac, Ip.parse("198.51.100.8")))
+            .errno());
+  }
+
   private static List<Neighbor> permanent(List<Neighbor> all) {
     return all.stream().filter(n -> n.state().contains(NeighborState.PERMANENT)).toList();
   }

@@ -22,6 +22,7 @@ import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPPeer;
 import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.crds.testing.RbacAudit;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
@@ -117,7 +118,7 @@ class AgentRbacTest {
           .createOr(NonDeletingOperation::update);
       client
           .resource(
-              Crs.peer(
+              ControllerObjects.peer(
                   NODE,
                   65002,
                   "192.0.2.2",
@@ -129,7 +130,7 @@ class AgentRbacTest {
                       PeerOptions.PASSWORD_SECRET,
                       "kube-system/peer-md5")))
           .createOr(NonDeletingOperation::update);
-      NodeBGP nb = Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
+      NodeBGP nb = ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
       nb.setSpec(
           new NodeBGPSpec(
               65001L,
@@ -137,7 +138,9 @@ class AgentRbacTest {
               nb.getSpec().speaker(),
               List.of(
                   new NodeBGPPeer(
-                      LISTED, Crs.peer(NODE, 65003, "192.0.2.6", null, null, null).getSpec()))));
+                      LISTED,
+                      ControllerObjects.peer(NODE, 65003, "192.0.2.6", null, null, null)
+                          .getSpec()))));
       client.resource(nb).createOr(NonDeletingOperation::update);
       // a Service announced to the peer: its EndpointSlice gets sart's triggered-by label
       client
@@ -153,7 +156,7 @@ class AgentRbacTest {
           .createOr(NonDeletingOperation::update);
       client
           .resource(
-              Crs.advert(
+              ControllerObjects.advert(
                   client,
                   "default",
                   "svc0-203.0.113.20",
@@ -187,7 +190,7 @@ class AgentRbacTest {
         await("the listed peer's BGPPeer")
             .atMost(WAIT)
             .until(() -> client.resources(BGPPeer.class).withName(LISTED).get() != null);
-        Crs.advert(
+        ControllerObjects.advert(
             client,
             "default",
             "svc-203.0.113.10",
@@ -224,6 +227,20 @@ class AgentRbacTest {
   }
 
   /** Pod IPAM: a pod's pool from its namespace, a block asked for, used, released. */
+  /** The egress client side: its informers of pods, Egresses and egress Services. */
+  private void egress(KubernetesClient agentClient) throws Exception {
+    var node = testbed.topology().node("egress");
+    try (var ns = dev.sart.fib.netlink.Netns.named(node.netns());
+        var nl = dev.sart.fib.netlink.Netlink.open(ns);
+        var agent =
+            new dev.sart.agent.egress.ClientAgent(
+                agentClient, NODE, a -> java.util.Optional.empty(), nl, 120, "eth0")) {
+      // start() returns once each informer listed; its watch follows
+      agent.start();
+      await("egress informers").atMost(WAIT).until(() -> agent.watching());
+    }
+  }
+
   private void ipam(KubernetesClient agentClient) throws Exception {
     client
         .resource(
@@ -323,6 +340,7 @@ class AgentRbacTest {
             .build()) {
       bgp(agentClient);
       ipam(agentClient);
+      egress(agentClient);
     }
 
     var audit = new RbacAudit(Path.of("manifests", "rbac.yaml"));

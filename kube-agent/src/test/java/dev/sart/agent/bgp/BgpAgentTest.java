@@ -13,6 +13,8 @@ import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPCondition;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.ControllerObjects;
+import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Router;
@@ -66,35 +68,7 @@ class BgpAgentTest {
     if (speaker != null) {
       speaker.close();
     }
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client
-        .resources(BGPPeer.class)
-        .list()
-        .getItems()
-        .forEach(
-            p ->
-                client
-                    .resource(p)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear();
-                          return c;
-                        }));
-    client.resources(BGPPeer.class).delete();
-    client
-        .resources(NodeBGP.class)
-        .list()
-        .getItems()
-        .forEach(
-            n ->
-                client
-                    .resource(n)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear(); // the agent's
-                          return c;
-                        }));
-    client.resources(NodeBGP.class).delete();
+    MockApiCleanup.deleteBgpObjects(client);
   }
 
   /**
@@ -114,8 +88,12 @@ class BgpAgentTest {
                 RouterConfig.of(65002, "192.0.2.2")
                     .neighbor(birdSide.apply(Neighbor.of("192.0.2.1", 65001))))
             .start();
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
-    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", 30L, 10L, peerAnnotations)).create();
+    client
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+        .create();
+    client
+        .resource(ControllerObjects.peer(NODE, 65002, "192.0.2.2", 30L, 10L, peerAnnotations))
+        .create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
   }
 
@@ -169,7 +147,7 @@ class BgpAgentTest {
 
   @Test
   void anUnreachableSpeakerIsUnavailableWithoutABackoffUntilItWasEverAvailable() {
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:1")).create();
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:1")).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -186,7 +164,9 @@ class BgpAgentTest {
     Topology t = testbed.topology();
     speaker = new RealSpeaker(t.node("sart")).start();
     speaker.bgp.setLocalAs(65009);
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
+    client
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+        .create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -320,7 +300,7 @@ class BgpAgentTest {
   @Test
   void aRestartingSpeakerSendsItsRoutesOnceTheAgentsFirstPassHasAddedThemAll() throws Exception {
     restart = new dev.sart.bgp.peer.RestartingSpeaker.Settings(true, Duration.ofSeconds(300), true);
-    Crs.advert(
+    ControllerObjects.advert(
         client,
         "default",
         "svc-203.0.113.10",
@@ -336,7 +316,7 @@ class BgpAgentTest {
   @Test
   void anAdvertisementIsAnnouncedToAnEstablishedPeerAndWithdrawn() throws Exception {
     start();
-    Crs.advert(
+    ControllerObjects.advert(
         client,
         "default",
         "svc-203.0.113.10",
@@ -379,21 +359,23 @@ class BgpAgentTest {
   @Test
   void anAdvertisementGoesOnlyToItsTargetPeersAndFollowsThem() throws Exception {
     Router bird2 = twoPeers();
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
+    client
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+        .create();
     client
         .resource(
-            Crs.peer(
+            ControllerObjects.peer(
                 NODE, 65002, "192.0.2.2", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1")))
         .create();
     client
         .resource(
-            Crs.peer(
+            ControllerObjects.peer(
                 NODE, 65003, "192.0.2.6", 30L, 10L, Map.of(PeerOptions.CONNECT_RETRY_TIME, "1")))
         .create();
     // a route the speaker learns from one peer and passes on to the other (transit): not the
     // agent's
     bird2.announce("198.51.100.128/25");
-    Crs.advert(
+    ControllerObjects.advert(
         client, "default", "svc", "203.0.113.40/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     awaitEstablished();
@@ -491,10 +473,12 @@ class BgpAgentTest {
     dev.sart.bgp.peer.Peer session1 = speaker.bgp.peer(InetAddress.getByName("192.0.2.2"));
     dev.sart.bgp.peer.Peer session2 = speaker.bgp.peer(InetAddress.getByName("192.0.2.6"));
 
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
-    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
-    client.resource(Crs.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
-    Crs.advert(
+    client
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+        .create();
+    client.resource(ControllerObjects.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
+    client.resource(ControllerObjects.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
+    ControllerObjects.advert(
         client, "default", "svc", "203.0.113.50/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
 
@@ -565,7 +549,7 @@ class BgpAgentTest {
   void deletingAnAdvertisementWithdrawsThePrefix() throws Exception {
     start();
     awaitEstablished();
-    Crs.advert(
+    ControllerObjects.advert(
         client,
         "default",
         "pod-block",
@@ -578,7 +562,8 @@ class BgpAgentTest {
 
   /** An advert as the controller makes it: with its finalizer, which waits for the agents. */
   private static void heldAdvert(String name, String cidr) {
-    Crs.advert(client, "default", name, cidr, Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    ControllerObjects.advert(
+        client, "default", name, cidr, Map.of(PEER, AdvertiseStatus.NotAdvertised));
     client
         .resources(BGPAdvertisement.class)
         .inNamespace("default")
@@ -659,7 +644,7 @@ class BgpAgentTest {
   @Test
   void aRestartedSpeakerIsConfiguredAgainWithItsPeersAndPrefixes() throws Exception {
     start();
-    Crs.advert(
+    ControllerObjects.advert(
         client, "default", "svc", "203.0.113.20/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     bird.awaitRoute("203.0.113.20/32");
@@ -693,7 +678,7 @@ class BgpAgentTest {
   @Test
   void aDeletedPeerLeavesTheSpeakerTheNodeBgpAndTheAdvertisements() throws Exception {
     start();
-    Crs.advert(
+    ControllerObjects.advert(
         client, "default", "svc", "203.0.113.30/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     await()
@@ -712,7 +697,7 @@ class BgpAgentTest {
   @Test
   void aDeletedNodeBgpIsHeldWhileTheSpeakerHasNeighboursThenClearsTheSpeaker() throws Exception {
     start();
-    Crs.advert(
+    ControllerObjects.advert(
         client, "default", "svc", "203.0.113.60/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
     awaitEstablished();
     bird.awaitRoute("203.0.113.60/32");
@@ -756,8 +741,10 @@ class BgpAgentTest {
   void theNodesBgpPeersComingAndGoingAreToldToListeners() throws Exception {
     Topology t = testbed.topology();
     speaker = new RealSpeaker(t.node("sart")).start();
-    client.resource(Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint())).create();
-    client.resource(Crs.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
+    client
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+        .create();
+    client.resource(ControllerObjects.peer(NODE, 65002, "192.0.2.2", null, null, null)).create();
     java.util.concurrent.atomic.AtomicInteger told =
         new java.util.concurrent.atomic.AtomicInteger();
     agent =
@@ -765,10 +752,10 @@ class BgpAgentTest {
             .onPeersChanged(told::incrementAndGet)
             .start();
     await("the existing peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 1);
-    client.resource(Crs.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
+    client.resource(ControllerObjects.peer(NODE, 65003, "192.0.2.6", null, null, null)).create();
     await("a new peer").atMost(Duration.ofSeconds(10)).until(() -> told.get() == 2);
     // another node's peer is none of ours
-    client.resource(Crs.peer("node2", 65004, "192.0.2.9", null, null, null)).create();
+    client.resource(ControllerObjects.peer("node2", 65004, "192.0.2.9", null, null, null)).create();
     client.resources(BGPPeer.class).withName(PEER2).delete();
     await("a deleted peer (finalizer: being deleted, then gone)")
         .atMost(Duration.ofSeconds(30))
@@ -796,7 +783,7 @@ class BgpAgentTest {
             .create(
                 p, RouterConfig.of(65002, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)))
             .start();
-    NodeBGP nb = Crs.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
+    NodeBGP nb = ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint());
     nb.setSpec(
         new dev.sart.crds.NodeBGPSpec(
             65001L,
@@ -804,7 +791,9 @@ class BgpAgentTest {
             nb.getSpec().speaker(),
             java.util.List.of(
                 new dev.sart.crds.NodeBGPPeer(
-                    PEER, Crs.peer(NODE, 65002, "192.0.2.2", null, null, null).getSpec()))));
+                    PEER,
+                    ControllerObjects.peer(NODE, 65002, "192.0.2.2", null, null, null)
+                        .getSpec()))));
     client.resource(nb).create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
     await().atMost(Duration.ofSeconds(30)).until(() -> bgpPeer() != null);

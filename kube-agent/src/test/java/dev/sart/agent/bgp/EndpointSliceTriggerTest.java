@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.ControllerObjects;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -36,7 +37,7 @@ class EndpointSliceTriggerTest {
 
   private static void advert(String ns, String service, String cidr, String peer) {
     BGPAdvertisement a =
-        Crs.advert(
+        ControllerObjects.advert(
             client,
             ns,
             service + "-" + cidr.replace('/', '-'),

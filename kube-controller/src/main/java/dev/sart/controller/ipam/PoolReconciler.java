@@ -165,9 +165,10 @@ public final class PoolReconciler implements AutoCloseable {
               return b;
             });
       }
-    } else {
+    } else if (spec.type() == AddressType.POD) {
       writePodPoolStatus(pool);
     }
+    // an egress pool has no blocks: its addresses are claimed by Egresses (egress.SourceAddresses)
     return null;
   }
 

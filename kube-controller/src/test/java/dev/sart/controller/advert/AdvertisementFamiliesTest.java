@@ -11,21 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.lb.ServiceReconciler;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Protocol;
-import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,62 +27,29 @@ import org.junit.jupiter.api.Test;
  * and the Service's {@code Announced} condition says why.
  */
 class AdvertisementFamiliesTest {
-  private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String NA = "NotAdvertised";
+  private static final Duration WAIT = ReconcilersOnMock.WAIT;
+  private static final String NA = ReconcilersOnMock.NA;
 
-  private KubernetesMockServer server;
+  private ReconcilersOnMock cluster;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private ServiceReconciler services;
-  private AdvertisementReconciler adverts;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    pool(client, "v4", "10.0.1.0/24", true);
-    pool(client, "v6", "2001:db8:1::/120", true);
-    peer(client, "node1", "9.9.9.9");
-    peer(client, "node2", "9.9.9.9");
-    informers = new Informers(client);
-    events = new Events(client);
-    var metrics = new Metrics();
-    services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts =
-        new AdvertisementReconciler(
-            informers, Sart.LOAD_BALANCER_CLASS, metrics, events, services.decisions());
-    informers.start();
-    services.start();
-    adverts.start();
+    cluster =
+        new ReconcilersOnMock(
+            true,
+            c -> {
+              pool(c, "v4", "10.0.1.0/24", true);
+              pool(c, "v6", "2001:db8:1::/120", true);
+              peer(c, "node1", "9.9.9.9");
+              peer(c, "node2", "9.9.9.9");
+            });
+    client = cluster.client;
   }
 
   @AfterEach
   void tearDown() {
-    adverts.close();
-    services.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
-  }
-
-  private Map<String, String> peersOf(String name) {
-    var advert = client.resources(BGPAdvertisement.class).inNamespace("test").withName(name).get();
-    if (advert == null || advert.getStatus() == null || advert.getStatus().peers() == null) {
-      return null;
-    }
-    return advert.getStatus().peers().entrySet().stream()
-        .collect(
-            Collectors.toMap(
-                Map.Entry::getKey, e -> e.getValue().name(), (a, b) -> a, TreeMap::new));
-  }
-
-  private void awaitPeers(String advert, Map<String, String> expected) {
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(expected, peersOf(advert)));
+    cluster.close();
   }
 
   private void service(String name, String... families) {
@@ -126,7 +84,20 @@ class AdvertisementFamiliesTest {
         .until(() -> ingress(client, "test", "only6").equals(List.of("2001:db8:1::1")));
     String advert = "only6-2001-db8-1--1";
     // written, and empty: decided, not forgotten
-    awaitPeers(advert, Map.of());
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertEquals(
+                    Map.of(),
+                    client
+                        .resources(BGPAdvertisement.class)
+                        .inNamespace("test")
+                        .withName(advert)
+                        .get()
+                        .getStatus()
+                        .peers()));
     var created =
         client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).get();
     assertEquals(Protocol.IPV6, created.getSpec().protocol());
@@ -151,14 +122,15 @@ class AdvertisementFamiliesTest {
 
     // an IPv6 session appears: it, and only it, is the target
     peer(client, "node1", "2001:db8::fe");
-    awaitPeers(advert, Map.of("node1-65000-2001-db8--fe", NA));
+    cluster.awaitPeers(advert, Map.of("node1-65000-2001-db8--fe", NA));
   }
 
   @Test
   void aDualStackServiceIsAnnouncedToThePeersOfEachFamily() {
     peer(client, "node2", "2001:db8::fe");
     service("dual", "IPv4", "IPv6");
-    awaitPeers("dual-10-0-1-1", Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", NA));
-    awaitPeers("dual-2001-db8-1--1", Map.of("node2-65000-2001-db8--fe", NA));
+    cluster.awaitPeers(
+        "dual-10-0-1-1", Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", NA));
+    cluster.awaitPeers("dual-2001-db8-1--1", Map.of("node2-65000-2001-db8--fe", NA));
   }
 }

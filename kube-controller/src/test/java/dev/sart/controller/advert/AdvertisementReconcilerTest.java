@@ -10,23 +10,15 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.lb.ServiceReconciler;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Metrics;
-import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,95 +27,33 @@ import org.junit.jupiter.api.Test;
  * sart's controller_endpointslice_watcher_test and controller_bgp_advertisement_test re-expressed.
  */
 class AdvertisementReconcilerTest {
-  private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String NA = "NotAdvertised";
+  private static final Duration WAIT = ReconcilersOnMock.WAIT;
+  private static final String NA = ReconcilersOnMock.NA;
 
-  private KubernetesMockServer server;
+  private ReconcilersOnMock cluster;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private ServiceReconciler services;
-  private AdvertisementReconciler adverts;
   private Metrics metrics;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    pool(client, "default-lb-pool", "10.0.1.0/24", true);
-    pool(client, "other", "10.0.100.0/24", false);
-    peer(client, "node1", "9.9.9.9", "to-router0");
-    peer(client, "node2", "9.9.9.9", "to-router0");
-    peer(client, "node3", "9.9.9.9", "to-router0");
-    peer(client, "node3", "7.7.7.7", "to-router1");
-    informers = new Informers(client);
-    events = new Events(client);
-    metrics = new Metrics();
-    services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts =
-        new AdvertisementReconciler(
-            informers, Sart.LOAD_BALANCER_CLASS, metrics, null, services.decisions());
-    informers.start();
-    services.start();
-    adverts.start();
+    cluster =
+        new ReconcilersOnMock(
+            false,
+            c -> {
+              pool(c, "default-lb-pool", "10.0.1.0/24", true);
+              pool(c, "other", "10.0.100.0/24", false);
+              peer(c, "node1", "9.9.9.9", "to-router0");
+              peer(c, "node2", "9.9.9.9", "to-router0");
+              peer(c, "node3", "9.9.9.9", "to-router0");
+              peer(c, "node3", "7.7.7.7", "to-router1");
+            });
+    client = cluster.client;
+    metrics = cluster.metrics;
   }
 
   @AfterEach
   void tearDown() {
-    adverts.close();
-    services.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
-  }
-
-  private Map<String, String> peersOf(String name) {
-    var advert = client.resources(BGPAdvertisement.class).inNamespace("test").withName(name).get();
-    if (advert == null) {
-      return null;
-    }
-    if (advert.getStatus() == null || advert.getStatus().peers() == null) {
-      return Map.of();
-    }
-    return advert.getStatus().peers().entrySet().stream()
-        .collect(
-            Collectors.toMap(
-                Map.Entry::getKey, e -> e.getValue().name(), (a, b) -> a, TreeMap::new));
-  }
-
-  private void awaitPeers(String advert, Map<String, String> expected) {
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(expected, peersOf(advert)));
-  }
-
-  /**
-   * Plays the agents: announces NotAdvertised entries, removes withdrawn ones (RFC 6902 JSON
-   * Patch).
-   */
-  private void agents(String advert) {
-    var current =
-        client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).get();
-    var ops = new java.util.ArrayList<String>();
-    current
-        .getStatus()
-        .peers()
-        .forEach(
-            (peer, state) ->
-                ops.add(
-                    state == AdvertiseStatus.Withdraw
-                        ? "{\"op\":\"remove\",\"path\":\"/status/peers/" + peer + "\"}"
-                        : "{\"op\":\"replace\",\"path\":\"/status/peers/"
-                            + peer
-                            + "\",\"value\":\"Advertised\"}"));
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("test")
-        .withName(advert)
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), "[" + String.join(",", ops) + "]");
+    cluster.close();
   }
 
   private void createService(String name, String etp, Map<String, String> annotations) {
@@ -142,7 +72,7 @@ class AdvertisementReconcilerTest {
   void clusterPolicyAnnouncesFromEveryPeerOnlyWhileAnEndpointIsReady() {
     createService("app-svc-cluster", "Cluster", Map.of());
     String advert = "app-svc-cluster-10-0-1-1";
-    awaitPeers(advert, Map.of());
+    cluster.awaitPeers(advert, Map.of());
     var created =
         client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).get();
     assertEquals("10.0.1.1/32", created.getSpec().cidr());
@@ -156,7 +86,7 @@ class AdvertisementReconcilerTest {
                 "app-svc-cluster-abc",
                 List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
-    awaitPeers(
+    cluster.awaitPeers(
         advert,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -167,8 +97,8 @@ class AdvertisementReconcilerTest {
             NA,
             "node3-65000-7.7.7.7",
             NA));
-    agents(advert);
-    awaitPeers(
+    cluster.playAgents(advert);
+    cluster.awaitPeers(
         advert,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -189,7 +119,7 @@ class AdvertisementReconcilerTest {
                 "app-svc-cluster-abc",
                 List.of(endpoint("10.100.0.1", "node1", false, true))))
         .update();
-    awaitPeers(
+    cluster.awaitPeers(
         advert,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -200,8 +130,8 @@ class AdvertisementReconcilerTest {
             "Withdraw",
             "node3-65000-7.7.7.7",
             "Withdraw"));
-    agents(advert);
-    awaitPeers(advert, Map.of());
+    cluster.playAgents(advert);
+    cluster.awaitPeers(advert, Map.of());
   }
 
   @Test
@@ -211,9 +141,9 @@ class AdvertisementReconcilerTest {
     client
         .resource(slice("test", "m", "m-1", List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
-    awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
-    agents(advert);
-    awaitPeers(advert, Map.of("node3-65000-7.7.7.7", "Advertised"));
+    cluster.awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
+    cluster.playAgents(advert);
+    cluster.awaitPeers(advert, Map.of("node3-65000-7.7.7.7", "Advertised"));
     var series = "{name=\"" + advert + "\",namespace=\"test\",status=\"";
     await()
         .atMost(WAIT)
@@ -268,8 +198,8 @@ class AdvertisementReconcilerTest {
                     endpoint("10.100.0.1", "node1", true, false),
                     endpoint("10.100.0.2", "node2", false, false))))
         .create();
-    awaitPeers(advert, Map.of("node1-65000-9.9.9.9", NA));
-    agents(advert);
+    cluster.awaitPeers(advert, Map.of("node1-65000-9.9.9.9", NA));
+    cluster.playAgents(advert);
     // the pod on node1 terminates, a new one on node3 is ready
     client
         .resource(
@@ -281,7 +211,7 @@ class AdvertisementReconcilerTest {
                     endpoint("10.100.0.1", "node1", false, true),
                     endpoint("10.100.0.3", "node3", true, false))))
         .update();
-    awaitPeers(
+    cluster.awaitPeers(
         advert,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -304,7 +234,7 @@ class AdvertisementReconcilerTest {
                 "grouped-1",
                 List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
-    awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
+    cluster.awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
     client
         .services()
         .inNamespace("test")
@@ -315,7 +245,8 @@ class AdvertisementReconcilerTest {
               s.getSpec().setExternalTrafficPolicy("Local");
               return s;
             });
-    awaitPeers(advert, Map.of("node1-65000-9.9.9.9", NA, "node3-65000-7.7.7.7", "Withdraw"));
+    cluster.awaitPeers(
+        advert, Map.of("node1-65000-9.9.9.9", NA, "node3-65000-7.7.7.7", "Withdraw"));
   }
 
   @Test
@@ -330,7 +261,7 @@ class AdvertisementReconcilerTest {
                 List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
     String old = "moving-10-0-1-1";
-    awaitPeers(
+    cluster.awaitPeers(
         old,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -341,7 +272,7 @@ class AdvertisementReconcilerTest {
             NA,
             "node3-65000-7.7.7.7",
             NA));
-    agents(old);
+    cluster.playAgents(old);
     client
         .services()
         .inNamespace("test")
@@ -352,7 +283,7 @@ class AdvertisementReconcilerTest {
               return s;
             });
     String fresh = "moving-10-0-100-1";
-    awaitPeers(
+    cluster.awaitPeers(
         fresh,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -363,7 +294,7 @@ class AdvertisementReconcilerTest {
             NA,
             "node3-65000-7.7.7.7",
             NA));
-    awaitPeers(
+    cluster.awaitPeers(
         old,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -387,12 +318,12 @@ class AdvertisementReconcilerTest {
                         .getMetadata()
                         .getDeletionTimestamp()
                     != null);
-    agents(old);
-    await().ignoreExceptions().atMost(WAIT).until(() -> peersOf(old) == null);
+    cluster.playAgents(old);
+    await().ignoreExceptions().atMost(WAIT).until(() -> !cluster.exists(old));
 
     // the Service goes: its advertisement waits for the agents too
     client.services().inNamespace("test").withName("moving").delete();
-    awaitPeers(
+    cluster.awaitPeers(
         fresh,
         Map.of(
             "node1-65000-9.9.9.9",
@@ -403,8 +334,8 @@ class AdvertisementReconcilerTest {
             "Withdraw",
             "node3-65000-7.7.7.7",
             "Withdraw"));
-    agents(fresh);
-    await().ignoreExceptions().atMost(WAIT).until(() -> peersOf(fresh) == null);
+    cluster.playAgents(fresh);
+    await().ignoreExceptions().atMost(WAIT).until(() -> !cluster.exists(fresh));
   }
 
   @Test
@@ -415,8 +346,8 @@ class AdvertisementReconcilerTest {
             slice("test", "late", "late-1", List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
     String advert = "late-10-0-1-1";
-    awaitPeers(advert, Map.of());
+    cluster.awaitPeers(advert, Map.of());
     peer(client, "node2", "6.6.6.6", "to-router2");
-    awaitPeers(advert, Map.of("node2-65000-6.6.6.6", NA));
+    cluster.awaitPeers(advert, Map.of("node2-65000-6.6.6.6", NA));
   }
 }

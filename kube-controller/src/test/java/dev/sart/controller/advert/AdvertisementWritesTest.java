@@ -36,7 +36,6 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,22 +71,8 @@ class AdvertisementWritesTest {
     server.destroy();
   }
 
-  private Map<String, String> peersOf(String name) {
-    var advert = client.resources(BGPAdvertisement.class).inNamespace("test").withName(name).get();
-    if (advert == null || advert.getStatus() == null || advert.getStatus().peers() == null) {
-      return null;
-    }
-    return advert.getStatus().peers().entrySet().stream()
-        .collect(
-            Collectors.toMap(
-                Map.Entry::getKey, e -> e.getValue().name(), (a, b) -> a, TreeMap::new));
-  }
-
   private void awaitPeers(String advert, Map<String, String> expected) {
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(expected, peersOf(advert)));
+    ReconcilersOnMock.awaitPeers(client, advert, expected, WAIT);
   }
 
   @Test

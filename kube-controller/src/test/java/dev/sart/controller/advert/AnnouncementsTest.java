@@ -10,23 +10,14 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.lb.ServiceReconciler;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
-import dev.sart.crds.AdvertiseStatus;
-import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.BGPPeerStatus;
-import dev.sart.crds.Sart;
 import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -40,41 +31,28 @@ import org.junit.jupiter.api.Test;
  * agents played as they behave (the mock server runs no controllers).
  */
 class AnnouncementsTest {
-  private static final Duration WAIT = Duration.ofSeconds(20);
-  private KubernetesMockServer server;
+  private static final Duration WAIT = ReconcilersOnMock.WAIT;
+  private static final String NA = ReconcilersOnMock.NA;
+
+  private ReconcilersOnMock cluster;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private ServiceReconciler services;
-  private AdvertisementReconciler adverts;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    pool(client, "default-lb-pool", "10.0.1.0/24", true);
-    peer(client, "node1", "9.9.9.9");
-    peer(client, "node2", "9.9.9.9");
-    informers = new Informers(client);
-    events = new Events(client);
-    var metrics = new Metrics();
-    services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
-    adverts =
-        new AdvertisementReconciler(
-            informers, Sart.LOAD_BALANCER_CLASS, metrics, events, services.decisions());
-    informers.start();
-    services.start();
-    adverts.start();
+    cluster =
+        new ReconcilersOnMock(
+            true,
+            c -> {
+              pool(c, "default-lb-pool", "10.0.1.0/24", true);
+              peer(c, "node1", "9.9.9.9");
+              peer(c, "node2", "9.9.9.9");
+            });
+    client = cluster.client;
   }
 
   @AfterEach
   void tearDown() {
-    adverts.close();
-    services.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
+    cluster.close();
   }
 
   private Condition condition() {
@@ -117,37 +95,6 @@ class AnnouncementsTest {
     client.resource(p).updateStatus();
   }
 
-  /** The agents: NotAdvertised → Advertised, Withdraw entries removed. */
-  private void agents(String advert) {
-    var current =
-        client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).get();
-    var ops = new java.util.ArrayList<String>();
-    current
-        .getStatus()
-        .peers()
-        .forEach(
-            (peer, state) ->
-                ops.add(
-                    state == AdvertiseStatus.Withdraw
-                        ? "{\"op\":\"remove\",\"path\":\"/status/peers/" + peer + "\"}"
-                        : "{\"op\":\"replace\",\"path\":\"/status/peers/"
-                            + peer
-                            + "\",\"value\":\"Advertised\"}"));
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("test")
-        .withName(advert)
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), "[" + String.join(",", ops) + "]");
-  }
-
-  private Map<String, AdvertiseStatus> peersOf(String advert) {
-    var a = client.resources(BGPAdvertisement.class).inNamespace("test").withName(advert).get();
-    return a == null || a.getStatus() == null || a.getStatus().peers() == null
-        ? Map.of()
-        : a.getStatus().peers();
-  }
-
   @Test
   void theConditionAndEventsFollowTheAddressFromNoPeerToAnnouncedToWithdrawn() {
     client.resource(lbService("test", "web", Map.of()).build()).create();
@@ -171,8 +118,8 @@ class AnnouncementsTest {
     established("node2");
     awaitCondition("False", "Pending", "waiting for the agents to announce it to 2 peer(s)");
 
-    await().atMost(WAIT).until(() -> peersOf(advert).size() == 2);
-    agents(advert);
+    cluster.awaitPeers(advert, Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", NA));
+    cluster.playAgents(advert);
     String on = "announced on 2 of 2 peer(s) on 2 node(s)";
     awaitCondition("True", "Announced", on);
     awaitEvent("Normal", "Announced", on);
@@ -182,11 +129,9 @@ class AnnouncementsTest {
         .resource(
             slice("test", "web", "web-1", List.of(endpoint("10.244.0.5", "node1", false, true))))
         .update();
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> peersOf(advert).values().stream().allMatch(s -> s == AdvertiseStatus.Withdraw));
-    agents(advert);
+    cluster.awaitPeers(
+        advert, Map.of("node1-65000-9.9.9.9", "Withdraw", "node2-65000-9.9.9.9", "Withdraw"));
+    cluster.playAgents(advert);
     String gone = "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one";
     awaitCondition("False", "NoTargets", gone);
     awaitEvent("Normal", "Withdrawn", "withdrawn everywhere: " + gone);
@@ -225,7 +170,7 @@ class AnnouncementsTest {
     others.subresource("status").patch(PatchContext.of(PatchType.JSON), ADD_EMPTY_STATUS);
     var cached = others.get(); // the copy the cache keeps: our writes never reach it
     var settle = Duration.ofMillis(300);
-    var announcements = new Announcements(client, events, settle);
+    var announcements = new Announcements(client, cluster.events, settle);
     var state = new Announcements.State(0, 0, 0, false, List.of("2001:db8:1::1"));
     try {
       var again = announcements.observe(cached, state);

@@ -1,13 +1,10 @@
 package dev.sart.controller.bgp;
 
+import static dev.sart.controller.MockCluster.node;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.AsnSelector;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerTemplate;
@@ -19,9 +16,7 @@ import dev.sart.crds.PeerConfig;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -39,59 +34,32 @@ class ClusterBgpReconcilerTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final SpeakerConfig SPEAKER = new SpeakerConfig("127.0.0.1:5000", null, true);
 
-  private KubernetesMockServer server;
+  private ClusterBgpOnMock mock;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private ClusterBgpReconciler reconciler;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    node("sart-control-plane", "169.254.1.2", Map.of("bgp", "b", Sart.ASN_NODE_LABEL, "65000"));
-    node("sart-worker", "169.254.2.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    node("sart-worker2", "169.254.3.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    node("sart-worker3", "169.254.4.2", Map.of("bgp", "a", Sart.ASN_NODE_LABEL, "65000"));
-    client
-        .resource(
-            new BGPPeerTemplate(
-                "bgppeertemplate-sample",
-                new BGPPeerTemplateSpec(
-                    65000L, "9.9.9.9", null, null, null, List.of("to-router0"))))
-        .create();
-    informers = new Informers(client);
-    events = new Events(client);
-    reconciler = new ClusterBgpReconciler(informers, events, new Metrics());
-    informers.start();
-    reconciler.start();
+    mock =
+        new ClusterBgpOnMock(
+            c -> {
+              var asn = Sart.ASN_NODE_LABEL;
+              node(c, "sart-control-plane", "169.254.1.2", Map.of("bgp", "b", asn, "65000"));
+              node(c, "sart-worker", "169.254.2.2", Map.of("bgp", "a", asn, "65000"));
+              node(c, "sart-worker2", "169.254.3.2", Map.of("bgp", "a", asn, "65000"));
+              node(c, "sart-worker3", "169.254.4.2", Map.of("bgp", "a", asn, "65000"));
+              c.resource(
+                      new BGPPeerTemplate(
+                          "bgppeertemplate-sample",
+                          new BGPPeerTemplateSpec(
+                              65000L, "9.9.9.9", null, null, null, List.of("to-router0"))))
+                  .create();
+            });
+    client = mock.client;
   }
 
   @AfterEach
   void tearDown() {
-    reconciler.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
-  }
-
-  private void node(String name, String ip, Map<String, String> labels) {
-    client
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewStatus()
-                .addNewAddress()
-                .withType("InternalIP")
-                .withAddress(ip)
-                .endAddress()
-                .endStatus()
-                .build())
-        .create();
+    mock.close();
   }
 
   private void label(String node, String key, String value) {

@@ -1,13 +1,10 @@
 package dev.sart.controller.bgp;
 
+import static dev.sart.controller.MockCluster.node;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.AsnSelector;
 import dev.sart.crds.ClusterBGP;
 import dev.sart.crds.ClusterBGPCondition;
@@ -15,9 +12,7 @@ import dev.sart.crds.ClusterBGPSpec;
 import dev.sart.crds.ClusterBGPStatus;
 import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.SpeakerConfig;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -36,52 +31,25 @@ import org.junit.jupiter.api.Test;
 class SartSelectorWarningTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private KubernetesMockServer server;
+  private ClusterBgpOnMock mock;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private ClusterBgpReconciler reconciler;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    node("n1", "192.0.2.11", Map.of("bgp", "a", "rack", "r1"));
-    node("n2", "192.0.2.12", Map.of("bgp", "a", "rack", "r2"));
-    node("n3", "192.0.2.13", Map.of("bgp", "b", "rack", "r1"));
-    node("n4", "192.0.2.14", Map.of("bgp", "b", "rack", "r2"));
-    informers = new Informers(client);
-    events = new Events(client);
-    reconciler = new ClusterBgpReconciler(informers, events, new Metrics());
-    informers.start();
-    reconciler.start();
+    mock =
+        new ClusterBgpOnMock(
+            c -> {
+              node(c, "n1", "192.0.2.11", Map.of("bgp", "a", "rack", "r1"));
+              node(c, "n2", "192.0.2.12", Map.of("bgp", "a", "rack", "r2"));
+              node(c, "n3", "192.0.2.13", Map.of("bgp", "b", "rack", "r1"));
+              node(c, "n4", "192.0.2.14", Map.of("bgp", "b", "rack", "r2"));
+            });
+    client = mock.client;
   }
 
   @AfterEach
   void tearDown() {
-    reconciler.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
-  }
-
-  private void node(String name, String ip, Map<String, String> labels) {
-    client
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewStatus()
-                .addNewAddress()
-                .withType("InternalIP")
-                .withAddress(ip)
-                .endAddress()
-                .endStatus()
-                .build())
-        .create();
+    mock.close();
   }
 
   private void cluster(String name, Map<String, String> selector) {

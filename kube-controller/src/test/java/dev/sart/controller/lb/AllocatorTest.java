@@ -179,57 +179,33 @@ class AllocatorTest {
     assertEquals(0, allocator.pool("default-lb-pool").orElseThrow().inUse());
   }
 
+  /**
+   * A single-stack IPv4 Service with {@code allow-shared-ip: sharingKey}; backend {@code null} is a
+   * Cluster Service.
+   */
+  private static ServiceView shared(
+      String key, String sharingKey, Port port, String backend, List<String> requested) {
+    return new ServiceView(
+        key,
+        true,
+        null,
+        requested.stream().map(Ip::parse).toList(),
+        List.of(true),
+        "SingleStack",
+        false,
+        sharingKey,
+        Set.of(port),
+        List.of(),
+        backend);
+  }
+
   @Test
   void sharingOneAddressNeedsTheSameKeyAndPortsThatDoNotClash() {
     var allocator = allocator();
-    var dns =
-        new ServiceView(
-            "kube-system/dns-tcp",
-            true,
-            null,
-            List.of(),
-            List.of(true),
-            "SingleStack",
-            false,
-            "dns",
-            Set.of(new Port("TCP", 53)),
-            List.of());
-    var dnsUdp =
-        new ServiceView(
-            "kube-system/dns-udp",
-            true,
-            null,
-            List.of(),
-            List.of(true),
-            "SingleStack",
-            false,
-            "dns",
-            Set.of(new Port("UDP", 53)),
-            List.of());
-    var clash =
-        new ServiceView(
-            "kube-system/dns-tcp2",
-            true,
-            null,
-            List.of(),
-            List.of(true),
-            "SingleStack",
-            false,
-            "dns",
-            Set.of(new Port("TCP", 53)),
-            List.of());
-    var otherKey =
-        new ServiceView(
-            "kube-system/web",
-            true,
-            null,
-            List.of(),
-            List.of(true),
-            "SingleStack",
-            false,
-            "web",
-            Set.of(new Port("UDP", 53)),
-            List.of());
+    var dns = shared("kube-system/dns-tcp", "dns", new Port("TCP", 53), null, List.of());
+    var dnsUdp = shared("kube-system/dns-udp", "dns", new Port("UDP", 53), null, List.of());
+    var clash = shared("kube-system/dns-tcp2", "dns", new Port("TCP", 53), null, List.of());
+    var otherKey = shared("kube-system/web", "web", new Port("UDP", 53), null, List.of());
     var a = allocator.reconcile(dns).addresses();
     assertEquals(a, allocator.reconcile(dnsUdp).addresses());
     assertNotEquals(a, allocator.reconcile(clash).addresses());
@@ -239,56 +215,58 @@ class AllocatorTest {
         1 + 2, allocator.pool("default-lb-pool").orElseThrow().inUse(), "still held by dns-udp");
   }
 
-  private static ServiceView shared(String key, Port port, String backend, List<String> requested) {
-    return new ServiceView(
-        key,
-        true,
-        null,
-        requested.stream().map(Ip::parse).toList(),
-        List.of(true),
-        "SingleStack",
-        false,
-        "k",
-        Set.of(port),
-        List.of(),
-        backend);
-  }
-
   @Test
   void localServicesShareOnlyWithLocalServicesOfTheSamePods() {
     var allocator = allocator();
     var tcp = new Port("TCP", 53);
     var udp = new Port("UDP", 53);
     var dns =
-        allocator.reconcile(shared("ns/dns-tcp", tcp, "local:app=dns", List.of())).addresses();
+        allocator.reconcile(shared("ns/dns-tcp", "k", tcp, "local:app=dns", List.of())).addresses();
     // the same pods (selector), another port: shares
     assertEquals(
         dns,
-        allocator.reconcile(shared("ns/dns-udp", udp, "local:app=dns", List.of())).addresses());
+        allocator
+            .reconcile(shared("ns/dns-udp", "k", udp, "local:app=dns", List.of()))
+            .addresses());
     // other pods, or Cluster: would draw traffic to nodes without its pods, so not this address
     assertNotEquals(
         dns,
         allocator
-            .reconcile(shared("ns/other-pods", new Port("TCP", 54), "local:app=web", List.of()))
+            .reconcile(
+                shared("ns/other-pods", "k", new Port("TCP", 54), "local:app=web", List.of()))
             .addresses());
     assertNotEquals(
         dns,
         allocator
-            .reconcile(shared("ns/cluster", new Port("TCP", 55), null, List.of()))
+            .reconcile(shared("ns/cluster", "k", new Port("TCP", 55), null, List.of()))
             .addresses());
     // asked for by address: refused with a reason, not silently moved
     var refused =
         allocator.reconcile(
-            shared("ns/asks", new Port("TCP", 56), null, List.of(Ip.format(dns.getFirst()))));
+            shared("ns/asks", "k", new Port("TCP", 56), null, List.of(Ip.format(dns.getFirst()))));
     assertTrue(refused.failed());
     assertTrue(refused.addresses().isEmpty());
     // two Cluster Services share whatever their selectors
     var web =
-        allocator.reconcile(shared("ns/web-a", new Port("TCP", 80), null, List.of())).addresses();
+        allocator
+            .reconcile(shared("ns/web-a", "k", new Port("TCP", 80), null, List.of()))
+            .addresses();
     assertNotEquals(dns, web);
     assertEquals(
         web,
-        allocator.reconcile(shared("ns/web-b", new Port("TCP", 81), null, List.of())).addresses());
+        allocator
+            .reconcile(shared("ns/web-b", "k", new Port("TCP", 81), null, List.of()))
+            .addresses());
+  }
+
+  /**
+   * A Service with {@code ipFamilies} ({@code true} IPv4, {@code false} IPv6) and {@code
+   * ipFamilyPolicy} written by its user.
+   */
+  private static ServiceView explicitFamilies(
+      String key, List<String> pools, List<Boolean> families, String policy) {
+    return new ServiceView(
+        key, true, pools, List.of(), families, policy, true, null, HTTP, List.of());
   }
 
   @Test
@@ -296,62 +274,18 @@ class AllocatorTest {
     var allocator = allocator();
     allocator.upsertPool(
         "v6", new AddressPoolSpec("2001:db8:1::/120", AddressType.SERVICE, null, true));
-    var dual =
-        new ServiceView(
-            "t/d",
-            true,
-            null,
-            List.of(),
-            List.of(false, true),
-            "RequireDualStack",
-            true,
-            null,
-            HTTP,
-            List.of());
+    var dual = explicitFamilies("t/d", null, List.of(false, true), "RequireDualStack");
     assertEquals(List.of("2001:db8:1::1", "10.0.1.1"), text(allocator.reconcile(dual).addresses()));
-    var v6 =
-        new ServiceView(
-            "t/6",
-            true,
-            null,
-            List.of(),
-            List.of(false),
-            "SingleStack",
-            true,
-            null,
-            HTTP,
-            List.of());
+    var v6 = explicitFamilies("t/6", null, List.of(false), "SingleStack");
     assertEquals(List.of("2001:db8:1::2"), text(allocator.reconcile(v6).addresses()));
-    var v4only =
-        new ServiceView(
-            "t/4",
-            true,
-            List.of("v6"),
-            List.of(),
-            List.of(true),
-            "SingleStack",
-            true,
-            null,
-            HTTP,
-            List.of());
+    var v4only = explicitFamilies("t/4", List.of("v6"), List.of(true), "SingleStack");
     assertTrue(allocator.reconcile(v4only).error().startsWith("pool v6 is IPv6"));
 
     var noV6 = allocator();
     var required = noV6.reconcile(dual);
     assertEquals("no auto-assign IPv6 service AddressPool", required.error());
     var preferred =
-        noV6.reconcile(
-            new ServiceView(
-                "t/p",
-                true,
-                null,
-                List.of(),
-                List.of(true, false),
-                "PreferDualStack",
-                true,
-                null,
-                HTTP,
-                List.of()));
+        noV6.reconcile(explicitFamilies("t/p", null, List.of(true, false), "PreferDualStack"));
     assertNull(preferred.error());
     assertEquals(List.of("10.0.1.1"), text(preferred.addresses()));
   }

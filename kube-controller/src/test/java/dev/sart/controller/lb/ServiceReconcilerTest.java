@@ -13,12 +13,14 @@ import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,22 +84,34 @@ class ServiceReconcilerTest {
 
   @Test
   void allocatesFromTheAutoAssignPool() {
-    client.resource(lbService("test", "app-svc-cluster", Map.of()).build()).create();
+    create(lbService("test", "app-svc-cluster", Map.of()));
     awaitIngress("app-svc-cluster", List.of("10.0.1.1"));
+    awaitEvent(
+        e ->
+            "IPAllocated".equals(e.getReason())
+                && "app-svc-cluster".equals(e.getInvolvedObject().getName()));
+  }
+
+  private dev.sart.crds.AddressPoolStatus poolStatus(String name) {
+    return client.resources(dev.sart.crds.AddressPool.class).withName(name).get().getStatus();
+  }
+
+  /** Waits for an Event in namespace test that matches. */
+  private void awaitEvent(Predicate<Event> wanted) {
     await()
         .ignoreExceptions()
         .atMost(WAIT)
         .until(
             () ->
                 client.v1().events().inNamespace("test").list().getItems().stream()
-                    .anyMatch(
-                        e ->
-                            "IPAllocated".equals(e.getReason())
-                                && "app-svc-cluster".equals(e.getInvolvedObject().getName())));
+                    .anyMatch(wanted));
   }
 
-  private dev.sart.crds.AddressPoolStatus poolStatus(String name) {
-    return client.resources(dev.sart.crds.AddressPool.class).withName(name).get().getStatus();
+  private void awaitInUse(String pool, long addresses) {
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertEquals(addresses, poolStatus(pool).addressesInUse()));
   }
 
   @Test
@@ -111,154 +125,107 @@ class ServiceReconcilerTest {
                 assertEquals(
                     new dev.sart.crds.AddressPoolStatus("ipv4", "254", 0L, null, null),
                     poolStatus("default-lb-pool")));
-    client.resource(lbService("test", "a", Map.of()).build()).create();
-    client.resource(lbService("test", "b", Map.of()).build()).create();
+    create(lbService("test", "a", Map.of()));
+    create(lbService("test", "b", Map.of()));
     // two Services sharing one address count it once
-    client
-        .resource(
-            lbService(
-                    "test",
-                    "c",
-                    Map.of(
-                        Sart.ALLOW_SHARED_IP_ANNOTATION,
-                        "k",
-                        Sart.LOAD_BALANCER_IPS_ANNOTATION,
-                        "10.0.100.5"))
-                .build())
-        .create();
-    client
-        .resource(
-            lbService(
-                    "test",
-                    "d",
-                    Map.of(
-                        Sart.ALLOW_SHARED_IP_ANNOTATION,
-                        "k",
-                        Sart.LOAD_BALANCER_IPS_ANNOTATION,
-                        "10.0.100.5"))
-                .editSpec()
-                .editFirstPort()
-                .withPort(443)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    create(
+        lbService(
+            "test",
+            "c",
+            Map.of(
+                Sart.ALLOW_SHARED_IP_ANNOTATION,
+                "k",
+                Sart.LOAD_BALANCER_IPS_ANNOTATION,
+                "10.0.100.5")));
+    create(
+        lbService(
+                "test",
+                "d",
+                Map.of(
+                    Sart.ALLOW_SHARED_IP_ANNOTATION,
+                    "k",
+                    Sart.LOAD_BALANCER_IPS_ANNOTATION,
+                    "10.0.100.5"))
+            .editSpec()
+            .editFirstPort()
+            .withPort(443)
+            .endPort()
+            .endSpec());
     awaitIngress("d", List.of("10.0.100.5"));
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(2L, poolStatus("default-lb-pool").addressesInUse()));
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(1L, poolStatus("non-default-lb-pool").addressesInUse()));
+    awaitInUse("default-lb-pool", 2);
+    awaitInUse("non-default-lb-pool", 1);
     client.services().inNamespace("test").withName("a").delete();
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(1L, poolStatus("default-lb-pool").addressesInUse()));
+    awaitInUse("default-lb-pool", 1);
     client.services().inNamespace("test").withName("c").delete();
     client.services().inNamespace("test").withName("d").delete();
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .untilAsserted(() -> assertEquals(0L, poolStatus("non-default-lb-pool").addressesInUse()));
+    awaitInUse("non-default-lb-pool", 0);
   }
 
   @Test
   void localServicesShareAnAddressOnlyWhenTheySelectTheSamePods() {
     var shared = Map.of(Sart.ALLOW_SHARED_IP_ANNOTATION, "k");
-    client
-        .resource(
-            lbService("test", "tcp", shared)
-                .editSpec()
-                .withExternalTrafficPolicy("Local")
-                .withSelector(Map.of("app", "dns"))
-                .endSpec()
-                .build())
-        .create();
+    create(
+        lbService("test", "tcp", shared)
+            .editSpec()
+            .withExternalTrafficPolicy("Local")
+            .withSelector(Map.of("app", "dns"))
+            .endSpec());
     awaitIngress("tcp", List.of("10.0.1.1"));
-    client
-        .resource(
-            lbService("test", "udp", shared)
-                .editSpec()
-                .withExternalTrafficPolicy("Local")
-                .withSelector(Map.of("app", "dns"))
-                .editFirstPort()
-                .withProtocol("UDP")
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-    client
-        .resource(
-            lbService("test", "other", shared)
-                .editSpec()
-                .withExternalTrafficPolicy("Local")
-                .withSelector(Map.of("app", "web"))
-                .editFirstPort()
-                .withPort(8443)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    create(
+        lbService("test", "udp", shared)
+            .editSpec()
+            .withExternalTrafficPolicy("Local")
+            .withSelector(Map.of("app", "dns"))
+            .editFirstPort()
+            .withProtocol("UDP")
+            .endPort()
+            .endSpec());
+    create(
+        lbService("test", "other", shared)
+            .editSpec()
+            .withExternalTrafficPolicy("Local")
+            .withSelector(Map.of("app", "web"))
+            .editFirstPort()
+            .withPort(8443)
+            .endPort()
+            .endSpec());
     awaitIngress("udp", List.of("10.0.1.1"));
     awaitIngress("other", List.of("10.0.1.2"));
   }
 
   @Test
   void allocatesFromTheAnnotatedPoolAndTheRequestedAddress() {
-    client
-        .resource(
-            lbService(
-                    "test",
-                    "app-svc-local",
-                    Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool"))
-                .build())
-        .create();
-    client
-        .resource(
-            lbService(
-                    "test",
-                    "app-svc-cluster2",
-                    Map.of(
-                        Sart.ADDRESS_POOL_ANNOTATION, "non-default-lb-pool",
-                        Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20"))
-                .build())
-        .create();
+    create(
+        lbService(
+            "test", "app-svc-local", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool")));
+    create(
+        lbService(
+            "test",
+            "app-svc-cluster2",
+            Map.of(
+                Sart.ADDRESS_POOL_ANNOTATION, "non-default-lb-pool",
+                Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20")));
     awaitIngress("app-svc-local", List.of("10.0.1.1"));
     awaitIngress("app-svc-cluster2", List.of("10.0.100.20"));
   }
 
   @Test
   void specLoadBalancerIpAndMetallbAnnotationAreRequestsToo() {
-    client
-        .resource(
-            lbService("test", "by-spec", Map.of())
-                .editSpec()
-                .withLoadBalancerIP("10.0.100.7")
-                .endSpec()
-                .build())
-        .create();
-    client
-        .resource(
-            lbService(
-                    "test",
-                    "by-metallb",
-                    Map.of(Sart.METALLB_LOAD_BALANCER_IPS_ANNOTATION, "10.0.1.99"))
-                .build())
-        .create();
+    create(
+        lbService("test", "by-spec", Map.of())
+            .editSpec()
+            .withLoadBalancerIP("10.0.100.7")
+            .endSpec());
+    create(
+        lbService(
+            "test", "by-metallb", Map.of(Sart.METALLB_LOAD_BALANCER_IPS_ANNOTATION, "10.0.1.99")));
     awaitIngress("by-spec", List.of("10.0.100.7"));
     awaitIngress("by-metallb", List.of("10.0.1.99"));
   }
 
   @Test
   void changingTheRequestedAddressOrThePoolReallocates() {
-    client
-        .resource(
-            lbService("test", "s", Map.of(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20"))
-                .build())
-        .create();
+    create(lbService("test", "s", Map.of(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20")));
     awaitIngress("s", List.of("10.0.100.20"));
     client
         .services()
@@ -291,7 +258,7 @@ class ServiceReconcilerTest {
 
   @Test
   void typeChangeAwayFromLoadBalancerReleasesAndDeletionFrees() {
-    client.resource(lbService("test", "s", Map.of()).build()).create();
+    create(lbService("test", "s", Map.of()));
     awaitIngress("s", List.of("10.0.1.1"));
     client
         .services()
@@ -305,16 +272,9 @@ class ServiceReconcilerTest {
     awaitIngress("s", List.of());
     var pool = controller.reconciler.allocatorForTests().pool("default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .until(
-            () ->
-                client.v1().events().inNamespace("test").list().getItems().stream()
-                    .map(Event::getReason)
-                    .anyMatch("IPReleased"::equals));
+    awaitEvent(e -> "IPReleased".equals(e.getReason()));
 
-    client.resource(lbService("test", "t", Map.of()).build()).create();
+    create(lbService("test", "t", Map.of()));
     awaitIngress("t", List.of("10.0.1.2"));
     client.services().inNamespace("test").withName("t").delete();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);
@@ -332,41 +292,24 @@ class ServiceReconcilerTest {
 
   @Test
   void otherLoadBalancerClassesAreLeftAlone() {
-    client
-        .resource(
-            lbService("test", "theirs", Map.of())
-                .editSpec()
-                .withLoadBalancerClass("example.com/other")
-                .endSpec()
-                .build())
-        .create();
-    client
-        .resource(
-            lbService("test", "ours", Map.of())
-                .editSpec()
-                .withLoadBalancerClass(Sart.LOAD_BALANCER_CLASS)
-                .endSpec()
-                .build())
-        .create();
+    create(
+        lbService("test", "theirs", Map.of())
+            .editSpec()
+            .withLoadBalancerClass("example.com/other")
+            .endSpec());
+    create(
+        lbService("test", "ours", Map.of())
+            .editSpec()
+            .withLoadBalancerClass(Sart.LOAD_BALANCER_CLASS)
+            .endSpec());
     awaitIngress("ours", List.of("10.0.1.1"));
     assertEquals(List.of(), ingress(client, "test", "theirs"));
   }
 
   @Test
   void aFailedAllocationIsAnEventAndIsRetriedWhenAPoolAppears() {
-    client
-        .resource(lbService("test", "s", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "later")).build())
-        .create();
-    await()
-        .ignoreExceptions()
-        .atMost(WAIT)
-        .until(
-            () ->
-                client.v1().events().inNamespace("test").list().getItems().stream()
-                    .anyMatch(
-                        e ->
-                            "AllocationFailed".equals(e.getReason())
-                                && e.getMessage().contains("later")));
+    create(lbService("test", "s", Map.of(Sart.ADDRESS_POOL_ANNOTATION, "later")));
+    awaitEvent(e -> "AllocationFailed".equals(e.getReason()) && e.getMessage().contains("later"));
     pool(client, "later", "198.51.100.0/24", false);
     awaitIngress("s", List.of("198.51.100.1"));
   }
@@ -374,22 +317,19 @@ class ServiceReconcilerTest {
   @Test
   void dualStackGetsAnAddressOfEachFamily() {
     pool(client, "v6", "2001:db8:1::/120", true);
-    client
-        .resource(
-            lbService("test", "dual", Map.of())
-                .editSpec()
-                .withIpFamilies("IPv6", "IPv4")
-                .withIpFamilyPolicy("RequireDualStack")
-                .endSpec()
-                .build())
-        .create();
+    create(
+        lbService("test", "dual", Map.of())
+            .editSpec()
+            .withIpFamilies("IPv6", "IPv4")
+            .withIpFamilyPolicy("RequireDualStack")
+            .endSpec());
     awaitIngress("dual", List.of("2001:db8:1::1", "10.0.1.1"));
   }
 
   @Test
   void restartTakesStatusAsTheTruthAndNeverDuplicates() throws Exception {
     for (int i = 0; i < 20; i++) {
-      create(lbService("test", "s" + i, Map.of()).build());
+      create(lbService("test", "s" + i, Map.of()));
     }
     await()
         .ignoreExceptions()
@@ -406,11 +346,11 @@ class ServiceReconcilerTest {
     // stop in the middle of a burst: some Services are created while no controller runs, others
     // right after restart
     for (int i = 20; i < 30; i++) {
-      create(lbService("test", "s" + i, Map.of()).build());
+      create(lbService("test", "s" + i, Map.of()));
     }
     controller.close();
     for (int i = 30; i < 40; i++) {
-      create(lbService("test", "s" + i, Map.of()).build());
+      create(lbService("test", "s" + i, Map.of()));
     }
     var freed = ingress(client, "test", "s3").getFirst();
     client.services().inNamespace("test").withName("s3").delete();
@@ -444,9 +384,9 @@ class ServiceReconcilerTest {
    * Creates a Service; a 409 means an earlier attempt of the same POST got through (the client
    * retries a request that timed out on a loaded machine), so the Service exists as wanted.
    */
-  private void create(io.fabric8.kubernetes.api.model.Service s) {
+  private void create(ServiceBuilder s) {
     try {
-      client.resource(s).create();
+      client.resource(s.build()).create();
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;

@@ -19,21 +19,17 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,21 +72,8 @@ class WebhookManifestTest {
     Certs.generate("localhost", certs, 30);
     server = MockCluster.server();
     client = server.createClient();
-    webhooks =
-        new WebhookServer(
-            new InetSocketAddress("127.0.0.1", 0),
-            Certs.serverContext(certs),
-            new Admission(client));
-    webhooks.start();
-    var trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry(
-        "ca", Certs.certificates(Files.readString(certs.resolve("tls.crt"))).getFirst());
-    var factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trust);
-    var tls = SSLContext.getInstance("TLS");
-    tls.init(null, factory.getTrustManagers(), null);
-    https = HttpClient.newBuilder().sslContext(tls).build();
+    webhooks = WebhookHttps.start(certs, client);
+    https = WebhookHttps.trusting(certs);
   }
 
   @AfterAll

@@ -12,7 +12,6 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,10 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.Base64;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,21 +53,8 @@ class WebhookServerTest {
                 "default-pod-pool", new AddressPoolSpec("10.1.0.0/24", AddressType.POD, 29, true)))
         .create();
     client.resource(MockCluster.peerSpec("sart-worker", "9.9.9.9")).create();
-    webhooks =
-        new WebhookServer(
-            new InetSocketAddress("127.0.0.1", 0),
-            Certs.serverContext(certs),
-            new Admission(client));
-    webhooks.start();
-    var trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry(
-        "ca", Certs.certificates(Files.readString(certs.resolve("tls.crt"))).getFirst());
-    var factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trust);
-    var tls = SSLContext.getInstance("TLS");
-    tls.init(null, factory.getTrustManagers(), null);
-    https = HttpClient.newBuilder().sslContext(tls).build();
+    webhooks = WebhookHttps.start(certs, client);
+    https = WebhookHttps.trusting(certs);
   }
 
   @AfterAll
@@ -82,8 +65,8 @@ class WebhookServerTest {
     server.destroy();
   }
 
-  private static String review(
-      String operation, String kind, String group, String object, String oldObject) {
+  private static String review(String operation, String kind, String object, String oldObject) {
+    String group = "Service".equals(kind) ? "" : "sart.terassyi.net";
     return """
         {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002",
@@ -111,6 +94,22 @@ class WebhookServerTest {
     return json.path("response");
   }
 
+  /** The webhook's response to a CREATE of {@code object} (a {@code kind}) sent to {@code path}. */
+  private static JsonNode create(String path, String kind, String object) throws Exception {
+    return post(path, review("CREATE", kind, object, null));
+  }
+
+  /** The webhook's response to an UPDATE from {@code oldObject} to {@code object}. */
+  private static JsonNode update(String path, String kind, String object, String oldObject)
+      throws Exception {
+    return post(path, review("UPDATE", kind, object, oldObject));
+  }
+
+  /** Why a request was denied: the AdmissionReview response's status message. */
+  private static String message(JsonNode response) {
+    return response.path("status").path("message").asText();
+  }
+
   private static String pool(String name, String cidr, String type, boolean auto) {
     return """
         {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"AddressPool","metadata":{"name":"%s"},
@@ -135,178 +134,94 @@ class WebhookServerTest {
   void addressPools() throws Exception {
     var path = Admission.VALIDATE_ADDRESS_POOL;
     assertTrue(
-        post(
-                path,
-                review(
-                    "CREATE",
-                    "AddressPool",
-                    "sart.terassyi.net",
-                    pool("non-default-lb-pool", "10.0.100.0/24", "service", false),
-                    null))
+        create(path, "AddressPool", pool("non-default-lb-pool", "10.0.100.0/24", "service", false))
             .path("allowed")
             .asBoolean());
-    var overlap =
-        post(
-            path,
-            review(
-                "CREATE",
-                "AddressPool",
-                "sart.terassyi.net",
-                pool("p", "10.0.0.0/16", "service", false),
-                null));
+    var overlap = create(path, "AddressPool", pool("p", "10.0.0.0/16", "service", false));
     assertFalse(overlap.path("allowed").asBoolean());
     assertTrue(
-        overlap
-            .path("status")
-            .path("message")
-            .asText()
-            .contains("overlaps AddressPool default-lb-pool"),
-        overlap.toString());
-    var secondAuto =
-        post(
-            path,
-            review(
-                "CREATE",
-                "AddressPool",
-                "sart.terassyi.net",
-                pool("p", "10.9.0.0/24", "service", true),
-                null));
+        message(overlap).contains("overlaps AddressPool default-lb-pool"), overlap.toString());
+    var secondAuto = create(path, "AddressPool", pool("p", "10.9.0.0/24", "service", true));
     assertEquals(
         "spec.autoAssign: AddressPool default-lb-pool is already the auto-assign IPv4 service pool",
-        secondAuto.path("status").path("message").asText());
+        message(secondAuto));
     assertTrue(
-        post(
-                path,
-                review(
-                    "CREATE",
-                    "AddressPool",
-                    "sart.terassyi.net",
-                    pool("v6", "2001:db8::/112", "service", true),
-                    null))
+        create(path, "AddressPool", pool("v6", "2001:db8::/112", "service", true))
             .path("allowed")
             .asBoolean(),
         "an IPv6 auto-assign pool next to the IPv4 one");
-    var badCidr =
-        post(
-            path,
-            review(
-                "CREATE",
-                "AddressPool",
-                "sart.terassyi.net",
-                pool("p", "10.9.0.1/24", "service", false),
-                null));
-    assertTrue(
-        badCidr
-            .path("status")
-            .path("message")
-            .asText()
-            .startsWith("spec.cidr: must be a network address"));
+    var badCidr = create(path, "AddressPool", pool("p", "10.9.0.1/24", "service", false));
+    assertTrue(message(badCidr).startsWith("spec.cidr: must be a network address"));
     var changed =
-        post(
+        update(
             path,
-            review(
-                "UPDATE",
-                "AddressPool",
-                "sart.terassyi.net",
-                pool("default-lb-pool", "10.0.2.0/24", "service", true),
-                pool("default-lb-pool", "10.0.1.0/24", "service", true)));
-    assertEquals("spec.cidr: is immutable", changed.path("status").path("message").asText());
+            "AddressPool",
+            pool("default-lb-pool", "10.0.2.0/24", "service", true),
+            pool("default-lb-pool", "10.0.1.0/24", "service", true));
+    assertEquals("spec.cidr: is immutable", message(changed));
   }
 
   @Test
   void bgpPeers() throws Exception {
     var dup =
-        post(
+        create(
             Admission.VALIDATE_BGP_PEER,
-            review(
-                "CREATE",
-                "BGPPeer",
-                "sart.terassyi.net",
-                peer("bgppeer-sample-sart-cp", "sart-worker", "9.9.9.9", null),
-                null));
+            "BGPPeer",
+            peer("bgppeer-sample-sart-cp", "sart-worker", "9.9.9.9", null));
     assertFalse(dup.path("allowed").asBoolean());
+    assertTrue(message(dup).contains("already peers node sart-worker with AS65000 at 9.9.9.9"));
     assertTrue(
-        dup.path("status")
-            .path("message")
-            .asText()
-            .contains("already peers node sart-worker with AS65000 at 9.9.9.9"));
-    assertTrue(
-        post(
+        create(
                 Admission.VALIDATE_BGP_PEER,
-                review(
-                    "CREATE",
-                    "BGPPeer",
-                    "sart.terassyi.net",
-                    peer("other", "sart-worker2", "9.9.9.9", null),
-                    null))
+                "BGPPeer",
+                peer("other", "sart-worker2", "9.9.9.9", null))
             .path("allowed")
             .asBoolean());
     var moved =
-        post(
+        update(
             Admission.VALIDATE_BGP_PEER,
-            review(
-                "UPDATE",
-                "BGPPeer",
-                "sart.terassyi.net",
-                peer("x", "sart-worker", "7.7.7.7", null),
-                peer("x", "sart-worker", "9.9.9.9", null)));
-    assertEquals("spec.addr: is immutable", moved.path("status").path("message").asText());
+            "BGPPeer",
+            peer("x", "sart-worker", "7.7.7.7", null),
+            peer("x", "sart-worker", "9.9.9.9", null));
+    assertEquals("spec.addr: is immutable", message(moved));
 
     var labelled =
-        post(
+        create(
             Admission.MUTATE_BGP_PEER,
-            review(
-                "CREATE",
-                "BGPPeer",
-                "sart.terassyi.net",
-                peer("x", "sart-worker", "7.7.7.7", "{\"bgp\":\"b\"}"),
-                null));
+            "BGPPeer",
+            peer("x", "sart-worker", "7.7.7.7", "{\"bgp\":\"b\"}"));
     assertEquals(
         "[{\"op\":\"add\",\"path\":\"/metadata/labels/bgppeer.sart.terassyi.net~1node\",\"value\":\"sart-worker\"}]",
         patch(labelled));
     var wrong =
-        post(
+        create(
             Admission.MUTATE_BGP_PEER,
-            review(
-                "CREATE",
-                "BGPPeer",
-                "sart.terassyi.net",
-                peer(
-                    "x",
-                    "sart-worker",
-                    "7.7.7.7",
-                    "{\"bgppeer.sart.terassyi.net/node\":\"elsewhere\"}"),
-                null));
+            "BGPPeer",
+            peer(
+                "x",
+                "sart-worker",
+                "7.7.7.7",
+                "{\"bgppeer.sart.terassyi.net/node\":\"elsewhere\"}"));
     assertFalse(wrong.path("allowed").asBoolean());
   }
 
   @Test
   void addressBlocksAndServices() throws Exception {
     var noNode =
-        post(
+        create(
             Admission.MUTATE_ADDRESS_BLOCK,
-            review(
-                "CREATE",
-                "AddressBlock",
-                "sart.terassyi.net",
-                """
+            "AddressBlock",
+            """
         {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"AddressBlock","metadata":{"name":"b"},
-         "spec":{"cidr":"10.1.0.0/29","type":"pod","poolRef":"default-pod-pool"}}""",
-                null));
-    assertEquals(
-        "spec.nodeRef: a pod AddressBlock needs nodeRef",
-        noNode.path("status").path("message").asText());
+         "spec":{"cidr":"10.1.0.0/29","type":"pod","poolRef":"default-pod-pool"}}""");
+    assertEquals("spec.nodeRef: a pod AddressBlock needs nodeRef", message(noNode));
     var block =
-        post(
+        create(
             Admission.MUTATE_ADDRESS_BLOCK,
-            review(
-                "CREATE",
-                "AddressBlock",
-                "sart.terassyi.net",
-                """
+            "AddressBlock",
+            """
         {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"AddressBlock","metadata":{"name":"b"},
-         "spec":{"cidr":"10.1.0.0/29","type":"pod","poolRef":"default-pod-pool","nodeRef":"sart-worker"}}""",
-                null));
+         "spec":{"cidr":"10.1.0.0/29","type":"pod","poolRef":"default-pod-pool","nodeRef":"sart-worker"}}""");
     assertEquals(
         "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"addressblock.sart.terassyi.net/node\":\"sart-worker\"}}]",
         patch(block));
@@ -319,8 +234,7 @@ class WebhookServerTest {
         """
         {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"test","annotations":{"a":"b"}},
          "spec":{"type":"ClusterIP","ports":[{"port":80}]}}""";
-    var release =
-        post(Admission.MUTATE_SERVICE, review("UPDATE", "Service", "", nowClusterIp, oldLb));
+    var release = update(Admission.MUTATE_SERVICE, "Service", nowClusterIp, oldLb);
     assertEquals(
         "[{\"op\":\"add\",\"path\":\"/metadata/annotations/service.sart.terassyi.net~1release\",\"value\":\"10.0.1.1\"}]",
         patch(release));
@@ -329,70 +243,47 @@ class WebhookServerTest {
   @Test
   void pathAttributesAreCheckedWhereTheyAreWritten() throws Exception {
     var badService =
-        post(
+        create(
             Admission.MUTATE_SERVICE,
-            review(
-                "CREATE",
-                "Service",
-                "",
-                """
+            "Service",
+            """
         {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"test",
          "annotations":{"sart.terassyi.net/communities":"65000:1,65000:x","sart.terassyi.net/med":"-1"}},
-         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""",
-                null));
+         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""");
     assertFalse(badService.path("allowed").asBoolean());
     assertEquals(
         "sart.terassyi.net/communities: '65000:x': a community must be A:B (A, B 0..65535) or"
             + " large:A:B:C (A, B, C 0..4294967295); sart.terassyi.net/med: '-1' must be a number"
             + " 0..4294967295",
-        badService.path("status").path("message").asText());
+        message(badService));
     var goodService =
-        post(
+        create(
             Admission.MUTATE_SERVICE,
-            review(
-                "CREATE",
-                "Service",
-                "",
-                """
+            "Service",
+            """
         {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"test",
          "annotations":{"sart.terassyi.net/communities":"65000:1, large:1:2:3","sart.terassyi.net/localPref":"200"}},
-         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""",
-                null));
+         "spec":{"type":"LoadBalancer","ports":[{"port":80}]}}""");
     assertTrue(goodService.path("allowed").asBoolean());
     var badAdvert =
-        post(
+        create(
             Admission.VALIDATE_BGP_ADVERTISEMENT,
-            review(
-                "CREATE",
-                "BGPAdvertisement",
-                "sart.terassyi.net",
-                """
+            "BGPAdvertisement",
+            """
         {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"BGPAdvertisement","metadata":{"name":"a","namespace":"test"},
-         "spec":{"cidr":"198.51.100.1/32","type":"service","protocol":"ipv4","attrs":["local_pref=1e3"]}}""",
-                null));
+         "spec":{"cidr":"198.51.100.1/32","type":"service","protocol":"ipv4","attrs":["local_pref=1e3"]}}""");
     assertFalse(badAdvert.path("allowed").asBoolean());
     assertTrue(
-        badAdvert
-            .path("status")
-            .path("message")
-            .asText()
-            .startsWith("spec.attrs[0]: each attribute"),
-        badAdvert.toString());
+        message(badAdvert).startsWith("spec.attrs[0]: each attribute"), badAdvert.toString());
     var badPool =
-        post(
+        create(
             Admission.VALIDATE_ADDRESS_POOL,
-            review(
-                "CREATE",
-                "AddressPool",
-                "sart.terassyi.net",
-                """
+            "AddressPool",
+            """
         {"apiVersion":"sart.terassyi.net/v1alpha2","kind":"AddressPool","metadata":{"name":"tagged"},
-         "spec":{"cidr":"203.0.113.0/24","type":"service","communities":["65000:100","large:65000:1"]}}""",
-                null));
+         "spec":{"cidr":"203.0.113.0/24","type":"service","communities":["65000:100","large:65000:1"]}}""");
     assertFalse(badPool.path("allowed").asBoolean());
-    assertTrue(
-        badPool.path("status").path("message").asText().startsWith("spec.communities[1]: "),
-        badPool.toString());
+    assertTrue(message(badPool).startsWith("spec.communities[1]: "), badPool.toString());
   }
 
   @Test

@@ -14,13 +14,9 @@ import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.CrdManifests;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
@@ -54,7 +50,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AdvertisementAttrsE2eTest {
   private static final String NODE = "worker1";
-  private static final String PEER = NODE + "-65001-192.0.2.1";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   @RegisterExtension final Testbed testbed = new Testbed();
@@ -185,31 +180,18 @@ class AdvertisementAttrsE2eTest {
           .create();
     }
     client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L,
-                    "192.0.2.2",
-                    new SpeakerConfig("127.0.0.1:" + relay.port(), 5L, false),
-                    null)))
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:" + relay.port()))
         .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65001L,
+    client
+        .resource(
+            ControllerObjects.peer(
+                NODE,
+                65001,
                 "192.0.2.1",
                 null,
                 null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
-    client.resource(peer).create();
+                Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1")))
+        .create();
 
     informers = new Informers(client);
     events = new Events(client);

@@ -5,19 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.agent.bgp.BgpAgent;
-import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
-import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
+import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Programs;
@@ -47,7 +42,9 @@ class AgentE2eTest {
   static KubernetesClient client;
 
   private static final String NODE = "worker1";
-  private static final String PEER = NODE + "-65000-192.0.2.1";
+  private static final String PEER = ControllerObjects.peerName(NODE, 65000, "192.0.2.1");
+  private static final Map<String, String> CONNECT_RETRY_1S =
+      Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1");
 
   @RegisterExtension final Testbed testbed = new Testbed();
   private BgpAgent agent;
@@ -58,35 +55,7 @@ class AgentE2eTest {
     if (agent != null) {
       agent.close();
     }
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client
-        .resources(BGPPeer.class)
-        .list()
-        .getItems()
-        .forEach(
-            p ->
-                client
-                    .resource(p)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear();
-                          return c;
-                        }));
-    client.resources(BGPPeer.class).delete();
-    client
-        .resources(NodeBGP.class)
-        .list()
-        .getItems()
-        .forEach(
-            n ->
-                client
-                    .resource(n)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear(); // the agent's
-                          return c;
-                        }));
-    client.resources(NodeBGP.class).delete();
+    MockApiCleanup.deleteBgpObjects(client);
     if (relay != null) {
       relay.close();
     }
@@ -99,39 +68,15 @@ class AgentE2eTest {
     Node f = t.node("frr");
     t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
     SartdNode sartd = SartdNode.start(s);
-    Router frr =
-        RouterKind.FRR
-            .create(
-                f, RouterConfig.of(65000, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65001)))
-            .start();
+    Router frr = startFrr(f);
     relay = NamespaceRelay.into(s, 5000);
 
     client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L,
-                    "192.0.2.2",
-                    new SpeakerConfig("127.0.0.1:" + relay.port(), 5L, false),
-                    null)))
+        .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:" + relay.port()))
         .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65000L,
-                "192.0.2.1",
-                9L,
-                3L,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
-    client.resource(peer).create();
+    client
+        .resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", 9L, 3L, CONNECT_RETRY_1S))
+        .create();
     agent = new BgpAgent(client, NODE, Duration.ofSeconds(30)).start();
 
     frr.awaitEstablished("192.0.2.2");
@@ -193,75 +138,26 @@ class AgentE2eTest {
     Node f = t.node("frr");
     t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
     SartdNode.start(s);
-    Router frr =
-        RouterKind.FRR
-            .create(
-                f, RouterConfig.of(65000, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65001)))
-            .start();
+    Router frr = startFrr(f);
     relay = NamespaceRelay.into(s, 5000);
-    java.nio.file.Path kubeconfig = dir.resolve("kubeconfig");
-    java.nio.file.Files.writeString(
-        kubeconfig,
-        String.join(
-            "\n",
-            "apiVersion: v1",
-            "kind: Config",
-            "clusters:",
-            "- name: mock",
-            "  cluster:",
-            "    server: " + client.getConfiguration().getMasterUrl(),
-            "    insecure-skip-tls-verify: true",
-            "users:",
-            "- name: agent",
-            "  user:",
-            "    token: test",
-            "contexts:",
-            "- name: mock",
-            "  context:",
-            "    cluster: mock",
-            "    user: agent",
-            "current-context: mock",
-            ""));
-    client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L, "192.0.2.2", new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
-        .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65000L,
-                "192.0.2.1",
-                null,
-                null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    client.resource(peer).create();
+    java.nio.file.Path kubeconfig =
+        MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration().getMasterUrl());
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
+    client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
     advert("lb-2", "203.0.113.20/32");
     Process agentProcess =
         Programs.processBuilder(
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.sart.sartd.Sartd",
-                "agent",
-                "--mode=lb",
-                "--kubeconfig",
-                kubeconfig.toString(),
-                "--node-name",
-                NODE,
-                "--speaker-endpoint",
-                "127.0.0.1:" + relay.port(),
-                "--metrics-address",
-                "127.0.0.1:0")
+                JavaMains.sartd(
+                    "agent",
+                    "--mode=lb",
+                    "--kubeconfig",
+                    kubeconfig.toString(),
+                    "--node-name",
+                    NODE,
+                    "--speaker-endpoint",
+                    "127.0.0.1:" + relay.port(),
+                    "--metrics-address",
+                    "127.0.0.1:0"))
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("agent.log").toFile())
             .start();
@@ -269,13 +165,7 @@ class AgentE2eTest {
       // a JVM with fabric8 starts slowly on a busy machine: wait for the agent's first status write
       await("sartd agent configured the speaker")
           .atMost(Duration.ofSeconds(120))
-          .until(
-              () -> {
-                NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
-                return nb.getStatus() != null
-                    && nb.getStatus().conditions() != null
-                    && !nb.getStatus().conditions().isEmpty();
-              });
+          .until(AgentE2eTest::nodeBgpHasCondition);
       await("BGPPeer Established")
           .atMost(Duration.ofSeconds(60))
           .until(() -> peerStatus() == BGPPeerCondition.Status.Established);
@@ -307,50 +197,15 @@ class AgentE2eTest {
     Node s = t.node("sart");
     Node f = t.node("frr");
     t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
-    Router frr =
-        RouterKind.FRR
-            .create(
-                f,
-                RouterConfig.of(65000, "192.0.2.1")
-                    .neighbor(Neighbor.of("192.0.2.2", 65001))
-                    .originate("198.51.100.128/25"))
-            .start();
-    relay =
-        NamespaceRelay.outOf(
-            s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
-    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
-    client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L, "192.0.2.2", new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
-        .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65000L,
-                "192.0.2.1",
-                null,
-                null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    client.resource(peer).create();
+    Router frr = startFrr(f, "198.51.100.128/25");
+    java.nio.file.Path kubeconfig = kubeconfigInside(s, dir);
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
+    client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
     advert("lb-3", "203.0.113.30/32");
     dev.sart.testbed.ManagedProcess node =
         s.spawn(
             "sartd-node",
-            List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.sart.sartd.Sartd",
+            JavaMains.sartd(
                 "node",
                 "--kubeconfig",
                 kubeconfig.toString(),
@@ -361,13 +216,7 @@ class AgentE2eTest {
     try {
       await("sartd node configured its speaker")
           .atMost(Duration.ofSeconds(120))
-          .until(
-              () -> {
-                NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
-                return nb.getStatus() != null
-                    && nb.getStatus().conditions() != null
-                    && !nb.getStatus().conditions().isEmpty();
-              });
+          .until(AgentE2eTest::nodeBgpHasCondition);
       frr.awaitEstablished("192.0.2.2");
       frr.awaitRoute("203.0.113.30/32");
       await()
@@ -375,9 +224,9 @@ class AgentE2eTest {
           .until(() -> advertStatus("lb-3").get(PEER) == AdvertiseStatus.Advertised);
       await("the agent's endpoint in sartd node ready")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> http(s, "/readyz").code() == 200);
+          .until(() -> NodeHttp.get(s, "/readyz").code() == 200);
       assertTrue(
-          http(s, "/metrics")
+          NodeHttp.get(s, "/metrics")
               .body()
               .contains(
                   "sart_agent_bgp_peer_status{peer=\"" + PEER + "\",status=\"Established\"} 1.0"));
@@ -410,81 +259,39 @@ class AgentE2eTest {
     Node s = t.node("sart");
     Node f = t.node("frr");
     t.link(s, f).addresses("192.0.2.2/30", "192.0.2.1/30");
-    Router frr =
-        RouterKind.FRR
-            .create(
-                f, RouterConfig.of(65000, "192.0.2.1").neighbor(Neighbor.of("192.0.2.2", 65001)))
-            .start();
-    relay =
-        NamespaceRelay.outOf(
-            s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
-    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
+    Router frr = startFrr(f);
+    java.nio.file.Path kubeconfig = kubeconfigInside(s, dir);
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
     client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L, "192.0.2.2", new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
+        .resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, CONNECT_RETRY_1S))
         .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65000L,
-                "192.0.2.1",
-                null,
-                null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
-    client.resource(peer).create();
     dev.sart.testbed.ManagedProcess agentProcess =
         s.spawn(
             "sartd-agent",
-            List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.sart.sartd.Sartd",
-                "agent",
-                "--mode=lb",
-                "--kubeconfig",
-                kubeconfig.toString(),
-                "--node-name",
-                NODE));
+            JavaMains.sartd(
+                "agent", "--mode=lb", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE));
     try {
       await("sartd agent serves /healthz")
           .atMost(Duration.ofSeconds(120))
           .pollInterval(Duration.ofMillis(500))
           .failFast("sartd agent exited", () -> !agentProcess.isAlive())
-          .until(() -> http(s, "/healthz").code() == 200);
+          .until(() -> NodeHttp.get(s, "/healthz").code() == 200);
       // no speaker yet: the NodeBGP says so, the agent is not ready and counts failed passes
       await("NodeBGP Unavailable")
           .atMost(Duration.ofSeconds(60))
-          .until(
-              () -> {
-                NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
-                return nb.getStatus() != null
-                    && nb.getStatus().conditions() != null
-                    && !nb.getStatus().conditions().isEmpty();
-              });
-      assertEquals(503, http(s, "/readyz").code(), "ready without a speaker");
+          .until(AgentE2eTest::nodeBgpHasCondition);
+      assertEquals(503, NodeHttp.get(s, "/readyz").code(), "ready without a speaker");
       // the pass that wrote the status ends after it (the BGPPeer's status too): then it is counted
       await("a failed pass counted")
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(500))
           .until(
               () ->
-                  metric(
-                          http(s, "/metrics").body(),
+                  NodeHttp.metric(
+                          NodeHttp.get(s, "/metrics").body(),
                           "sart_agent_reconciliation_errors_total{instance=\"worker1\",resource=\"bgp\"}")
                       >= 1);
-      String m = http(s, "/metrics").body();
+      String m = NodeHttp.get(s, "/metrics").body();
       assertTrue(
           m.contains("sart_agent_node_bgp_status{name=\"worker1\",status=\"Unavailable\"} 1.0"), m);
 
@@ -493,25 +300,28 @@ class AgentE2eTest {
       await("sartd agent ready")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(500))
-          .until(() -> http(s, "/readyz").code() == 200);
+          .until(() -> NodeHttp.get(s, "/readyz").code() == 200);
       frr.awaitEstablished("192.0.2.2");
       await("peer state in the metrics")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(500))
           .until(
               () ->
-                  http(s, "/metrics")
+                  NodeHttp.get(s, "/metrics")
                       .body()
                       .contains(
                           "sart_agent_bgp_peer_status{peer=\""
                               + PEER
                               + "\",status=\"Established\"} 1.0"));
-      m = http(s, "/metrics").body();
+      m = NodeHttp.get(s, "/metrics").body();
       assertTrue(
           m.contains("sart_agent_node_bgp_status{name=\"worker1\",status=\"Available\"} 1.0"), m);
-      assertEquals(0.0, metric(m, "sart_agent_node_bgp_backoff_count_total{name=\"worker1\"}"), m);
+      assertEquals(
+          0.0, NodeHttp.metric(m, "sart_agent_node_bgp_backoff_count_total{name=\"worker1\"}"), m);
       assertTrue(
-          metric(m, "sart_agent_reconciliation_total{instance=\"worker1\",resource=\"bgp\"}") >= 2,
+          NodeHttp.metric(
+                  m, "sart_agent_reconciliation_total{instance=\"worker1\",resource=\"bgp\"}")
+              >= 2,
           m);
       assertTrue(m.contains("sart_agent_reconcile_duration_seconds_bucket{"), m);
       assertTrue(
@@ -534,22 +344,13 @@ class AgentE2eTest {
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     Topology t = testbed.topology();
     Node s = t.node("sart");
-    relay =
-        NamespaceRelay.outOf(
-            s, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
-    java.nio.file.Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:" + relay.port());
+    java.nio.file.Path kubeconfig = kubeconfigInside(s, dir);
     java.nio.file.Path cni =
         java.nio.file.Files.writeString(
             dir.resolve("cni.json"),
             "{\"socket\": \"" + dir.resolve("sart.sock") + "\", \"nodeAddress4\": \"192.0.2.2\"}");
-    client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L, "192.0.2.2", new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
-        .create();
-    client.resource(peer(PEER, 65000L, "192.0.2.1")).create();
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
+    client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
     dev.sart.crds.AddressBlock block =
         new dev.sart.crds.AddressBlock(
             "pod-pool-0",
@@ -563,12 +364,7 @@ class AgentE2eTest {
     dev.sart.testbed.ManagedProcess agentProcess =
         s.spawn(
             "sartd-agent",
-            List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.sart.sartd.Sartd",
+            JavaMains.sartd(
                 "agent",
                 "--mode=cni",
                 "--kubeconfig",
@@ -585,8 +381,8 @@ class AgentE2eTest {
           .pollInterval(Duration.ofMillis(500))
           .failFast("sartd agent exited", () -> !agentProcess.isAlive())
           .until(() -> blockAdvertPeers().equals(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
-      String second = NODE + "-65003-192.0.2.9";
-      client.resource(peer(second, 65003L, "192.0.2.9")).create();
+      String second = ControllerObjects.peerName(NODE, 65003, "192.0.2.9");
+      client.resource(ControllerObjects.peer(NODE, 65003, "192.0.2.9", null, null, null)).create();
       await("the new peer in the block's advertisement")
           .atMost(Duration.ofSeconds(15))
           .pollInterval(Duration.ofMillis(200))
@@ -612,24 +408,6 @@ class AgentE2eTest {
     }
   }
 
-  private static BGPPeer peer(String name, long asn, String addr) {
-    BGPPeer p =
-        new BGPPeer(
-            name,
-            new BGPPeerSpec(
-                asn,
-                addr,
-                null,
-                null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    return p;
-  }
-
   private static Map<String, AdvertiseStatus> blockAdvertPeers() {
     BGPAdvertisement a =
         client
@@ -642,77 +420,38 @@ class AgentE2eTest {
         : a.getStatus().peers();
   }
 
-  private record Http(int code, String body) {}
-
-  /** GET http://127.0.0.1:8000/path inside the node (the agent listens on the node's loopback). */
-  private static Http http(Node node, String path) throws Exception {
-    java.util.concurrent.ExecutorService ex =
-        java.util.concurrent.Executors.newSingleThreadExecutor(
-            dev.sart.testbed.NamespaceThreads.factory(node, "http"));
-    try {
-      return ex.submit(
-              () -> {
-                java.net.HttpURLConnection c =
-                    (java.net.HttpURLConnection)
-                        java.net
-                            .URI
-                            .create("http://127.0.0.1:8000" + path)
-                            .toURL()
-                            .openConnection();
-                try {
-                  int code = c.getResponseCode();
-                  java.io.InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream();
-                  return new Http(
-                      code,
-                      in == null
-                          ? ""
-                          : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                } catch (java.io.IOException e) {
-                  return new Http(-1, e.toString());
-                } finally {
-                  c.disconnect();
-                }
-              })
-          .get();
-    } finally {
-      ex.shutdownNow();
-    }
+  /**
+   * FRR in {@code f}: AS 65000 at 192.0.2.1, peering with AS 65001 at 192.0.2.2 (the node),
+   * announcing {@code originate}.
+   */
+  private static Router startFrr(Node f, String... originate) {
+    return RouterKind.FRR
+        .create(
+            f,
+            RouterConfig.of(65000, "192.0.2.1")
+                .neighbor(Neighbor.of("192.0.2.2", 65001))
+                .originate(originate))
+        .start();
   }
 
-  /** The value of one series in a Prometheus exposition (NaN when absent). */
-  private static double metric(String exposition, String series) {
-    return exposition
-        .lines()
-        .filter(l -> l.startsWith(series + " "))
-        .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1).strip()))
-        .findFirst()
-        .orElse(Double.NaN);
-  }
-
-  private static java.nio.file.Path kubeconfig(java.nio.file.Path dir, String server)
+  /**
+   * A kubeconfig in {@code dir} for a process inside the node: the mock API server reached through
+   * a relay out of the node's namespace.
+   */
+  private java.nio.file.Path kubeconfigInside(Node node, java.nio.file.Path dir)
       throws java.io.IOException {
-    return java.nio.file.Files.writeString(
-        dir.resolve("kubeconfig"),
-        String.join(
-            "\n",
-            "apiVersion: v1",
-            "kind: Config",
-            "clusters:",
-            "- name: mock",
-            "  cluster:",
-            "    server: " + server,
-            "    insecure-skip-tls-verify: true",
-            "users:",
-            "- name: agent",
-            "  user:",
-            "    token: test",
-            "contexts:",
-            "- name: mock",
-            "  context:",
-            "    cluster: mock",
-            "    user: agent",
-            "current-context: mock",
-            ""));
+    relay =
+        NamespaceRelay.outOf(
+            node, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
+    return MockKubeconfig.write(dir.resolve("kubeconfig"), "https://127.0.0.1:" + relay.port());
+  }
+
+  /** The agent wrote the NodeBGP's status: it has reached (or failed to reach) its speaker. */
+  private static boolean nodeBgpHasCondition() {
+    NodeBGP nb = client.resources(NodeBGP.class).withName(NODE).get();
+    return nb.getStatus() != null
+        && nb.getStatus().conditions() != null
+        && !nb.getStatus().conditions().isEmpty();
   }
 
   private static BGPPeerCondition.Status peerStatus() {
@@ -725,23 +464,10 @@ class AgentE2eTest {
     return p.getStatus().conditions().getLast().status();
   }
 
+  /** The Service's advertisement as the controller makes it: to be announced to the peer. */
   private static void advert(String name, String cidr) {
-    client
-        .resource(
-            new BGPAdvertisement(
-                "default",
-                name,
-                new BGPAdvertisementSpec(cidr, AddressType.SERVICE, Protocol.IPV4, null)))
-        .create();
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("default")
-        .withName(name)
-        .editStatus(
-            a -> {
-              a.setStatus(new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
-              return a;
-            });
+    ControllerObjects.advert(
+        client, "default", name, cidr, Map.of(PEER, AdvertiseStatus.NotAdvertised));
   }
 
   private static Map<String, AdvertiseStatus> advertStatus(String name) {

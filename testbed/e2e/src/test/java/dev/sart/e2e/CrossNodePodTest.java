@@ -1,5 +1,8 @@
 package dev.sart.e2e;
 
+import static dev.sart.e2e.PodNodes.N1;
+import static dev.sart.e2e.PodNodes.N2;
+import static dev.sart.e2e.PodNodes.peerName;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,43 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.agent.bgp.BgpAgent;
-import dev.sart.agent.cni.AgentConfig;
-import dev.sart.agent.cni.CniAgent;
-import dev.sart.agent.kube.BlockSource;
-import dev.sart.agent.kube.KubeIpam;
-import dev.sart.agent.kube.PoolSelector;
-import dev.sart.crds.AddressBlock;
-import dev.sart.crds.AddressBlockSpec;
-import dev.sart.crds.AddressPool;
-import dev.sart.crds.AddressPoolSpec;
-import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementStatus;
-import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.Node;
-import dev.sart.testbed.Programs;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,28 +49,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CrossNodePodTest {
   static KubernetesClient client;
 
-  private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
-  private static final String POOL = "default-pod-pool";
-
-  /** node name, its link address (also the pods' gateway), AS, its pod block. */
-  private record Member(String name, String address, long asn, String block) {}
-
-  private static final Member N1 = new Member("node1", "192.0.2.1", 65001, "198.51.100.0/28");
-  private static final Member N2 = new Member("node2", "192.0.2.2", 65002, "198.51.100.16/28");
   private static final int BGP_PROTOCOL = 186;
-
-  private static final String FIB_CONFIG =
-      """
-      endpoint: 127.0.0.1:5001
-      channels:
-        - name: bgp-to-kernel
-          subscribers:
-            - protocol: bgp
-              endpoint: 127.0.0.1:5000
-          publishers:
-            - protocol: kernel
-              tables: [254]
-      """;
 
   @RegisterExtension final Testbed testbed = new Testbed();
 
@@ -101,115 +60,13 @@ class CrossNodePodTest {
     for (AutoCloseable c : closing.reversed()) {
       c.close();
     }
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client
-        .resources(BGPPeer.class)
-        .list()
-        .getItems()
-        .forEach(
-            p ->
-                client
-                    .resource(p)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear();
-                          return c;
-                        }));
-    client.resources(BGPPeer.class).delete();
-    client
-        .resources(NodeBGP.class)
-        .list()
-        .getItems()
-        .forEach(
-            n ->
-                client
-                    .resource(n)
-                    .edit(
-                        c -> {
-                          c.getMetadata().getFinalizers().clear(); // the agent's
-                          return c;
-                        }));
-    client.resources(NodeBGP.class).delete();
-    client.resources(AddressBlock.class).delete();
-    client.resources(AddressPool.class).delete();
-    client.pods().inAnyNamespace().delete();
-  }
-
-  private static String peerName(Member self, Member other) {
-    return self.name() + "-" + other.asn() + "-" + other.address();
-  }
-
-  /**
-   * What sart's controller would have made for {@code self}: NodeBGP, a BGPPeer to the other node,
-   * its block.
-   */
-  private static void cluster(Member self, Member other, int index) {
-    client
-        .resource(
-            new NodeBGP(
-                self.name(),
-                new NodeBGPSpec(
-                    self.asn(),
-                    self.address(),
-                    new SpeakerConfig("127.0.0.1:5000", 5L, false),
-                    null)))
-        .create();
-    BGPPeer peer =
-        new BGPPeer(
-            peerName(self, other),
-            new BGPPeerSpec(
-                other.asn(),
-                other.address(),
-                9L,
-                3L,
-                null,
-                self.name(),
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, self.name()));
-    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
-    client.resource(peer).create();
-    AddressBlock b =
-        new AddressBlock(
-            POOL + "-" + index,
-            new AddressBlockSpec(self.block(), AddressType.POD, POOL, self.name(), null));
-    b.getMetadata()
-        .setLabels(
-            Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, self.name(), Sart.ADDRESS_POOL_LABEL, POOL));
-    client.resource(b).create();
-  }
-
-  /**
-   * The node's daemons and the CNI side of its agent (which makes the block's BGPAdvertisement at
-   * start-up); returns the speaker's API as reached from the test JVM.
-   */
-  private String startNode(Member self, Node node) throws Exception {
-    SartdNode.start(node);
-    FibNode.start(node, FIB_CONFIG, "sartd-fib");
-    NamespaceRelay relay = NamespaceRelay.into(node, 5000);
-    closing.add(relay);
-    AgentConfig config =
-        AgentConfig.of(
-            node.dir().resolve("sart.sock"),
-            Path.of("/var/run/netns", node.netns()),
-            self.address(),
-            null,
-            List.of(),
-            null);
-    closing.add(
-        CniAgent.start(
-            config,
-            new KubeIpam(
-                new BlockSource(client, self.name(), Duration.ofSeconds(10)),
-                new PoolSelector(client))));
-    return "127.0.0.1:" + relay.port();
+    PodNodes.deleteAll(client);
   }
 
   /**
    * The BGP side of the node's agent: configures the speaker, its peer, and announces the block.
    */
-  private void startBgpAgent(Member self, String speaker) {
+  private void startBgpAgent(PodNodes.Member self, String speaker) {
     closing.add(new BgpAgent(client, self.name(), Duration.ofSeconds(30), speaker).start());
   }
 
@@ -222,18 +79,12 @@ class CrossNodePodTest {
     Node podA = t.node("poda");
     Node podB = t.node("podb");
     t.link(n1, n2).addresses(N1.address() + "/30", N2.address() + "/30");
-    client
-        .resource(
-            new AddressPool(
-                POOL, new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true)))
-        .create();
-    cluster(N1, N2, 0);
-    cluster(N2, N1, 1);
-    String speaker1 = startNode(N1, n1);
-    String speaker2 = startNode(N2, n2);
+    PodNodes.createClusterObjects(client);
+    String speaker1 = "127.0.0.1:" + PodNodes.startNode(client, N1, n1, closing).port();
+    String speaker2 = "127.0.0.1:" + PodNodes.startNode(client, N2, n2, closing).port();
 
-    String a = add(n1, podA, "a1b2c3d4e5f6", "pod-a");
-    String b = add(n2, podB, "f6e5d4c3b2a1", "pod-b");
+    String a = PodNodes.addPod(client, N1, n1, podA, "a1b2c3d4e5f6", "pod-a");
+    String b = PodNodes.addPod(client, N2, n2, podB, "f6e5d4c3b2a1", "pod-b");
     assertTrue(
         a.startsWith("198.51.100.") && Integer.parseInt(a.substring(11)) < 16,
         a + " is not in " + N1.block());
@@ -268,7 +119,7 @@ class CrossNodePodTest {
     client
         .resources(BGPAdvertisement.class)
         .inNamespace("kube-system")
-        .withName(POOL + "-1")
+        .withName(PodNodes.blockName(N2))
         .editStatus(
             x -> {
               x.setStatus(
@@ -284,77 +135,6 @@ class CrossNodePodTest {
         "pod B keeps its address");
     assertFalse(ping(podA, b), "pod A still reached pod B after the withdrawal");
     assertEquals(N1.block() + " via " + N1.address(), learned(n2), "node2 keeps node1's block");
-  }
-
-  /** ADD through the plugin; the pod's IPv4 address from the result. */
-  private static String add(Node node, Node pod, String containerId, String podName)
-      throws Exception {
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("default")
-                .withName(podName)
-                .endMetadata()
-                .build())
-        .create();
-    String conf =
-        "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"type\":\"sart-cni\",\"endpoint\":\""
-            + node.dir().resolve("sart.sock")
-            + "\",\"timeout\":60}";
-    Map<String, String> env =
-        Map.of(
-            "CNI_COMMAND",
-            "ADD",
-            "CNI_CONTAINERID",
-            containerId,
-            "CNI_NETNS",
-            "/var/run/netns/" + pod.netns(),
-            "CNI_IFNAME",
-            "eth0",
-            "CNI_PATH",
-            "/opt/cni/bin",
-            "CNI_ARGS",
-            "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME="
-                + podName
-                + ";K8S_POD_INFRA_CONTAINER_ID="
-                + containerId);
-    String out = plugin(env, conf);
-    JsonNode result = new ObjectMapper().readTree(out);
-    List<String> ips = result.path("ips").findValuesAsText("address");
-    assertEquals(1, ips.size(), out);
-    return ips.getFirst().split("/")[0];
-  }
-
-  /**
-   * The plugin's main ({@code dev.sart.cni.SartCni}, what sart-cni's launcher runs) executed as a
-   * runtime executes a plugin: only the CNI_* environment, the netconf on stdin, the result on
-   * stdout.
-   */
-  private static String plugin(Map<String, String> env, String stdin) throws Exception {
-    ProcessBuilder pb =
-        Programs.processBuilder(
-            JAVA,
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            "dev.sart.cni.SartCni");
-    pb.environment().clear();
-    pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
-    pb.environment().putAll(env);
-    pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-    Process p = pb.start();
-    try (OutputStream in = p.getOutputStream()) {
-      in.write(stdin.getBytes(StandardCharsets.UTF_8));
-    }
-    String out;
-    try (InputStream o = p.getInputStream()) {
-      out = new String(o.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the plugin did not finish");
-    assertEquals(0, p.exitValue(), "sart-cni " + env.get("CNI_COMMAND") + ": " + out);
-    return out;
   }
 
   /**
@@ -389,12 +169,12 @@ class CrossNodePodTest {
     return r.ok();
   }
 
-  private static Map<String, AdvertiseStatus> status(Member m) {
+  private static Map<String, AdvertiseStatus> status(PodNodes.Member m) {
     BGPAdvertisement a =
         client
             .resources(BGPAdvertisement.class)
             .inNamespace("kube-system")
-            .withName(POOL + "-" + (m == N1 ? 0 : 1))
+            .withName(PodNodes.blockName(m))
             .get();
     return a == null || a.getStatus() == null || a.getStatus().peers() == null
         ? Map.of()

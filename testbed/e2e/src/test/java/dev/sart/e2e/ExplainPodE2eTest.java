@@ -1,5 +1,7 @@
 package dev.sart.e2e;
 
+import static dev.sart.e2e.PodNodes.N1;
+import static dev.sart.e2e.PodNodes.N2;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,40 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sart.agent.bgp.BgpAgent;
-import dev.sart.agent.cni.AgentConfig;
-import dev.sart.agent.cni.CniAgent;
-import dev.sart.agent.kube.BlockSource;
-import dev.sart.agent.kube.KubeIpam;
-import dev.sart.agent.kube.PoolSelector;
-import dev.sart.crds.AddressBlock;
-import dev.sart.crds.AddressBlockSpec;
-import dev.sart.crds.AddressPool;
-import dev.sart.crds.AddressPoolSpec;
-import dev.sart.crds.AddressType;
-import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Programs;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,27 +40,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ExplainPodE2eTest {
   static KubernetesClient client;
 
-  private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
-  private static final String POOL = "default-pod-pool";
-
-  private record Member(String name, String address, long asn, String block) {}
-
-  private static final Member N1 = new Member("node1", "192.0.2.1", 65001, "198.51.100.0/28");
-  private static final Member N2 = new Member("node2", "192.0.2.2", 65002, "198.51.100.16/28");
-
-  private static final String FIB_CONFIG =
-      """
-      endpoint: 127.0.0.1:5001
-      channels:
-        - name: bgp-to-kernel
-          subscribers:
-            - protocol: bgp
-              endpoint: 127.0.0.1:5000
-          publishers:
-            - protocol: kernel
-              tables: [254]
-      """;
-
   @RegisterExtension final Testbed testbed = new Testbed();
 
   private final List<AutoCloseable> closing = new ArrayList<>();
@@ -94,73 +54,12 @@ class ExplainPodE2eTest {
     if (kubeconfig != null) {
       Files.deleteIfExists(kubeconfig);
     }
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    for (var p : client.resources(BGPPeer.class).list().getItems()) {
-      client.resource(p).edit(c -> clearFinalizers(c));
-    }
-    client.resources(BGPPeer.class).delete();
-    for (var n : client.resources(NodeBGP.class).list().getItems()) {
-      client.resource(n).edit(c -> clearFinalizers(c));
-    }
-    client.resources(NodeBGP.class).delete();
-    client.resources(AddressBlock.class).delete();
-    client.resources(AddressPool.class).delete();
-    client.pods().inAnyNamespace().delete();
-  }
-
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> T clearFinalizers(T o) {
-    o.getMetadata().getFinalizers().clear(); // the agent's
-    return o;
-  }
-
-  private static String peerName(Member self, Member other) {
-    return self.name() + "-" + other.asn() + "-" + other.address();
-  }
-
-  /** What the controller makes for a node: NodeBGP, a BGPPeer to the other node, its block. */
-  private static void cluster(Member self, Member other, int index) {
-    client
-        .resource(
-            new NodeBGP(
-                self.name(),
-                new NodeBGPSpec(
-                    self.asn(),
-                    self.address(),
-                    new SpeakerConfig("127.0.0.1:5000", 5L, false),
-                    null)))
-        .create();
-    BGPPeer peer =
-        new BGPPeer(
-            peerName(self, other),
-            new BGPPeerSpec(
-                other.asn(),
-                other.address(),
-                9L,
-                3L,
-                null,
-                self.name(),
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, self.name()));
-    peer.getMetadata().setAnnotations(Map.of("bgppeer.sart.terassyi.net/connect-retry-time", "1"));
-    client.resource(peer).create();
-    AddressBlock b =
-        new AddressBlock(
-            POOL + "-" + index,
-            new AddressBlockSpec(self.block(), AddressType.POD, POOL, self.name(), null));
-    b.getMetadata()
-        .setLabels(
-            Map.of(Sart.ADDRESS_BLOCK_NODE_LABEL, self.name(), Sart.ADDRESS_POOL_LABEL, POOL));
-    client.resource(b).create();
+    PodNodes.deleteAll(client);
   }
 
   /** The node's sartd bgp and fib, the agent (CNI and BGP sides), relays to the two APIs. */
-  private void startNode(Member self, Node node) throws Exception {
-    SartdNode.start(node);
-    FibNode.start(node, FIB_CONFIG, "sartd-fib");
-    NamespaceRelay speaker = NamespaceRelay.into(node, 5000);
-    closing.add(speaker);
+  private void startNode(PodNodes.Member self, Node node) throws Exception {
+    NamespaceRelay speaker = PodNodes.startNode(client, self, node, closing);
     NamespaceRelay fib = NamespaceRelay.into(node, 5001);
     closing.add(fib);
     endpoints.addAll(
@@ -169,20 +68,6 @@ class ExplainPodE2eTest {
             self.name() + "=127.0.0.1:" + speaker.port(),
             "--fib",
             self.name() + "=127.0.0.1:" + fib.port()));
-    AgentConfig config =
-        AgentConfig.of(
-            node.dir().resolve("sart.sock"),
-            Path.of("/var/run/netns", node.netns()),
-            self.address(),
-            null,
-            List.of(),
-            null);
-    closing.add(
-        CniAgent.start(
-            config,
-            new KubeIpam(
-                new BlockSource(client, self.name(), Duration.ofSeconds(10)),
-                new PoolSelector(client))));
     closing.add(
         new BgpAgent(client, self.name(), Duration.ofSeconds(30), "127.0.0.1:" + speaker.port())
             .start());
@@ -195,17 +80,13 @@ class ExplainPodE2eTest {
     Node n2 = t.node("node2");
     Node podA = t.node("poda");
     t.link(n1, n2).addresses(N1.address() + "/30", N2.address() + "/30");
-    client
-        .resource(
-            new AddressPool(
-                POOL, new AddressPoolSpec("198.51.100.0/24", AddressType.POD, 28, true)))
-        .create();
-    cluster(N1, N2, 0);
-    cluster(N2, N1, 1);
+    PodNodes.createClusterObjects(client);
     startNode(N1, n1);
     startNode(N2, n2);
-    kubeconfig = kubeconfig();
-    String a = add(N1, n1, podA, "a1b2c3d4e5f6", "pod-a");
+    kubeconfig =
+        MockKubeconfig.write(
+            Files.createTempFile("explain", ".kubeconfig"), client.getMasterUrl().toString());
+    String a = PodNodes.addPod(client, N1, n1, podA, "a1b2c3d4e5f6", "pod-a");
     await("node2 learned node1's block")
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(500))
@@ -246,33 +127,6 @@ class ExplainPodE2eTest {
     sample("explain-pod-no-host-route.txt", broken.out());
   }
 
-  private Path kubeconfig() throws Exception {
-    Path f = Files.createTempFile("explain", ".kubeconfig");
-    Files.writeString(
-        f,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: mock
-          cluster:
-            server: %s
-            insecure-skip-tls-verify: true
-        contexts:
-        - name: mock
-          context:
-            cluster: mock
-            user: tester
-        current-context: mock
-        users:
-        - name: tester
-          user:
-            token: test
-        """
-            .formatted(client.getMasterUrl().toString()));
-    return f;
-  }
-
   record Run(int code, String out, String err) {
     JsonNode json() throws Exception {
       return new ObjectMapper().readTree(out);
@@ -283,16 +137,7 @@ class ExplainPodE2eTest {
   private Run explain(String... args) throws Exception {
     List<String> argv =
         new ArrayList<>(
-            List.of(
-                JAVA,
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.sart.cli.Sart",
-                "explain",
-                "--kubeconfig",
-                kubeconfig.toString()));
+            JavaMains.tool("dev.sart.cli.Sart", "explain", "--kubeconfig", kubeconfig.toString()));
     argv.addAll(endpoints);
     argv.addAll(List.of(args));
     Process p = Programs.processBuilder(argv.toArray(String[]::new)).start();
@@ -313,81 +158,6 @@ class ExplainPodE2eTest {
     }
     assertTrue(p.waitFor(120, TimeUnit.SECONDS), "sart explain did not finish");
     return new Run(p.exitValue(), out, err.get(30, TimeUnit.SECONDS));
-  }
-
-  /** ADD through the plugin as a runtime runs it; the kubelet's part: nodeName and podIPs. */
-  private static String add(Member m, Node node, Node pod, String containerId, String podName)
-      throws Exception {
-    var created =
-        client
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withNamespace("default")
-                    .withName(podName)
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName(m.name())
-                    .addNewContainer()
-                    .withName("app")
-                    .withImage("app")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
-    String conf =
-        "{\"cniVersion\":\"1.0.0\",\"name\":\"sart-network\",\"type\":\"sart-cni\",\"endpoint\":\""
-            + node.dir().resolve("sart.sock")
-            + "\",\"timeout\":60}";
-    Map<String, String> env =
-        Map.of(
-            "CNI_COMMAND",
-            "ADD",
-            "CNI_CONTAINERID",
-            containerId,
-            "CNI_NETNS",
-            "/var/run/netns/" + pod.netns(),
-            "CNI_IFNAME",
-            "eth0",
-            "CNI_PATH",
-            "/opt/cni/bin",
-            "CNI_ARGS",
-            "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME="
-                + podName
-                + ";K8S_POD_INFRA_CONTAINER_ID="
-                + containerId);
-    ProcessBuilder pb =
-        Programs.processBuilder(
-            JAVA,
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            "dev.sart.cni.SartCni");
-    pb.environment().clear();
-    pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
-    pb.environment().putAll(env);
-    pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-    Process p = pb.start();
-    try (OutputStream in = p.getOutputStream()) {
-      in.write(conf.getBytes(StandardCharsets.UTF_8));
-    }
-    String out;
-    try (InputStream o = p.getInputStream()) {
-      out = new String(o.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the plugin did not finish");
-    assertEquals(0, p.exitValue(), "sart-cni ADD: " + out);
-    String ip =
-        new ObjectMapper()
-            .readTree(out)
-            .path("ips")
-            .findValuesAsText("address")
-            .getFirst()
-            .split("/")[0];
-    created.setStatus(new PodStatusBuilder().withPodIP(ip).addNewPodIP(ip).build());
-    client.resource(created).updateStatus();
-    return ip;
   }
 
   /** Keeps a real output for the CLI's README (target/explain/). */

@@ -1,0 +1,218 @@
+package dev.sart.agent.egress;
+
+import dev.sart.fib.netlink.Family;
+import dev.sart.fib.netlink.Link;
+import dev.sart.fib.netlink.Neighbor;
+import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.NetlinkException;
+import dev.sart.fib.netlink.NextHop;
+import dev.sart.fib.netlink.NextHopFlag;
+import dev.sart.fib.netlink.Route;
+import dev.sart.fib.netlink.RouteFilter;
+import dev.sart.fib.netlink.Rule;
+import dev.sart.fib.netlink.Vxlan;
+import dev.sart.net.IpPrefix;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * The client end of the egress tunnels, inside a client pod's network namespace (coil's "Rules in a
+ * client Pod"), made level-triggered: {@link #apply} makes the namespace hold exactly the tunnels
+ * of {@code wanted} and removes every device, route and rule of ours that is not wanted (an empty
+ * list removes them all).
+ *
+ * <p>Per Egress: a VXLAN device (RFC 7348) {@code egr<vni>} to the egress Service's ClusterIP,
+ * whose MAC is derived from the pod's address, with a permanent neighbour entry "ClusterIP is at
+ * the gateway MAC" on it, so the Egress's destinations are routed {@code via <ClusterIP> dev
+ * egr<vni> onlink} with no ARP over the tunnel. Destinations that are a default route go to table
+ * 118, others to 117. Rules (protocol {@link EgressIds#PROTOCOL}): link-local and the tunnels'
+ * peers stay on the main table (else the tunnel would carry its own packets), then table 117, then
+ * the private ranges on the main table (pods, Services, nodes), then table 118.
+ *
+ * <p>Only IPv4 is carried (the MAC of a client is its IPv4 address); IPv6 destinations are skipped
+ * and logged.
+ */
+public final class ClientTunnels {
+  private static final Logger LOG = Logger.getLogger(ClientTunnels.class.getName());
+
+  /** RFC 1918 ranges coil keeps on the main table before the default-route table. */
+  static final List<IpPrefix> PRIVATE =
+      List.of(
+          IpPrefix.parse("10.0.0.0/8"),
+          IpPrefix.parse("172.16.0.0/12"),
+          IpPrefix.parse("192.168.0.0/16"));
+
+  static final IpPrefix LINK_LOCAL = IpPrefix.parse("169.254.0.0/16");
+
+  private static final int MAIN = 254;
+
+  private ClientTunnels() {}
+
+  /**
+   * Makes the namespace of {@code pod} hold exactly the tunnels of {@code wanted}.
+   *
+   * @param pod netlink inside the client pod
+   * @param podAddress the pod's IPv4 address (the tunnel's source, and its MAC)
+   * @param uplink the pod's interface the tunnels leave by (eth0)
+   */
+  public static void apply(
+      Netlink pod, InetAddress podAddress, String uplink, List<ClientEgress> wanted) {
+    var byDevice = new LinkedHashMap<String, ClientEgress>();
+    for (var e : wanted) {
+      if (!(e.peer() instanceof Inet4Address)) {
+        LOG.warning(
+            "egress skipped egress="
+                + e.namespace()
+                + "/"
+                + e.name()
+                + " reason=ipv6-service-not-carried");
+        continue;
+      }
+      byDevice.put(EgressIds.clientDevice(e.vni()), e);
+    }
+    // devices first (routes need them), then routes and rules; removal in the opposite order
+    var up = pod.links().get(uplink);
+    var indexes = new HashMap<String, Integer>();
+    for (var entry : byDevice.entrySet()) {
+      indexes.put(entry.getKey(), device(pod, entry.getKey(), entry.getValue(), podAddress, up));
+    }
+    routes(pod, byDevice, indexes);
+    rules(pod, byDevice.values());
+    for (var link : pod.links().list()) {
+      if (isOurs(link) && !byDevice.containsKey(link.name())) {
+        pod.links().delete(link.name());
+        LOG.info("egress tunnel removed device=" + link.name());
+      }
+    }
+  }
+
+  static boolean isOurs(Link link) {
+    return link.name().startsWith("egr") && "vxlan".equals(link.kind());
+  }
+
+  private static int device(
+      Netlink pod, String name, ClientEgress e, InetAddress podAddress, Link uplink) {
+    var vxlan = new Vxlan(e.vni(), null, e.peer(), e.port(), uplink.index(), false);
+    var existing = pod.links().find(name);
+    if (existing.isPresent()) {
+      var v = existing.get().vxlan();
+      if (v == null || !e.peer().equals(v.remote()) || v.port() != e.port() || v.vni() != e.vni()) {
+        pod.links().delete(name); // the Service's ClusterIP changed: a new tunnel
+        existing = java.util.Optional.empty();
+      }
+    }
+    if (existing.isEmpty()) {
+      pod.links().addVxlan(name, vxlan);
+      LOG.info(
+          "egress tunnel added device="
+              + name
+              + " egress="
+              + e.namespace()
+              + "/"
+              + e.name()
+              + " peer="
+              + e.peer().getHostAddress()
+              + " vni="
+              + e.vni());
+    }
+    pod.links().setMac(name, EgressIds.clientMac(podAddress));
+    pod.links().setMtu(name, uplink.mtu() - EgressIds.VXLAN_OVERHEAD);
+    pod.links().setUp(name);
+    int index = pod.links().get(name).index();
+    pod.neighbors().replace(Neighbor.permanent(index, e.peer(), EgressIds.gatewayMac(e.vni())));
+    return index;
+  }
+
+  private static void routes(
+      Netlink pod, Map<String, ClientEgress> byDevice, Map<String, Integer> indexes) {
+    var wanted = new HashMap<String, Route>();
+    for (var entry : byDevice.entrySet()) {
+      var e = entry.getValue();
+      int index = indexes.get(entry.getKey());
+      for (var d : e.destinations()) {
+        if (!d.isIpv4()) {
+          LOG.warning("egress destination skipped destination=" + d + " reason=ipv6-not-carried");
+          continue;
+        }
+        int table = d.length() == 0 ? EgressIds.CLIENT_DEFAULT_TABLE : EgressIds.CLIENT_TABLE;
+        var r =
+            Route.of(d)
+                .table(table)
+                .protocol(EgressIds.PROTOCOL)
+                .nextHop(new NextHop(e.peer(), index, 1, Set.of(NextHopFlag.ONLINK)))
+                .build();
+        wanted.put(table + " " + d, r);
+      }
+    }
+    for (var r : wanted.values()) {
+      pod.routes().replace(r);
+    }
+    for (int table : List.of(EgressIds.CLIENT_TABLE, EgressIds.CLIENT_DEFAULT_TABLE)) {
+      for (var r : pod.routes().list(RouteFilter.ALL.table(table).protocol(EgressIds.PROTOCOL))) {
+        if (!wanted.containsKey(table + " " + r.destination())) {
+          deleteQuietly(() -> pod.routes().delete(r));
+        }
+      }
+    }
+  }
+
+  private static void rules(Netlink pod, java.util.Collection<ClientEgress> egresses) {
+    var wanted = new ArrayList<Rule>();
+    if (!egresses.isEmpty()) {
+      wanted.add(rule(EgressIds.PREF_LINK_LOCAL, MAIN, LINK_LOCAL));
+      var peers = new HashSet<InetAddress>();
+      for (var e : egresses) {
+        if (peers.add(e.peer())) {
+          wanted.add(rule(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 32)));
+        }
+      }
+      wanted.add(rule(EgressIds.PREF_CLIENT_TABLE, EgressIds.CLIENT_TABLE, null));
+      for (int i = 0; i < PRIVATE.size(); i++) {
+        wanted.add(rule(EgressIds.PREF_PRIVATE + i, MAIN, PRIVATE.get(i)));
+      }
+      wanted.add(rule(EgressIds.PREF_DEFAULT_TABLE, EgressIds.CLIENT_DEFAULT_TABLE, null));
+    }
+    var existing =
+        pod.rules().list(Family.INET).stream()
+            .filter(r -> r.protocol() == EgressIds.PROTOCOL)
+            .toList();
+    for (var w : wanted) {
+      if (existing.stream().noneMatch(r -> same(r, w))) {
+        pod.rules().add(w);
+      }
+    }
+    for (var r : existing) {
+      if (wanted.stream().noneMatch(w -> same(r, w))) {
+        deleteQuietly(() -> pod.rules().delete(r));
+      }
+    }
+  }
+
+  static Rule rule(int priority, int table, IpPrefix to) {
+    var r = Rule.lookup(Family.INET, priority, table).withProtocol(EgressIds.PROTOCOL);
+    return to == null ? r : r.withTo(to);
+  }
+
+  static boolean same(Rule a, Rule b) {
+    return a.priority() == b.priority()
+        && a.table() == b.table()
+        && java.util.Objects.equals(a.to(), b.to())
+        && java.util.Objects.equals(a.iif(), b.iif());
+  }
+
+  static void deleteQuietly(Runnable r) {
+    try {
+      r.run();
+    } catch (NetlinkException e) {
+      // gone meanwhile: what we wanted
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.sart.agent.egress;
+
+import dev.sart.fib.netlink.MacAddress;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * The names and numbers both tunnel ends derive from an Egress and an address, so that the client
+ * pod's agent and the egress pod's {@code sartd egress} agree without talking to each other.
+ *
+ * <ul>
+ *   <li>VNI: 24 bits of SHA-256({@code namespace/name}); one VXLAN device per Egress in a client
+ *       pod, all on one UDP port, told apart by it (RFC 7348 §5).
+ *   <li>MAC of the gateway end: {@code 02:53:} + 0 + the VNI (locally administered, unicast). Every
+ *       replica uses it, so a client's permanent neighbour entry stays right when the Service sends
+ *       it to another replica (fail-over needs no change in the client).
+ *   <li>MAC of a client end: {@code 02:54:} + the client pod's IPv4 address; the gateway computes
+ *       it from the pod's address for its FDB and neighbour entries.
+ * </ul>
+ */
+public final class EgressIds {
+  private EgressIds() {}
+
+  /** rtm_protocol of the routes and rules the egress data path installs (coil uses 30). */
+  public static final int PROTOCOL = 51;
+
+  /** Client pod: the table of the Egress destinations other than a default route (coil's 117). */
+  public static final int CLIENT_TABLE = 117;
+
+  /** Client pod: the table of default-route destinations (coil's 118). */
+  public static final int CLIENT_DEFAULT_TABLE = 118;
+
+  /** Egress pod: the table of the routes back to the clients (coil's 118). */
+  public static final int GATEWAY_TABLE = 118;
+
+  /** Client pod rule priorities (coil's layout, "Rules in a client Pod"). */
+  public static final int PREF_LINK_LOCAL = 1800;
+
+  public static final int PREF_PEER = 1850;
+  public static final int PREF_CLIENT_TABLE = 1900;
+  public static final int PREF_PRIVATE = 2000;
+  public static final int PREF_DEFAULT_TABLE = 2100;
+
+  /** Egress pod: {@code iif eth0 lookup 118} (coil's "Rules in an egress Pod"). */
+  public static final int PREF_GATEWAY = 2000;
+
+  /** VXLAN header and outer IPv4/UDP/Ethernet: 50 bytes less than the underlay (RFC 7348 §4). */
+  public static final int VXLAN_OVERHEAD = 50;
+
+  public static int vni(String namespace, String name) {
+    byte[] h = sha256(namespace + "/" + name);
+    int vni = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
+    return vni == 0 ? 1 : vni;
+  }
+
+  public static MacAddress gatewayMac(int vni) {
+    return new MacAddress(0x0253_0000_0000L | (vni & 0xffffffL));
+  }
+
+  public static MacAddress clientMac(InetAddress client) {
+    if (!(client instanceof Inet4Address)) {
+      throw new IllegalArgumentException("the VXLAN egress carries IPv4 clients only: " + client);
+    }
+    long v = 0;
+    for (byte b : client.getAddress()) {
+      v = (v << 8) | (b & 0xff);
+    }
+    return new MacAddress(0x0254_0000_0000L | v);
+  }
+
+  /** The tunnel device in a client pod: {@code egr} + the VNI in hex (at most 9 characters). */
+  public static String clientDevice(int vni) {
+    return "egr" + Integer.toHexString(vni);
+  }
+
+  /** The tunnel device in an egress pod. */
+  public static final String GATEWAY_DEVICE = "egress0";
+
+  private static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

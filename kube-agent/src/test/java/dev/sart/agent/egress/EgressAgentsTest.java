@@ -1,0 +1,223 @@
+package dev.sart.agent.egress;
+
+import static dev.sart.agent.egress.EgressTopology.*;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.crds.Egress;
+import dev.sart.crds.EgressSourceAddress;
+import dev.sart.crds.EgressSpec;
+import dev.sart.crds.EgressStatus;
+import dev.sart.crds.Sart;
+import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.Netns;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Testbed;
+import dev.sart.testbed.Topology;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The two agents of the egress data path driven by the Kubernetes API (fabric8's mock server in
+ * CRUD mode), on the real kernel with namespaces as pods: {@link ClientAgent} (what the node agent
+ * runs) sets up the opted-in pods of its node and routes the static address to its gateway; {@link
+ * GatewayAgent} (what {@code sartd egress} runs) follows the client pods and the Egress's status.
+ * The test plays the controller (the Egress's status, the Service's ClusterIP) and the kubelet (the
+ * Pod objects).
+ */
+@EnableKubernetesMockClient(crud = true)
+class EgressAgentsTest {
+  static KubernetesClient client;
+
+  @RegisterExtension final Testbed testbed = new Testbed();
+
+  private static final String NS = "internet-egress";
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private EgressTopology x;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    x = new EgressTopology(testbed.topology());
+    closing.add(x);
+    x.kubeProxy(GW1);
+    // the controller's work: the Service with its ClusterIP, the Egress with its holder
+    client
+        .services()
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("nat")
+                .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP(EGRESS_CLUSTER_IP)
+                .addNewPort()
+                .withProtocol("UDP")
+                .withPort(4789)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    var egress =
+        new Egress(
+            NS,
+            "nat",
+            new EgressSpec(List.of(DESTINATIONS.toString()), 1)
+                .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    egress.setStatus(new EgressStatus(1, null, STATIC, "nat-1", "node1", null));
+    client.resource(egress).create();
+    pod(NS, "nat-1", GW1, Map.of());
+    pod("default", "client", CLIENT, Map.of(Sart.EGRESS_ANNOTATION_PREFIX + NS, "nat"));
+    pod("default", "plain", PLAIN, Map.of());
+    pod("other", "coil", COIL, Map.of(Sart.COIL_EGRESS_ANNOTATION_PREFIX + NS, "nat"));
+
+    // sartd egress in the gateway pod
+    var gwNs = Netns.named(x.gw1.netns());
+    var gwNl = Netlink.open(gwNs);
+    closing.add(gwNs);
+    closing.add(gwNl);
+    var tunnel = new GatewayTunnel(gwNl, UPLINK, EgressIds.vni(NS, "nat"), 4789);
+    gwNs.run(
+        () -> {
+          tunnel.setUp();
+          return null;
+        });
+    var gateway =
+        new GatewayAgent(client, NS, "nat", "nat-1", UPLINK, tunnel, EgressTopology.nat(x.gw1));
+    closing.add(gateway);
+    gateway.start();
+
+    // the node agent
+    var nodeNs = Netns.named(x.node.netns());
+    var nodeNl = Netlink.open(nodeNs);
+    closing.add(nodeNs);
+    closing.add(nodeNl);
+    // only this run's namespaces: others on the machine may use the same addresses
+    var agent =
+        new ClientAgent(
+            client,
+            "node1",
+            PodNetns.in(Netns.NAMED, n -> n.startsWith(Topology.RUN_PREFIX), nodeNl),
+            nodeNl,
+            254,
+            UPLINK);
+    closing.add(agent);
+    agent.start();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (var c : closing.reversed()) {
+      c.close();
+    }
+    client.resources(Egress.class).inAnyNamespace().delete();
+    client.pods().inAnyNamespace().delete();
+    client.services().inAnyNamespace().delete();
+  }
+
+  private void pod(String namespace, String name, String ip, Map<String, String> annotations) {
+    client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .withUid(namespace + "-" + name)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("node1")
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Running")
+                .withPodIP(ip)
+                .endStatus()
+                .build())
+        .create();
+  }
+
+  private static void eventually(String expected, Callable<String> actual) {
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> expected.equals(actual.call()));
+  }
+
+  private static boolean hasTunnel(Node pod) {
+    return pod.exec("ip", "-d", "link").contains("vxlan id");
+  }
+
+  @Test
+  void annotatedPodsGoThroughTheGatewayAndTheNodeRoutesTheStaticAddressToIt() throws Exception {
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.coil.netns(), SERVER, PORT));
+    assertEquals(PLAIN, EchoServer.sourceSeen(x.plain.netns(), SERVER, PORT));
+    assertEquals(CLIENT, EchoServer.sourceSeen(x.client.netns(), OTHER, PORT));
+    assertFalse(hasTunnel(x.plain));
+    assertTrue(
+        x.node.exec("ip", "route", "show", "proto", "51").contains(STATIC + " via " + GW1),
+        x.node.exec("ip", "route"));
+  }
+
+  @Test
+  void removingTheAnnotationThePodOrTheEgressRemovesTheTunnels() throws Exception {
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.coil.netns(), SERVER, PORT));
+
+    // the annotation goes
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("client")
+        .edit(
+            p -> {
+              p.getMetadata().setAnnotations(new HashMap<>());
+              return p;
+            });
+    await().atMost(WAIT).until(() -> !hasTunnel(x.client));
+    assertEquals("", x.client.exec("ip", "route", "show", "table", "117").strip());
+    assertFalse(x.client.exec("ip", "rule").contains("proto 51"));
+    assertEquals(CLIENT, EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));
+    // the gateway dropped the client's entries
+    await()
+        .atMost(WAIT)
+        .until(() -> !x.gw1.exec("ip", "route", "show", "table", "118").contains(CLIENT));
+    assertFalse(x.gw1.exec("bridge", "fdb", "show").contains("dst " + CLIENT));
+
+    // the Egress goes (its Service with it, by garbage collection)
+    client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
+    client.services().inNamespace(NS).withName("nat").delete();
+    await().atMost(WAIT).until(() -> !hasTunnel(x.coil));
+    assertEquals("", x.coil.exec("ip", "route", "show", "table", "117").strip());
+    for (var rule : x.coil.exec("ip", "rule").strip().split("\n")) {
+      assertTrue(rule.matches("\\d+:\\s+from all lookup (local|main|default)\\s*"), rule);
+    }
+    assertEquals(COIL, EchoServer.sourceSeen(x.coil.netns(), SERVER, PORT));
+    await().atMost(WAIT).until(() -> x.node.exec("ip", "route", "show", "proto", "51").isBlank());
+
+    // a deleted client pod: the gateway forgets it
+    client.pods().inNamespace("other").withName("coil").delete();
+    await().atMost(WAIT).until(() -> x.gw1.exec("ip", "route", "show", "table", "118").isBlank());
+    assertFalse(x.gw1.exec("bridge", "fdb", "show").contains("dst " + COIL));
+    assertFalse(
+        x.gw1.exec("ip", "neigh", "show", "dev", EgressIds.GATEWAY_DEVICE).contains(COIL),
+        "its neighbour entry");
+  }
+}

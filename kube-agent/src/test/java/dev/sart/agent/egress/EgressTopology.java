@@ -1,0 +1,140 @@
+package dev.sart.agent.egress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sart.net.IpPrefix;
+import dev.sart.testbed.Node;
+import dev.sart.testbed.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Namespaces as a node and its pods for the egress tests: a "node" namespace routes between the
+ * pods (each a /32 on {@code eth1} behind a veth, the node's address as gateway, as sart's CNI
+ * does) and two "external" servers, and plays kube-proxy (nftables DNAT of the egress Service's
+ * ClusterIP to egress pods, and of a web Service). Echo servers on the externals and the web pod
+ * answer with the source address they see.
+ */
+final class EgressTopology implements AutoCloseable {
+  static final String NODE_ADDRESS = "203.0.113.1";
+  static final String CLIENT = "203.0.113.10";
+  static final String PLAIN = "203.0.113.11";
+  static final String COIL = "203.0.113.12";
+  static final String GW1 = "203.0.113.20";
+  static final String GW2 = "203.0.113.21";
+  static final String WEB = "203.0.113.30";
+  static final String STATIC = "203.0.113.200";
+  static final String EGRESS_CLUSTER_IP = "192.0.2.100";
+  static final String WEB_CLUSTER_IP = "192.0.2.101";
+  static final String SERVER = "198.51.100.130"; // in the Egress's destinations
+  static final String OTHER = "198.51.100.10"; // not in them
+  static final IpPrefix DESTINATIONS = IpPrefix.parse("198.51.100.128/25");
+  static final String UPLINK = "eth1";
+  static final int PORT = 7000;
+
+  final Topology t;
+  final Node node;
+  final Node client;
+  final Node plain;
+  final Node coil;
+  final Node gw1;
+  final Node gw2;
+  final Node web;
+  final Node server;
+  final Node other;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  EgressTopology(Topology t) {
+    this.t = t;
+    node = t.node("node");
+    node.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
+    client = pod("client", CLIENT);
+    plain = pod("plain", PLAIN);
+    coil = pod("coil", COIL);
+    gw1 = pod("gw1", GW1);
+    gw2 = pod("gw2", GW2);
+    web = pod("web", WEB);
+    server = external("server", SERVER, "198.51.100.129", 25);
+    other = external("other", OTHER, "198.51.100.1", 25);
+    closing.add(new EchoServer(server.netns(), SERVER, PORT));
+    closing.add(new EchoServer(other.netns(), OTHER, PORT));
+    closing.add(new EchoServer(web.netns(), WEB, 8080));
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (var c : closing.reversed()) {
+      c.close();
+    }
+  }
+
+  Node pod(String name, String address) {
+    var pod = t.node(name);
+    var link = t.link(node, pod);
+    node.exec("ip", "address", "add", NODE_ADDRESS + "/32", "dev", link.aName());
+    node.exec("ip", "route", "add", address + "/32", "dev", link.aName());
+    pod.exec("ip", "address", "add", address + "/32", "dev", link.bName());
+    pod.exec("ip", "route", "add", NODE_ADDRESS, "dev", link.bName(), "scope", "link");
+    pod.exec("ip", "route", "add", "default", "via", NODE_ADDRESS);
+    return pod;
+  }
+
+  private Node external(String name, String address, String gateway, int length) {
+    var n = t.node(name);
+    var link = t.link(node, n);
+    node.exec("ip", "address", "add", gateway + "/" + length, "dev", link.aName());
+    n.exec("ip", "address", "add", address + "/" + length, "dev", link.bName());
+    n.exec("ip", "route", "add", "default", "via", gateway);
+    return n;
+  }
+
+  /** kube-proxy's part: the egress Service's ClusterIP to the gateways, the web Service. */
+  void kubeProxy(String... gateways) {
+    var map = new StringBuilder();
+    for (int i = 0; i < gateways.length; i++) {
+      map.append(i == 0 ? "" : ", ").append(i).append(" : ").append(gateways[i]);
+    }
+    nft(
+        node,
+        "add table ip kp\ndelete table ip kp\ntable ip kp {\n"
+            + " chain pre { type nat hook prerouting priority dstnat;\n"
+            + "  ip daddr "
+            + EGRESS_CLUSTER_IP
+            + " udp dport 4789 dnat to numgen random mod "
+            + gateways.length
+            + " map { "
+            + map
+            + " }\n"
+            + "  ip daddr "
+            + WEB_CLUSTER_IP
+            + " tcp dport 80 dnat to "
+            + WEB
+            + ":8080\n }\n}\n");
+  }
+
+  /** {@link GatewayNat} running nft in {@code n}, through the test bed's program guard. */
+  static GatewayNat nat(Node n) {
+    return new GatewayNat(n.inNetns(List.of("nft")), dev.sart.testbed.Programs::processBuilder);
+  }
+
+  static void nft(Node n, String rules) {
+    try {
+      var p =
+          dev.sart.testbed.Programs.processBuilder(n.inNetns(List.of("nft", "-f", "-")))
+              .redirectErrorStream(true)
+              .start();
+      try (var in = p.getOutputStream()) {
+        in.write(rules.getBytes(StandardCharsets.UTF_8));
+      }
+      var out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, p.waitFor(), "nft: " + out + "\n" + rules);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

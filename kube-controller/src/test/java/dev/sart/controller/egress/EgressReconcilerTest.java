@@ -1,0 +1,440 @@
+package dev.sart.controller.egress;
+
+import static dev.sart.controller.MockCluster.peer;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sart.controller.MockCluster;
+import dev.sart.controller.runtime.Events;
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Metrics;
+import dev.sart.crds.AddressPool;
+import dev.sart.crds.AddressPoolSpec;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.Egress;
+import dev.sart.crds.EgressSourceAddress;
+import dev.sart.crds.EgressSpec;
+import dev.sart.crds.LockedEdit;
+import dev.sart.crds.Sart;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The egress reconciler against fabric8's mock API server in CRUD mode. */
+class EgressReconcilerTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final String NS = "internet-egress";
+
+  private KubernetesMockServer server;
+  private KubernetesClient client;
+  private Informers informers;
+  private Events events;
+  private EgressReconciler egresses;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    server = MockCluster.server();
+    client = server.createClient();
+    peer(client, "node1", "192.0.2.1");
+    peer(client, "node1", "192.0.2.65");
+    peer(client, "node2", "192.0.2.1");
+    client
+        .resource(
+            new AddressPool("egress-pool", AddressPoolSpec.egress("203.0.113.0/29", List.of(NS))))
+        .create();
+    informers = new Informers(client);
+    events = new Events(client);
+    egresses = new EgressReconciler(informers, events, new Metrics(), "registry.example/sart:1");
+    informers.start();
+    egresses.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    egresses.close();
+    events.close();
+    informers.close();
+    client.close();
+    server.destroy();
+  }
+
+  private Egress egress(String namespace, String name, EgressSpec spec) {
+    return client.resource(new Egress(namespace, name, spec)).create();
+  }
+
+  private Egress get(String namespace, String name) {
+    return client.resources(Egress.class).inNamespace(namespace).withName(name).get();
+  }
+
+  /** An egress pod as the Deployment's ReplicaSet and the kubelet would make it. */
+  private Pod pod(String name, String node, String ip, boolean ready) {
+    return client
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName(name)
+                .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .addNewContainer()
+                .withName("egress")
+                .withImage("registry.example/sart:1")
+                .endContainer()
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Running")
+                .withPodIP(ip)
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .endCondition()
+                .endStatus()
+                .build())
+        .create();
+  }
+
+  private Map<String, AdvertiseStatus> peersOf(String name) {
+    var a = client.resources(BGPAdvertisement.class).inNamespace(NS).withName(name).get();
+    return a == null || a.getStatus() == null || a.getStatus().peers() == null
+        ? null
+        : a.getStatus().peers();
+  }
+
+  @Test
+  void anEgressRunsAsADeploymentAndAServiceItOwns() {
+    var e = egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0", "::/0"), 2));
+    await()
+        .atMost(WAIT)
+        .until(() -> client.apps().deployments().inNamespace(NS).withName("nat").get() != null);
+    Deployment d = client.apps().deployments().inNamespace(NS).withName("nat").get();
+    assertEquals(2, d.getSpec().getReplicas());
+    assertEquals("Egress", d.getMetadata().getOwnerReferences().getFirst().getKind());
+    assertEquals(
+        e.getMetadata().getUid(), d.getMetadata().getOwnerReferences().getFirst().getUid());
+    assertEquals(Map.of(Sart.EGRESS_NAME_LABEL, "nat"), d.getSpec().getSelector().getMatchLabels());
+    var c = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
+    assertEquals("egress", c.getName());
+    assertEquals("registry.example/sart:1", c.getImage());
+    assertEquals(List.of("sartd"), c.getCommand());
+    assertEquals(
+        List.of("egress", "--egress", "nat", "--tunnel", "vxlan", "--port", "4789"), c.getArgs());
+    assertEquals(List.of("NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
+
+    await()
+        .atMost(WAIT)
+        .until(() -> client.services().inNamespace(NS).withName("nat").get() != null);
+    Service s = client.services().inNamespace(NS).withName("nat").get();
+    assertEquals("ClusterIP", s.getSpec().getType());
+    assertEquals("ClientIP", s.getSpec().getSessionAffinity());
+    assertEquals("UDP", s.getSpec().getPorts().getFirst().getProtocol());
+    assertEquals(4789, s.getSpec().getPorts().getFirst().getPort());
+    assertEquals(Map.of(Sart.EGRESS_NAME_LABEL, "nat"), s.getSpec().getSelector());
+    assertEquals("Egress", s.getMetadata().getOwnerReferences().getFirst().getKind());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "nat").getStatus() != null
+                    && (Sart.EGRESS_NAME_LABEL + "=nat")
+                        .equals(get(NS, "nat").getStatus().selector()));
+    assertNull(get(NS, "nat").getStatus().sourceAddress());
+
+    // a spec change reaches the Deployment (scale subresource / kubectl edit)
+    LockedEdit.edit(
+        client,
+        client.resources(Egress.class).inNamespace(NS).withName("nat"),
+        x -> {
+          x.setSpec(new EgressSpec(List.of("0.0.0.0/0"), 3));
+          return x;
+        });
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client
+                        .apps()
+                        .deployments()
+                        .inNamespace(NS)
+                        .withName("nat")
+                        .get()
+                        .getSpec()
+                        .getReplicas()
+                    == 3);
+  }
+
+  @Test
+  void theStaticAddressIsHeldByOneGatewayAndAnnouncedByItsNode() {
+    pod("nat-a", "node1", "203.0.113.130", true);
+    pod("nat-b", "node2", "203.0.113.140", true);
+    egress(
+        NS,
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 2)
+            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "nat").getStatus() != null && get(NS, "nat").getStatus().gateway() != null);
+    var status = get(NS, "nat").getStatus();
+    // 203.0.113.0 is the /29's network address
+    assertEquals("203.0.113.1", status.sourceAddress());
+    assertEquals("nat-a", status.gateway(), "the oldest Ready pod (same age: by name)");
+    assertEquals("node1", status.gatewayNode());
+    assertEquals(
+        "true",
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("nat-a")
+            .get()
+            .getMetadata()
+            .getLabels()
+            .get(Sart.EGRESS_GATEWAY_LABEL));
+    assertNull(
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("nat-b")
+            .get()
+            .getMetadata()
+            .getLabels()
+            .get(Sart.EGRESS_GATEWAY_LABEL));
+    assertEquals(
+        "true",
+        client
+            .services()
+            .inNamespace(NS)
+            .withName("nat")
+            .get()
+            .getSpec()
+            .getSelector()
+            .get(Sart.EGRESS_GATEWAY_LABEL),
+        "the Service sends the tunnels to the holder only");
+
+    var advert = EgressReconciler.advertName("nat", dev.sart.net.Ip.parse("203.0.113.1"));
+    assertEquals("egress-nat-203-0-113-1", advert);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Map.of(
+                        "node1-65000-192.0.2.1", AdvertiseStatus.NotAdvertised,
+                        "node1-65000-192.0.2.65", AdvertiseStatus.NotAdvertised)
+                    .equals(peersOf(advert)));
+    var a = client.resources(BGPAdvertisement.class).inNamespace(NS).withName(advert).get();
+    assertEquals("203.0.113.1/32", a.getSpec().cidr());
+    assertEquals(dev.sart.crds.AddressType.EGRESS, a.getSpec().type());
+    assertEquals("Egress", a.getMetadata().getOwnerReferences().getFirst().getKind());
+
+    // the agents announce it
+    setPeers(advert, AdvertiseStatus.Advertised);
+
+    // the gateway's pod goes: the address moves to nat-b on node2, node1 withdraws
+    client.pods().inNamespace(NS).withName("nat-a").delete();
+    await().atMost(WAIT).until(() -> "nat-b".equals(get(NS, "nat").getStatus().gateway()));
+    assertEquals("node2", get(NS, "nat").getStatus().gatewayNode());
+    assertEquals("203.0.113.1", get(NS, "nat").getStatus().sourceAddress(), "the address stays");
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Map.of(
+                        "node1-65000-192.0.2.1", AdvertiseStatus.Withdraw,
+                        "node1-65000-192.0.2.65", AdvertiseStatus.Withdraw,
+                        "node2-65000-192.0.2.1", AdvertiseStatus.NotAdvertised)
+                    .equals(peersOf(advert)));
+    assertEquals(
+        "true",
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("nat-b")
+            .get()
+            .getMetadata()
+            .getLabels()
+            .get(Sart.EGRESS_GATEWAY_LABEL));
+  }
+
+  @Test
+  void aGatewayThatIsNotReadyGivesTheAddressToAnother() {
+    pod("nat-a", "node1", "203.0.113.130", true);
+    egress(
+        NS,
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 2)
+            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "nat").getStatus() != null
+                    && "nat-a".equals(get(NS, "nat").getStatus().gateway()));
+    pod("nat-b", "node2", "203.0.113.140", true);
+    // nat-a's readiness probe fails
+    LockedEdit.edit(
+        client,
+        client.pods().inNamespace(NS).withName("nat-a"),
+        p -> {
+          p.getStatus().getConditions().getFirst().setStatus("False");
+          return p;
+        });
+    await().atMost(WAIT).until(() -> "nat-b".equals(get(NS, "nat").getStatus().gateway()));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                !client
+                    .pods()
+                    .inNamespace(NS)
+                    .withName("nat-a")
+                    .get()
+                    .getMetadata()
+                    .getLabels()
+                    .containsKey(Sart.EGRESS_GATEWAY_LABEL));
+  }
+
+  @Test
+  void onlyANamespaceThePoolListsMayClaimFromIt() {
+    egress(
+        "team-b",
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get("team-b", "nat").getStatus() != null
+                    && get("team-b", "nat").getStatus().message() != null);
+    var status = get("team-b", "nat").getStatus();
+    assertNull(status.sourceAddress());
+    assertEquals(
+        "AddressPool egress-pool does not list namespace team-b in allowedNamespaces",
+        status.message());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inNamespace("team-b").list().getItems().stream()
+                    .anyMatch(ev -> "NoSourceAddress".equals(ev.getReason())));
+    assertTrue(
+        client.resources(BGPAdvertisement.class).inNamespace("team-b").list().getItems().isEmpty());
+  }
+
+  @Test
+  void twoEgressesNeverShareAnAddressAndARequestedAddressIsHonoured() {
+    pod("nat-a", "node1", "203.0.113.130", true);
+    egress(
+        NS,
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(new EgressSourceAddress("egress-pool", "203.0.113.5", null)));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "nat").getStatus() != null
+                    && "203.0.113.5".equals(get(NS, "nat").getStatus().sourceAddress()));
+    egress(
+        NS,
+        "other",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(new EgressSourceAddress("egress-pool", "203.0.113.5", null)));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "other").getStatus() != null
+                    && get(NS, "other").getStatus().message() != null);
+    assertEquals(
+        "address 203.0.113.5 is held by another Egress", get(NS, "other").getStatus().message());
+    assertNull(get(NS, "other").getStatus().sourceAddress());
+    egress(
+        NS,
+        "third",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                get(NS, "third").getStatus() != null
+                    && get(NS, "third").getStatus().sourceAddress() != null);
+    assertEquals("203.0.113.1", get(NS, "third").getStatus().sourceAddress());
+  }
+
+  @Test
+  void aDeletedEgressWithdrawsItsAddressBeforeTheAdvertisementGoes() {
+    pod("nat-a", "node1", "203.0.113.130", true);
+    egress(
+        NS,
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    var advert = "egress-nat-203-0-113-1";
+    await().atMost(WAIT).until(() -> peersOf(advert) != null && !peersOf(advert).isEmpty());
+    setPeers(advert, AdvertiseStatus.Advertised);
+    // the API server's garbage collector deletes the dependents of a deleted owner (the mock runs
+    // none): the advertisement is deleted with the Egress
+    client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
+    client.resources(BGPAdvertisement.class).inNamespace(NS).withName(advert).delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                peersOf(advert) != null
+                    && peersOf(advert).values().stream()
+                        .allMatch(s -> s == AdvertiseStatus.Withdraw));
+    assertNotNull(
+        client.resources(BGPAdvertisement.class).inNamespace(NS).withName(advert).get(),
+        "kept until the agents withdrew it");
+    // the agents withdraw and remove their entries
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace(NS)
+        .withName(advert)
+        .editStatus(
+            a -> {
+              a.setStatus(new dev.sart.crds.BGPAdvertisementStatus(Map.of()));
+              return a;
+            });
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.resources(BGPAdvertisement.class).inNamespace(NS).withName(advert).get()
+                    == null);
+  }
+
+  /** What the agents write once their speakers announce (or withdrew) the prefix. */
+  private void setPeers(String advert, AdvertiseStatus state) {
+    client
+        .resources(BGPAdvertisement.class)
+        .inNamespace(NS)
+        .withName(advert)
+        .editStatus(
+            a -> {
+              var peers = new HashMap<>(a.getStatus().peers());
+              peers.replaceAll((k, v) -> v == AdvertiseStatus.NotAdvertised ? state : v);
+              a.setStatus(new dev.sart.crds.BGPAdvertisementStatus(peers));
+              return a;
+            });
+  }
+}

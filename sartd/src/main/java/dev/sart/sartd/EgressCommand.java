@@ -1,0 +1,156 @@
+package dev.sart.sartd;
+
+import dev.sart.agent.egress.EgressIds;
+import dev.sart.agent.egress.GatewayAgent;
+import dev.sart.agent.egress.GatewayNat;
+import dev.sart.agent.egress.GatewayTunnel;
+import dev.sart.agent.egress.TunnelProbe;
+import dev.sart.crds.TunnelMode;
+import dev.sart.fib.netlink.Netlink;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Logger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code sartd egress}: the gateway end of an Egress, run by the controller in each egress pod
+ * (coil's {@code coil-egress}): the VXLAN tunnel device, the per-client entries of the client pods
+ * that opted in, and the nftables SNAT to the Egress's static address (or the pod's own address).
+ * Every flag is checked and the kernel probed for the tunnel mode before anything is made.
+ */
+@Command(
+    name = "egress",
+    mixinStandardHelpOptions = true,
+    description = "Run an egress NAT gateway (inside an egress pod)")
+final class EgressCommand implements java.util.concurrent.Callable<Integer> {
+  private static final Logger LOG = Logger.getLogger(EgressCommand.class.getName());
+
+  @Option(
+      names = "--kubeconfig",
+      description = "kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+  Path kubeconfig;
+
+  @Option(names = "--egress", description = "the Egress this pod serves (its name)")
+  String egress;
+
+  @Option(names = "--namespace", description = "the Egress's namespace (default: $POD_NAMESPACE)")
+  String namespace;
+
+  @Option(names = "--pod-name", description = "this pod's name (default: $POD_NAME, $HOSTNAME)")
+  String podName;
+
+  @Option(
+      names = "--tunnel",
+      description = "vxlan (default) or fou: what the client pods' agents set up")
+  String tunnel = "vxlan";
+
+  @Option(names = "--port", description = "the tunnel's UDP port (default 4789 vxlan, 5555 fou)")
+  Integer port;
+
+  @Option(
+      names = "--fou-source-port-auto",
+      description = "FoU: the outer source port from the flow's hash (coil's fouSourcePortAuto)")
+  boolean fouSourcePortAuto;
+
+  @Option(names = "--interface", description = "the pod's uplink (default eth0)")
+  String uplink = "eth0";
+
+  @Option(names = "--nft", description = "the nft program (default nft, from PATH)")
+  String nft = "nft";
+
+  @Mixin LogOptions log;
+
+  /** What the flags and the environment say, checked. */
+  record Settings(
+      String namespace, String egress, String pod, TunnelMode mode, int port, String uplink) {}
+
+  Settings settings(TunnelProbe probe) {
+    if (egress == null || egress.isBlank()) {
+      throw new UsageException("--egress: the Egress's name is required");
+    }
+    String ns = namespace != null ? namespace : System.getenv("POD_NAMESPACE");
+    if (ns == null || ns.isBlank()) {
+      throw new UsageException("--namespace: unknown; set it or POD_NAMESPACE");
+    }
+    String pod = podName != null ? podName : System.getenv("POD_NAME");
+    if (pod == null || pod.isBlank()) {
+      pod = System.getenv("HOSTNAME");
+    }
+    if (pod == null || pod.isBlank()) {
+      throw new UsageException("--pod-name: unknown; set it or POD_NAME");
+    }
+    TunnelMode mode =
+        switch (tunnel) {
+          case "vxlan" -> TunnelMode.VXLAN;
+          case "fou" -> TunnelMode.FOU;
+          default ->
+              throw new UsageException("--tunnel: '" + tunnel + "' is not a mode (vxlan, fou)");
+        };
+    int p = port != null ? port : mode == TunnelMode.FOU ? 5555 : 4789;
+    if (p < 1 || p > 65535) {
+      throw new UsageException("--port: " + p + " is not a UDP port (1..65535)");
+    }
+    var missing = probe.missing(mode);
+    if (!missing.isEmpty()) {
+      throw new UsageException(
+          "--tunnel "
+              + tunnel
+              + ": this kernel has no "
+              + String.join(", ", missing)
+              + " module"
+              + (missing.size() > 1 ? "s" : "")
+              + " (neither in /sys/module nor in /lib/modules);"
+              + (mode == TunnelMode.FOU
+                  ? " use tunnel: vxlan in the Egress, or a kernel with fou and ipip"
+                  : " this kernel cannot run an egress gateway"));
+    }
+    if (mode == TunnelMode.FOU) {
+      // the messages exist (FouMessages), the data path around them does not
+      throw new UsageException(
+          "--tunnel fou: the FoU data path is not built yet (its netlink messages are);"
+              + " use tunnel: vxlan in the Egress");
+    }
+    return new Settings(ns, egress, pod, mode, p, uplink);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    log.install();
+    Settings s = settings(TunnelProbe.ofRunningKernel());
+    try (KubernetesClient client = AgentCommand.client(kubeconfig);
+        Netlink netlink = Netlink.open()) {
+      var tunnelEnd =
+          new GatewayTunnel(
+              netlink, s.uplink(), EgressIds.vni(s.namespace(), s.egress()), s.port());
+      tunnelEnd.setUp();
+      var nat = new GatewayNat(List.of(nft));
+      try (var agent =
+          new GatewayAgent(
+              client, s.namespace(), s.egress(), s.pod(), s.uplink(), tunnelEnd, nat)) {
+        agent.start();
+        LOG.info(
+            "event=egress-started egress="
+                + s.namespace()
+                + "/"
+                + s.egress()
+                + " pod="
+                + s.pod()
+                + " tunnel="
+                + tunnel
+                + " port="
+                + s.port());
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+        stop.await();
+      } finally {
+        nat.remove();
+        tunnelEnd.tearDown();
+      }
+    }
+    return 0;
+  }
+}

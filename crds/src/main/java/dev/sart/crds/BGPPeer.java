@@ -48,9 +48,15 @@ import io.fabric8.kubernetes.model.annotation.Version;
     message = "asn is immutable",
     fieldPath = ".spec.asn")
 @ValidationRule(
-    value = "self.spec.addr == oldSelf.spec.addr",
+    value =
+        "has(self.spec.addr) == has(oldSelf.spec.addr) && (!has(self.spec.addr) || self.spec.addr == oldSelf.spec.addr)",
     message = "addr is immutable",
     fieldPath = ".spec.addr")
+@ValidationRule(
+    value =
+        "has(self.spec.interface) == has(oldSelf.spec.interface) && (!has(self.spec.interface) || self.spec.interface == oldSelf.spec.interface)",
+    message = "interface is immutable",
+    fieldPath = ".spec.interface")
 @ValidationRule(
     value = "self.spec.nodeBGPRef == oldSelf.spec.nodeBGPRef",
     message = "nodeBGPRef is immutable",

@@ -17,6 +17,12 @@ public final class Limits {
   /** The longest IPv6 text (IPv4-mapped with a zone would not be a peer address). */
   public static final long IP = 45;
 
+  /** A Linux interface name (IFNAMSIZ is 16 with the terminating NUL). */
+  public static final long INTERFACE = 15;
+
+  /** What the kernel refuses in an interface name: '/', ':' (alias syntax) and whitespace. */
+  public static final String INTERFACE_REGEX = "^[^/:\\s]+$";
+
   /** An IPv6 address and a prefix length, with room. */
   public static final long CIDR = 64;
 

@@ -13,8 +13,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value =
-        "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && has(self.peerConfig.addr))",
-    message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr",
+        "has(self.peerTemplateRef) || (has(self.peerConfig) && has(self.peerConfig.asn) && (has(self.peerConfig.addr) || has(self.peerConfig.interface)))",
+    message = "a peer needs peerTemplateRef, or a peerConfig with asn and addr or interface",
     fieldPath = ".peerTemplateRef",
     reason = "FieldValueRequired")
 public record PeerConfig(

@@ -88,7 +88,11 @@ public final class Validation {
       return List.of("spec: required");
     }
     asn("spec.asn", spec.asn(), true, errors);
-    address("spec.addr", spec.addr(), true, errors);
+    address("spec.addr", spec.addr(), false, errors);
+    interfaceName("spec.interface", spec.interfaceName(), errors);
+    if ((spec.addr() == null) == (spec.interfaceName() == null)) {
+      errors.add("spec.addr: exactly one of addr and interface");
+    }
     timers(spec.holdTime(), spec.keepaliveTime(), errors);
     if (spec.nodeBGPRef() == null || spec.nodeBGPRef().isEmpty()) {
       errors.add("spec.nodeBGPRef: required");
@@ -109,6 +113,9 @@ public final class Validation {
     if (!java.util.Objects.equals(old.addr(), now.addr())) {
       errors.add("spec.addr: is immutable");
     }
+    if (!java.util.Objects.equals(old.interfaceName(), now.interfaceName())) {
+      errors.add("spec.interface: is immutable");
+    }
     if (!java.util.Objects.equals(old.nodeBGPRef(), now.nodeBGPRef())) {
       errors.add("spec.nodeBGPRef: is immutable");
     }
@@ -122,6 +129,10 @@ public final class Validation {
     }
     asn(path + ".asn", spec.asn(), false, errors);
     address(path + ".addr", spec.addr(), false, errors);
+    interfaceName(path + ".interface", spec.interfaceName(), errors);
+    if (spec.addr() != null && spec.interfaceName() != null) {
+      errors.add(path + ".addr: at most one of addr and interface");
+    }
     timers(spec.holdTime(), spec.keepaliveTime(), errors);
     return errors;
   }
@@ -159,8 +170,13 @@ public final class Validation {
         var path = "spec.peers[" + i + "]";
         var config = peer.peerConfig();
         if (peer.peerTemplateRef() == null
-            && (config == null || config.asn() == null || config.addr() == null)) {
-          errors.add(path + ": a peer needs peerTemplateRef, or a peerConfig with asn and addr");
+            && (config == null
+                || config.asn() == null
+                || (config.addr() == null && config.interfaceName() == null))) {
+          errors.add(
+              path
+                  + ": a peer needs peerTemplateRef, or a peerConfig with asn and addr or"
+                  + " interface");
         }
         errors.addAll(bgpPeerTemplate(path + ".peerConfig", config));
       }
@@ -270,6 +286,16 @@ public final class Validation {
       }
     } else if (asn < 1 || asn > MAX_ASN) {
       errors.add(path + ": must be 1.." + MAX_ASN);
+    }
+  }
+
+  /** A Linux interface name: 1..15 characters, none of '/', ':' or whitespace. */
+  private static void interfaceName(String path, String name, List<String> errors) {
+    if (name != null
+        && (name.isEmpty()
+            || name.length() > Limits.INTERFACE
+            || !name.matches(Limits.INTERFACE_REGEX))) {
+      errors.add(path + ": must be an interface name (1-15 characters, no '/', ':' or space)");
     }
   }
 

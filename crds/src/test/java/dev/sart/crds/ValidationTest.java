@@ -126,7 +126,8 @@ class ValidationTest {
                 speaker,
                 null)));
     assertEquals(
-        List.of("spec.peers[0]: a peer needs peerTemplateRef, or a peerConfig with asn and addr"),
+        List.of(
+            "spec.peers[0]: a peer needs peerTemplateRef, or a peerConfig with asn and addr or interface"),
         Validation.clusterBgp(
             new ClusterBGPSpec(
                 null,

@@ -89,12 +89,27 @@ final class BgpCommands {
               Views.origin(p.getOrigin()),
               Integer.toUnsignedString(p.getLocalPref()),
               Integer.toUnsignedString(p.getMed()),
-              p.getPeerAddr().isEmpty() ? "local" : p.getPeerAddr()));
+              from(p)));
     }
     Output.table(
         c.out(),
         List.of("BEST", "PREFIX", "NEXT HOP", "AS PATH", "ORIGIN", "LOCAL PREF", "MED", "FROM"),
         rows);
+  }
+
+  /** A CLUSTER_ID other than the router id (RFC 4456 §7): set with {@code cluster_id}. */
+  static boolean ownClusterId(BgpInfo i) {
+    return !i.getClusterId().isEmpty() && !i.getClusterId().equals(i.getRouterId());
+  }
+
+  /** The peer, with the ADD-PATH Path Identifier (RFC 7911) when it sent one: "192.0.2.2 #2". */
+  static String from(Path p) {
+    if (p.getPeerAddr().isEmpty()) {
+      return "local";
+    }
+    return p.getPathId() == 0
+        ? p.getPeerAddr()
+        : p.getPeerAddr() + " #" + Integer.toUnsignedString(p.getPathId());
   }
 
   @Command(
@@ -117,6 +132,9 @@ final class BgpCommands {
           m.put("routerId", i.getRouterId());
           m.put("port", i.getPort());
           m.put("multiPath", i.getMultiPath());
+          if (ownClusterId(i)) {
+            m.put("clusterId", i.getClusterId()); // RFC 4456 §7; only when set apart
+          }
           Output.structured(c.out(), c.format(), m);
         } else {
           c.out()
@@ -126,6 +144,9 @@ final class BgpCommands {
                   Integer.toUnsignedString(i.getAsn()),
                   i.getRouterId(),
                   i.getMultiPath());
+          if (ownClusterId(i)) {
+            c.out().printf("  Cluster ID: %s%n", i.getClusterId());
+          }
           c.out().flush();
         }
         return 0;
@@ -365,7 +386,7 @@ final class BgpCommands {
       for (Peer p : peers) {
         rows.add(
             List.of(
-                p.getAddress(),
+                Views.neighbor(p),
                 Integer.toUnsignedString(p.getAsn()),
                 Views.state(p.getState()),
                 Views.uptime(p),

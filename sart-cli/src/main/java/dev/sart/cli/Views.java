@@ -97,6 +97,26 @@ final class Views {
       g.put("members", Integer.toUnsignedLong(p.getUpdateGroupMembers()));
       m.put("updateGroup", g);
     }
+    // data-centre fabric additions, each only when set: sart's output otherwise unchanged
+    if (p.hasAddPath()) {
+      Map<String, Object> ap = new LinkedHashMap<>();
+      ap.put("receive", p.getAddPath().getReceiveList().stream().map(Views::family).toList());
+      ap.put("send", p.getAddPath().getSendList().stream().map(Views::family).toList());
+      ap.put("sendMax", Integer.toUnsignedLong(p.getAddPath().getSendMax()));
+      m.put("addPath", ap); // RFC 7911
+    }
+    if (p.getRouteReflectorClient()) {
+      m.put("routeReflectorClient", true); // RFC 4456
+    }
+    if (p.getNextHopSelf()) {
+      m.put("nextHopSelf", true);
+    }
+    if (!p.getInterface().isEmpty()) {
+      m.put("interface", p.getInterface()); // unnumbered: address is the learned link-local one
+    }
+    if (!p.getRemoteAs().isEmpty()) {
+      m.put("remoteAs", p.getRemoteAs()); // external|internal: asn is the one the OPEN named
+    }
     if (p.hasBfd()) {
       Map<String, Object> b = new LinkedHashMap<>();
       b.put("state", p.getBfd().getState());
@@ -110,6 +130,17 @@ final class Views {
       m.put("bfd", b);
     }
     return m;
+  }
+
+  /**
+   * The neighbour column of {@code sart bgp neighbor list}: the address, or for an unnumbered one
+   * the interface and the link-local address learned on it ("eth1 fe80::2", "eth1" before).
+   */
+  static String neighbor(Peer p) {
+    if (p.getInterface().isEmpty()) {
+      return p.getAddress();
+    }
+    return p.getAddress().isEmpty() ? p.getInterface() : p.getInterface() + " " + p.getAddress();
   }
 
   static Map<String, Object> path(Path p) {
@@ -133,6 +164,9 @@ final class Views {
     m.put("best", p.getBest());
     if (p.getStale()) {
       m.put("stale", true); // only when true: sart's output otherwise unchanged
+    }
+    if (p.getPathId() != 0) {
+      m.put("pathId", Integer.toUnsignedLong(p.getPathId())); // ADD-PATH (RFC 7911) only
     }
     m.put("timestamp", p.hasTimestamp() ? time(p.getTimestamp()) : null);
     return m;

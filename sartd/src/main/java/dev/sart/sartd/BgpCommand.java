@@ -210,6 +210,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       if (Boolean.TRUE.equals(cfg.multiPath())) {
         server.setMultipath(true);
       }
+      if (cfg.clusterId() != null) {
+        server.setClusterId(Ip.parseV4(cfg.clusterId()));
+      }
       PolicyConfig.policies(cfg).forEach(server.policies()::define);
       for (BgpConfigFile.Neighbor n :
           cfg.neighbors() == null ? List.<BgpConfigFile.Neighbor>of() : cfg.neighbors()) {
@@ -270,6 +273,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
     if (cfg.asn() != null && (cfg.asn() < 1 || cfg.asn() > 0xFFFF_FFFFL)) {
       throw new IllegalArgumentException(
           "asn: " + cfg.asn() + " is not an AS number (1..4294967295)");
+    }
+    if (cfg.clusterId() != null) {
+      routerId("cluster_id", cfg.clusterId());
     }
     if (cfg.routerId() != null) {
       routerId("router_id", cfg.routerId());
@@ -388,17 +394,20 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
 
   /** A neighbour's session settings; a mistake names its key ({@code "address: ..."}). */
   static PeerConfig peerConfig(BgpConfigFile.Neighbor n) {
-    if (n.address() == null) {
-      throw new IllegalArgumentException("address: a neighbor needs an 'address'");
+    FabricConfig.checkUnnumbered(n);
+    if (n.address() == null && n.interfaceName() == null) {
+      throw new IllegalArgumentException("address: a neighbor needs an 'address' or 'interface'");
     }
-    if (n.asn() == null) {
-      throw new IllegalArgumentException("asn: a neighbor needs an 'asn'");
+    if (n.asn() == null && n.remoteAs() == null) {
+      throw new IllegalArgumentException(
+          "asn: a neighbor needs an 'asn' or 'remote_as: external|internal'");
     }
-    if (n.asn() < 1 || n.asn() > 0xFFFF_FFFFL) {
+    if (n.asn() != null && (n.asn() < 1 || n.asn() > 0xFFFF_FFFFL)) {
       throw new IllegalArgumentException(
           "asn: " + n.asn() + " is not an AS number (1..4294967295)");
     }
-    InetAddress address = literal("address", n.address());
+    InetAddress address =
+        n.interfaceName() != null ? PeerConfig.UNNUMBERED : literal("address", n.address());
     if (n.port() != null && (n.port() < 1 || n.port() > 65535)) {
       throw new IllegalArgumentException("port: " + n.port() + " is not a TCP port (1..65535)");
     }
@@ -427,13 +436,17 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
               + " seconds: 0..4095 (RFC 4724 §3, 12 bits)");
     }
     PeerConfig.Builder b =
-        PeerConfig.builder(address, n.asn())
+        PeerConfig.builder(address, n.asn() == null ? 0 : n.asn())
             .name(n.name())
             .passive(Boolean.TRUE.equals(n.passive()))
             .password(n.password())
             .ttlSecurity(Boolean.TRUE.equals(n.ttlSecurity()))
             .families(families)
-            .bfd(bfd(n.bfd()));
+            .bfd(bfd(n.bfd()))
+            .addPath(FabricConfig.addPath(n.addPath()))
+            .routeReflectorClient(Boolean.TRUE.equals(n.routeReflectorClient()))
+            .nextHopSelf(Boolean.TRUE.equals(n.nextHopSelf()));
+    FabricConfig.unnumbered(n, b);
     if (n.port() != null) {
       b.port(n.port());
     }

@@ -25,7 +25,8 @@ record BgpConfigFile(
     List<Paths> paths,
     @JsonProperty("prefix_lists") Map<String, List<String>> prefixLists,
     List<PolicyDef> policies,
-    @JsonProperty("graceful_restart") RestartDef gracefulRestart) {
+    @JsonProperty("graceful_restart") RestartDef gracefulRestart,
+    @JsonProperty("cluster_id") String clusterId) {
 
   /**
    * The speaker's own graceful restart (RFC 4724 §4.1, an addition): {@code enabled} (default false
@@ -62,7 +63,20 @@ record BgpConfigFile(
       @JsonProperty("soft_reconfiguration_inbound") Boolean softReconfigurationInbound,
       @JsonProperty("advertise_peer_as") Boolean advertisePeerAs,
       @JsonProperty("graceful_restart") GracefulRestartDef gracefulRestart,
-      BfdDef bfd) {}
+      BfdDef bfd,
+      @JsonProperty("add_path") AddPathDef addPath,
+      @JsonProperty("route_reflector_client") Boolean routeReflectorClient,
+      @JsonProperty("next_hop_self") Boolean nextHopSelf,
+      @JsonProperty("interface") String interfaceName,
+      @JsonProperty("remote_as") String remoteAs) {}
+
+  /**
+   * ADD-PATH (RFC 7911) per neighbour: the families ({@code ipv4}, {@code ipv6}) in which we offer
+   * to {@code receive} and to {@code send} several paths per prefix, and {@code send_max}, how many
+   * we send (the best N the export rules let through; absent or 0: all).
+   */
+  record AddPathDef(
+      List<String> receive, List<String> send, @JsonProperty("send_max") Integer sendMax) {}
 
   /**
    * Single-hop BFD (RFC 5880, RFC 5881) per neighbour, in milliseconds: {@code min_tx}, {@code

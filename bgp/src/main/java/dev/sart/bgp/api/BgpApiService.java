@@ -61,6 +61,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                             server.routerId() == 0 ? "0.0.0.0" : Ip.formatV4(server.routerId()))
                         .setPort(server.port())
                         .setMultiPath(server.multipath())
+                        .setClusterId(
+                            server.clusterId() == 0 ? "0.0.0.0" : Ip.formatV4(server.clusterId()))
                         .setRestarting(server.restart() != null && !server.restart().complete())
                         .addAllRestartWaitingFor(
                             server.restart() == null || server.restart().complete()
@@ -260,6 +262,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                 "a router id is an IPv4 address: " + request.getRouterId());
           }
           server.setRouterId(Ip.parseV4(request.getRouterId()));
+          FabricMapping.clusterId(request, server);
           return Empty.getDefaultInstance();
         });
   }
@@ -288,7 +291,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           dev.sart.proto.v1.Peer p = request.getPeer();
-          InetAddress address = address(p.getAddress());
+          InetAddress address =
+              p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
           Set<Family> families = new HashSet<>();
           for (AddressFamily f : p.getFamiliesList()) {
             Family fam = ProtoMapping.family(f);
@@ -331,6 +335,9 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                         ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
                         : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
           }
+          FabricMapping.addPath(p, b);
+          b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
+          FabricMapping.unnumbered(p, b);
           PeerConfig c = b.build();
           if (server.peer(address) != null) {
             throw Status.ALREADY_EXISTS
@@ -352,6 +359,12 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
 
   @Override
   public void deletePeer(DeletePeerRequest request, StreamObserver<Empty> out) {
+    if (server.interfacePeers().contains(request.getAddr())) {
+      replyAsync(
+          out,
+          server.deleteInterfacePeer(request.getAddr()).thenApply(v -> Empty.getDefaultInstance()));
+      return;
+    }
     Peer peer;
     try {
       peer = peer(request.getAddr());
@@ -506,6 +519,10 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
   // ------------------------------------------------------------------------------------
 
   private Peer peer(String addr) {
+    Peer onInterface = FabricMapping.peerOnInterface(server, addr);
+    if (onInterface != null) {
+      return onInterface;
+    }
     Peer p = server.peer(address(addr));
     if (p == null) {
       throw Status.NOT_FOUND.withDescription("no peer " + addr).asRuntimeException();

@@ -79,6 +79,10 @@ final class ProtoMapping {
     if (p.config().bfd() != null) {
       b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
     }
+    FabricMapping.addPath(p.config(), b);
+    b.setRouteReflectorClient(p.config().routeReflectorClient())
+        .setNextHopSelf(p.config().nextHopSelf());
+    FabricMapping.unnumbered(p, b);
     s.families().stream()
         .sorted((x, y) -> Integer.compare(x.afi(), y.afi()))
         .forEach(f -> b.addFamilies(family(f)));
@@ -156,6 +160,11 @@ final class ProtoMapping {
             .setTimestamp(timestamp(Instant.ofEpochMilli(p.receivedAtMillis())));
     if (!p.isLocal()) {
       b.setPeerAsn((int) p.source().asn()).setPeerAddr(address(p.source().address()));
+      b.setPathId(p.pathId()); // RFC 7911 §3: 0 unless received with ADD-PATH
+      String zoned = FabricMapping.linkLocalNextHop(p.attrs().nextHop(), p.source().address());
+      if (zoned != null && b.getNextHopsCount() > 0) {
+        b.setNextHops(0, zoned);
+      }
     }
     return b.build();
   }

@@ -403,7 +403,11 @@ final class Connection {
     try {
       n =
           OpenCheck.check(
-              ours, o, peer.config.asn(), peer.speaker.localAs(), peer.config.keepaliveTime());
+              ours,
+              o,
+              FabricCapabilities.expectedPeerAs(peer.config, o, peer.speaker.localAs()),
+              peer.speaker.localAs(),
+              peer.config.keepaliveTime());
     } catch (NotificationException e) {
       handle(ReceiveErrors.of(e).event());
       return;
@@ -566,6 +570,10 @@ final class Connection {
     } else if (local.getAddress() instanceof Inet6Address a) {
       long[] g = Ip.parseV6(a.getHostAddress().replaceFirst("%.*$", ""));
       v6 = new MpNextHop.V6(g[0], g[1]);
+      // RFC 2545 §3 / RFC 8950: a link-local session (unnumbered) sends its link-local address
+      v6 = FabricCapabilities.linkLocal(a, v6);
+      // RFC 8950 §4: IPv4 NLRI with our IPv6 address as next hop once negotiated
+      v4 = FabricCapabilities.ipv4NextHop(n, v4, v6);
     }
     Set<Family> families = n.families();
     peer.ribPeer =
@@ -578,7 +586,10 @@ final class Connection {
             v4,
             v6,
             families,
-            new AdjRibOut(peer::drainLater, peer.prefixCounters));
+            new AdjRibOut(peer::drainLater, peer.prefixCounters)
+                .withAddPath(FabricCapabilities.addPathSend(peer.config, n)),
+            peer.prefixCounters,
+            FabricCapabilities.reflection(peer.config, peer.speaker));
     peer.establishedSince = Instant.now();
     peer.lastError = null;
     peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);

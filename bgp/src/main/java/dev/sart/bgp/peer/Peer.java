@@ -68,6 +68,11 @@ public final class Peer {
       return null;
     }
 
+    /** Our CLUSTER_ID (RFC 4456 §7): the BGP Identifier unless configured. */
+    default int clusterId() {
+      return routerId();
+    }
+
     /** The speaker's own graceful restart (RFC 4724 §4.1); null: it has none. */
     default RestartingSpeaker restart() {
       return null;
@@ -212,6 +217,11 @@ public final class Peer {
   public int updateGroupMembers() {
     Membership m = membership;
     return m == null ? 0 : m.group().size();
+  }
+
+  /** What the session's OPENs agreed on while one is up, else null (any thread). */
+  public Negotiation negotiation() {
+    return negotiated;
   }
 
   /** The import/export policies, prefix limit and soft reconfiguration of this neighbour. */
@@ -464,6 +474,14 @@ public final class Peer {
             : new Capability.GracefulRestart(
                 0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
     caps.add(new Capability.FourOctetAs(speaker.localAs()));
+    Capability.AddPath addPath = FabricCapabilities.addPath(config);
+    if (addPath != null) {
+      caps.add(addPath);
+    }
+    Capability.ExtendedNextHop nextHop = FabricCapabilities.extendedNextHop(config);
+    if (nextHop != null) {
+      caps.add(nextHop);
+    }
     return Open.of(
         speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
   }
@@ -571,6 +589,11 @@ public final class Peer {
     UpdateGroups groups = speaker.updateGroups();
     if (groups == null
         || tail != null
+        || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
+        || rp.reflection().client() // a client's own routes would come back to it (RFC 4456)
+        // IPv4 NLRI with an IPv6 next hop (RFC 8950): the group's next-hop rewriting assumes IPv4
+        || (rp.nextHopSelfV4() != null
+            && !(rp.nextHopSelfV4() instanceof dev.sart.bgp.wire.MpNextHop.V4))
         || !rp.out().isIdle()
         || !joinQueued.compareAndSet(false, true)) {
       return;

@@ -26,6 +26,16 @@ import java.util.Set;
  *     time we advertise
  * @param bfd single-hop BFD (RFC 5880, RFC 5881) with these timers, the session taken down when BFD
  *     goes down (RFC 5882); null: none
+ * @param addPath RFC 7911: the families we offer to receive and to send several paths of a prefix
+ *     in, and how many we send
+ * @param routeReflectorClient RFC 4456 §6: an internal peer that is a client of ours (which makes
+ *     us its route reflector)
+ * @param nextHopSelf every route sent to this internal peer carries our address as its next hop,
+ *     reflected ones included
+ * @param interfaceName an unnumbered neighbour: the interface it is on, its link-local address
+ *     learned there (RFC 8950 fabrics); null: a neighbour given by address
+ * @param remoteAs whether {@code asn} is the neighbour's AS, or the AS is learned from its OPEN and
+ *     only checked to be another than ours (external) or ours (internal)
  */
 public record PeerConfig(
     String name,
@@ -42,7 +52,85 @@ public record PeerConfig(
     Duration connectRetryTime,
     Set<Family> families,
     GracefulRestart gracefulRestart,
-    dev.sart.bgp.bfd.BfdConfig bfd) {
+    dev.sart.bgp.bfd.BfdConfig bfd,
+    AddPath addPath,
+    boolean routeReflectorClient,
+    boolean nextHopSelf,
+    String interfaceName,
+    RemoteAs remoteAs) {
+
+  /**
+   * How the neighbour's AS is known: {@link #NUMBER} configured; {@link #EXTERNAL} and {@link
+   * #INTERNAL} (FRR's {@code remote-as external|internal}) learned from its OPEN, which must name
+   * another AS than ours, or ours.
+   */
+  public enum RemoteAs {
+    NUMBER,
+    EXTERNAL,
+    INTERNAL
+  }
+
+  /** An address that stands for "not learned yet" in the configuration of an unnumbered peer. */
+  public static final InetAddress UNNUMBERED;
+
+  static {
+    try {
+      UNNUMBERED = InetAddress.getByAddress(new byte[16]);
+    } catch (java.net.UnknownHostException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** The same neighbour at {@code a} (an unnumbered one once its address is learned). */
+  public PeerConfig withAddress(InetAddress a) {
+    return new PeerConfig(
+        name,
+        a,
+        asn,
+        port,
+        localAddress,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurity,
+        holdTime,
+        keepaliveTime,
+        connectRetryTime,
+        families,
+        gracefulRestart,
+        bfd,
+        addPath,
+        routeReflectorClient,
+        nextHopSelf,
+        interfaceName,
+        remoteAs);
+  }
+
+  /**
+   * ADD-PATH (RFC 7911) for one neighbour, offered in our OPEN per family (§4) and used where the
+   * peer offers the other direction.
+   *
+   * @param receive families in which we take several paths per prefix from the peer
+   * @param send families in which we send the peer several paths per prefix
+   * @param sendMax how many paths per prefix we send: the best this many that the export rules let
+   *     through; 0: all of them
+   */
+  public record AddPath(Set<Family> receive, Set<Family> send, int sendMax) {
+    /** None: one path per prefix both ways (RFC 4271). */
+    public static final AddPath NONE = new AddPath(Set.of(), Set.of(), 0);
+
+    public AddPath {
+      receive = Set.copyOf(receive);
+      send = Set.copyOf(send);
+      if (sendMax < 0 || sendMax > 255) {
+        throw new IllegalArgumentException("ADD-PATH paths to send must be 0 (all) or 1..255");
+      }
+    }
+
+    public boolean isNone() {
+      return receive.isEmpty() && send.isEmpty();
+    }
+  }
 
   /**
    * RFC 4724 for one neighbour.
@@ -81,7 +169,12 @@ public record PeerConfig(
         connectRetryTime,
         families,
         gracefulRestart,
-        timers);
+        timers,
+        addPath,
+        routeReflectorClient,
+        nextHopSelf,
+        interfaceName,
+        remoteAs);
   }
 
   /** The defaults of a neighbour, for every way of configuring one (file, gRPC, CRDs). */
@@ -98,9 +191,21 @@ public record PeerConfig(
     if (gracefulRestart == null) {
       gracefulRestart = GracefulRestart.DEFAULT;
     }
+    if (addPath == null) {
+      addPath = AddPath.NONE;
+    }
+    if (remoteAs == null) {
+      remoteAs = RemoteAs.NUMBER;
+    }
+    if (interfaceName != null && interfaceName.isBlank()) {
+      interfaceName = null;
+    }
     families = Set.copyOf(families);
-    if (asn <= 0 || asn > 0xffff_ffffL) {
-      throw new IllegalArgumentException("peer AS must be 1..4294967295: " + asn);
+    if (remoteAs == RemoteAs.NUMBER ? asn <= 0 || asn > 0xffff_ffffL : asn != 0) {
+      throw new IllegalArgumentException(
+          remoteAs == RemoteAs.NUMBER
+              ? "peer AS must be 1..4294967295: " + asn
+              : "a peer with remote AS " + remoteAs + " has no AS number configured: " + asn);
     }
     long hold = holdTime.toSeconds();
     // RFC 4271 §4.2: zero or at least three seconds
@@ -122,7 +227,12 @@ public record PeerConfig(
       throw new IllegalArgumentException("a peer needs at least one family");
     }
     if (name == null || name.isBlank()) {
-      name = asn + "/" + address.getHostAddress();
+      name =
+          interfaceName != null
+              ? interfaceName
+              : (asn == 0 ? remoteAs.name().toLowerCase(java.util.Locale.ROOT) : asn)
+                  + "/"
+                  + address.getHostAddress();
     }
   }
 
@@ -158,6 +268,11 @@ public record PeerConfig(
     b.families = families;
     b.gracefulRestart = gracefulRestart;
     b.bfd = bfd;
+    b.addPath = addPath;
+    b.routeReflectorClient = routeReflectorClient;
+    b.nextHopSelf = nextHopSelf;
+    b.interfaceName = interfaceName;
+    b.remoteAs = remoteAs;
     return b;
   }
 
@@ -183,6 +298,11 @@ public record PeerConfig(
     private Set<Family> families = Set.of();
     private GracefulRestart gracefulRestart = GracefulRestart.DEFAULT;
     private dev.sart.bgp.bfd.BfdConfig bfd;
+    private AddPath addPath = AddPath.NONE;
+    private boolean routeReflectorClient;
+    private boolean nextHopSelf;
+    private String interfaceName;
+    private RemoteAs remoteAs = RemoteAs.NUMBER;
 
     private Builder(InetAddress address, long asn) {
       this.address = Objects.requireNonNull(address, "address");
@@ -257,6 +377,39 @@ public record PeerConfig(
       return this;
     }
 
+    /** RFC 7911; {@link AddPath#NONE} by default. */
+    public Builder addPath(AddPath v) {
+      addPath = Objects.requireNonNull(v, "addPath");
+      return this;
+    }
+
+    /** RFC 4456 §6: the peer is a route reflector client of ours (false by default). */
+    public Builder routeReflectorClient(boolean v) {
+      routeReflectorClient = v;
+      return this;
+    }
+
+    /** Our address as next hop on every route to this internal peer (false by default). */
+    public Builder nextHopSelf(boolean v) {
+      nextHopSelf = v;
+      return this;
+    }
+
+    /**
+     * An unnumbered neighbour on this interface (null: none); build it with {@link #UNNUMBERED} as
+     * the address. Without families it exchanges IPv4 and IPv6 unicast.
+     */
+    public Builder interfaceName(String v) {
+      interfaceName = v;
+      return this;
+    }
+
+    /** {@link RemoteAs#EXTERNAL} or {@link RemoteAs#INTERNAL} take an AS of 0. */
+    public Builder remoteAs(RemoteAs v) {
+      remoteAs = Objects.requireNonNull(v, "remoteAs");
+      return this;
+    }
+
     public PeerConfig build() {
       return new PeerConfig(
           name,
@@ -272,13 +425,20 @@ public record PeerConfig(
           keepaliveTime,
           connectRetryTime,
           families.isEmpty()
-              ? Set.of(
-                  address instanceof java.net.Inet4Address
-                      ? Family.IPV4_UNICAST
-                      : Family.IPV6_UNICAST)
+              ? (interfaceName != null
+                  ? Set.of(Family.IPV4_UNICAST, Family.IPV6_UNICAST)
+                  : Set.of(
+                      address instanceof java.net.Inet4Address
+                          ? Family.IPV4_UNICAST
+                          : Family.IPV6_UNICAST))
               : families,
           gracefulRestart,
-          bfd);
+          bfd,
+          addPath,
+          routeReflectorClient,
+          nextHopSelf,
+          interfaceName,
+          remoteAs);
     }
   }
 }

@@ -66,7 +66,8 @@ final class UpdateGroup {
       Policy exportPolicy,
       boolean advertisePeerAs,
       int nextHopV4Length,
-      int nextHopV6Length) {
+      int nextHopV6Length,
+      dev.sart.bgp.rib.Reflection reflection) {
     static Key of(RibPeer rp, SessionOptions options, PeerPolicy policy) {
       return new Key(
           rp.internal(),
@@ -76,7 +77,8 @@ final class UpdateGroup {
           policy.exportPolicy(),
           policy.advertisePeerAs(),
           length(rp.nextHopSelfV4()),
-          length(rp.nextHopSelfV6()));
+          length(rp.nextHopSelfV6()),
+          rp.reflection());
     }
 
     private static int length(MpNextHop nh) {
@@ -149,7 +151,9 @@ final class UpdateGroup {
             representative.nextHopSelfV4(),
             representative.nextHopSelfV6(),
             key.families(),
-            new AdjRibOut(this::wakeAll, proxyCounters));
+            new AdjRibOut(this::wakeAll, proxyCounters),
+            proxyCounters,
+            key.reflection());
     this.proxyPolicy =
         new PeerPolicy(Policy.ACCEPT_ALL, key.exportPolicy(), null, false, key.advertisePeerAs());
     this.codec = new BgpCodec(key.options());

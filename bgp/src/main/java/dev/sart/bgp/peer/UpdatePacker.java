@@ -2,6 +2,7 @@ package dev.sart.bgp.peer;
 
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.Attrs;
+import dev.sart.bgp.rib.PathKey;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -76,12 +77,104 @@ final class UpdatePacker {
         }
       }
     }
+    packPaths(batch, codec, max, out);
     if (batch.endOfRib()) {
       for (Family f : negotiatedFamilies) {
         out.add(Update.endOfRib(f));
       }
     }
     return out;
+  }
+
+  /**
+   * RFC 7911 §3: the paths of ADD-PATH families, each NLRI with its Path Identifier; the
+   * announcements before the withdrawals, so that a peer replacing one path by another never has
+   * none in between.
+   */
+  private static void packPaths(AdjRibOut.Batch batch, BgpCodec codec, int max, List<Update> out) {
+    for (Map.Entry<Attrs, List<PathKey>> e : batch.announcePaths().entrySet()) {
+      Attrs a = e.getKey();
+      List<PathKey> paths = e.getValue();
+      Family f = paths.getFirst().prefix().family();
+      if (f.equals(Family.IPV4_UNICAST) && a.nextHop() instanceof MpNextHop.V4 nh) {
+        PathAttributes attrs = a.attributes().with(new NextHop(nh.address()));
+        int base = codec.encode(new Update(Ipv4Prefixes.EMPTY, attrs, Ipv4Prefixes.EMPTY)).length;
+        for (List<PathKey> chunk : pathChunks(paths, max - base)) {
+          out.add(new Update(Ipv4Prefixes.EMPTY, attrs, v4Paths(chunk)));
+        }
+      } else {
+        PathAttributes empty =
+            a.attributes()
+                .with(
+                    new MpReachNlri(
+                        f,
+                        a.nextHop(),
+                        f.equals(Family.IPV4_UNICAST) ? Ipv4Prefixes.EMPTY : Ipv6Prefixes.EMPTY));
+        int base =
+            codec.encode(new Update(Ipv4Prefixes.EMPTY, empty, Ipv4Prefixes.EMPTY)).length + 1;
+        for (List<PathKey> chunk : pathChunks(paths, max - base)) {
+          PathAttributes attrs =
+              a.attributes()
+                  .with(
+                      new MpReachNlri(
+                          f,
+                          a.nextHop(),
+                          f.equals(Family.IPV4_UNICAST) ? v4Paths(chunk) : v6Paths(chunk)));
+          out.add(new Update(Ipv4Prefixes.EMPTY, attrs, Ipv4Prefixes.EMPTY));
+        }
+      }
+    }
+    List<PathKey> w4 = new ArrayList<>();
+    List<PathKey> w6 = new ArrayList<>();
+    for (PathKey k : batch.withdrawPaths()) {
+      (k.prefix().isIpv4() ? w4 : w6).add(k);
+    }
+    for (List<PathKey> chunk : pathChunks(w4, max - 23)) {
+      out.add(new Update(v4Paths(chunk), PathAttributes.EMPTY, Ipv4Prefixes.EMPTY));
+    }
+    for (List<PathKey> chunk : pathChunks(w6, max - 23 - 7)) {
+      out.add(
+          new Update(
+              Ipv4Prefixes.EMPTY,
+              PathAttributes.of(new MpUnreachNlri(Family.IPV6_UNICAST, v6Paths(chunk))),
+              Ipv4Prefixes.EMPTY));
+    }
+  }
+
+  /** As {@link #chunks}, with the 4 octets of each Path Identifier (RFC 7911 §3). */
+  private static List<List<PathKey>> pathChunks(List<PathKey> paths, int budget) {
+    List<List<PathKey>> chunks = new ArrayList<>(1);
+    int from = 0;
+    int used = 0;
+    for (int i = 0; i < paths.size(); i++) {
+      int size = 5 + (paths.get(i).prefix().length() + 7) / 8;
+      if (used + size > budget && i > from) {
+        chunks.add(paths.subList(from, i));
+        from = i;
+        used = 0;
+      }
+      used += size;
+    }
+    if (paths.size() > from) {
+      chunks.add(paths.subList(from, paths.size()));
+    }
+    return chunks;
+  }
+
+  private static Ipv4Prefixes v4Paths(List<PathKey> ks) {
+    Ipv4Prefixes.Builder b = Ipv4Prefixes.builderWithPathIds();
+    for (PathKey k : ks) {
+      b.add(k.pathId(), k.prefix().v4Address(), k.prefix().length());
+    }
+    return b.build();
+  }
+
+  private static Ipv6Prefixes v6Paths(List<PathKey> ks) {
+    Ipv6Prefixes.Builder b = Ipv6Prefixes.builderWithPathIds();
+    for (PathKey k : ks) {
+      b.add(k.pathId(), k.prefix().high(), k.prefix().low(), k.prefix().length());
+    }
+    return b.build();
   }
 
   /**

@@ -122,7 +122,9 @@ final class AdjRibIn {
         p.family().equals(Family.IPV4_UNICAST)
             ? 0
             : p.family().equals(Family.IPV6_UNICAST) ? 1 : -1;
-    if (family < 0) {
+    // a reflected route (RFC 4456) depends on where it came from (ORIGINATOR_ID, client or not),
+    // which the cache's key does not hold
+    if (family < 0 || (to.internal() && !best.isLocal() && best.source().internal())) {
       Attrs a = Export.toPeer(p, best, to, localAs, policy.advertisePeerAs());
       return a == null ? null : exportPath(p, a, to.internal(), localAs);
     }

@@ -3,6 +3,7 @@ package dev.sart.bgp.rib;
 import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,26 @@ public final class AdjRibOut {
   /** A taken map is being walked (set under the lock by {@link #take}): read by {@link #isIdle}. */
   private volatile boolean walking;
 
+  // RFC 7911, ADD-PATH send: the families whose paths are recorded one by one, by (prefix, our
+  // Path Identifier), in pendingPaths (guarded by lock) instead of per prefix; set before the
+  // session's table is queued
+  private volatile AddPathSend addPath;
+  private LinkedHashMap<PathKey, PathChange> pendingPaths = new LinkedHashMap<>();
+  private volatile boolean pathsNonEmpty;
+  private volatile boolean pathsWalking;
+  private Iterator<Map.Entry<PathKey, PathChange>> pathWalk; // the peer's loop
+
+  /** One path's change since the last drain: what the peer had before, and the latest. */
+  private static final class PathChange {
+    final Attrs base;
+    Object latest;
+
+    PathChange(Attrs base, Object latest) {
+      this.base = base;
+      this.latest = latest;
+    }
+  }
+
   /**
    * @param wakeup schedules {@link #drain} on the peer's event loop (called at most once per drain)
    */
@@ -83,6 +104,20 @@ public final class AdjRibOut {
 
   PrefixCounters counters() {
     return counters;
+  }
+
+  /**
+   * Sends the paths of {@code a}'s families with ADD-PATH (RFC 7911): set once, when the session
+   * comes up, before the RIB queues its table. Returns this.
+   */
+  public AdjRibOut withAddPath(AddPathSend a) {
+    addPath = a;
+    return this;
+  }
+
+  /** The ADD-PATH families and count this peer is sent, or null (any thread). */
+  public AddPathSend addPath() {
+    return addPath;
   }
 
   // --- RIB shards
@@ -127,6 +162,34 @@ public final class AdjRibOut {
       for (int k = 0; k < n; k++) {
         put(prefixes[k], bases[k], attrs[k], false);
       }
+    }
+    signal();
+  }
+
+  /**
+   * RFC 7911: records {@code n} changes of single paths at once, as {@link #recordAll} does per
+   * prefix: the peer is to have {@code attrs[k]} for the path {@code keys[k]} (null: withdrawn),
+   * and was handed {@code bases[k]} for it before; {@code forced}: sent even when equal (a
+   * refresh).
+   */
+  void recordPaths(PathKey[] keys, Attrs[] bases, Attrs[] attrs, int n, boolean forced) {
+    synchronized (lock) {
+      for (int k = 0; k < n; k++) {
+        PathChange c = pendingPaths.get(keys[k]);
+        Attrs a = attrs[k];
+        if (c != null) {
+          if (a == null && c.base == null) {
+            pendingPaths.remove(keys[k]); // announced and withdrawn before the peer got it
+          } else {
+            c.latest =
+                a == null ? WITHDRAW : forced || c.latest instanceof Forced ? new Forced(a) : a;
+          }
+        } else if (a != null || bases[k] != null) {
+          pendingPaths.put(
+              keys[k], new PathChange(bases[k], a == null ? WITHDRAW : forced ? new Forced(a) : a));
+        }
+      }
+      pathsNonEmpty = !pendingPaths.isEmpty();
     }
     signal();
   }
@@ -187,10 +250,27 @@ public final class AdjRibOut {
   // --- peer event loop
   // ----------------------------------------------------------------------------
 
-  /** What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due. */
-  public record Batch(Map<Attrs, List<Prefix>> announce, List<Prefix> withdraw, boolean endOfRib) {
+  /**
+   * What one drain produced: announcements grouped by attributes, withdrawals, End-of-RIB due, and
+   * with ADD-PATH (RFC 7911) the paths announced and withdrawn by Path Identifier.
+   */
+  public record Batch(
+      Map<Attrs, List<Prefix>> announce,
+      List<Prefix> withdraw,
+      boolean endOfRib,
+      Map<Attrs, List<PathKey>> announcePaths,
+      List<PathKey> withdrawPaths) {
+    /** Without ADD-PATH. */
+    public Batch(Map<Attrs, List<Prefix>> announce, List<Prefix> withdraw, boolean endOfRib) {
+      this(announce, withdraw, endOfRib, Map.of(), List.of());
+    }
+
     public boolean isEmpty() {
-      return announce.isEmpty() && withdraw.isEmpty() && !endOfRib;
+      return announce.isEmpty()
+          && withdraw.isEmpty()
+          && !endOfRib
+          && announcePaths.isEmpty()
+          && withdrawPaths.isEmpty();
     }
   }
 
@@ -246,12 +326,69 @@ public final class AdjRibOut {
         counters.advertised(p.family(), 1);
       }
     }
+    Map<Attrs, List<PathKey>> announcePaths = Map.of();
+    List<PathKey> withdrawPaths = List.of();
+    while (taken < max && nextPath()) {
+      if (announcePaths.isEmpty() && withdrawPaths.isEmpty()) {
+        announcePaths = new LinkedHashMap<>();
+        withdrawPaths = new ArrayList<>();
+      }
+      Map.Entry<PathKey, PathChange> e = pathWalk.next();
+      taken++;
+      PathKey k = e.getKey();
+      Family f = k.prefix().family();
+      if (!families.contains(f)) {
+        continue;
+      }
+      Attrs base = e.getValue().base;
+      Object v = e.getValue().latest;
+      if (v == WITHDRAW) {
+        if (base != null) {
+          withdrawPaths.add(k);
+          advertisedCount--;
+          counters.advertised(f, -1);
+        }
+        continue;
+      }
+      boolean forced = v instanceof Forced;
+      Attrs latest = forced ? ((Forced) v).attrs() : (Attrs) v;
+      if (forced || !latest.equals(base)) {
+        announcePaths.computeIfAbsent(latest, x -> new ArrayList<>()).add(k);
+      }
+      if (base == null) {
+        advertisedCount++;
+        counters.advertised(f, 1);
+      }
+    }
     boolean eor = false;
     if (!endOfRibSent && initialTableQueued && !hasChanges()) {
       endOfRibSent = true;
       eor = true;
     }
-    return new Batch(announce, withdraw, eor);
+    return new Batch(announce, withdraw, eor, announcePaths, withdrawPaths);
+  }
+
+  /**
+   * Whether a path change is next in the walk, taking what the RIB recorded since the last take
+   * when the walk is done (peer loop).
+   */
+  private boolean nextPath() {
+    if (pathWalk != null && pathWalk.hasNext()) {
+      return true;
+    }
+    synchronized (lock) {
+      if (pendingPaths.isEmpty()) {
+        pathWalk = null;
+        pathsWalking = false;
+        pathsNonEmpty = false;
+        return false;
+      }
+      pathsWalking = true;
+      pathWalk = pendingPaths.entrySet().iterator();
+      pendingPaths = new LinkedHashMap<>();
+      pathsNonEmpty = false;
+      return true;
+    }
   }
 
   /**
@@ -296,7 +433,10 @@ public final class AdjRibOut {
 
   /** Changes not sent yet, taken or not (peer loop). */
   private boolean hasChanges() {
-    return walkHasNext() || pendingNonEmpty;
+    return walkHasNext()
+        || pendingNonEmpty
+        || pathsNonEmpty
+        || (pathWalk != null && pathWalk.hasNext());
   }
 
   public boolean hasPending() {
@@ -314,7 +454,11 @@ public final class AdjRibOut {
   public List<Family> takeEndOfRefresh() {
     synchronized (lock) {
       // under the lock: the routes of a refresh are recorded before its EoRR is queued
-      if (endOfRefreshDue.isEmpty() || !pending.isEmpty() || walkHasNext()) {
+      if (endOfRefreshDue.isEmpty()
+          || !pending.isEmpty()
+          || walkHasNext()
+          || !pendingPaths.isEmpty()
+          || (pathWalk != null && pathWalk.hasNext())) {
         return List.of();
       }
       List<Family> due = List.copyOf(endOfRefreshDue);
@@ -330,7 +474,12 @@ public final class AdjRibOut {
    */
   public boolean isIdle() {
     synchronized (lock) {
-      return pending.isEmpty() && !walking && endOfRibSent && endOfRefreshDue.isEmpty();
+      return pending.isEmpty()
+          && !walking
+          && pendingPaths.isEmpty()
+          && !pathsWalking
+          && endOfRibSent
+          && endOfRefreshDue.isEmpty();
     }
   }
 

@@ -1,9 +1,11 @@
 package dev.sart.bgp.rib;
 
 import dev.sart.bgp.wire.AsPath;
+import dev.sart.bgp.wire.ClusterList;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.LocalPref;
 import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.bgp.wire.OriginatorId;
 import dev.sart.bgp.wire.PathAttributes;
 
 /**
@@ -36,7 +38,20 @@ final class Export {
       if (attrs.orNull(AsPath.class) == null) {
         attrs = attrs.with(AsPath.EMPTY);
       }
-      if (path.isLocal() || nextHop == null || isUnspecified(nextHop)) {
+      if (!path.isLocal() && path.source().internal()) {
+        // RFC 4456 §8: reflected (refusal let it through): ORIGINATOR_ID, the BGP Identifier of
+        // the peer it came from, unless it has one; our CLUSTER_ID in front of the CLUSTER_LIST
+        if (a.originatorId == 0) {
+          attrs = attrs.with(new OriginatorId(path.source().routerId()));
+        }
+        int cluster = to.reflection().clusterId();
+        ClusterList list = attrs.orNull(ClusterList.class);
+        attrs = attrs.with(list == null ? ClusterList.of(cluster) : list.prepend(cluster));
+      }
+      if (path.isLocal()
+          || nextHop == null
+          || isUnspecified(nextHop)
+          || to.reflection().nextHopSelf()) {
         nextHop = self;
       }
     } else {
@@ -89,9 +104,13 @@ final class Export {
     if (a.noAdvertise || (!to.internal() && (a.noExport || a.noExportSubconfed))) {
       return Refusal.NO_ADVERTISE;
     }
-    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers (no route reflection
-    // yet)
-    if (to.internal() && !path.isLocal() && path.source().internal()) {
+    // RFC 4271 §9.1.1: iBGP-learned routes are not passed to other iBGP peers; RFC 4456 §6: a
+    // reflector passes a client's routes to every internal peer, and a non-client's to its clients
+    if (to.internal()
+        && !path.isLocal()
+        && path.source().internal()
+        && !path.source().reflection().client()
+        && !to.reflection().client()) {
       return Refusal.IBGP_SPLIT_HORIZON;
     }
     return null;

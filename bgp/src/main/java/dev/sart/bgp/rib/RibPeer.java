@@ -20,6 +20,7 @@ import java.util.Set;
  * @param families the families negotiated
  * @param out the peer's Adj-RIB-Out, or null for {@link #LOCAL}
  * @param counters the peer's prefix counts, which the RIB keeps up to date (shared by its sessions)
+ * @param reflection route reflection (RFC 4456) towards and from this peer
  */
 public record RibPeer(
     int id,
@@ -31,13 +32,43 @@ public record RibPeer(
     MpNextHop nextHopSelfV6,
     Set<Family> families,
     AdjRibOut out,
-    PrefixCounters counters) {
+    PrefixCounters counters,
+    Reflection reflection) {
 
   /** The pseudo-peer of locally originated paths. */
   public static final RibPeer LOCAL = new RibPeer(0, null, 0, 0, true, null, null, Set.of(), null);
 
   public RibPeer {
     families = Set.copyOf(families);
+    if (reflection == null) {
+      reflection = Reflection.NONE;
+    }
+  }
+
+  /** Without route reflection. */
+  public RibPeer(
+      int id,
+      InetAddress address,
+      long asn,
+      int routerId,
+      boolean internal,
+      MpNextHop nextHopSelfV4,
+      MpNextHop nextHopSelfV6,
+      Set<Family> families,
+      AdjRibOut out,
+      PrefixCounters counters) {
+    this(
+        id,
+        address,
+        asn,
+        routerId,
+        internal,
+        nextHopSelfV4,
+        nextHopSelfV6,
+        families,
+        out,
+        counters,
+        Reflection.NONE);
   }
 
   /** A peer whose prefix counts nobody reads (tests, {@link #LOCAL}). */
@@ -61,7 +92,8 @@ public record RibPeer(
         nextHopSelfV6,
         families,
         out,
-        out == null ? new PrefixCounters() : out.counters());
+        out == null ? new PrefixCounters() : out.counters(),
+        Reflection.NONE);
   }
 
   @Override

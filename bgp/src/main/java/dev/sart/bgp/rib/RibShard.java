@@ -43,6 +43,9 @@ final class RibShard {
    */
   private final List<Outbox> outboxes = new ArrayList<>();
 
+  /** The peers sent several paths per prefix (RFC 7911 ADD-PATH), with what each was handed. */
+  private final List<AddPathExport> addPathExports = new ArrayList<>();
+
   final Map<RibPeer, AdjRibIn> adjRibsIn = new HashMap<>();
 
   /**
@@ -92,6 +95,9 @@ final class RibShard {
         for (Outbox o : outboxes) {
           o.flush();
         }
+        for (AddPathExport x : addPathExports) {
+          x.flush();
+        }
       }
     }
   }
@@ -105,6 +111,10 @@ final class RibShard {
     final RibPeer peer;
     final AdjRibIn st;
     private final AdjRibOut out;
+
+    /** The families this peer gets with ADD-PATH, from {@link AddPathExport}; null: none. */
+    final AddPathSend addPath;
+
     private Prefix[] prefixes = new Prefix[16];
     private Attrs[] bases = new Attrs[16];
     private Attrs[] attrs = new Attrs[16];
@@ -114,6 +124,12 @@ final class RibShard {
       this.peer = peer;
       this.st = st;
       this.out = peer.out();
+      this.addPath = out.addPath();
+    }
+
+    /** Whether {@code p}'s paths go to this peer through {@link AddPathExport} instead. */
+    boolean addPathCovers(Prefix p) {
+      return addPath != null && addPath.covers(p.family());
     }
 
     /**
@@ -216,10 +232,18 @@ final class RibShard {
     Outbox box = new Outbox(peer, st);
     outboxes.add(box);
     adjRibsIn.put(peer, st);
+    AddPathExport x = box.addPath == null ? null : new AddPathExport(peer, st, box.addPath);
+    if (x != null) {
+      addPathExports.add(x);
+    }
     for (Destination d : table.values()) {
       Path best = d.best();
       if (best != null) {
         Prefix p = d.prefix();
+        if (box.addPathCovers(p)) {
+          x.update(d, p, localAs, options, false);
+          continue;
+        }
         Attrs a = st.export(p, best, peer, localAs);
         if (a != null) {
           box.add(p, null, a);
@@ -227,6 +251,9 @@ final class RibShard {
       }
     }
     box.flush(); // before the caller may queue End-of-RIB
+    if (x != null) {
+      x.flush();
+    }
   }
 
   /**
@@ -238,6 +265,7 @@ final class RibShard {
     if (st == null) {
       return false;
     }
+    AddPathExport x = addPathExport(peer);
     for (Destination d : table.values()) {
       if (family != null && !d.family().equals(family)) {
         continue;
@@ -247,6 +275,10 @@ final class RibShard {
         continue;
       }
       Prefix p = d.prefix();
+      if (x != null && x.send.covers(p.family())) {
+        x.update(d, p, localAs, options, true);
+        continue;
+      }
       Attrs a = st.export(p, best, peer, localAs);
       if (a != null) {
         peer.out().readvertise(p, a, a);
@@ -384,6 +416,10 @@ final class RibShard {
         continue;
       }
       Prefix p = d.prefix();
+      if (box.addPathCovers(p)) {
+        addPathExport(peer).update(d, p, localAs, options, false); // with the new policy
+        continue;
+      }
       Attrs was = before.export(p, best, peer, localAs);
       Attrs a = st.export(p, best, peer, localAs);
       change(box, p, was, a);
@@ -398,6 +434,16 @@ final class RibShard {
     if (a == null ? was != null : !a.equals(was)) {
       box.add(p, was, a);
     }
+  }
+
+  /** The ADD-PATH state of {@code peer} in this shard, or null when it has none. */
+  private AddPathExport addPathExport(RibPeer peer) {
+    for (AddPathExport x : addPathExports) {
+      if (x.peer == peer) {
+        return x;
+      }
+    }
+    return null;
   }
 
   /**
@@ -459,6 +505,7 @@ final class RibShard {
    */
   void peerDown(RibPeer peer) {
     outboxes.removeIf(o -> o.peer == peer);
+    addPathExports.removeIf(x -> x.peer == peer);
     AdjRibIn down = adjRibsIn.remove(peer);
     if (down != null && down.predecessor != null) {
       flushStale(down.predecessor, null); // the session that was to send them again is gone too
@@ -571,7 +618,8 @@ final class RibShard {
     if (announced.isEmpty()) {
       return;
     }
-    boolean loop = attrs.asPath().contains(localAs);
+    // RFC 4271 §9.1.2 (our AS in the path), RFC 4456 §8 (our ORIGINATOR_ID or CLUSTER_ID)
+    boolean loop = attrs.asPath().contains(localAs) || from.reflection().loops(attrs);
     int now = Path.now();
     for (int i = 0; i < announced.size(); i++) {
       Prefix p = announced.get(i);
@@ -650,6 +698,7 @@ final class RibShard {
       flushStale(before, null);
     }
     outboxes.removeIf(o -> o.peer == old);
+    addPathExports.removeIf(x -> x.peer == old);
     adjRibsIn.remove(old);
     List<Destination> changed = new ArrayList<>();
     for (Destination d : table.values()) {
@@ -776,6 +825,13 @@ final class RibShard {
     } else {
       changed = d.select(BestPath.select(d.paths(), options));
     }
+    if (!addPathExports.isEmpty()) {
+      // RFC 7911: a peer sent every path learns of a change of any of them, not only of the best
+      known = known != null ? known : d.prefix();
+      for (AddPathExport x : addPathExports) {
+        x.update(d, known, localAs, options, false);
+      }
+    }
     if (!changed) {
       return known;
     }
@@ -786,6 +842,9 @@ final class RibShard {
       // peer and prefix is stored (see AdjRibOut)
       for (int i = 0; i < outboxes.size(); i++) {
         Outbox o = outboxes.get(i);
+        if (o.addPath != null && o.addPathCovers(p)) {
+          continue; // AddPathExport above
+        }
         Attrs was = before == null ? null : o.st.export(p, before, o.peer, localAs);
         Attrs a = best == null ? null : o.st.export(p, best, o.peer, localAs);
         change(o, p, was, a);

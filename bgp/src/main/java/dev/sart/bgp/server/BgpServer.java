@@ -137,9 +137,12 @@ public final class BgpServer implements AutoCloseable {
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
   private volatile int routerId;
+  private volatile int clusterId; // RFC 4456 §7; 0: the router id
   private volatile boolean multipath;
   private volatile Channel listener;
   private volatile dev.sart.bgp.peer.RestartingSpeaker restart;
+  // unnumbered neighbours (issue 28), made into peers once their address is learned
+  private final InterfacePeers interfacePeers;
 
   /**
    * @param port the BGP port to listen on (179), 0 to not listen
@@ -149,6 +152,7 @@ public final class BgpServer implements AutoCloseable {
   public BgpServer(int port, int threads, ThreadFactory threadFactory) {
     this.port = port;
     this.threadFactory = threadFactory;
+    this.interfacePeers = new InterfacePeers(new InterfaceHost(), threadFactory);
     this.group =
         new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
   }
@@ -229,6 +233,13 @@ public final class BgpServer implements AutoCloseable {
                     InetAddress remote =
                         normalize(((InetSocketAddress) ch.remoteAddress()).getAddress());
                     Peer peer = peers.get(remote);
+                    if (peer == null
+                        && ((InetSocketAddress) ch.remoteAddress()).getAddress()
+                            instanceof java.net.Inet6Address ll
+                        && interfacePeers.connectionFrom(ll)) {
+                      ch.close(); // the peer is made for its address; our connection follows
+                      return;
+                    }
                     if (peer == null) {
                       LOG.fine(
                           () ->
@@ -351,6 +362,20 @@ public final class BgpServer implements AutoCloseable {
         });
   }
 
+  /**
+   * Our CLUSTER_ID as a route reflector (RFC 4456 §7); 0: the BGP Identifier. Sessions established
+   * after the call use it.
+   */
+  public void setClusterId(int id) {
+    manage(() -> this.clusterId = id);
+  }
+
+  /** The CLUSTER_ID in use (RFC 4456 §7). */
+  public int clusterId() {
+    int c = clusterId;
+    return c != 0 ? c : routerId;
+  }
+
   public void setMultipath(boolean enable) {
     manage(
         () -> {
@@ -399,6 +424,10 @@ public final class BgpServer implements AutoCloseable {
     if (localAs == 0 || routerId == 0) {
       throw new IllegalStateException("set the local AS and router id before adding peers");
     }
+    if (config.interfaceName() != null && config.address().isAnyLocalAddress()) {
+      interfacePeers.add(config, policy); // a peer once its link-local address is learned
+      return null;
+    }
     InetAddress addr = normalize(config.address());
     Peer peer = new Peer(config, new Speaker(), group.next(), ribPeerIds.addAndGet(1 << 20));
     if (peers.putIfAbsent(addr, peer) != null) {
@@ -414,6 +443,51 @@ public final class BgpServer implements AutoCloseable {
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
     return peer;
+  }
+
+  /** The interfaces with an unnumbered neighbour configured (any thread). */
+  public List<String> interfacePeers() {
+    return interfacePeers.interfaces();
+  }
+
+  /**
+   * Stops the unnumbered neighbour on {@code ifname}: its discovery, and its peer if one was made.
+   */
+  public CompletableFuture<Void> deleteInterfacePeer(String ifname) {
+    return manage(
+        () -> {
+          InetAddress a = interfacePeers.remove(ifname);
+          return a == null || peers.get(normalize(a)) == null
+              ? CompletableFuture.<Void>completedFuture(null)
+              : deletePeerNow(a);
+        });
+  }
+
+  /** What {@link InterfacePeers} does through the management thread. */
+  private final class InterfaceHost implements InterfacePeers.Host {
+    @Override
+    public void addPeer(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
+      addPeerNow(config, policy);
+    }
+
+    @Override
+    public void deletePeer(InetAddress address) {
+      if (peers.get(normalize(address)) != null) {
+        deletePeerNow(address);
+      }
+    }
+
+    @Override
+    public void later(Runnable task) {
+      management.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              LOG.log(java.util.logging.Level.WARNING, "unnumbered peer", e);
+            }
+          });
+    }
   }
 
   /** Stops a peer (Cease, routes withdrawn) and forgets it. */
@@ -550,6 +624,7 @@ public final class BgpServer implements AutoCloseable {
 
   @Override
   public void close() {
+    interfacePeers.close();
     CompletableFuture.allOf(
             peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
         .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
@@ -577,6 +652,11 @@ public final class BgpServer implements AutoCloseable {
     @Override
     public int routerId() {
       return routerId;
+    }
+
+    @Override
+    public int clusterId() {
+      return BgpServer.this.clusterId();
     }
 
     @Override

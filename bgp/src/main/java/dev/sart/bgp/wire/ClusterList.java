@@ -18,6 +18,14 @@ public final class ClusterList implements PathAttribute {
     return new ClusterList(ids.clone());
   }
 
+  /** RFC 4456 §8: a reflector prepends its CLUSTER_ID. */
+  public ClusterList prepend(int id) {
+    int[] n = new int[ids.length + 1];
+    n[0] = id;
+    System.arraycopy(ids, 0, n, 1, ids.length);
+    return new ClusterList(n);
+  }
+
   public int size() {
     return ids.length;
   }

@@ -191,30 +191,52 @@ final class BgpWatchSubscriber implements Subscriber {
       return null; // our own route: announced, not installed
     }
     IpPrefix prefix = IpPrefix.parse(e.getPrefix());
-    Set<InetAddress> gateways = new LinkedHashSet<>();
+    Set<NextHop> gateways = new LinkedHashSet<>();
     for (Path p : e.getSelectedList()) {
       if (p.getPeerAddr().isEmpty() || p.getNextHopsCount() == 0) {
         continue;
       }
-      InetAddress gw = InetAddress.ofLiteral(p.getNextHops(0));
-      // a link-local next hop needs an interface the API does not name
+      NextHop hop = nextHop(p.getNextHops(0));
+      InetAddress gw = hop.gateway();
+      // a link-local next hop needs the interface the speaker names as its zone ("fe80::1%5");
+      // an IPv4 prefix may have an IPv6 next hop (RFC 8950, installed with RTA_VIA), not the
+      // other way round
       if (gw.isAnyLocalAddress()
-          || gw.isLinkLocalAddress()
+          || (gw.isLinkLocalAddress() && hop.index() == 0)
           || (Family.of(prefix) == Family.INET6 && gw.getAddress().length == 4)) {
         continue;
       }
-      gateways.add(gw);
+      gateways.add(hop);
     }
     if (gateways.isEmpty()) {
       return null;
     }
-    List<NextHop> hops = gateways.stream().map(NextHop::via).toList();
+    List<NextHop> hops = List.copyOf(gateways);
     return new ChannelRoute(
         prefix,
         hops,
         Distance.ofBgp(Integer.toUnsignedLong(best.getPeerAsn()), localAs),
         Rtnl.RTPROT_BGP,
         source);
+  }
+
+  /**
+   * A next hop as the speaker writes it: an address, or a link-local one with its interface index
+   * as the zone ({@code fe80::1%5}).
+   */
+  static NextHop nextHop(String text) {
+    int zone = text.indexOf('%');
+    if (zone < 0) {
+      return NextHop.via(InetAddress.ofLiteral(text));
+    }
+    InetAddress gw = InetAddress.ofLiteral(text.substring(0, zone));
+    int index;
+    try {
+      index = Integer.parseInt(text.substring(zone + 1));
+    } catch (NumberFormatException e) {
+      index = 0; // an interface name: not something the speaker sends
+    }
+    return index > 0 ? new NextHop(gw, index, 1, Set.of()) : NextHop.via(gw);
   }
 
   @Override

@@ -65,6 +65,21 @@ class BgpRouteTest {
                 .build(),
             65001,
             "x"),
-        "link-local: no interface to use");
+        "link-local without a zone: no interface to use");
+  }
+
+  @Test
+  void linkLocalNextHopsWithTheirInterfaceMakeAnIpv4RouteViaIpv6WithEcmp() {
+    // RFC 8950: an IPv4 prefix learned over two unnumbered links, the zone is the interface index
+    ChannelRoute r =
+        BgpWatchSubscriber.route(
+            event(path("fe80::1%4", 65000, "fe80::1"), path("fe80::2%7", 65000, "fe80::2")),
+            65001,
+            "x");
+    assertEquals(
+        List.of(
+            new NextHop(dev.sart.net.Ip.parse("fe80::1"), 4, 1, java.util.Set.of()),
+            new NextHop(dev.sart.net.Ip.parse("fe80::2"), 7, 1, java.util.Set.of())),
+        r.nextHops());
   }
 }

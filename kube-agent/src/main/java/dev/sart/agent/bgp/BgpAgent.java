@@ -334,7 +334,7 @@ public final class BgpAgent implements AutoCloseable {
             .filter(p -> p.getSpec() != null)
             .collect(
                 Collectors.toMap(
-                    p -> p.getMetadata().getName(), p -> p.getSpec().addr(), (a, b) -> a));
+                    p -> p.getMetadata().getName(), p -> p.getSpec().neighbor(), (a, b) -> a));
     adverts.reconcile(
         all,
         mine::contains,

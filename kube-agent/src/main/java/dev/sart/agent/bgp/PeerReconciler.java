@@ -85,12 +85,12 @@ final class PeerReconciler {
         // bad input: said in the BGPPeer's status; the other peers go on
         LOG.warning(() -> "event=peer-invalid peer=" + name + " reason=\"" + e.getMessage() + "\"");
         status(p, Peer.State.UNKNOWN, "InvalidConfiguration: " + e.getMessage());
-        if (applied.containsKey(p.getSpec().addr())) {
-          wanted.add(p.getSpec().addr());
+        if (applied.containsKey(p.getSpec().neighbor())) {
+          wanted.add(p.getSpec().neighbor());
         }
         continue;
       }
-      String addr = desired.getAddress();
+      String addr = key(desired);
       wanted.add(addr);
       Peer was = applied.get(addr);
       if (was == null) {
@@ -128,8 +128,9 @@ final class PeerReconciler {
     }
     // peers the speaker has but no BGPPeer wants (deleted while the agent was away)
     for (Peer n : speaker.neighbors()) {
-      Peer mine = applied.get(n.getAddress());
-      if (wanted.contains(n.getAddress())
+      String key = key(n);
+      Peer mine = applied.get(key);
+      if (wanted.contains(key)
           && mine != null
           && !mine.getExportPolicy().equals(n.getExportPolicy())) {
         // adopted from a speaker that had it without the agent's export policy (or with another
@@ -142,11 +143,11 @@ final class PeerReconciler {
                     + " policy="
                     + mine.getExportPolicy());
       }
-      if (!wanted.contains(n.getAddress())) {
-        speaker.deletePeer(n.getAddress());
-        applied.remove(n.getAddress());
-        watch.forget(n.getAddress());
-        LOG.info(() -> "event=peer-removed address=" + n.getAddress() + " reason=no-bgppeer");
+      if (!wanted.contains(key)) {
+        speaker.deletePeer(key);
+        applied.remove(key);
+        watch.forget(key);
+        LOG.info(() -> "event=peer-removed address=" + key + " reason=no-bgppeer");
       }
     }
   }
@@ -195,7 +196,7 @@ final class PeerReconciler {
 
   private void delete(NodeBGP nb, BGPPeer p, Speaker speaker) {
     String name = p.getMetadata().getName();
-    String addr = p.getSpec().addr();
+    String addr = p.getSpec().neighbor();
     speaker.deletePeer(addr);
     applied.remove(addr);
     if (nb.getSpec().peers() != null
@@ -332,6 +333,14 @@ final class PeerReconciler {
     };
   }
 
+  /**
+   * The speaker's key of a neighbour: the interface of an unnumbered one (its address is learned,
+   * and may change), the address of any other; what DeletePeer takes.
+   */
+  static String key(Peer p) {
+    return p.getInterface().isEmpty() ? p.getAddress() : p.getInterface();
+  }
+
   /** The AddPeer request for a BGPPeer: sart's fields plus our timers and session options. */
   Peer desired(BGPPeer p) {
     BGPPeerSpec s = p.getSpec();
@@ -340,14 +349,22 @@ final class PeerReconciler {
         Peer.newBuilder()
             .setName(p.getMetadata().getName())
             .setAsn((int) (long) s.asn())
-            .setAddress(s.addr())
-            .addFamilies(Speaker.family(s.addr().contains(":") ? "::/0" : "0.0.0.0/0"))
             .setMultihopTtl(o.multihopTtl())
             .setTtlSecurity(o.ttlSecurity())
             .setConnectRetryTime(o.connectRetryTime())
             // the prefixes of the adverts that target this peer, and no other of the agent's
             // (ExportPolicies)
             .setExportPolicy(ExportPolicies.name(p.getMetadata().getName()));
+    if (s.interfaceName() != null) {
+      // unnumbered (RFC 8950 fabrics): the speaker learns the neighbour's link-local address on
+      // the interface; IPv4 goes over the IPv6 session with IPv6 next hops, IPv6 as usual
+      b.setInterface(s.interfaceName())
+          .addFamilies(Speaker.family("0.0.0.0/0"))
+          .addFamilies(Speaker.family("::/0"));
+    } else {
+      b.setAddress(s.addr())
+          .addFamilies(Speaker.family(s.addr().contains(":") ? "::/0" : "0.0.0.0/0"));
+    }
     if (s.holdTime() != null) {
       b.setHoldTime((int) (long) s.holdTime());
     }

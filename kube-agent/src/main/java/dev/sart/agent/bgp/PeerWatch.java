@@ -47,12 +47,12 @@ final class PeerWatch implements StreamObserver<PeerStateEvent> {
 
   @Override
   public void onNext(PeerStateEvent e) {
-    Peer.State old = states.put(e.getPeer().getAddress(), e.getPeer().getState());
+    Peer.State old = states.put(PeerReconciler.key(e.getPeer()), e.getPeer().getState());
     if (old != e.getPeer().getState()) {
       LOG.fine(
           () ->
               "event=peer-state peer="
-                  + e.getPeer().getAddress()
+                  + PeerReconciler.key(e.getPeer())
                   + " state="
                   + e.getPeer().getState());
       changed.run();

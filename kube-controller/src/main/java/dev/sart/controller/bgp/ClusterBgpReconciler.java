@@ -341,6 +341,7 @@ public final class ClusterBgpReconciler implements AutoCloseable {
     return a.equals(b)
         || (Objects.equals(a.asn(), b.asn())
             && Objects.equals(a.addr(), b.addr())
+            && Objects.equals(a.interfaceName(), b.interfaceName())
             && Objects.equals(a.holdTime(), b.holdTime())
             && Objects.equals(a.keepaliveTime(), b.keepaliveTime())
             && Objects.equals(

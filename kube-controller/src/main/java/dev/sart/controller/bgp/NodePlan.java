@@ -152,11 +152,15 @@ public record NodePlan(
           base = template.getSpec();
         }
         var merged = merge(base, peer.peerConfig());
-        if (merged.asn() == null || merged.addr() == null) {
-          problems.add("ClusterBGP " + cname + ": a peer has no asn or addr");
+        if (merged.asn() == null || (merged.addr() == null && merged.interfaceName() == null)) {
+          problems.add("ClusterBGP " + cname + ": a peer has no asn, or no addr or interface");
           continue;
         }
-        var peerName = peerName(peer.peerTemplateRef(), name, merged.asn(), merged.addr());
+        var peerName =
+            merged.addr() != null
+                ? peerName(peer.peerTemplateRef(), name, merged.asn(), merged.addr())
+                : interfacePeerName(
+                    peer.peerTemplateRef(), name, merged.asn(), merged.interfaceName());
         peers.putIfAbsent(
             peerName,
             new BGPPeerSpec(
@@ -170,7 +174,8 @@ public record NodePlan(
                 cluster.getSpec().speaker(),
                 merged.groups(),
                 merged.bfd(),
-                merged.gracefulRestart()));
+                merged.gracefulRestart(),
+                merged.interfaceName()));
       }
     }
     return new NodePlan(spec, clusters, peers, problems);
@@ -185,7 +190,20 @@ public record NodePlan(
     return (template == null ? "" : template + "-") + node + "-" + asn + "-" + address;
   }
 
-  /** Inline settings override the template's, field by field. */
+  /**
+   * {@code <template>-<node>-<asn>-if-<interface>} for an unnumbered neighbour; the interface name
+   * lower-cased with anything but letters, digits, '-' and '.' as '-' (an object name is a DNS
+   * subdomain).
+   */
+  public static String interfacePeerName(String template, String node, long asn, String iface) {
+    var clean = iface.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9.-]", "-");
+    return (template == null ? "" : template + "-") + node + "-" + asn + "-if-" + clean;
+  }
+
+  /**
+   * Inline settings override the template's, field by field; {@code addr} and {@code interface} are
+   * one field (the neighbour), so an inline one of either replaces the template's.
+   */
   static BGPPeerTemplateSpec merge(BGPPeerTemplateSpec template, BGPPeerTemplateSpec inline) {
     if (template == null) {
       return inline == null ? new BGPPeerTemplateSpec(null, null, null, null, null, null) : inline;
@@ -195,13 +213,18 @@ public record NodePlan(
     }
     return new BGPPeerTemplateSpec(
         inline.asn() != null ? inline.asn() : template.asn(),
-        inline.addr() != null ? inline.addr() : template.addr(),
+        neighborInline(inline) ? inline.addr() : template.addr(),
         inline.capabilities() != null ? inline.capabilities() : template.capabilities(),
         inline.holdTime() != null ? inline.holdTime() : template.holdTime(),
         inline.keepaliveTime() != null ? inline.keepaliveTime() : template.keepaliveTime(),
         inline.groups() != null ? inline.groups() : template.groups(),
         inline.bfd() != null ? inline.bfd() : template.bfd(),
-        inline.gracefulRestart() != null ? inline.gracefulRestart() : template.gracefulRestart());
+        inline.gracefulRestart() != null ? inline.gracefulRestart() : template.gracefulRestart(),
+        neighborInline(inline) ? inline.interfaceName() : template.interfaceName());
+  }
+
+  private static boolean neighborInline(BGPPeerTemplateSpec inline) {
+    return inline.addr() != null || inline.interfaceName() != null;
   }
 
   static Long asn(AsnSelector selector, Map<String, String> labels) {

@@ -187,7 +187,9 @@ public final class Admission {
           && !other.getMetadata().getName().equals(peer.getMetadata().getName())
           && Objects.equals(o.nodeBGPRef(), spec.nodeBGPRef())
           && Objects.equals(o.asn(), spec.asn())
-          && sameAddress(o.addr(), spec.addr())) {
+          && (o.addr() != null
+              ? sameAddress(o.addr(), spec.addr())
+              : Objects.equals(o.interfaceName(), spec.interfaceName()))) {
         return Verdict.deny(
             "BGPPeer "
                 + other.getMetadata().getName()
@@ -195,14 +197,16 @@ public final class Admission {
                 + spec.nodeBGPRef()
                 + " with AS"
                 + spec.asn()
-                + " at "
-                + spec.addr());
+                + (spec.addr() != null ? " at " + spec.addr() : " on " + spec.interfaceName()));
       }
     }
     return Verdict.allow();
   }
 
   private static boolean sameAddress(String a, String b) {
+    if (b == null) {
+      return false;
+    }
     try {
       return Ip.parse(a).equals(Ip.parse(b));
     } catch (IllegalArgumentException e) {

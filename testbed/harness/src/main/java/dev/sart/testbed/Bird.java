@@ -132,6 +132,12 @@ public final class Bird extends Router {
         if (f.isIpv4() != n.isIpv4()) {
           c.append(" extended next hop on;");
         }
+        if (n.addPathReceive() || n.addPathSend()) {
+          // RFC 7911
+          c.append(" add paths ")
+              .append(n.addPathReceive() && n.addPathSend() ? "on" : n.addPathSend() ? "tx" : "rx")
+              .append(";");
+        }
         c.append(" };\n");
       }
       c.append("}\n");

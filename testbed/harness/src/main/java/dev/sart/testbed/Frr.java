@@ -301,6 +301,14 @@ public final class Frr extends Router {
       config.neighbors().stream()
           .filter(n -> n.families().contains(f))
           .forEach(n -> c.append("  neighbor ").append(n.addressText()).append(" activate\n"));
+      // RFC 7911: FRR 8.4 always offers to receive several paths; sending them is asked for
+      config.neighbors().stream()
+          .filter(n -> n.families().contains(f) && n.addPathSend())
+          .forEach(
+              n ->
+                  c.append("  neighbor ")
+                      .append(n.addressText())
+                      .append(" addpath-tx-all-paths\n"));
       c.append(" exit-address-family\n");
     }
     c.append("!\n");

@@ -154,6 +154,14 @@ public final class GoBgp extends Router {
         c.append("      afi-safi-name = ")
             .append(quote(f.isIpv4() ? "ipv4-unicast" : "ipv6-unicast"))
             .append('\n');
+        if (n.addPathReceive() || n.addPathSend()) {
+          // RFC 7911, per family
+          c.append("    [neighbors.afi-safis.add-paths.config]\n");
+          c.append("      receive = ").append(n.addPathReceive()).append('\n');
+          if (n.addPathSend()) {
+            c.append("      send-max = 255\n");
+          }
+        }
       }
     }
     return c.toString();

@@ -19,6 +19,10 @@ import java.util.Set;
  * @param families the families negotiated on this session
  * @param as4 whether the router announces the 4-octet AS capability (RFC 6793) on this session;
  *     false makes it an old, 2-octet AS speaker on this session
+ * @param addPathReceive ADD-PATH (RFC 7911): the router takes several paths per prefix from the
+ *     neighbour in each family of the session
+ * @param addPathSend ADD-PATH: the router sends the neighbour all its paths per prefix (FRR's
+ *     addpath-tx-all-paths, GoBGP's send-max, BIRD's add paths tx)
  */
 public record Neighbor(
     InetAddress address,
@@ -28,7 +32,9 @@ public record Neighbor(
     int multihopTtl,
     int ttlSecurityHops,
     Set<Family> families,
-    boolean as4) {
+    boolean as4,
+    boolean addPathReceive,
+    boolean addPathSend) {
 
   public Neighbor {
     Objects.requireNonNull(address, "address");
@@ -58,19 +64,51 @@ public record Neighbor(
         0,
         0,
         Set.of(a instanceof java.net.Inet4Address ? Family.IPV4_UNICAST : Family.IPV6_UNICAST),
-        true);
+        true,
+        false,
+        false);
   }
 
   public Neighbor asPassive() {
-    return new Neighbor(address, asn, true, password, multihopTtl, ttlSecurityHops, families, as4);
+    return new Neighbor(
+        address,
+        asn,
+        true,
+        password,
+        multihopTtl,
+        ttlSecurityHops,
+        families,
+        as4,
+        addPathReceive,
+        addPathSend);
   }
 
   public Neighbor withPassword(String secret) {
-    return new Neighbor(address, asn, passive, secret, multihopTtl, ttlSecurityHops, families, as4);
+    return new Neighbor(
+        address,
+        asn,
+        passive,
+        secret,
+        multihopTtl,
+        ttlSecurityHops,
+        families,
+        as4,
+        addPathReceive,
+        addPathSend);
   }
 
   public Neighbor withMultihop(int ttl) {
-    return new Neighbor(address, asn, passive, password, ttl, ttlSecurityHops, families, as4);
+    return new Neighbor(
+        address,
+        asn,
+        passive,
+        password,
+        ttl,
+        ttlSecurityHops,
+        families,
+        as4,
+        addPathReceive,
+        addPathSend);
   }
 
   /** GTSM (RFC 5082) towards a neighbour at most {@code hops} hops away (1: directly connected). */
@@ -78,12 +116,31 @@ public record Neighbor(
     if (hops < 1) {
       throw new IllegalArgumentException("GTSM needs at least one hop: " + hops);
     }
-    return new Neighbor(address, asn, passive, password, multihopTtl, hops, families, as4);
+    return new Neighbor(
+        address,
+        asn,
+        passive,
+        password,
+        multihopTtl,
+        hops,
+        families,
+        as4,
+        addPathReceive,
+        addPathSend);
   }
 
   public Neighbor withFamilies(Family... fs) {
     return new Neighbor(
-        address, asn, passive, password, multihopTtl, ttlSecurityHops, Set.of(fs), as4);
+        address,
+        asn,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurityHops,
+        Set.of(fs),
+        as4,
+        addPathReceive,
+        addPathSend);
   }
 
   /**
@@ -92,7 +149,46 @@ public record Neighbor(
    */
   public Neighbor withoutAs4() {
     return new Neighbor(
-        address, asn, passive, password, multihopTtl, ttlSecurityHops, families, false);
+        address,
+        asn,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurityHops,
+        families,
+        false,
+        addPathReceive,
+        addPathSend);
+  }
+
+  /** ADD-PATH (RFC 7911): the router takes several paths per prefix from this neighbour. */
+  public Neighbor withAddPathReceive() {
+    return new Neighbor(
+        address,
+        asn,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurityHops,
+        families,
+        as4,
+        true,
+        addPathSend);
+  }
+
+  /** ADD-PATH (RFC 7911): the router sends this neighbour all its paths per prefix. */
+  public Neighbor withAddPathSend() {
+    return new Neighbor(
+        address,
+        asn,
+        passive,
+        password,
+        multihopTtl,
+        ttlSecurityHops,
+        families,
+        as4,
+        addPathReceive,
+        true);
   }
 
   public boolean isIpv4() {

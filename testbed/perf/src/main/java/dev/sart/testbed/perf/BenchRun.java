@@ -282,7 +282,8 @@ final class BenchRun {
             MONITOR,
             MONITOR_AS,
             options.targetCpus(),
-            options.sartdOptions());
+            options.sartdOptions(),
+            scenario.addPath());
     BirdInstance monitor =
         BirdInstance.start(
             mon, "monitor", monitorConfig(), options.helperCpus(), Duration.ofSeconds(30));
@@ -318,7 +319,7 @@ final class BenchRun {
         m.generator,
         m.converged.peakRssBytes() / 1024,
         m.converged.cpuSeconds() - m.idle.cpuSeconds());
-    if (scenario.samePrefixes()) {
+    if (scenario.samePrefixes() && !scenario.addPath()) {
       checkBestPaths(m, monitor);
     }
     say(
@@ -361,11 +362,17 @@ final class BenchRun {
           connect delay time 1;
           connect retry time 1;
           error wait time 1, 5;
-          ipv4 { import all; export none; };
+          ipv4 { import all; export none;%s };
         }
         """
         .formatted(
-            MONITOR, MONITOR, MONITOR_AS, Target.MONITOR_SIDE, Target.AS, options.holdTime());
+            MONITOR,
+            MONITOR,
+            MONITOR_AS,
+            Target.MONITOR_SIDE,
+            Target.AS,
+            options.holdTime(),
+            scenario.addPath() ? " add paths rx;" : "");
   }
 
   private static double seconds(long t0) {
@@ -377,7 +384,7 @@ final class BenchRun {
 
   /** Samples until the monitor holds ≥ 99 % of the prefixes and its count is stable. */
   private void converge(Measure m, BirdInstance gens, BirdInstance monitor, long t0) {
-    long expected = scenario.distinctPrefixes();
+    long expected = scenario.monitorRoutes();
     long last = -1;
     long lastReceived = -1;
     double lastChange = 0;
@@ -406,7 +413,10 @@ final class BenchRun {
               "a generator session went down: " + ps.values() + "\n" + gens.logTail());
         }
         if (allUp
-            && ps.values().stream().allMatch(p -> p.exported() >= scenario.prefixesPerPeer())
+            && ps.values().stream()
+                .allMatch(
+                    p ->
+                        p.exported() >= (long) scenario.prefixesPerPeer() * scenario.pathsPerPeer())
             && sendQueue(gens) == 0) {
           generatorsDone = true;
           m.generator = seconds(t0);

@@ -41,7 +41,7 @@ public final class Bgperf {
     } catch (IllegalArgumentException e) {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println(
-          "usage: bgperf [--scenarios a,b,c,d] [--targets sart,bird,frr,gobgp,openbgpd] "
+          "usage: bgperf [--scenarios a,b,c,d,e] [--targets sart,bird,frr,gobgp,openbgpd] "
               + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL]");
       System.exit(2);
       return;
@@ -52,7 +52,7 @@ public final class Bgperf {
   }
 
   static Plan parse(String[] args) {
-    List<Scenario> scenarios = Scenario.all();
+    List<Scenario> scenarios = Scenario.defaults();
     List<Target> targets = List.of(Target.values());
     double scale = 1;
     double peerScale = 1;

@@ -89,7 +89,13 @@ final class Generators {
       c.append("ipv4 table t").append(i).append(";\n");
     }
     for (int i = 0; i < s.peers(); i++) {
-      if (s.samePrefixes()) {
+      if (s.addPath()) {
+        // (e): the same prefixes from a static protocol per path; the export filter tells them
+        // apart (community, and a longer AS_PATH on all but the first)
+        for (int path = 0; path < s.pathsPerPeer(); path++) {
+          staticProtocol(c, "e" + i + "p" + path, i, s, 0, 1, s.prefixesPerPeer());
+        }
+      } else if (s.samePrefixes()) {
         for (int cls = 0; cls < 4; cls++) {
           staticProtocol(c, "b" + i + "c" + cls, i, s, cls, 4, s.prefixesPerPeer());
         }
@@ -108,7 +114,15 @@ final class Generators {
       c.append("  hold time ").append(holdTime).append(";\n");
       c.append("  connect delay time 1;\n  connect retry time 1;\n  error wait time 1, 5;\n");
       c.append("  ipv4 {\n    table t").append(i).append(";\n    import none;\n");
-      if (s.samePrefixes()) {
+      if (s.addPath()) {
+        // RFC 7911: every route of the table, not only the best
+        c.append("    add paths tx;\n");
+        c.append("    export filter {\n");
+        c.append("      bgp_community.add((").append(AS).append(", ").append(i).append("));\n");
+        c.append("      if proto != \"e").append(i).append("p0\" then bgp_path.prepend(");
+        c.append(AS).append(");\n");
+        c.append("      accept;\n    };\n");
+      } else if (s.samePrefixes()) {
         c.append("    export filter {\n");
         if (i >= 2) {
           c.append("      bgp_path.prepend(").append(AS).append(");\n");
@@ -159,6 +173,8 @@ final class Generators {
 
   /** Patterns of every static protocol of a scenario (to withdraw everything). */
   static List<String> allStaticPatterns(Scenario s) {
-    return s.samePrefixes() ? List.of("b*") : new ArrayList<>(List.of("w*", "s*"));
+    return s.addPath()
+        ? List.of("e*")
+        : s.samePrefixes() ? List.of("b*") : new ArrayList<>(List.of("w*", "s*"));
   }
 }

@@ -14,9 +14,24 @@ import java.util.Locale;
  *     communities, so the target's decision process picks between them (scenario b)
  * @param churn after convergence: withdraw 10 % of each peer's routes, announce them again, then
  *     withdraw everything (scenario d)
+ * @param pathsPerPeer paths per prefix each peer sends with ADD-PATH (RFC 7911); above 1 the target
+ *     takes them all and sends every path of a prefix to the monitor with ADD-PATH (scenario e); 1:
+ *     no ADD-PATH
  */
 public record Scenario(
-    String name, int peers, int prefixesPerPeer, boolean samePrefixes, boolean churn) {
+    String name,
+    int peers,
+    int prefixesPerPeer,
+    boolean samePrefixes,
+    boolean churn,
+    int pathsPerPeer) {
+
+  /** Without ADD-PATH. */
+  public Scenario(
+      String name, int peers, int prefixesPerPeer, boolean samePrefixes, boolean churn) {
+    this(name, peers, prefixesPerPeer, samePrefixes, churn, 1);
+  }
+
   /** Generator peers use 198.51.100.10-129, the target 198.51.100.130-249: at most this many. */
   public static final int MAX_PEERS = 120;
 
@@ -37,13 +52,33 @@ public record Scenario(
     }
   }
 
-  /** The four scenarios of the issue at full scale. */
-  public static List<Scenario> all() {
+  /** The four scenarios of the issue at full scale: what {@code bin/bgperf} runs by default. */
+  public static List<Scenario> defaults() {
     return List.of(
         new Scenario("a", 10, 100_000, false, false),
         new Scenario("b", 2, 500_000, true, false),
         new Scenario("c", 100, 1_000, false, false),
         new Scenario("d", 10, 100_000, false, true));
+  }
+
+  /**
+   * The defaults and (e), issue 28: 2 peers each send 2 paths of the same 250,000 /32 with
+   * ADD-PATH, and the target sends all 4 paths of each prefix to the monitor with ADD-PATH.
+   */
+  public static List<Scenario> all() {
+    List<Scenario> all = new java.util.ArrayList<>(defaults());
+    all.add(new Scenario("e", 2, 250_000, true, false, 2));
+    return List.copyOf(all);
+  }
+
+  /** Paths per prefix go with ADD-PATH, to the target and from it to the monitor. */
+  public boolean addPath() {
+    return pathsPerPeer > 1;
+  }
+
+  /** What the monitor holds once converged: a path per prefix, or with ADD-PATH every path. */
+  public long monitorRoutes() {
+    return addPath() ? distinctPrefixes() * peers * pathsPerPeer : distinctPrefixes();
   }
 
   /** One of {@link #all()} by name. */
@@ -55,7 +90,7 @@ public record Scenario(
         .orElseThrow(
             () ->
                 new IllegalArgumentException(
-                    "unknown scenario '" + name + "' (known: a, b, c, d)"));
+                    "unknown scenario '" + name + "' (known: a, b, c, d, e)"));
   }
 
   /**
@@ -69,7 +104,7 @@ public record Scenario(
     }
     int p = Math.max(samePrefixes ? 2 : 1, (int) Math.round(peers * peerScale));
     int n = Math.max(samePrefixes ? 4 : 10, (int) Math.round(prefixesPerPeer * prefixScale));
-    return new Scenario(name, Math.min(p, MAX_PEERS), n, samePrefixes, churn);
+    return new Scenario(name, Math.min(p, MAX_PEERS), n, samePrefixes, churn, pathsPerPeer);
   }
 
   /** Distinct prefixes the target ends up with (and re-advertises to the monitor). */
@@ -79,7 +114,7 @@ public record Scenario(
 
   /** Paths the target receives in all (its Adj-RIBs-In together). */
   public long paths() {
-    return (long) peers * prefixesPerPeer;
+    return (long) peers * prefixesPerPeer * pathsPerPeer;
   }
 
   /** Routes of each peer withdrawn and re-announced during churn: 10 %. */
@@ -93,7 +128,9 @@ public record Scenario(
             name,
             peers,
             prefixesPerPeer,
-            samePrefixes ? "identical /32 (AS_PATH, MED, communities differ)" : "unique /32",
+            addPath()
+                ? "identical /32, " + pathsPerPeer + " paths each with ADD-PATH, all to the monitor"
+                : samePrefixes ? "identical /32 (AS_PATH, MED, communities differ)" : "unique /32",
             churn ? ", then churn" : "");
   }
 }

@@ -90,15 +90,22 @@ public enum Target {
       String monitor,
       long monitorAs,
       String cpus,
-      List<String> sartdOptions) {
+      List<String> sartdOptions,
+      boolean addPath) {
     if (this == SART) {
-      return startSartd(node, peers, monitor, monitorAs, cpus, sartdOptions);
+      return startSartd(node, peers, monitor, monitorAs, cpus, sartdOptions, addPath);
+    }
+    if (addPath && this == OPENBGPD) {
+      throw new IllegalArgumentException(
+          "ADD-PATH: the test bed's OpenBGPD driver does not configure it");
     }
     RouterConfig config = RouterConfig.of(AS, ROUTER_ID);
     for (int i = 0; i < peers; i++) {
-      config = config.neighbor(Neighbor.of(Generators.address(i), Generators.AS).asPassive());
+      Neighbor g = Neighbor.of(Generators.address(i), Generators.AS).asPassive();
+      config = config.neighbor(addPath ? g.withAddPathReceive() : g);
     }
-    config = config.neighbor(Neighbor.of(monitor, monitorAs));
+    Neighbor mon = Neighbor.of(monitor, monitorAs);
+    config = config.neighbor(addPath ? mon.withAddPathSend() : mon);
     Router r =
         switch (this) {
           case FRR -> Frr.withoutZebra(node, config);
@@ -137,7 +144,8 @@ public enum Target {
       String monitor,
       long monitorAs,
       String cpus,
-      List<String> extraOptions) {
+      List<String> extraOptions,
+      boolean addPath) {
     StringBuilder y = new StringBuilder();
     y.append("asn: ").append(AS).append('\n');
     y.append("router_id: ").append(ROUTER_ID).append('\n');
@@ -149,10 +157,16 @@ public enum Target {
       if (Boolean.getBoolean(ADVERTISE_PEER_AS)) {
         y.append("    advertise_peer_as: true\n");
       }
+      if (addPath) {
+        y.append("    add_path: {receive: [ipv4]}\n");
+      }
     }
     y.append("  - address: ").append(monitor).append('\n');
     y.append("    asn: ").append(monitorAs).append('\n');
     y.append("    connect_retry_time: 1\n");
+    if (addPath) {
+      y.append("    add_path: {send: [ipv4]}\n"); // every path (RFC 7911)
+    }
     Path conf = node.dir().resolve("sartd.yaml");
     try {
       Files.writeString(conf, y);

@@ -14,6 +14,19 @@ class ScenarioTest {
     assertEquals(1_000_000, Scenario.named("b").paths());
     assertEquals(100_000, Scenario.named("c").distinctPrefixes());
     assertEquals(10_000, Scenario.named("d").churnPerPeer());
+    // (e), issue 28: 2 peers × 2 paths of 250,000 prefixes, all 4 paths of each to the monitor
+    Scenario e = Scenario.named("e");
+    assertTrue(e.addPath());
+    assertEquals(250_000, e.distinctPrefixes());
+    assertEquals(1_000_000, e.paths());
+    assertEquals(1_000_000, e.monitorRoutes());
+  }
+
+  @Test
+  void theDefaultRunIsTheFourScenariosUnchanged() {
+    assertEquals(
+        java.util.List.of("a", "b", "c", "d"),
+        Bgperf.parse(new String[0]).scenarios().stream().map(Scenario::name).toList());
   }
 
   @Test
@@ -25,7 +38,7 @@ class ScenarioTest {
 
   @Test
   void badInputIsRefusedWithTheReason() {
-    assertThrows(IllegalArgumentException.class, () -> Scenario.named("e"));
+    assertThrows(IllegalArgumentException.class, () -> Scenario.named("f"));
     assertThrows(IllegalArgumentException.class, () -> new Scenario("x", 121, 1, false, false));
     assertThrows(IllegalArgumentException.class, () -> Scenario.named("c").scaled(0, 1));
     assertThrows(IllegalArgumentException.class, () -> Target.named("quagga"));

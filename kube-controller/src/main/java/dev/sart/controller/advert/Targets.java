@@ -27,7 +27,9 @@ import java.util.TreeSet;
  * address family: a peer carries the family of its own address (the agent opens an IPv4 session
  * with IPv4 unicast only and an IPv6 session with IPv6 unicast only, RFC 4760 §8), so an IPv6
  * address is announced only to IPv6 peers; listing an IPv4 peer would have its agent report
- * Advertised for a prefix the session cannot carry.
+ * Advertised for a prefix the session cannot carry. An unnumbered peer ({@code interface}) carries
+ * both: its agent opens the link-local IPv6 session with IPv4 unicast (RFC 8950 next hops) and IPv6
+ * unicast.
  */
 public final class Targets {
   private Targets() {}
@@ -82,11 +84,17 @@ public final class Targets {
   private static boolean candidate(Set<String> groups, BGPPeer peer, Protocol family) {
     return peer.getSpec() != null
         && peer.getMetadata().getDeletionTimestamp() == null
-        && family(peer) == family
+        && carries(peer, family)
         && matches(groups, peer);
   }
 
-  /** The family a peer's session carries: that of its address. */
+  /** Whether a peer's session carries {@code family}: unnumbered ones both, others their own. */
+  static boolean carries(BGPPeer peer, Protocol family) {
+    return peer.getSpec().addr() == null && peer.getSpec().interfaceName() != null
+        || family(peer) == family;
+  }
+
+  /** The family of a peer's address (IPv4 for an unnumbered peer, which carries both). */
   static Protocol family(BGPPeer peer) {
     var addr = peer.getSpec().addr();
     return addr != null && addr.contains(":") ? Protocol.IPV6 : Protocol.IPV4;

@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Address families: a peer carries the family of its own address, so an IPv6 address is announced
- * to IPv6 peers only; when no peer can carry it, its advertisement says so with an empty peer map
- * and the Service's {@code Announced} condition says why.
+ * to IPv6 peers only (an unnumbered peer carries both); when no peer can carry it, its
+ * advertisement says so with an empty peer map and the Service's {@code Announced} condition says
+ * why.
  */
 class AdvertisementFamiliesTest {
   private static final Duration WAIT = ReconcilersOnMock.WAIT;
@@ -132,5 +133,33 @@ class AdvertisementFamiliesTest {
     cluster.awaitPeers(
         "dual-10-0-1-1", Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", NA));
     cluster.awaitPeers("dual-2001-db8-1--1", Map.of("node2-65000-2001-db8--fe", NA));
+  }
+
+  @Test
+  void anUnnumberedPeerCarriesBothFamilies() {
+    // node2's only session is unnumbered (interface eth1): IPv4 with IPv6 next hops and IPv6
+    var unnumbered =
+        new dev.sart.crds.BGPPeer(
+            "node2-65000-if-eth1",
+            new dev.sart.crds.BGPPeerSpec(
+                65000L,
+                null,
+                null,
+                null,
+                null,
+                "node2",
+                null,
+                new dev.sart.crds.SpeakerConfig("127.0.0.1:5000", null, null),
+                null,
+                null,
+                null,
+                "eth1"));
+    unnumbered.getMetadata().setLabels(Map.of(dev.sart.crds.Sart.BGP_PEER_NODE_LABEL, "node2"));
+    client.resource(unnumbered).create();
+    service("dual", "IPv4", "IPv6");
+    cluster.awaitPeers(
+        "dual-10-0-1-1",
+        Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", NA, "node2-65000-if-eth1", NA));
+    cluster.awaitPeers("dual-2001-db8-1--1", Map.of("node2-65000-if-eth1", NA));
   }
 }

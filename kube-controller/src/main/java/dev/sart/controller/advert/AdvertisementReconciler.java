@@ -32,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
@@ -218,7 +217,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
         writer.create(
             key,
             advertisement(service, entry.getKey(), entry.getValue(), attrs),
-            p -> next(p, targetsNow(key, family, targets)),
+            p -> PeerMaps.next(p, targetsNow(key, family, targets)),
             !carried);
         continue;
       }
@@ -231,8 +230,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
         patchAttrs(advert, attrs);
       }
       var current = AdvertisementWriter.peers(advert);
-      if (!withoutGonePeers(next(current, targets)).equals(current)) {
-        writer.setPeers(key, advert, p -> withoutGonePeers(next(p, targets)));
+      if (!withoutGonePeers(PeerMaps.next(current, targets)).equals(current)) {
+        writer.setPeers(key, advert, p -> withoutGonePeers(PeerMaps.next(p, targets)));
       }
     }
     for (var advert : existing.values()) {
@@ -312,26 +311,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
             + attrs(attrs));
   }
 
-  /** The next peer map: targets announced (Withdraw or new → NotAdvertised), others withdrawn. */
-  static Map<String, AdvertiseStatus> next(
-      Map<String, AdvertiseStatus> current, Set<String> targets) {
-    var next = new TreeMap<String, AdvertiseStatus>(current);
-    for (var target : targets) {
-      var state = next.get(target);
-      if (state == null || state == AdvertiseStatus.Withdraw) {
-        next.put(target, AdvertiseStatus.NotAdvertised);
-      }
-    }
-    for (var entry : next.entrySet()) {
-      if (!targets.contains(entry.getKey())) {
-        entry.setValue(AdvertiseStatus.Withdraw);
-      }
-    }
-    return next;
-  }
-
   private Map<String, AdvertiseStatus> withdrawn(Map<String, AdvertiseStatus> peers) {
-    return withoutGonePeers(next(peers, Set.of()));
+    return withoutGonePeers(PeerMaps.next(peers, Set.of()));
   }
 
   private static BGPAdvertisement advertisement(
@@ -370,13 +351,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
    * controller (ClusterBgpReconciler), whose agent is gone too; nobody else would remove them.
    */
   private Map<String, AdvertiseStatus> withoutGonePeers(Map<String, AdvertiseStatus> peers) {
-    var out = new TreeMap<String, AdvertiseStatus>(peers);
-    out.entrySet()
-        .removeIf(
-            e ->
-                e.getValue() == AdvertiseStatus.Withdraw
-                    && informers.get(BGPPeer.class, e.getKey()) == null);
-    return out;
+    return PeerMaps.withoutGonePeers(peers, name -> informers.get(BGPPeer.class, name) != null);
   }
 
   /** Keys waiting and advertisement writes under way (for tests and the benchmark). */

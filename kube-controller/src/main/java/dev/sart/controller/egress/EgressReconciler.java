@@ -1,5 +1,6 @@
 package dev.sart.controller.egress;
 
+import dev.sart.controller.advert.PeerMaps;
 import dev.sart.controller.runtime.Events;
 import dev.sart.controller.runtime.Informers;
 import dev.sart.controller.runtime.Loop;
@@ -404,28 +405,10 @@ public final class EgressReconciler implements AutoCloseable {
         }
       }
     }
-    var peers = withoutGonePeers(next(peers(advert), targets));
+    var peers = withoutGonePeers(PeerMaps.next(peers(advert), targets));
     if (!peers.equals(peers(advert))) {
       patchPeers(advert, peers);
     }
-  }
-
-  /** Targets announced (new or Withdraw → NotAdvertised), every other peer withdrawn. */
-  static Map<String, AdvertiseStatus> next(
-      Map<String, AdvertiseStatus> current, Set<String> targets) {
-    var next = new TreeMap<String, AdvertiseStatus>(current);
-    for (var target : targets) {
-      var state = next.get(target);
-      if (state == null || state == AdvertiseStatus.Withdraw) {
-        next.put(target, AdvertiseStatus.NotAdvertised);
-      }
-    }
-    for (var entry : next.entrySet()) {
-      if (!targets.contains(entry.getKey())) {
-        entry.setValue(AdvertiseStatus.Withdraw);
-      }
-    }
-    return next;
   }
 
   private static Map<String, AdvertiseStatus> peers(BGPAdvertisement advert) {
@@ -434,13 +417,7 @@ public final class EgressReconciler implements AutoCloseable {
   }
 
   private Map<String, AdvertiseStatus> withoutGonePeers(Map<String, AdvertiseStatus> peers) {
-    var out = new TreeMap<String, AdvertiseStatus>(peers);
-    out.entrySet()
-        .removeIf(
-            e ->
-                e.getValue() == AdvertiseStatus.Withdraw
-                    && informers.get(BGPPeer.class, e.getKey()) == null);
-    return out;
+    return PeerMaps.withoutGonePeers(peers, name -> informers.get(BGPPeer.class, name) != null);
   }
 
   private BGPAdvertisement create(Egress egress, String name, InetAddress address) {
@@ -489,7 +466,7 @@ public final class EgressReconciler implements AutoCloseable {
 
   private void withdrawAndDelete(BGPAdvertisement advert) {
     var peers = peers(advert);
-    var withdrawn = withoutGonePeers(next(peers, Set.of()));
+    var withdrawn = withoutGonePeers(PeerMaps.next(peers, Set.of()));
     if (!withdrawn.equals(peers)) {
       patchPeers(advert, withdrawn);
       return; // the status change comes back as an event

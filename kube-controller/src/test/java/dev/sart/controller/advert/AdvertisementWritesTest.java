@@ -127,7 +127,7 @@ class AdvertisementWritesTest {
             PatchContext.of(PatchType.JSON),
             "[{\"op\":\"replace\",\"path\":\"/status/peers/a\",\"value\":\"Advertised\"}]");
     try (var writer = new AdvertisementWriter(client, (service, delay) -> {})) {
-      writer.setPeers("test/x", stale, p -> AdvertisementReconciler.next(p, Set.of("a", "b")));
+      writer.setPeers("test/x", stale, p -> PeerMaps.next(p, Set.of("a", "b")));
       // a write from the stale copy would have set a back to NotAdvertised
       awaitPeers("x-10-0-1-1", Map.of("a", "Advertised", "b", NA));
     }

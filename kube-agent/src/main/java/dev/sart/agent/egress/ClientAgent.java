@@ -186,12 +186,15 @@ public final class ClientAgent implements AutoCloseable {
                   p -> egress.getMetadata().getNamespace().equals(p.getMetadata().getNamespace()))
               .filter(p -> status.gateway().equals(p.getMetadata().getName()))
               .findFirst();
-      var podIp = gateway.map(GatewayAgent::address).orElse(null);
       var address = Ip.parse(status.sourceAddress());
-      if (podIp == null || !(address instanceof Inet4Address)) {
+      var podIp =
+          address instanceof Inet4Address
+              ? gateway.map(GatewayAgent::address).orElse(null)
+              : gateway.flatMap(p -> GatewayAgent.ipv6(p).stream().findFirst()).orElse(null);
+      if (podIp == null) {
         continue;
       }
-      wanted.put(new IpPrefix(address, 32), podIp);
+      wanted.put(new IpPrefix(address, address instanceof Inet4Address ? 32 : 128), podIp);
     }
     var have = new HashSet<IpPrefix>();
     for (var r : host.routes().list(RouteFilter.ALL.table(table).protocol(EgressIds.PROTOCOL))) {

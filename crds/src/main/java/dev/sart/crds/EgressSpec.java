@@ -17,8 +17,10 @@ import java.util.List;
  * Service's {@code sessionAffinity} (default ClientIP) and {@code sessionAffinityConfig}, {@code
  * fouSourcePortAuto} (FoU: the outer source port from the flow hash instead of the fixed port).
  *
- * <p>Ours: {@code tunnel} (vxlan or fou; default vxlan, the mode every Linux with VXLAN can run),
- * and {@code sourceAddress}, a static source address (KEP-0275) from an egress pool.
+ * <p>Ours: {@code tunnel} (vxlan or fou; unset: the egress pods probe their kernel and label
+ * themselves with the mode they run, which the clients follow; {@link #tunnelOrDefault} is the
+ * port's mode, VXLAN's), and {@code sourceAddress}, a static source address (KEP-0275) from an
+ * egress pool.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EgressSpec(

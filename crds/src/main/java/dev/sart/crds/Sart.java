@@ -107,4 +107,12 @@ public final class Sart {
    * selects only it, and its node announces the address.
    */
   public static final String EGRESS_GATEWAY_LABEL = "egress.sart.terassyi.net/gateway";
+
+  /**
+   * On each egress pod, set by its {@code sartd egress}: the tunnel mode it runs ({@code vxlan},
+   * {@code fou}), chosen at start-up when the Egress has no {@code tunnel}; the client pods' agents
+   * set up the same. A label, not an annotation: {@code egress.sart.terassyi.net/<namespace>}
+   * annotations are the clients' opt-in.
+   */
+  public static final String EGRESS_TUNNEL_LABEL = "egress.sart.terassyi.net/tunnel";
 }

@@ -5,9 +5,11 @@ import dev.sart.agent.egress.GatewayAgent;
 import dev.sart.agent.egress.GatewayNat;
 import dev.sart.agent.egress.GatewayTunnel;
 import dev.sart.agent.egress.TunnelProbe;
+import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
 import dev.sart.fib.netlink.Netlink;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -45,8 +47,10 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
 
   @Option(
       names = "--tunnel",
-      description = "vxlan (default) or fou: what the client pods' agents set up")
-  String tunnel = "vxlan";
+      description =
+          "auto (default: FoU when the kernel has it and its data path is built, else VXLAN),"
+              + " vxlan or fou: what the client pods' agents set up")
+  String tunnel = "auto";
 
   @Option(names = "--port", description = "the tunnel's UDP port (default 4789 vxlan, 5555 fou)")
   Integer port;
@@ -66,7 +70,13 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
 
   /** What the flags and the environment say, checked. */
   record Settings(
-      String namespace, String egress, String pod, TunnelMode mode, int port, String uplink) {}
+      String namespace,
+      String egress,
+      String pod,
+      TunnelMode mode,
+      int port,
+      String uplink,
+      String reason) {}
 
   Settings settings(TunnelProbe probe) {
     if (egress == null || egress.isBlank()) {
@@ -83,13 +93,23 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
     if (pod == null || pod.isBlank()) {
       throw new UsageException("--pod-name: unknown; set it or POD_NAME");
     }
-    TunnelMode mode =
-        switch (tunnel) {
-          case "vxlan" -> TunnelMode.VXLAN;
-          case "fou" -> TunnelMode.FOU;
-          default ->
-              throw new UsageException("--tunnel: '" + tunnel + "' is not a mode (vxlan, fou)");
-        };
+    String reason = "requested";
+    TunnelMode mode;
+    switch (tunnel) {
+      case "vxlan" -> mode = TunnelMode.VXLAN;
+      case "fou" -> mode = TunnelMode.FOU;
+      case "auto" -> {
+        try {
+          var choice = probe.choose();
+          mode = choice.mode();
+          reason = "auto: " + choice.reason();
+        } catch (IllegalStateException e) {
+          throw new UsageException("--tunnel auto: " + e.getMessage());
+        }
+      }
+      default ->
+          throw new UsageException("--tunnel: '" + tunnel + "' is not a mode (auto, vxlan, fou)");
+    }
     int p = port != null ? port : mode == TunnelMode.FOU ? 5555 : 4789;
     if (p < 1 || p > 65535) {
       throw new UsageException("--port: " + p + " is not a UDP port (1..65535)");
@@ -114,15 +134,55 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
           "--tunnel fou: the FoU data path is not built yet (its netlink messages are);"
               + " use tunnel: vxlan in the Egress");
     }
-    return new Settings(ns, egress, pod, mode, p, uplink);
+    return new Settings(ns, egress, pod, mode, p, uplink, reason);
+  }
+
+  static String modeName(TunnelMode mode) {
+    return mode == TunnelMode.FOU ? "fou" : "vxlan";
+  }
+
+  /** Labels this pod with the mode it runs, for the client pods' agents ({@link Sart}). */
+  static void label(KubernetesClient client, Settings s) {
+    try {
+      client
+          .pods()
+          .inNamespace(s.namespace())
+          .withName(s.pod())
+          .edit(
+              p ->
+                  new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                      .editMetadata()
+                      .addToLabels(Sart.EGRESS_TUNNEL_LABEL, modeName(s.mode()))
+                      .endMetadata()
+                      .build());
+    } catch (KubernetesClientException e) {
+      // clients then fall back to vxlan, which auto chose unless the kernel had FoU
+      LOG.warning(
+          "event=egress-tunnel-label-failed pod="
+              + s.namespace()
+              + "/"
+              + s.pod()
+              + " code="
+              + e.getCode()
+              + " (grant patch on pods to the egress pods' ServiceAccount)");
+    }
   }
 
   @Override
   public Integer call() throws Exception {
     log.install();
     Settings s = settings(TunnelProbe.ofRunningKernel());
+    LOG.info(
+        "event=egress-tunnel mode="
+            + modeName(s.mode())
+            + " requested="
+            + tunnel
+            + " reason=\""
+            + s.reason()
+            + "\"");
     try (KubernetesClient client = AgentCommand.client(kubeconfig);
         Netlink netlink = Netlink.open()) {
+      label(client, s);
       var tunnelEnd =
           new GatewayTunnel(
               netlink, s.uplink(), EgressIds.vni(s.namespace(), s.egress()), s.port());
@@ -140,7 +200,7 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
                 + " pod="
                 + s.pod()
                 + " tunnel="
-                + tunnel
+                + modeName(s.mode())
                 + " port="
                 + s.port());
         CountDownLatch stop = new CountDownLatch(1);

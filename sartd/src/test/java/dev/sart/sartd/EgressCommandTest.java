@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.sart.agent.egress.TunnelProbe;
+import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -18,8 +23,11 @@ import picocli.CommandLine;
  * {@code sartd egress}'s error edge: one line, exit 2, nothing made, for a missing Egress name, an
  * unknown tunnel mode, a port out of range, and a tunnel mode the kernel cannot run (probed).
  */
+@EnableKubernetesMockClient(crud = true)
 class EgressCommandTest {
   @TempDir Path dir;
+
+  static KubernetesClient client;
 
   private static String[] run(String... args) {
     StringWriter out = new StringWriter();
@@ -39,7 +47,7 @@ class EgressCommandTest {
   void flagMistakesAreOneLine() {
     assertUsage("error: --egress: the Egress's name is required", "egress", "--namespace", "n");
     assertUsage(
-        "error: --tunnel: 'gre' is not a mode (vxlan, fou)",
+        "error: --tunnel: 'gre' is not a mode (auto, vxlan, fou)",
         "egress",
         "--egress",
         "nat",
@@ -83,9 +91,6 @@ class EgressCommandTest {
         "--tunnel fou: this kernel has no fou, ipip, ip6_tunnel modules (neither in /sys/module"
             + " nor in /lib/modules); use tunnel: vxlan in the Egress, or a kernel with fou and ipip",
         fou.getMessage());
-    var s = command("--egress", "nat", "--namespace", "n", "--pod-name", "p").settings(probe);
-    assertEquals(TunnelMode.VXLAN, s.mode());
-    assertEquals(4789, s.port());
     var none = new TunnelProbe(dir.resolve("empty"), dir.resolve("lib"));
     assertEquals(
         "--tunnel vxlan: this kernel has no vxlan module (neither in /sys/module nor in"
@@ -93,8 +98,81 @@ class EgressCommandTest {
         assertThrows(
                 UsageException.class,
                 () ->
+                    command(
+                            "--egress",
+                            "nat",
+                            "--namespace",
+                            "n",
+                            "--pod-name",
+                            "p",
+                            "--tunnel",
+                            "vxlan")
+                        .settings(none))
+            .getMessage());
+  }
+
+  @Test
+  void withoutATunnelTheKernelIsProbedAndVxlanChosenWhileFouIsNotBuilt() throws Exception {
+    var sys = Files.createDirectories(dir.resolve("sys"));
+    Files.createDirectories(sys.resolve("vxlan"));
+    var probe = new TunnelProbe(sys, dir.resolve("lib"));
+    var s = command("--egress", "nat", "--namespace", "n", "--pod-name", "p").settings(probe);
+    assertEquals(TunnelMode.VXLAN, s.mode());
+    assertEquals(4789, s.port());
+    assertEquals("auto: no fou, ipip, ip6_tunnel modules", s.reason());
+    // a kernel with FoU's modules: still VXLAN, saying why (the FoU data path is not built)
+    for (var m : List.of("fou", "ipip", "ip6_tunnel")) {
+      Files.createDirectories(sys.resolve(m));
+    }
+    s = command("--egress", "nat", "--namespace", "n", "--pod-name", "p").settings(probe);
+    assertEquals(TunnelMode.VXLAN, s.mode());
+    assertEquals("auto: fou modules present but the FoU data path is not built", s.reason());
+    // this machine's kernel: VXLAN (it has no fou module)
+    assertEquals(
+        TunnelMode.VXLAN,
+        command("--egress", "nat", "--namespace", "n", "--pod-name", "p")
+            .settings(TunnelProbe.ofRunningKernel())
+            .mode());
+    // a kernel with neither: refused, naming what each mode lacks
+    var none = new TunnelProbe(dir.resolve("empty"), dir.resolve("lib"));
+    assertEquals(
+        "--tunnel auto: this kernel supports no tunnel mode: vxlan needs vxlan, fou needs fou,"
+            + " ipip, ip6_tunnel (modules neither in /sys/module nor in /lib/modules)",
+        assertThrows(
+                UsageException.class,
+                () ->
                     command("--egress", "nat", "--namespace", "n", "--pod-name", "p")
                         .settings(none))
             .getMessage());
+  }
+
+  @Test
+  void theChosenModeIsLabelledOnThePodForTheClients() throws Exception {
+    client
+        .pods()
+        .inNamespace("n")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace("n")
+                .withName("nat-1")
+                .addToLabels(Sart.EGRESS_NAME_LABEL, "nat")
+                .endMetadata()
+                .build())
+        .create();
+    var sys = Files.createDirectories(dir.resolve("sys"));
+    Files.createDirectories(sys.resolve("vxlan"));
+    var s =
+        command("--egress", "nat", "--namespace", "n", "--pod-name", "nat-1")
+            .settings(new TunnelProbe(sys, dir.resolve("lib")));
+    EgressCommand.label(client, s);
+    var labels = client.pods().inNamespace("n").withName("nat-1").get().getMetadata().getLabels();
+    assertEquals("vxlan", labels.get(Sart.EGRESS_TUNNEL_LABEL));
+    assertEquals("nat", labels.get(Sart.EGRESS_NAME_LABEL));
+    // no such pod (or no right to patch it): a warning, the gateway still starts
+    var gone =
+        command("--egress", "nat", "--namespace", "n", "--pod-name", "gone")
+            .settings(new TunnelProbe(sys, dir.resolve("lib")));
+    EgressCommand.label(client, gone);
   }
 }

@@ -100,6 +100,7 @@ public final class ClientAgent implements AutoCloseable {
   }
 
   private void pass() {
+    reported = reported(pods.getStore().list());
     var local =
         pods.getStore().list().stream()
             .filter(p -> p.getSpec() != null && node.equals(p.getSpec().getNodeName()))
@@ -136,6 +137,42 @@ public final class ClientAgent implements AutoCloseable {
     routes(local);
   }
 
+  /** The Egresses' modes their pods report (the {@link Sart#EGRESS_TUNNEL_LABEL} label). */
+  private Map<String, TunnelMode> reported = Map.of();
+
+  /**
+   * Per Egress ({@code namespace/name}), the mode its pods run: FoU when any of them labels itself
+   * so, VXLAN when they say vxlan (from {@code sartd egress --tunnel auto}).
+   */
+  static Map<String, TunnelMode> reported(List<Pod> pods) {
+    var out = new HashMap<String, TunnelMode>();
+    for (var p : pods) {
+      var labels = p.getMetadata().getLabels();
+      if (labels == null
+          || !labels.containsKey(Sart.EGRESS_NAME_LABEL)
+          || !labels.containsKey(Sart.EGRESS_TUNNEL_LABEL)) {
+        continue;
+      }
+      var key = p.getMetadata().getNamespace() + "/" + labels.get(Sart.EGRESS_NAME_LABEL);
+      var mode =
+          "fou".equals(labels.get(Sart.EGRESS_TUNNEL_LABEL)) ? TunnelMode.FOU : TunnelMode.VXLAN;
+      out.merge(key, mode, (a, b) -> a == TunnelMode.FOU ? a : b);
+    }
+    return out;
+  }
+
+  /**
+   * The mode the client end of {@code egress} uses: its {@code spec.tunnel}, else what its pods
+   * chose ({@link #reported}), else VXLAN (what "auto" chooses while FoU's data path is not built).
+   */
+  static TunnelMode mode(Egress egress, Map<String, TunnelMode> reported) {
+    if (egress.getSpec().tunnel() != null) {
+      return egress.getSpec().tunnel();
+    }
+    var key = egress.getMetadata().getNamespace() + "/" + egress.getMetadata().getName();
+    return reported.getOrDefault(key, TunnelMode.VXLAN);
+  }
+
   private List<ClientEgress> wanted(Pod pod) {
     var out = new ArrayList<ClientEgress>();
     for (var ref : EgressRef.of(pod)) {
@@ -149,7 +186,7 @@ public final class ClientAgent implements AutoCloseable {
           || "None".equals(service.getSpec().getClusterIP())) {
         continue;
       }
-      if (egress.getSpec().tunnelOrDefault() != TunnelMode.VXLAN) {
+      if (mode(egress, reported) != TunnelMode.VXLAN) {
         LOG.warning(
             "egress skipped pod=" + key(pod) + " egress=" + ref + " reason=fou-not-supported-here");
         continue;
@@ -186,12 +223,15 @@ public final class ClientAgent implements AutoCloseable {
                   p -> egress.getMetadata().getNamespace().equals(p.getMetadata().getNamespace()))
               .filter(p -> status.gateway().equals(p.getMetadata().getName()))
               .findFirst();
-      var podIp = gateway.map(GatewayAgent::address).orElse(null);
       var address = Ip.parse(status.sourceAddress());
-      if (podIp == null || !(address instanceof Inet4Address)) {
+      var podIp =
+          address instanceof Inet4Address
+              ? gateway.map(GatewayAgent::address).orElse(null)
+              : gateway.flatMap(p -> GatewayAgent.ipv6(p).stream().findFirst()).orElse(null);
+      if (podIp == null) {
         continue;
       }
-      wanted.put(new IpPrefix(address, 32), podIp);
+      wanted.put(new IpPrefix(address, address instanceof Inet4Address ? 32 : 128), podIp);
     }
     var have = new HashSet<IpPrefix>();
     for (var r : host.routes().list(RouteFilter.ALL.table(table).protocol(EgressIds.PROTOCOL))) {

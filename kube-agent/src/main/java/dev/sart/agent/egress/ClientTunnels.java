@@ -37,8 +37,12 @@ import java.util.logging.Logger;
  * peers stay on the main table (else the tunnel would carry its own packets), then table 117, then
  * the private ranges on the main table (pods, Services, nodes), then table 118.
  *
- * <p>Only IPv4 is carried (the MAC of a client is its IPv4 address); IPv6 destinations are skipped
- * and logged.
+ * <p>IPv6 destinations ride the same device (the underlay stays the Service's IPv4 ClusterIP):
+ * routed {@code via <gateway link-local> dev egr<vni>} in the IPv6 tables 117/118, with a permanent
+ * neighbour "that link-local is at the gateway MAC", and the same rule layout for IPv6 (link-local
+ * {@code fe80::/10} and the unique-local {@code fc00::/7} range, RFC 4193, on the main table), made
+ * only while some Egress has an IPv6 destination. An IPv6 ClusterIP (an IPv6-only cluster) is not
+ * carried: the client MAC is made of the pod's IPv4 address.
  */
 public final class ClientTunnels {
   private static final Logger LOG = Logger.getLogger(ClientTunnels.class.getName());
@@ -51,6 +55,11 @@ public final class ClientTunnels {
           IpPrefix.parse("192.168.0.0/16"));
 
   static final IpPrefix LINK_LOCAL = IpPrefix.parse("169.254.0.0/16");
+
+  /** IPv6's link-local (RFC 4291 §2.5.6) and unique-local (RFC 4193) ranges, on the main table. */
+  static final IpPrefix LINK_LOCAL6 = IpPrefix.parse("fe80::/10");
+
+  static final IpPrefix UNIQUE_LOCAL6 = IpPrefix.parse("fc00::/7");
 
   private static final int MAIN = 254;
 
@@ -128,6 +137,16 @@ public final class ClientTunnels {
     pod.links().setUp(name);
     int index = pod.links().get(name).index();
     pod.neighbors().replace(Neighbor.permanent(index, e.peer(), EgressIds.gatewayMac(e.vni())));
+    var linkLocal = EgressIds.gatewayLinkLocal(e.vni());
+    if (hasIpv6(e)) {
+      pod.neighbors().replace(Neighbor.permanent(index, linkLocal, EgressIds.gatewayMac(e.vni())));
+    } else {
+      for (var n : pod.neighbors().list(Family.INET6, index)) {
+        if (linkLocal.equals(n.address())) {
+          deleteQuietly(() -> pod.neighbors().delete(n));
+        }
+      }
+    }
     return index;
   }
 
@@ -138,17 +157,12 @@ public final class ClientTunnels {
       var e = entry.getValue();
       int index = indexes.get(entry.getKey());
       for (var d : e.destinations()) {
-        if (!d.isIpv4()) {
-          LOG.warning("egress destination skipped destination=" + d + " reason=ipv6-not-carried");
-          continue;
-        }
         int table = d.length() == 0 ? EgressIds.CLIENT_DEFAULT_TABLE : EgressIds.CLIENT_TABLE;
-        var r =
-            Route.of(d)
-                .table(table)
-                .protocol(EgressIds.PROTOCOL)
-                .nextHop(new NextHop(e.peer(), index, 1, Set.of(NextHopFlag.ONLINK)))
-                .build();
+        var hop =
+            d.isIpv4()
+                ? new NextHop(e.peer(), index, 1, Set.of(NextHopFlag.ONLINK))
+                : new NextHop(EgressIds.gatewayLinkLocal(e.vni()), index, 1, Set.of());
+        var r = Route.of(d).table(table).protocol(EgressIds.PROTOCOL).nextHop(hop).build();
         wanted.put(table + " " + d, r);
       }
     }
@@ -180,10 +194,14 @@ public final class ClientTunnels {
       }
       wanted.add(rule(EgressIds.PREF_DEFAULT_TABLE, EgressIds.CLIENT_DEFAULT_TABLE, null));
     }
+    if (egresses.stream().anyMatch(ClientTunnels::hasIpv6)) {
+      wanted.add(rule6(EgressIds.PREF_LINK_LOCAL, MAIN, LINK_LOCAL6));
+      wanted.add(rule6(EgressIds.PREF_CLIENT_TABLE, EgressIds.CLIENT_TABLE, null));
+      wanted.add(rule6(EgressIds.PREF_PRIVATE, MAIN, UNIQUE_LOCAL6));
+      wanted.add(rule6(EgressIds.PREF_DEFAULT_TABLE, EgressIds.CLIENT_DEFAULT_TABLE, null));
+    }
     var existing =
-        pod.rules().list(Family.INET).stream()
-            .filter(r -> r.protocol() == EgressIds.PROTOCOL)
-            .toList();
+        pod.rules().list(null).stream().filter(r -> r.protocol() == EgressIds.PROTOCOL).toList();
     for (var w : wanted) {
       if (existing.stream().noneMatch(r -> same(r, w))) {
         pod.rules().add(w);
@@ -196,13 +214,23 @@ public final class ClientTunnels {
     }
   }
 
+  static boolean hasIpv6(ClientEgress e) {
+    return e.destinations().stream().anyMatch(d -> !d.isIpv4());
+  }
+
+  static Rule rule6(int priority, int table, IpPrefix to) {
+    var r = Rule.lookup(Family.INET6, priority, table).withProtocol(EgressIds.PROTOCOL);
+    return to == null ? r : r.withTo(to);
+  }
+
   static Rule rule(int priority, int table, IpPrefix to) {
     var r = Rule.lookup(Family.INET, priority, table).withProtocol(EgressIds.PROTOCOL);
     return to == null ? r : r.withTo(to);
   }
 
   static boolean same(Rule a, Rule b) {
-    return a.priority() == b.priority()
+    return a.family() == b.family()
+        && a.priority() == b.priority()
         && a.table() == b.table()
         && java.util.Objects.equals(a.to(), b.to())
         && java.util.Objects.equals(a.iif(), b.iif());

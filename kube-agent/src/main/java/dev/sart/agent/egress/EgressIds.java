@@ -19,6 +19,9 @@ import java.security.NoSuchAlgorithmException;
  *       it to another replica (fail-over needs no change in the client).
  *   <li>MAC of a client end: {@code 02:54:} + the client pod's IPv4 address; the gateway computes
  *       it from the pod's address for its FDB and neighbour entries.
+ *   <li>IPv6 next hop of the gateway end: the link-local address the gateway MAC makes (modified
+ *       EUI-64, RFC 4291 §2.5.1 and Appendix A), {@code fe80::53:ff:fe} + the VNI; clients hold a
+ *       permanent neighbour entry for it, so no neighbour discovery crosses the tunnel.
  * </ul>
  */
 public final class EgressIds {
@@ -58,6 +61,25 @@ public final class EgressIds {
 
   public static MacAddress gatewayMac(int vni) {
     return new MacAddress(0x0253_0000_0000L | (vni & 0xffffffL));
+  }
+
+  /** The gateway MAC's modified EUI-64 link-local address (RFC 4291 Appendix A). */
+  public static InetAddress gatewayLinkLocal(int vni) {
+    byte[] a = new byte[16];
+    a[0] = (byte) 0xfe;
+    a[1] = (byte) 0x80;
+    // 02:53:00:v1:v2:v3 → 00:53:00:ff:fe:v1:v2:v3 (the universal/local bit inverted)
+    a[9] = 0x53;
+    a[11] = (byte) 0xff;
+    a[12] = (byte) 0xfe;
+    a[13] = (byte) (vni >> 16);
+    a[14] = (byte) (vni >> 8);
+    a[15] = (byte) vni;
+    try {
+      return InetAddress.getByAddress(a);
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   public static MacAddress clientMac(InetAddress client) {

@@ -96,11 +96,11 @@ public final class GatewayAgent implements AutoCloseable {
   }
 
   private void pass() {
-    var clients = new HashSet<InetAddress>();
+    var clients = new java.util.HashMap<InetAddress, List<InetAddress>>();
     for (var pod : pods.getStore().list()) {
       var ip = address(pod);
       if (ip != null && EgressRef.of(pod).contains(me)) {
-        clients.add(ip);
+        clients.put(ip, ipv6(pod));
       }
     }
     tunnel.clients(clients);
@@ -160,6 +160,19 @@ public final class GatewayAgent implements AutoCloseable {
     }
     var ip = Ip.parse(status.getPodIP());
     return ip instanceof Inet4Address ? ip : null;
+  }
+
+  /** The pod's IPv6 addresses ({@code status.podIPs}), carried in its IPv4 tunnel. */
+  static List<InetAddress> ipv6(Pod pod) {
+    var out = new ArrayList<InetAddress>();
+    if (pod.getStatus() != null && pod.getStatus().getPodIPs() != null) {
+      for (var p : pod.getStatus().getPodIPs()) {
+        if (p.getIp() != null && Ip.parse(p.getIp()) instanceof java.net.Inet6Address a) {
+          out.add(a);
+        }
+      }
+    }
+    return out;
   }
 
   /** The clients now configured (for tests). */

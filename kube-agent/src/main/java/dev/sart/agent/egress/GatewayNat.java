@@ -2,6 +2,8 @@ package dev.sart.agent.egress;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,8 +11,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The egress pod's nftables table {@code ip sart_egress}, replaced as a whole in one transaction
- * ({@code nft -f -}: add, delete, define; the kernel applies it atomically).
+ * The egress pod's nftables tables {@code ip sart_egress} and {@code ip6 sart_egress}, replaced as
+ * a whole in one transaction ({@code nft -f -}: add, delete, define; the kernel applies it
+ * atomically).
  *
  * <ul>
  *   <li>SNAT: what comes out of the tunnel device and leaves by the uplink gets the static address
@@ -54,12 +57,26 @@ public final class GatewayNat {
     this.processes = processes;
   }
 
-  /** The ruleset: SNAT to {@code source} (null: the pod's own address), the reverse path. */
+  /**
+   * The ruleset: tables {@code ip sart_egress} and {@code ip6 sart_egress}; the family of {@code
+   * source} SNATs to it (and holds the reverse path), the other masquerades (null: both do).
+   */
   static String ruleset(String uplink, InetAddress source, List<Forward> forwards) {
     var b = new StringBuilder();
-    b.append("add table ip ").append(TABLE).append('\n');
-    b.append("delete table ip ").append(TABLE).append('\n');
-    b.append("table ip ").append(TABLE).append(" {\n");
+    family(b, "ip", uplink, source instanceof Inet4Address ? source : null, forwards);
+    family(b, "ip6", uplink, source instanceof Inet6Address ? source : null, forwards);
+    return b.toString();
+  }
+
+  private static void family(
+      StringBuilder b, String family, String uplink, InetAddress source, List<Forward> all) {
+    // a mapping reaches a Service of the static address's family only (no NAT46/64 here)
+    var forwards =
+        all.stream().filter(f -> (f.to() instanceof Inet6Address) == family.equals("ip6")).toList();
+    String daddr = family.equals("ip6") ? "\" ip6 daddr " : "\" ip daddr ";
+    b.append("add table ").append(family).append(' ').append(TABLE).append('\n');
+    b.append("delete table ").append(family).append(' ').append(TABLE).append('\n');
+    b.append("table ").append(family).append(' ').append(TABLE).append(" {\n");
     b.append("  chain postrouting {\n");
     b.append("    type nat hook postrouting priority srcnat; policy accept;\n");
     b.append("    iifname \"")
@@ -78,16 +95,17 @@ public final class GatewayNat {
       b.append("  chain prerouting {\n");
       b.append("    type nat hook prerouting priority dstnat; policy accept;\n");
       for (var f : forwards) {
+        String to = f.to().getHostAddress();
         b.append("    iifname \"")
             .append(uplink)
-            .append("\" ip daddr ")
+            .append(daddr)
             .append(addr)
             .append(' ')
             .append(f.protocol())
             .append(" dport ")
             .append(f.port())
             .append(" dnat to ")
-            .append(f.to().getHostAddress())
+            .append(f.to() instanceof Inet6Address ? "[" + to + "]" : to)
             .append(':')
             .append(f.toPort())
             .append('\n');
@@ -97,18 +115,17 @@ public final class GatewayNat {
       b.append("    type filter hook forward priority filter; policy accept;\n");
       b.append("    iifname \"")
           .append(uplink)
-          .append("\" ip daddr ")
+          .append(daddr)
           .append(addr)
           .append(" ct state new meta l4proto tcp reject with tcp reset\n");
       b.append("    iifname \"")
           .append(uplink)
-          .append("\" ip daddr ")
+          .append(daddr)
           .append(addr)
           .append(" ct state new reject\n");
       b.append("  }\n");
     }
     b.append("}\n");
-    return b.toString();
   }
 
   public void apply(String uplink, InetAddress source, List<Forward> forwards) {
@@ -117,7 +134,12 @@ public final class GatewayNat {
 
   /** Removes the table (nothing when there is none). */
   public void remove() {
-    run("add table ip " + TABLE + "\ndelete table ip " + TABLE + "\n");
+    var script = new StringBuilder();
+    for (var family : List.of("ip", "ip6")) {
+      script.append("add table ").append(family).append(' ').append(TABLE).append('\n');
+      script.append("delete table ").append(family).append(' ').append(TABLE).append('\n');
+    }
+    run(script.toString());
   }
 
   private void run(String script) {

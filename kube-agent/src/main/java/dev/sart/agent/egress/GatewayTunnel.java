@@ -12,10 +12,14 @@ import dev.sart.fib.netlink.Vxlan;
 import dev.sart.net.IpPrefix;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.logging.Logger;
 
@@ -31,6 +35,11 @@ import java.util.logging.Logger;
  * a permanent neighbour entry and a permanent FDB entry "that MAC is behind the client's address"
  * send a reply through the same tunnel its request came in, with no learning and no ARP (an idle
  * flow's entry never ages out).
+ *
+ * <p>IPv6 rides the same device (RFC 7348 §4: the inner frame is any Ethernet frame): a dual-stack
+ * client's IPv6 address gets a route in the IPv6 table 118 and a permanent neighbour with the same
+ * client MAC, so the FDB entry of its IPv4 address carries both; {@code iif <uplink> lookup 118} is
+ * there for IPv6 too. The underlay stays the client's IPv4 address.
  */
 public final class GatewayTunnel {
   private static final Logger LOG = Logger.getLogger(GatewayTunnel.class.getName());
@@ -71,14 +80,19 @@ public final class GatewayTunnel {
     netlink.links().setMtu(EgressIds.GATEWAY_DEVICE, up.mtu() - EgressIds.VXLAN_OVERHEAD);
     netlink.links().setUp(EgressIds.GATEWAY_DEVICE);
     index = netlink.links().get(EgressIds.GATEWAY_DEVICE).index();
-    var rule =
-        Rule.lookup(Family.INET, EgressIds.PREF_GATEWAY, EgressIds.GATEWAY_TABLE)
-            .withIif(uplink)
-            .withProtocol(EgressIds.PROTOCOL);
-    if (netlink.rules().list(Family.INET).stream().noneMatch(r -> ClientTunnels.same(r, rule))) {
-      netlink.rules().add(rule);
+    for (var family : List.of(Family.INET, Family.INET6)) {
+      var rule =
+          Rule.lookup(family, EgressIds.PREF_GATEWAY, EgressIds.GATEWAY_TABLE)
+              .withIif(uplink)
+              .withProtocol(EgressIds.PROTOCOL);
+      if (netlink.rules().list(family).stream().noneMatch(r -> ClientTunnels.same(r, rule))) {
+        netlink.rules().add(rule);
+      }
     }
     sysctl("net/ipv4/ip_forward", "1");
+    if (Files.isDirectory(Path.of("/proc/sys/net/ipv6"))) {
+      sysctl("net/ipv6/conf/all/forwarding", "1");
+    }
     // the decapsulated packets come in on the device from addresses routed via the uplink
     sysctl("net/ipv4/conf/all/rp_filter", "0");
     sysctl("net/ipv4/conf/" + EgressIds.GATEWAY_DEVICE + "/rp_filter", "0");
@@ -86,8 +100,20 @@ public final class GatewayTunnel {
         "egress gateway up device=" + EgressIds.GATEWAY_DEVICE + " vni=" + vni + " port=" + port);
   }
 
-  /** Makes the per-client entries exactly those of {@code clients} (IPv4 pod addresses). */
+  /** Makes the per-client entries exactly those of {@code clients} (IPv4-only pod addresses). */
   public void clients(Set<InetAddress> clients) {
+    var map = new HashMap<InetAddress, List<InetAddress>>();
+    for (var c : clients) {
+      map.put(c, List.of());
+    }
+    clients(map);
+  }
+
+  /**
+   * Makes the per-client entries exactly those of {@code clients}: each client pod's IPv4 address
+   * (the tunnel's far end, and its MAC) with its IPv6 addresses (carried inside the same tunnel).
+   */
+  public void clients(Map<InetAddress, List<InetAddress>> clients) {
     var have = new HashSet<InetAddress>();
     for (var r :
         netlink
@@ -95,25 +121,33 @@ public final class GatewayTunnel {
             .list(RouteFilter.ALL.table(EgressIds.GATEWAY_TABLE).protocol(EgressIds.PROTOCOL))) {
       have.add(r.destination().address());
     }
-    for (var c : clients) {
-      var mac = EgressIds.clientMac(c);
-      netlink.neighbors().replaceFdb(index, mac, c);
-      netlink.neighbors().replace(Neighbor.permanent(index, c, mac));
-      netlink
-          .routes()
-          .replace(
-              Route.of(new IpPrefix(c, 32))
-                  .table(EgressIds.GATEWAY_TABLE)
-                  .protocol(EgressIds.PROTOCOL)
-                  .scope(Scope.LINK)
-                  .nextHop(new NextHop(null, index, 1, Set.of()))
-                  .build());
-      if (!have.contains(c)) {
-        LOG.info("egress client added client=" + c.getHostAddress());
+    var wanted = new HashSet<InetAddress>();
+    for (var c : clients.entrySet()) {
+      var underlay = c.getKey();
+      var mac = EgressIds.clientMac(underlay);
+      netlink.neighbors().replaceFdb(index, mac, underlay);
+      var inner = new java.util.ArrayList<InetAddress>();
+      inner.add(underlay);
+      for (var a : c.getValue()) {
+        if (a instanceof Inet6Address) {
+          inner.add(a);
+        }
+      }
+      for (var a : inner) {
+        wanted.add(a);
+        netlink.neighbors().replace(Neighbor.permanent(index, a, mac));
+        netlink.routes().replace(route(a));
+        if (!have.contains(a)) {
+          LOG.info(
+              "egress client added client="
+                  + a.getHostAddress()
+                  + " underlay="
+                  + underlay.getHostAddress());
+        }
       }
     }
     for (var c : have) {
-      if (clients.contains(c)) {
+      if (wanted.contains(c)) {
         continue;
       }
       remove(c);
@@ -121,28 +155,33 @@ public final class GatewayTunnel {
     }
   }
 
+  private Route route(InetAddress c) {
+    return Route.of(new IpPrefix(c, c instanceof Inet6Address ? 128 : 32))
+        .table(EgressIds.GATEWAY_TABLE)
+        .protocol(EgressIds.PROTOCOL)
+        .scope(Scope.LINK)
+        .nextHop(new NextHop(null, index, 1, Set.of()))
+        .build();
+  }
+
   private void remove(InetAddress c) {
-    var mac = EgressIds.clientMac(c);
-    ClientTunnels.deleteQuietly(
-        () ->
-            netlink
-                .routes()
-                .delete(
-                    Route.of(new IpPrefix(c, 32))
-                        .table(EgressIds.GATEWAY_TABLE)
-                        .protocol(EgressIds.PROTOCOL)
-                        .scope(Scope.LINK)
-                        .nextHop(new NextHop(null, index, 1, Set.of()))
-                        .build()));
-    ClientTunnels.deleteQuietly(
-        () -> netlink.neighbors().delete(Neighbor.permanent(index, c, mac)));
-    ClientTunnels.deleteQuietly(() -> netlink.neighbors().deleteFdb(index, mac, c));
+    ClientTunnels.deleteQuietly(() -> netlink.routes().delete(route(c)));
+    var family = c instanceof Inet6Address ? Family.INET6 : Family.INET;
+    for (var n : netlink.neighbors().list(family, index)) {
+      if (c.equals(n.address())) {
+        ClientTunnels.deleteQuietly(() -> netlink.neighbors().delete(n));
+      }
+    }
+    if (!(c instanceof Inet6Address)) {
+      var mac = EgressIds.clientMac(c);
+      ClientTunnels.deleteQuietly(() -> netlink.neighbors().deleteFdb(index, mac, c));
+    }
   }
 
   /** Removes the device (and with it its routes, neighbours and FDB) and the rule. */
   public void tearDown() {
     ClientTunnels.deleteQuietly(() -> netlink.links().delete(EgressIds.GATEWAY_DEVICE));
-    for (var r : netlink.rules().list(Family.INET)) {
+    for (var r : netlink.rules().list(null)) {
       if (r.protocol() == EgressIds.PROTOCOL) {
         ClientTunnels.deleteQuietly(() -> netlink.rules().delete(r));
       }

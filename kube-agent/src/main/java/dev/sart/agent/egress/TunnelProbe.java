@@ -39,6 +39,47 @@ public final class TunnelProbe {
     };
   }
 
+  /**
+   * Whether FoU's data path is built: only its netlink messages are ({@link FouMessages}), so an
+   * automatic choice takes VXLAN even where the fou modules exist.
+   */
+  public static final boolean FOU_DATA_PATH = false;
+
+  /** The mode an Egress without {@code tunnel} runs, and why (for the log). */
+  public record Choice(TunnelMode mode, String reason) {}
+
+  /** {@link #choose(boolean)} with this build's {@link #FOU_DATA_PATH}. */
+  public Choice choose() {
+    return choose(FOU_DATA_PATH);
+  }
+
+  /**
+   * The mode for "auto" (issue 26: the one the kernel supports): FoU (coil's default) when its
+   * modules are there and its data path is built, else VXLAN.
+   *
+   * @throws IllegalStateException naming the modules when the kernel supports neither
+   */
+  public Choice choose(boolean fouDataPath) {
+    var fou = missing(TunnelMode.FOU);
+    if (fou.isEmpty() && fouDataPath) {
+      return new Choice(TunnelMode.FOU, "fou, ipip and ip6_tunnel modules present");
+    }
+    var vxlan = missing(TunnelMode.VXLAN);
+    if (!vxlan.isEmpty()) {
+      throw new IllegalStateException(
+          "this kernel supports no tunnel mode: vxlan needs "
+              + String.join(", ", vxlan)
+              + ", fou needs "
+              + (fou.isEmpty() ? "its data path (not built yet)" : String.join(", ", fou))
+              + " (modules neither in /sys/module nor in /lib/modules)");
+    }
+    return new Choice(
+        TunnelMode.VXLAN,
+        fou.isEmpty()
+            ? "fou modules present but the FoU data path is not built"
+            : "no " + String.join(", ", fou) + " module" + (fou.size() > 1 ? "s" : ""));
+  }
+
   /** The modules {@code mode} needs that this kernel has not got. */
   public List<String> missing(TunnelMode mode) {
     var out = new ArrayList<String>();

@@ -17,9 +17,11 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -219,5 +221,56 @@ class EgressAgentsTest {
     assertFalse(
         x.gw1.exec("ip", "neigh", "show", "dev", EgressIds.GATEWAY_DEVICE).contains(COIL),
         "its neighbour entry");
+  }
+
+  @Test
+  void aDualStackPodReachesIpv6DestinationsAsTheIpv6StaticAddress() throws Exception {
+    x.ipv6();
+    // the kubelet's dual-stack pods, the controller's IPv6 static address and destinations
+    for (var p :
+        List.of(List.of("default", "client", CLIENT, CLIENT6), List.of(NS, "nat-1", GW1, GW1_6))) {
+      client
+          .pods()
+          .inNamespace(p.get(0))
+          .withName(p.get(1))
+          .edit(
+              pod -> {
+                pod.getStatus().setPodIPs(List.of(new PodIP(p.get(2)), new PodIP(p.get(3))));
+                return pod;
+              });
+    }
+    client
+        .resources(Egress.class)
+        .inNamespace(NS)
+        .withName("nat")
+        .edit(
+            e -> {
+              e.setSpec(
+                  new EgressSpec(List.of(DESTINATIONS.toString(), DESTINATIONS6.toString()), 1)
+                      .withSourceAddress(new EgressSourceAddress("egress-pool")));
+              e.setStatus(new EgressStatus(1, null, STATIC6, "nat-1", "node1", null));
+              return e;
+            });
+    String static6 = InetAddress.getByName(STATIC6).getHostAddress();
+    eventually(static6, () -> EchoServer.sourceSeen(x.client.netns(), SERVER6, PORT));
+    // IPv4 is masqueraded now (the static address is IPv6)
+    eventually(GW1, () -> EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));
+    assertEquals(
+        InetAddress.getByName(CLIENT6).getHostAddress(),
+        EchoServer.sourceSeen(x.client.netns(), OTHER6, PORT));
+    assertEquals(
+        InetAddress.getByName(PLAIN6).getHostAddress(),
+        EchoServer.sourceSeen(x.plain.netns(), SERVER6, PORT));
+    assertTrue(
+        x.node.exec("ip", "-6", "route", "show", "proto", "51").contains(STATIC6 + " via " + GW1_6),
+        x.node.exec("ip", "-6", "route"));
+
+    // the client pod goes: the gateway forgets its IPv6 address too
+    client.pods().inNamespace("default").withName("client").delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> !x.gw1.exec("ip", "-6", "route", "show", "table", "118").contains(CLIENT6));
+    assertFalse(
+        x.gw1.exec("ip", "-6", "neigh", "show", "dev", EgressIds.GATEWAY_DEVICE).contains(CLIENT6));
   }
 }

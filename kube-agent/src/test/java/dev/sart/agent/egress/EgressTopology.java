@@ -33,6 +33,14 @@ final class EgressTopology implements AutoCloseable {
   static final String OTHER = "198.51.100.10"; // not in them
   static final IpPrefix DESTINATIONS = IpPrefix.parse("198.51.100.128/25");
   static final String UPLINK = "eth1";
+  static final String NODE_ADDRESS6 = "fd00::1";
+  static final String CLIENT6 = "fd00::10";
+  static final String PLAIN6 = "fd00::11";
+  static final String GW1_6 = "fd00::20";
+  static final String STATIC6 = "2001:db8:ffff::200";
+  static final String SERVER6 = "2001:db8:1::130"; // in DESTINATIONS6
+  static final String OTHER6 = "2001:db8:2::10"; // not in them
+  static final IpPrefix DESTINATIONS6 = IpPrefix.parse("2001:db8:1::/64");
   static final int PORT = 7000;
 
   final Topology t;
@@ -71,9 +79,42 @@ final class EgressTopology implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes the client, the plain pod and the first gateway dual-stack (an IPv6 /128 each, the node's
+   * {@code fd00::1} as gateway) and adds two IPv6-only external servers, one in {@link
+   * #DESTINATIONS6} and one outside it.
+   */
+  void ipv6() {
+    node.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1");
+    for (var p : List.of(List.of(client, CLIENT6), List.of(plain, PLAIN6), List.of(gw1, GW1_6))) {
+      var pod = (Node) p.get(0);
+      var address = (String) p.get(1);
+      String hostEnd = links.get(pod);
+      node.exec("ip", "-6", "address", "add", NODE_ADDRESS6 + "/128", "dev", hostEnd, "nodad");
+      node.exec("ip", "-6", "route", "add", address + "/128", "dev", hostEnd);
+      pod.exec("ip", "-6", "address", "add", address + "/128", "dev", UPLINK, "nodad");
+      pod.exec("ip", "-6", "route", "add", NODE_ADDRESS6, "dev", UPLINK);
+      pod.exec("ip", "-6", "route", "add", "default", "via", NODE_ADDRESS6, "dev", UPLINK);
+    }
+    for (var e :
+        List.of(
+            List.of("server6", SERVER6, "2001:db8:1::1"),
+            List.of("other6", OTHER6, "2001:db8:2::1"))) {
+      var n = t.node(e.get(0));
+      var link = t.link(node, n);
+      node.exec("ip", "-6", "address", "add", e.get(2) + "/64", "dev", link.aName(), "nodad");
+      n.exec("ip", "-6", "address", "add", e.get(1) + "/64", "dev", link.bName(), "nodad");
+      n.exec("ip", "-6", "route", "add", "default", "via", e.get(2));
+      closing.add(new EchoServer(n.netns(), e.get(1), PORT));
+    }
+  }
+
+  private final java.util.Map<Node, String> links = new java.util.HashMap<>();
+
   Node pod(String name, String address) {
     var pod = t.node(name);
     var link = t.link(node, pod);
+    links.put(pod, link.aName());
     node.exec("ip", "address", "add", NODE_ADDRESS + "/32", "dev", link.aName());
     node.exec("ip", "route", "add", address + "/32", "dev", link.aName());
     pod.exec("ip", "address", "add", address + "/32", "dev", link.bName());

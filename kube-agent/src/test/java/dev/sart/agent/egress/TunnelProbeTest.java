@@ -1,6 +1,7 @@
 package dev.sart.agent.egress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.sart.crds.TunnelMode;
 import java.nio.file.Files;
@@ -27,6 +28,33 @@ class TunnelProbeTest {
     assertEquals(List.of("ip6_tunnel"), probe.missing(TunnelMode.FOU));
     Files.writeString(modules.resolve("modules.builtin"), "kernel/net/ipv6/ip6_tunnel.ko\n");
     assertEquals(List.of(), probe.missing(TunnelMode.FOU));
+  }
+
+  @Test
+  void autoTakesFouWhereItsModulesAndDataPathAreElseVxlan() throws Exception {
+    var sys = Files.createDirectories(dir.resolve("sys"));
+    var probe = new TunnelProbe(sys, dir.resolve("lib"));
+    var refused = assertThrows(IllegalStateException.class, () -> probe.choose(true));
+    assertEquals(
+        "this kernel supports no tunnel mode: vxlan needs vxlan, fou needs fou, ipip, ip6_tunnel"
+            + " (modules neither in /sys/module nor in /lib/modules)",
+        refused.getMessage());
+    Files.createDirectories(sys.resolve("vxlan"));
+    assertEquals(TunnelMode.VXLAN, probe.choose(true).mode());
+    for (var m : List.of("fou", "ipip", "ip6_tunnel")) {
+      Files.createDirectories(sys.resolve(m));
+    }
+    assertEquals(TunnelMode.FOU, probe.choose(true).mode());
+    // as built: FoU's data path is not, so VXLAN, saying why
+    assertEquals(
+        new TunnelProbe.Choice(
+            TunnelMode.VXLAN, "fou modules present but the FoU data path is not built"),
+        probe.choose());
+  }
+
+  @Test
+  void thisKernelHasVxlanAndAutoChoosesIt() {
+    assertEquals(TunnelMode.VXLAN, TunnelProbe.ofRunningKernel().choose(true).mode());
   }
 
   @Test

@@ -138,7 +138,10 @@ public final class EgressObjects {
     args.add("--egress");
     args.add(egress.getMetadata().getName());
     args.add("--tunnel");
-    args.add(mode == TunnelMode.FOU ? "fou" : "vxlan");
+    // no tunnel: sartd egress probes the kernel and labels its pod with the mode (issue 26); the
+    // port stays VXLAN's, so the Service need not know the choice
+    var tunnel = egress.getSpec().tunnel();
+    args.add(tunnel == null ? "auto" : tunnel == TunnelMode.FOU ? "fou" : "vxlan");
     args.add("--port");
     args.add(Integer.toString(port(mode)));
     if (Boolean.TRUE.equals(egress.getSpec().fouSourcePortAuto())) {

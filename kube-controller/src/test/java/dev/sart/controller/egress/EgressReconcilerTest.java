@@ -133,7 +133,7 @@ class EgressReconcilerTest {
     assertEquals("registry.example/sart:1", c.getImage());
     assertEquals(List.of("sartd"), c.getCommand());
     assertEquals(
-        List.of("egress", "--egress", "nat", "--tunnel", "vxlan", "--port", "4789"), c.getArgs());
+        List.of("egress", "--egress", "nat", "--tunnel", "auto", "--port", "4789"), c.getArgs());
     assertEquals(List.of("NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
 
     await()

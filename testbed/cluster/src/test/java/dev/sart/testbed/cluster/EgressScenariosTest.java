@@ -263,6 +263,24 @@ class EgressScenariosTest {
     await("a gateway holds the address")
         .atMost(Duration.ofSeconds(30))
         .until(() -> egress().getStatus() != null && egress().getStatus().gateway() != null);
+    // the Egress has no tunnel: each sartd egress probed its kernel and labels the mode it runs
+    await("each egress pod labels its tunnel mode (auto: VXLAN on this kernel)")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                List.of("nat-1", "nat-2").stream()
+                    .allMatch(
+                        p ->
+                            "vxlan"
+                                .equals(
+                                    client
+                                        .pods()
+                                        .inNamespace(NS)
+                                        .withName(p)
+                                        .get()
+                                        .getMetadata()
+                                        .getLabels()
+                                        .get(Sart.EGRESS_TUNNEL_LABEL))));
     var status = egress().getStatus();
     assertEquals(ADDRESS, status.sourceAddress());
     var node = nodeNamed(status.gatewayNode());

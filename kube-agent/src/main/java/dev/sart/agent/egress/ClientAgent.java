@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -106,6 +107,7 @@ public final class ClientAgent implements AutoCloseable {
             .filter(p -> p.getSpec() != null && node.equals(p.getSpec().getNodeName()))
             .toList();
     var seen = new HashSet<String>();
+    var failed = new ArrayList<String>();
     for (var pod : local) {
       var ip = GatewayAgent.address(pod);
       if (ip == null || pod.getMetadata().getDeletionTimestamp() != null) {
@@ -117,7 +119,15 @@ public final class ClientAgent implements AutoCloseable {
       if (wanted.isEmpty() && !configured.containsKey(uid)) {
         continue;
       }
-      var path = configured.containsKey(uid) ? configured.get(uid) : netns.find(ip).orElse(null);
+      var path = configured.get(uid);
+      if (path != null && !Files.exists(path)) {
+        // the pod's sandbox went (its devices and rules with it) or was made again: look again
+        configured.remove(uid);
+        path = null;
+      }
+      if (path == null) {
+        path = netns.find(ip).orElse(null);
+      }
       if (path == null) {
         LOG.fine("egress pod skipped pod=" + key(pod) + " reason=netns-not-found");
         continue;
@@ -125,6 +135,10 @@ public final class ClientAgent implements AutoCloseable {
       try (var ns = Netns.open(path);
           var nl = Netlink.open(ns)) {
         ClientTunnels.apply(nl, ip, uplink, wanted);
+      } catch (RuntimeException e) {
+        // one pod's failure holds back no other pod; the pass is run again
+        failed.add(key(pod) + ": " + e.getMessage());
+        continue;
       }
       if (wanted.isEmpty()) {
         configured.remove(uid);
@@ -135,6 +149,9 @@ public final class ClientAgent implements AutoCloseable {
     }
     configured.keySet().retainAll(seen); // a deleted pod's namespace went with it
     routes(local);
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException("egress clients not set up: " + String.join("; ", failed));
+    }
   }
 
   /** The Egresses' modes their pods report (the {@link Sart#EGRESS_TUNNEL_LABEL} label). */

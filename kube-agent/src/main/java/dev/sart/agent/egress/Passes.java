@@ -9,8 +9,9 @@ import java.util.logging.Logger;
 
 /**
  * One platform thread that runs a level-triggered pass over everything: events only request a pass,
- * requests made while one waits coalesce, a failed pass is run again after a second, and a pass
- * runs every {@code resync} anyway. The pass's state has this thread as its one owner.
+ * requests made while one waits coalesce, a failed pass is run again after a second (one retry
+ * pending at a time), and a pass runs every {@code resync} anyway. The pass's state has this thread
+ * as its one owner.
  */
 final class Passes implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Passes.class.getName());
@@ -18,6 +19,7 @@ final class Passes implements AutoCloseable {
   private final ScheduledExecutorService thread;
   private final Runnable pass;
   private final AtomicBoolean requested = new AtomicBoolean();
+  private final AtomicBoolean retrying = new AtomicBoolean();
 
   Passes(String name, Runnable pass, long resyncSeconds) {
     this.pass = pass;
@@ -38,8 +40,17 @@ final class Passes implements AutoCloseable {
     try {
       pass.run();
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "egress pass failed, again in 1 s: " + e.getMessage(), e);
-      thread.schedule(this::request, 1, TimeUnit.SECONDS);
+      // one retry at a time: passes requested meanwhile by events fail alike and add none
+      if (retrying.compareAndSet(false, true)) {
+        LOG.log(Level.WARNING, "egress pass failed, again in 1 s: " + e.getMessage(), e);
+        thread.schedule(
+            () -> {
+              retrying.set(false);
+              request();
+            },
+            1,
+            TimeUnit.SECONDS);
+      }
     }
   }
 

@@ -178,6 +178,27 @@ class EgressAgentsTest {
         x.node.exec("ip", "route"));
   }
 
+  /**
+   * A pod whose network namespace is gone while its Pod object is still there (the kubelet tears
+   * the sandbox down first) holds back no other pod: the node agent looks for it again, finds
+   * nothing to clean, and sets up the pod that opts in meanwhile.
+   */
+  @Test
+  void aPodWhoseNamespaceIsGoneHoldsBackNoOtherPod() throws Exception {
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));
+    testbed.topology().remove(x.client);
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("plain")
+        .edit(
+            p -> {
+              p.getMetadata().setAnnotations(Map.of(Sart.EGRESS_ANNOTATION_PREFIX + NS, "nat"));
+              return p;
+            });
+    eventually(STATIC, () -> EchoServer.sourceSeen(x.plain.netns(), SERVER, PORT));
+  }
+
   @Test
   void removingTheAnnotationThePodOrTheEgressRemovesTheTunnels() throws Exception {
     eventually(STATIC, () -> EchoServer.sourceSeen(x.client.netns(), SERVER, PORT));

@@ -343,10 +343,14 @@ public final class BgpAgent implements AutoCloseable {
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
     // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
-    if (!localPathsComplete) {
-      // the first full pass since the speaker (re)started: every Service's and block's path is
-      // back, so its graceful restart may end (RFC 4724 §4.1: End-of-RIB to the ToRs, which then
-      // drop what we did not announce again)
+    if (!localPathsComplete && addrs.values().stream().allMatch(current::established)) {
+      // the first full pass since the speaker (re)started with every peer Established: every
+      // Service's and block's path is back, so its graceful restart may end (RFC 4724 §4.1:
+      // End-of-RIB to the ToRs, which then drop what we did not announce again). Not before: a
+      // pass announces an advertisement only to Established peers, and the first pass after a
+      // restart usually runs before the sessions are up; an End-of-RIB then would make the ToRs
+      // drop the Services' stale paths until the next pass. A peer that does not come up holds
+      // the restart until the speaker's selection deferral timer.
       speaker.localPathsComplete();
       localPathsComplete = true;
       LOG.info(() -> "event=local-paths-complete node=" + node);

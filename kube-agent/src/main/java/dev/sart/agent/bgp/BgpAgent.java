@@ -343,14 +343,13 @@ public final class BgpAgent implements AutoCloseable {
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
     // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
-    if (!localPathsComplete && addrs.values().stream().allMatch(current::established)) {
-      // the first full pass since the speaker (re)started with every peer Established: every
+    if (!localPathsComplete && addrs.values().stream().allMatch(a -> settled(current, a))) {
+      // the first full pass since the speaker (re)started with every peer settled: every
       // Service's and block's path is back, so its graceful restart may end (RFC 4724 §4.1:
       // End-of-RIB to the ToRs, which then drop what we did not announce again). Not before: a
       // pass announces an advertisement only to Established peers, and the first pass after a
       // restart usually runs before the sessions are up; an End-of-RIB then would make the ToRs
-      // drop the Services' stale paths until the next pass. A peer that does not come up holds
-      // the restart until the speaker's selection deferral timer.
+      // drop the Services' stale paths until the next pass.
       speaker.localPathsComplete();
       localPathsComplete = true;
       LOG.info(() -> "event=local-paths-complete node=" + node);
@@ -359,6 +358,18 @@ public final class BgpAgent implements AutoCloseable {
       release(nb);
     }
     return true;
+  }
+
+  /**
+   * A peer the restart need not wait for any more: Established (the pass announced to it), or
+   * Active (its connect failed: a ToR that is down must not hold the others' End-of-RIB; it gets
+   * everything when it comes). Idle, Connect and OpenSent/OpenConfirm are on their way; one stuck
+   * there holds the restart until the speaker's selection deferral timer.
+   */
+  private static boolean settled(PeerWatch watch, String address) {
+    var state = watch.state(address);
+    return state == dev.sart.proto.v1.Peer.State.ESTABLISHED
+        || state == dev.sart.proto.v1.Peer.State.ACTIVE;
   }
 
   /**

@@ -335,15 +335,22 @@ public final class BgpAgent implements AutoCloseable {
             .collect(
                 Collectors.toMap(
                     p -> p.getMetadata().getName(), p -> p.getSpec().neighbor(), (a, b) -> a));
+    // one view of the sessions for the whole pass: the stream updates them meanwhile, and a peer
+    // that became Established after the advertisements were announced must not count as settled
+    // below (the restart would end without its paths)
+    Map<String, dev.sart.proto.v1.Peer.State> states = new java.util.HashMap<>();
+    addrs.values().forEach(a -> states.put(a, current.state(a)));
     adverts.reconcile(
         all,
         mine::contains,
-        name -> addrs.containsKey(name) && current.established(addrs.get(name)),
+        name ->
+            addrs.containsKey(name)
+                && states.get(addrs.get(name)) == dev.sart.proto.v1.Peer.State.ESTABLISHED,
         speaker);
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
     // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
-    if (!localPathsComplete && addrs.values().stream().allMatch(a -> settled(current, a))) {
+    if (!localPathsComplete && states.values().stream().allMatch(BgpAgent::settled)) {
       // the first full pass since the speaker (re)started with every peer settled: every
       // Service's and block's path is back, so its graceful restart may end (RFC 4724 §4.1:
       // End-of-RIB to the ToRs, which then drop what we did not announce again). Not before: a
@@ -366,8 +373,7 @@ public final class BgpAgent implements AutoCloseable {
    * everything when it comes). Idle, Connect and OpenSent/OpenConfirm are on their way; one stuck
    * there holds the restart until the speaker's selection deferral timer.
    */
-  private static boolean settled(PeerWatch watch, String address) {
-    var state = watch.state(address);
+  private static boolean settled(dev.sart.proto.v1.Peer.State state) {
     return state == dev.sart.proto.v1.Peer.State.ESTABLISHED
         || state == dev.sart.proto.v1.Peer.State.ACTIVE;
   }

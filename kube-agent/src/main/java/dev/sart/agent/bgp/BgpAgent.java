@@ -335,18 +335,28 @@ public final class BgpAgent implements AutoCloseable {
             .collect(
                 Collectors.toMap(
                     p -> p.getMetadata().getName(), p -> p.getSpec().neighbor(), (a, b) -> a));
+    // one view of the sessions for the whole pass: the stream updates them meanwhile, and a peer
+    // that became Established after the advertisements were announced must not count as settled
+    // below (the restart would end without its paths)
+    Map<String, dev.sart.proto.v1.Peer.State> states = new java.util.HashMap<>();
+    addrs.values().forEach(a -> states.put(a, current.state(a)));
     adverts.reconcile(
         all,
         mine::contains,
-        name -> addrs.containsKey(name) && current.established(addrs.get(name)),
+        name ->
+            addrs.containsKey(name)
+                && states.get(addrs.get(name)) == dev.sart.proto.v1.Peer.State.ESTABLISHED,
         speaker);
     // then again: withdrawn prefixes leave the reject lists, policies of peers gone from the
     // speaker go
     exports.apply(speaker, targets, adverts.originated(speaker), true);
-    if (!localPathsComplete) {
-      // the first full pass since the speaker (re)started: every Service's and block's path is
-      // back, so its graceful restart may end (RFC 4724 §4.1: End-of-RIB to the ToRs, which then
-      // drop what we did not announce again)
+    if (!localPathsComplete && states.values().stream().allMatch(BgpAgent::settled)) {
+      // the first full pass since the speaker (re)started with every peer settled: every
+      // Service's and block's path is back, so its graceful restart may end (RFC 4724 §4.1:
+      // End-of-RIB to the ToRs, which then drop what we did not announce again). Not before: a
+      // pass announces an advertisement only to Established peers, and the first pass after a
+      // restart usually runs before the sessions are up; an End-of-RIB then would make the ToRs
+      // drop the Services' stale paths until the next pass.
       speaker.localPathsComplete();
       localPathsComplete = true;
       LOG.info(() -> "event=local-paths-complete node=" + node);
@@ -355,6 +365,17 @@ public final class BgpAgent implements AutoCloseable {
       release(nb);
     }
     return true;
+  }
+
+  /**
+   * A peer the restart need not wait for any more: Established (the pass announced to it), or
+   * Active (its connect failed: a ToR that is down must not hold the others' End-of-RIB; it gets
+   * everything when it comes). Idle, Connect and OpenSent/OpenConfirm are on their way; one stuck
+   * there holds the restart until the speaker's selection deferral timer.
+   */
+  private static boolean settled(dev.sart.proto.v1.Peer.State state) {
+    return state == dev.sart.proto.v1.Peer.State.ESTABLISHED
+        || state == dev.sart.proto.v1.Peer.State.ACTIVE;
   }
 
   /**

@@ -364,7 +364,7 @@ public final class Cluster implements AutoCloseable {
    * minutes: the nodes' JVMs start at once, and at a load average of ~27 on the shared 2-core
    * machine the first node's CNI socket came 70 s after its speaker listened.
    */
-  private void awaitNodeReady(ClusterNode n) {
+  public void awaitNodeReady(ClusterNode n) {
     await(n.name() + ": sartd node up")
         .atMost(Duration.ofSeconds(180))
         .pollInterval(Duration.ofMillis(300))
@@ -441,14 +441,24 @@ public final class Cluster implements AutoCloseable {
    * as a crashed DaemonSet pod is restarted; returns once it serves.
    */
   public void restartSartd(ClusterNode n) {
-    restarts++;
+    killSartd(n);
+    startSartdAgain(n);
+    awaitNodeReady(n);
+  }
+
+  /** SIGKILLs every sart process of the node ({@code sartd node}, or a split node's three). */
+  public void killSartd(ClusterNode n) {
     NodeDaemons.processes(n).forEach(NodeDaemons::kill);
+  }
+
+  /** Starts a killed node's sart processes again; returns at once ({@link #awaitNodeReady}). */
+  public void startSartdAgain(ClusterNode n) {
+    restarts++;
     if (n.split()) {
       NodeDaemons.startSplit(n, kubeconfig(n), "-r" + restarts);
     } else {
       startSartd(n, "sartd-node-r" + restarts);
     }
-    awaitNodeReady(n);
   }
 
   /**

@@ -1,6 +1,8 @@
 package dev.sart.testbed.cluster;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -12,14 +14,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and the requests that got none.
  */
 public final class Traffic implements AutoCloseable {
-  /** What the client saw. */
-  public record Result(int sent, int failed, Map<String, Integer> answers) {}
+  /**
+   * What the client saw; {@code failedAt}: when each failed request was sent, ms after the start.
+   */
+  public record Result(int sent, int failed, Map<String, Integer> answers, List<Long> failedAt) {}
 
   private final Thread thread;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final Map<String, Integer> answers = new TreeMap<>();
   private int sent;
   private int failed;
+  private final List<Long> failedAt = new ArrayList<>();
+  private final long startNanos = System.nanoTime();
 
   private Traffic(Cluster cluster, String address, int port) {
     thread =
@@ -29,6 +35,7 @@ public final class Traffic implements AutoCloseable {
             .start(
                 () -> {
                   while (running.get()) {
+                    long at = (System.nanoTime() - startNanos) / 1_000_000;
                     Optional<String> body =
                         Http.get(cluster.clientNode(), address, port, Duration.ofSeconds(2));
                     synchronized (this) {
@@ -37,6 +44,7 @@ public final class Traffic implements AutoCloseable {
                         answers.merge(body.get(), 1, Integer::sum);
                       } else {
                         failed++;
+                        failedAt.add(at);
                       }
                     }
                     try {
@@ -61,7 +69,7 @@ public final class Traffic implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
-      return new Result(sent, failed, Map.copyOf(answers));
+      return new Result(sent, failed, Map.copyOf(answers), List.copyOf(failedAt));
     }
   }
 

@@ -190,7 +190,7 @@ final class Manifests {
   /** What each mode needs: the same for the kustomize overlays and the chart. */
   static void checkMode(List<JsonNode> docs, String mode) {
     assertEquals(
-        9,
+        8,
         docs.stream()
             .filter(d -> d.path("kind").asText().equals("CustomResourceDefinition"))
             .count(),
@@ -198,8 +198,6 @@ final class Manifests {
     one(docs, "ValidatingWebhookConfiguration", "sart-validating");
     one(docs, "MutatingWebhookConfiguration", "sart-mutating");
     one(docs, "ClusterRole", "sart-controller");
-    one(docs, "ClusterRole", "sart-egress");
-    one(docs, "ClusterRole", "sart-egress-pods");
     one(docs, "ClusterRole", "sartd-node");
     one(docs, "PodDisruptionBudget", "sart-controller");
 

@@ -190,7 +190,7 @@ final class Manifests {
   /** What each mode needs: the same for the kustomize overlays and the chart. */
   static void checkMode(List<JsonNode> docs, String mode) {
     assertEquals(
-        8,
+        9,
         docs.stream()
             .filter(d -> d.path("kind").asText().equals("CustomResourceDefinition"))
             .count(),

@@ -226,6 +226,23 @@ class EgressScenariosTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> client.services().inNamespace(NS).withName("nat").get() != null);
     assertTrue(client.apps().deployments().inNamespace(NS).withName("nat").get() != null);
+    // the pods' identity comes from the install: the controller's ServiceAccount and bindings
+    // (the stand-in pods below still talk to the mock API server with the test bed's kubeconfig)
+    assertEquals(
+        "sart-egress",
+        client
+            .apps()
+            .deployments()
+            .inNamespace(NS)
+            .withName("nat")
+            .get()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getServiceAccountName());
+    await("the egress pods' ServiceAccount and bindings")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> egressAccess() == 3);
     // its ClusterIP comes from the API server (the cluster's stand-in on the mock)
     await("the Egress's Service has a ClusterIP")
         .atMost(Duration.ofSeconds(30))
@@ -417,6 +434,20 @@ class EgressScenariosTest {
             () ->
                 torHops(cluster.tors().get(0)).isEmpty()
                     && torHops(cluster.tors().get(1)).isEmpty());
+    await("the egress pods' ServiceAccount and bindings go with the last Egress")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> egressAccess() == 0);
     SHARED.end("egress: clean-up");
+  }
+
+  /**
+   * How many of the ServiceAccount, RoleBinding and ClusterRoleBinding {@code sart-egress} exist.
+   */
+  static int egressAccess() {
+    int n = 0;
+    n += client.serviceAccounts().inNamespace(NS).withName("sart-egress").get() == null ? 0 : 1;
+    n += client.rbac().roleBindings().inNamespace(NS).withName("sart-egress").get() == null ? 0 : 1;
+    n += client.rbac().clusterRoleBindings().withName("sart-egress-" + NS).get() == null ? 0 : 1;
+    return n;
   }
 }

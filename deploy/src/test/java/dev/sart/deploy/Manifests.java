@@ -198,6 +198,8 @@ final class Manifests {
     one(docs, "ValidatingWebhookConfiguration", "sart-validating");
     one(docs, "MutatingWebhookConfiguration", "sart-mutating");
     one(docs, "ClusterRole", "sart-controller");
+    one(docs, "ClusterRole", "sart-egress");
+    one(docs, "ClusterRole", "sart-egress-pods");
     one(docs, "ClusterRole", "sartd-node");
     one(docs, "PodDisruptionBudget", "sart-controller");
 

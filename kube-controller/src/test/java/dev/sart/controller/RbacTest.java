@@ -30,15 +30,19 @@ import dev.sart.crds.RouterIdSelector;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.crds.testing.RbacAudit;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,12 +67,18 @@ class RbacTest {
   private static final Set<String> NOT_EXERCISED =
       Set.of(
           "get /nodes", // a BlockRequest's node not yet in the cache
-          "update sart.terassyi.net/addresspools/finalizers"); // OwnerReferencesPermissionEnforcement (blockOwnerDeletion)
+          "update sart.terassyi.net/addresspools/finalizers", // OwnerReferencesPermissionEnforcement (blockOwnerDeletion)
+          "bind rbac.authorization.k8s.io/clusterroles"); // checked by the API server on a
+
+  // binding's create: boundRolesMayBeBound
 
   private KubernetesMockServer server;
   private KubernetesClient client;
   private KubernetesClient controllerClient;
   private SartController controller;
+
+  /** The roles the controller's bindings named. */
+  private final Set<String> boundRoles = new TreeSet<>();
 
   @BeforeEach
   void setUp() {
@@ -362,6 +372,44 @@ class RbacTest {
                             .getSpec()
                             .getReplicas()
                         == 2);
+    // the egress pods' ServiceAccount and bindings, made for the namespace and removed with its
+    // last
+    // Egress
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.rbac().roleBindings().inNamespace("egress-ns").withName("sart-egress").get()
+                        != null
+                    && client.rbac().clusterRoleBindings().withName("sart-egress-egress-ns").get()
+                        != null);
+    boundRoles.add(
+        client
+            .rbac()
+            .roleBindings()
+            .inNamespace("egress-ns")
+            .withName("sart-egress")
+            .get()
+            .getRoleRef()
+            .getName());
+    boundRoles.add(
+        client
+            .rbac()
+            .clusterRoleBindings()
+            .withName("sart-egress-egress-ns")
+            .get()
+            .getRoleRef()
+            .getName());
+    client.resources(Egress.class).inNamespace("egress-ns").withName("nat").delete();
+    await()
+        .ignoreExceptions()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.serviceAccounts().inNamespace("egress-ns").withName("sart-egress").get()
+                        == null
+                    && client.rbac().clusterRoleBindings().withName("sart-egress-egress-ns").get()
+                        == null);
     client.resources(AddressPool.class).withName("egress").delete();
 
     // pools deleted: finalizers released once nothing uses them
@@ -396,5 +444,40 @@ class RbacTest {
     assertTrue(audit.seen() > 50, "the controller's requests were recorded: " + audit.seen());
     assertEquals(Set.of(), audit.denied(), "requests the roles do not allow");
     assertEquals(Set.of(), audit.unused(NOT_EXERCISED), "granted but not used");
+    assertEquals(Set.of("sart-egress", "sart-egress-pods"), boundRoles);
+    boundRolesMayBeBound();
+  }
+
+  /**
+   * A real API server refuses a RoleBinding or ClusterRoleBinding to a role granting what its
+   * creator does not hold (sart-egress's pods patch) unless the creator has {@code bind} on that
+   * role (Kubernetes' "privilege escalation prevention"); the mock server does not check it, so the
+   * rule is checked here: bind on exactly the roles the controller's bindings named, by name, and
+   * those roles are the ones egress-rbac.yaml ships.
+   */
+  private void boundRolesMayBeBound() throws Exception {
+    var bindable = new TreeSet<String>();
+    for (var doc : Files.readString(Path.of("manifests", "rbac.yaml")).split("(?m)^---$")) {
+      if (Serialization.unmarshal(doc) instanceof ClusterRole role) {
+        for (var rule : role.getRules()) {
+          if (rule.getVerbs().contains("bind")) {
+            assertEquals(List.of("rbac.authorization.k8s.io"), rule.getApiGroups());
+            assertEquals(List.of("clusterroles"), rule.getResources());
+            assertTrue(
+                rule.getResourceNames() != null && !rule.getResourceNames().isEmpty(),
+                "bind is limited by resourceNames");
+            bindable.addAll(rule.getResourceNames());
+          }
+        }
+      }
+    }
+    assertEquals(boundRoles, bindable, "bind granted on exactly the roles bound");
+    var shipped = new TreeSet<String>();
+    for (var doc : Files.readString(Path.of("manifests", "egress-rbac.yaml")).split("(?m)^---$")) {
+      if (Serialization.unmarshal(doc) instanceof ClusterRole role) {
+        shipped.add(role.getMetadata().getName());
+      }
+    }
+    assertEquals(boundRoles, shipped, "the bound roles are the shipped ones");
   }
 }

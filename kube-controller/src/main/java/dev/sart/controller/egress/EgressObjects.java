@@ -31,10 +31,11 @@ import java.util.Map;
  * devices, routes, nftables in its own network namespace), the pod's name, namespace and address
  * from the downward API. The template's labels and annotations are kept; its pod spec is the base
  * into which the {@code egress} container is merged (the user's resources, other containers,
- * affinity stay). The Service is a ClusterIP Service on the tunnel's UDP port with {@code
- * sessionAffinity: ClientIP} unless the Egress says None (coil's "session persistence": all packets
- * of a flow go through one gateway). With a static source address the Service selects only the one
- * pod labelled {@link Sart#EGRESS_GATEWAY_LABEL}: the address lives on exactly one gateway.
+ * affinity stay). The pods run as the ServiceAccount {@code sart-egress} ({@link EgressAccess})
+ * unless the template names one. The Service is a ClusterIP Service on the tunnel's UDP port with
+ * {@code sessionAffinity: ClientIP} unless the Egress says None (coil's "session persistence": all
+ * packets of a flow go through one gateway). With a static source address the Service selects only
+ * the one pod labelled {@link Sart#EGRESS_GATEWAY_LABEL}: the address lives on exactly one gateway.
  */
 public final class EgressObjects {
   private EgressObjects() {}
@@ -99,6 +100,10 @@ public final class EgressObjects {
     }
     containers.addFirst(container(egress, image, user));
     base.setContainers(containers);
+    if (EgressAccess.usesDefault(egress)) {
+      // the ServiceAccount the controller makes and binds per namespace (EgressAccess)
+      base.setServiceAccountName(EgressAccess.NAME);
+    }
     var deployment =
         new DeploymentBuilder()
             .withNewMetadata()

@@ -72,6 +72,7 @@ public final class EgressReconciler implements AutoCloseable {
   private final Loop loop;
   private final String image;
   private final SharedIndexInformer<Pod> pods;
+  private final EgressAccess access;
 
   public EgressReconciler(Informers informers, Events events, Metrics metrics) {
     this(
@@ -86,6 +87,7 @@ public final class EgressReconciler implements AutoCloseable {
     this.events = events;
     this.image = image;
     this.loop = new Loop("egress", this::reconcile, metrics);
+    this.access = new EgressAccess(informers.client());
     informers.watch(Egress.class, e -> loop.enqueue(key(e)));
     informers.watch(Deployment.class, d -> byLabel(d));
     informers.watch(Service.class, s -> byLabel(s));
@@ -141,6 +143,7 @@ public final class EgressReconciler implements AutoCloseable {
 
   public void start() throws Exception {
     pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    access.sweep(informers.list(Egress.class));
     loop.start();
     informers.list(Egress.class).forEach(e -> loop.enqueue(key(e)));
     for (var a : informers.list(BGPAdvertisement.class)) {
@@ -154,6 +157,8 @@ public final class EgressReconciler implements AutoCloseable {
     String namespace = key.substring(0, slash);
     String name = key.substring(slash + 1);
     var adverts = adverts(namespace, name);
+    // before the Deployment: its pods are refused while their ServiceAccount does not exist
+    access.reconcile(namespace, informers.list(Egress.class));
     if (egress == null
         || egress.getSpec() == null
         || egress.getMetadata().getDeletionTimestamp() != null) {

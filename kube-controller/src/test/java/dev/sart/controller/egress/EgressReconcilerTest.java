@@ -116,6 +116,92 @@ class EgressReconcilerTest {
         : a.getStatus().peers();
   }
 
+  private boolean accessExists(String namespace) {
+    return client.serviceAccounts().inNamespace(namespace).withName("sart-egress").get() != null
+        && client.rbac().roleBindings().inNamespace(namespace).withName("sart-egress").get() != null
+        && client.rbac().clusterRoleBindings().withName("sart-egress-" + namespace).get() != null;
+  }
+
+  private boolean accessGone(String namespace) {
+    return client.serviceAccounts().inNamespace(namespace).withName("sart-egress").get() == null
+        && client.rbac().roleBindings().inNamespace(namespace).withName("sart-egress").get() == null
+        && client.rbac().clusterRoleBindings().withName("sart-egress-" + namespace).get() == null;
+  }
+
+  private String serviceAccountOf(String namespace, String name) {
+    var d = client.apps().deployments().inNamespace(namespace).withName(name).get();
+    return d == null ? null : d.getSpec().getTemplate().getSpec().getServiceAccountName();
+  }
+
+  @Test
+  void theEgressPodsRunAsAServiceAccountBoundToTheEgressRolesUntilTheLastEgressGoes() {
+    egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0"), 1));
+    egress(NS, "nat2", new EgressSpec(List.of("192.0.2.0/24"), 1));
+    await().atMost(WAIT).until(() -> "sart-egress".equals(serviceAccountOf(NS, "nat")));
+    await().atMost(WAIT).until(() -> accessExists(NS));
+    var rb = client.rbac().roleBindings().inNamespace(NS).withName("sart-egress").get();
+    assertEquals("ClusterRole", rb.getRoleRef().getKind());
+    assertEquals("sart-egress", rb.getRoleRef().getName());
+    assertEquals("ServiceAccount", rb.getSubjects().getFirst().getKind());
+    assertEquals("sart-egress", rb.getSubjects().getFirst().getName());
+    assertEquals(NS, rb.getSubjects().getFirst().getNamespace());
+    var crb = client.rbac().clusterRoleBindings().withName("sart-egress-" + NS).get();
+    assertEquals("sart-egress-pods", crb.getRoleRef().getName());
+    assertEquals(NS, crb.getSubjects().getFirst().getNamespace());
+    assertEquals("sart-egress", crb.getSubjects().getFirst().getName());
+
+    // one of two Egresses gone: the other's pods still need them
+    client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
+    await().during(Duration.ofSeconds(2)).atMost(WAIT).until(() -> accessExists(NS));
+    // the last one gone: all three removed
+    client.resources(Egress.class).inNamespace(NS).withName("nat2").delete();
+    await().atMost(WAIT).until(() -> accessGone(NS));
+  }
+
+  @Test
+  void anEgressWhoseTemplateNamesAServiceAccountKeepsItAndGetsNoBindings() {
+    var spec = new EgressSpec(List.of("0.0.0.0/0"), 1);
+    var pod = new io.fabric8.kubernetes.api.model.PodSpec();
+    pod.setServiceAccountName("my-gateways");
+    spec =
+        new EgressSpec(
+            spec.destinations(),
+            1,
+            null,
+            new dev.sart.crds.EgressPodTemplate(null, pod),
+            null,
+            null,
+            null,
+            null,
+            null);
+    egress("other", "own", spec);
+    await().atMost(WAIT).until(() -> "my-gateways".equals(serviceAccountOf("other", "own")));
+    await().during(Duration.ofSeconds(2)).atMost(WAIT).until(() -> accessGone("other"));
+    // a second Egress there without one: now the namespace gets them
+    egress("other", "plain", new EgressSpec(List.of("0.0.0.0/0"), 1));
+    await().atMost(WAIT).until(() -> accessExists("other"));
+    assertEquals("my-gateways", serviceAccountOf("other", "own"));
+    assertEquals("sart-egress", serviceAccountOf("other", "plain"));
+  }
+
+  @Test
+  void aRestartedControllerRemovesWhatANamespaceWithoutEgressesStillHas() throws Exception {
+    egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0"), 1));
+    await().atMost(WAIT).until(() -> accessExists(NS));
+    egresses.close();
+    informers.close();
+    client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> client.resources(Egress.class).inNamespace(NS).withName("nat").get() == null);
+    assertTrue(accessExists(NS), "nothing removed them while no controller ran");
+    informers = new Informers(client);
+    egresses = new EgressReconciler(informers, events, new Metrics(), "registry.example/sart:1");
+    informers.start();
+    egresses.start();
+    await().atMost(WAIT).until(() -> accessGone(NS));
+  }
+
   @Test
   void anEgressRunsAsADeploymentAndAServiceItOwns() {
     var e = egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0", "::/0"), 2));

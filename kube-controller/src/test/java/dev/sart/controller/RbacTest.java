@@ -68,9 +68,8 @@ class RbacTest {
       Set.of(
           "get /nodes", // a BlockRequest's node not yet in the cache
           "update sart.terassyi.net/addresspools/finalizers", // OwnerReferencesPermissionEnforcement (blockOwnerDeletion)
-          "bind rbac.authorization.k8s.io/clusterroles"); // checked by the API server on a
-
-  // binding's create: boundRolesMayBeBound
+          // checked by the API server on a binding's create: boundRolesMayBeBound
+          "bind rbac.authorization.k8s.io/clusterroles");
 
   private KubernetesMockServer server;
   private KubernetesClient client;

@@ -1,17 +1,28 @@
 package dev.sart.controller.egress;
 
+import dev.sart.controller.runtime.Informers;
+import dev.sart.controller.runtime.Loop;
+import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.Egress;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleRef;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.time.Duration;
 import java.util.Collection;
-import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -23,13 +34,19 @@ import java.util.logging.Logger;
  * that opt in by annotation live anywhere, and an annotation cannot be selected on). Both roles are
  * in {@code manifests/egress-rbac.yaml}.
  *
+ * <p>A work queue of its own, keyed by namespace ({@link Loop} "egress-access"): the Egresses' own
+ * reconcile never waits for these requests, and a failure here is retried here. Each pass reads the
+ * three objects first (GET) and writes only what is missing or differs (a binding with another role
+ * or subject is made again: {@code roleRef} cannot be changed). The controller lists or watches
+ * none of these kinds cluster-wide: three GETs per pass of a namespace with Egresses.
+ *
  * <p>Removed by this class, not by garbage collection: a cluster-scoped ClusterRoleBinding cannot
- * be owned by a namespaced Egress, and several Egresses share the namespaced objects. The
- * ClusterRoleBinding is made first and deleted last, and carries {@link #NAMESPACE_LABEL}, so that
- * {@link #sweep} at start-up finds what a controller stopped half-way left behind. Used from the
- * egress loop's one thread only.
+ * be owned by a namespaced Egress, and several Egresses share the namespaced objects. Only objects
+ * carrying {@link #NAMESPACE_LABEL} are removed (a ServiceAccount {@code sart-egress} the user made
+ * stays). The ClusterRoleBinding is made first and removed last, so that {@link #start} finds, by
+ * that label, the namespaces a controller stopped half-way left objects in.
  */
-final class EgressAccess {
+final class EgressAccess implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(EgressAccess.class.getName());
 
   /** The ServiceAccount, the RoleBinding and the namespaced ClusterRole. */
@@ -43,13 +60,14 @@ final class EgressAccess {
 
   private static final String RBAC = "rbac.authorization.k8s.io";
 
+  private final Informers informers;
   private final KubernetesClient client;
+  private final Loop loop;
 
-  /** The namespaces whose objects this process made (or found made). */
-  private final Set<String> made = new HashSet<>();
-
-  EgressAccess(KubernetesClient client) {
-    this.client = client;
+  EgressAccess(Informers informers, Metrics metrics) {
+    this.informers = informers;
+    this.client = informers.client();
+    this.loop = new Loop("egress-access", this::reconcile, metrics);
   }
 
   static String clusterBinding(String namespace) {
@@ -77,104 +95,172 @@ final class EgressAccess {
                     && usesDefault(e));
   }
 
+  /** Looks at the Egress's namespace again (an Egress was added, changed or deleted). */
+  void changed(Egress egress) {
+    loop.enqueue(egress.getMetadata().getNamespace());
+  }
+
   /**
-   * Makes or removes the namespace's objects as its Egresses ({@code all}, any namespace) need
-   * them.
+   * Starts the queue with every namespace that has an Egress or still has objects of this class
+   * (found by label: what a controller stopped between an Egress's deletion and their removal
+   * left).
    */
-  void reconcile(String namespace, Collection<Egress> all) {
-    if (wanted(namespace, all)) {
-      if (!made.contains(namespace)) {
-        create(namespace);
-        made.add(namespace);
-      }
-    } else if (made.remove(namespace)) {
-      delete(namespace);
-    }
-  }
-
-  /** At start-up: removes the objects of namespaces with no Egress that needs them any more. */
-  void sweep(Collection<Egress> all) {
-    var found = new TreeSet<String>();
+  void start() {
     for (var b : client.rbac().clusterRoleBindings().withLabel(NAMESPACE_LABEL).list().getItems()) {
-      found.add(b.getMetadata().getLabels().get(NAMESPACE_LABEL));
+      loop.enqueue(b.getMetadata().getLabels().get(NAMESPACE_LABEL));
     }
-    for (var namespace : found) {
-      if (wanted(namespace, all)) {
-        made.add(namespace);
-      } else {
-        delete(namespace);
+    informers.list(Egress.class).forEach(this::changed);
+    loop.start();
+  }
+
+  private Duration reconcile(String namespace) {
+    if (wanted(namespace, informers.list(Egress.class))) {
+      grant(namespace);
+    } else {
+      revoke(namespace);
+    }
+    return null;
+  }
+
+  private void grant(String namespace) {
+    var labels = Map.of(NAMESPACE_LABEL, namespace);
+    var subject = new Subject(null, "ServiceAccount", NAME, namespace);
+    boolean wrote =
+        ensure(
+            client.rbac().clusterRoleBindings().withName(clusterBinding(namespace)),
+            () ->
+                new ClusterRoleBindingBuilder()
+                    .withMetadata(
+                        new ObjectMetaBuilder()
+                            .withName(clusterBinding(namespace))
+                            .withLabels(labels)
+                            .build())
+                    .withRoleRef(new RoleRef(RBAC, "ClusterRole", PODS_ROLE))
+                    .withSubjects(subject)
+                    .build(),
+            (ClusterRoleBinding have, ClusterRoleBinding want) ->
+                same(have.getRoleRef(), want.getRoleRef())
+                    && same(have.getSubjects(), want.getSubjects()));
+    wrote |=
+        ensure(
+            client.rbac().roleBindings().inNamespace(namespace).withName(NAME),
+            () ->
+                new RoleBindingBuilder()
+                    .withMetadata(
+                        new ObjectMetaBuilder()
+                            .withNamespace(namespace)
+                            .withName(NAME)
+                            .withLabels(labels)
+                            .build())
+                    .withRoleRef(new RoleRef(RBAC, "ClusterRole", NAME))
+                    .withSubjects(subject)
+                    .build(),
+            (RoleBinding have, RoleBinding want) ->
+                same(have.getRoleRef(), want.getRoleRef())
+                    && same(have.getSubjects(), want.getSubjects()));
+    // any ServiceAccount of that name serves (the user's own included): only its existence counts
+    wrote |=
+        ensure(
+            client.serviceAccounts().inNamespace(namespace).withName(NAME),
+            () ->
+                new ServiceAccountBuilder()
+                    .withMetadata(
+                        new ObjectMetaBuilder()
+                            .withNamespace(namespace)
+                            .withName(NAME)
+                            .withLabels(labels)
+                            .build())
+                    .build(),
+            (ServiceAccount have, ServiceAccount want) -> true);
+    if (wrote) {
+      LOG.info("egress access granted namespace=" + namespace + " serviceAccount=" + NAME);
+    }
+  }
+
+  private static boolean same(RoleRef a, RoleRef b) {
+    return a != null
+        && Objects.equals(a.getApiGroup(), b.getApiGroup())
+        && Objects.equals(a.getKind(), b.getKind())
+        && Objects.equals(a.getName(), b.getName());
+  }
+
+  /** Same kinds, names and namespaces (the API server may fill in or drop an empty apiGroup). */
+  private static boolean same(List<Subject> a, List<Subject> b) {
+    if (a == null || a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      var x = a.get(i);
+      var y = b.get(i);
+      if (!Objects.equals(x.getKind(), y.getKind())
+          || !Objects.equals(x.getName(), y.getName())
+          || !Objects.equals(x.getNamespace(), y.getNamespace())) {
+        return false;
       }
     }
+    return true;
   }
 
-  private void create(String namespace) {
-    var labels = Map.of(NAMESPACE_LABEL, namespace);
-    create(
-        () ->
-            client
-                .rbac()
-                .clusterRoleBindings()
-                .resource(
-                    new ClusterRoleBindingBuilder()
-                        .withMetadata(
-                            new ObjectMetaBuilder()
-                                .withName(clusterBinding(namespace))
-                                .withLabels(labels)
-                                .build())
-                        .withNewRoleRef(RBAC, "ClusterRole", PODS_ROLE)
-                        .addNewSubject(null, "ServiceAccount", NAME, namespace)
-                        .build())
-                .create());
-    create(
-        () ->
-            client
-                .rbac()
-                .roleBindings()
-                .inNamespace(namespace)
-                .resource(
-                    new RoleBindingBuilder()
-                        .withMetadata(
-                            new ObjectMetaBuilder()
-                                .withNamespace(namespace)
-                                .withName(NAME)
-                                .withLabels(labels)
-                                .build())
-                        .withNewRoleRef(RBAC, "ClusterRole", NAME)
-                        .addNewSubject(null, "ServiceAccount", NAME, namespace)
-                        .build())
-                .create());
-    create(
-        () ->
-            client
-                .serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                    new ServiceAccountBuilder()
-                        .withMetadata(
-                            new ObjectMetaBuilder()
-                                .withNamespace(namespace)
-                                .withName(NAME)
-                                .withLabels(labels)
-                                .build())
-                        .build())
-                .create());
-    LOG.info("egress access granted namespace=" + namespace + " serviceAccount=" + NAME);
+  private interface Same<T> {
+    boolean test(T have, T want);
   }
 
-  private static void create(Runnable request) {
+  /**
+   * Reads the object; creates it when missing, makes it again when it differs. Whether it wrote.
+   */
+  private <T extends HasMetadata> boolean ensure(
+      Resource<T> resource, Supplier<T> desired, Same<T> same) {
+    var want = desired.get();
+    var have = resource.get();
+    if (have != null && same.test(have, want)) {
+      return false;
+    }
+    if (have != null) {
+      // a binding's roleRef cannot be changed: delete, then create
+      resource.delete();
+    }
     try {
-      request.run();
+      client.resource(want).create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
       }
+      // made meanwhile (or not yet gone): looked at again on the next pass
+      throw new IllegalStateException(
+          want.getKind() + " " + want.getMetadata().getName() + " still exists", e);
+    }
+    return true;
+  }
+
+  private void revoke(String namespace) {
+    boolean removed =
+        deleteOurs(client.serviceAccounts().inNamespace(namespace).withName(NAME), namespace);
+    removed |=
+        deleteOurs(client.rbac().roleBindings().inNamespace(namespace).withName(NAME), namespace);
+    removed |=
+        deleteOurs(
+            client.rbac().clusterRoleBindings().withName(clusterBinding(namespace)), namespace);
+    if (removed) {
+      LOG.info("egress access removed namespace=" + namespace);
     }
   }
 
-  private void delete(String namespace) {
-    client.serviceAccounts().inNamespace(namespace).withName(NAME).delete();
-    client.rbac().roleBindings().inNamespace(namespace).withName(NAME).delete();
-    client.rbac().clusterRoleBindings().withName(clusterBinding(namespace)).delete();
-    LOG.info("egress access removed namespace=" + namespace);
+  /** Deletes the object if it exists and this class made it (its label). Whether it deleted. */
+  private static boolean deleteOurs(Resource<? extends HasMetadata> resource, String namespace) {
+    var have = resource.get();
+    if (have == null) {
+      return false;
+    }
+    var labels = have.getMetadata().getLabels();
+    if (labels == null || !namespace.equals(labels.get(NAMESPACE_LABEL))) {
+      return false;
+    }
+    resource.delete();
+    return true;
+  }
+
+  @Override
+  public void close() {
+    loop.close();
   }
 }

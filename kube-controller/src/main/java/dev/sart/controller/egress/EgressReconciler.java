@@ -56,7 +56,8 @@ import java.util.logging.Logger;
  * owned by the Egress) whose {@code status.peers} are the BGPPeers of the gateway's node: when the
  * gateway moves, the old node's peers go to Withdraw and the new node's to NotAdvertised, as for a
  * Service with {@code externalTrafficPolicy: Local}. One work queue, one thread ({@link Loop}): the
- * allocation's memory (the Egresses' status in the cache) has one writer.
+ * allocation's memory (the Egresses' status in the cache) has one writer. The pods' ServiceAccount
+ * and bindings ({@link EgressAccess}) have a queue of their own, keyed by namespace.
  */
 public final class EgressReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(EgressReconciler.class.getName());
@@ -87,8 +88,13 @@ public final class EgressReconciler implements AutoCloseable {
     this.events = events;
     this.image = image;
     this.loop = new Loop("egress", this::reconcile, metrics);
-    this.access = new EgressAccess(informers.client());
-    informers.watch(Egress.class, e -> loop.enqueue(key(e)));
+    this.access = new EgressAccess(informers, metrics);
+    informers.watch(
+        Egress.class,
+        e -> {
+          loop.enqueue(key(e));
+          access.changed(e);
+        });
     informers.watch(Deployment.class, d -> byLabel(d));
     informers.watch(Service.class, s -> byLabel(s));
     informers.watch(BGPAdvertisement.class, a -> byLabel(a));
@@ -143,7 +149,7 @@ public final class EgressReconciler implements AutoCloseable {
 
   public void start() throws Exception {
     pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    access.sweep(informers.list(Egress.class));
+    access.start();
     loop.start();
     informers.list(Egress.class).forEach(e -> loop.enqueue(key(e)));
     for (var a : informers.list(BGPAdvertisement.class)) {
@@ -157,8 +163,6 @@ public final class EgressReconciler implements AutoCloseable {
     String namespace = key.substring(0, slash);
     String name = key.substring(slash + 1);
     var adverts = adverts(namespace, name);
-    // before the Deployment: its pods are refused while their ServiceAccount does not exist
-    access.reconcile(namespace, informers.list(Egress.class));
     if (egress == null
         || egress.getSpec() == null
         || egress.getMetadata().getDeletionTimestamp() != null) {
@@ -516,6 +520,7 @@ public final class EgressReconciler implements AutoCloseable {
   @Override
   public void close() {
     loop.close();
+    access.close();
     pods.close();
   }
 }

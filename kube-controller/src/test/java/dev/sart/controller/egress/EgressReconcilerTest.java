@@ -185,6 +185,60 @@ class EgressReconcilerTest {
   }
 
   @Test
+  void aMissingOrChangedBindingIsMadeAgainAndAServiceAccountTheUserMadeStays() {
+    // the user's own ServiceAccount of that name (no label of the controller's)
+    client
+        .resource(
+            new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("sart-egress")
+                .endMetadata()
+                .build())
+        .create();
+    egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0"), 1));
+    await().atMost(WAIT).until(() -> accessExists(NS));
+    // one binding gone, the other pointing elsewhere (roleRef cannot be edited: made anew)
+    client.rbac().roleBindings().inNamespace(NS).withName("sart-egress").delete();
+    client.rbac().clusterRoleBindings().withName("sart-egress-" + NS).delete();
+    client
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName("sart-egress-" + NS)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "view")
+                .addNewSubject(null, "ServiceAccount", "sart-egress", NS)
+                .build())
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    // the next look at the namespace (an Egress changed) repairs both
+    LockedEdit.edit(
+        client,
+        client.resources(Egress.class).inNamespace(NS).withName("nat"),
+        e -> {
+          e.setSpec(new EgressSpec(List.of("192.0.2.0/24"), 1));
+          return e;
+        });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var crb = client.rbac().clusterRoleBindings().withName("sart-egress-" + NS).get();
+              return accessExists(NS) && "sart-egress-pods".equals(crb.getRoleRef().getName());
+            });
+    client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
+    // the bindings go (the ClusterRoleBinding last); the ServiceAccount it did not make stays
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.rbac().roleBindings().inNamespace(NS).withName("sart-egress").get() == null
+                    && client.rbac().clusterRoleBindings().withName("sart-egress-" + NS).get()
+                        == null);
+    assertNotNull(client.serviceAccounts().inNamespace(NS).withName("sart-egress").get());
+  }
+
+  @Test
   void aRestartedControllerRemovesWhatANamespaceWithoutEgressesStillHas() throws Exception {
     egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0"), 1));
     await().atMost(WAIT).until(() -> accessExists(NS));

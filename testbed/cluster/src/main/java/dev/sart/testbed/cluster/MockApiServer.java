@@ -1,6 +1,5 @@
 package dev.sart.testbed.cluster;
 
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -22,14 +21,11 @@ public final class MockApiServer {
   public static void main(String[] args) throws IOException {
     Logger.getLogger("").setLevel(Level.WARNING);
     Arrays.stream(Logger.getLogger("").getHandlers()).forEach(h -> h.setLevel(Level.WARNING));
-    // CRUD mode: a real HTTP API with watches, keeping what is created; plain HTTP on loopback
+    // CRUD mode: a real HTTP API with watches, keeping what is created; plain HTTP on loopback; a
+    // watch whose client vanished no longer stalls everyone for 30 s (MockWatchDispatcher)
     var server =
         new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
+            new Context(), new MockWebServer(), new HashMap<>(), new MockWatchDispatcher(), false);
     server.init(java.net.InetAddress.getLoopbackAddress(), 0);
     System.out.println("URL http://127.0.0.1:" + server.getPort() + "/");
     System.out.flush();

@@ -9,6 +9,7 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.Capability;
@@ -625,7 +626,7 @@ public final class Peer {
   }
 
   /** Puts the session {@code rp} into the group of {@code key} (with every RIB shard stopped). */
-  UpdateGroup joinAt(Rib.Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
+  UpdateGroup joinAt(Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
     UpdateGroup g = groups.join(key, rp, this, r);
     membership = new Membership(rp, g);
     return g;

@@ -4,7 +4,7 @@ import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.policy.Policy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.PrefixCounters;
-import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -193,10 +193,10 @@ final class UpdateGroup {
   /**
    * Removes a member (at a RIB barrier). With {@code tail}, it gets what it has not sent of the
    * queue (returned, for it to send before anything else) and, in its own Adj-RIB-Out, what the
-   * group has recorded and not encoded yet ({@link Rib.Regrouping#handOver}); without (its session
-   * has ended), nothing.
+   * group has recorded and not encoded yet ({@link Regrouping#handOver}); without (its session has
+   * ended), nothing.
    */
-  synchronized List<Packet> remove(RibPeer rp, boolean tail, Rib.Regrouping regrouping) {
+  synchronized List<Packet> remove(RibPeer rp, boolean tail, Regrouping regrouping) {
     Member m = member(rp);
     if (m == null) {
       return List.of();

@@ -1,5 +1,6 @@
 package dev.sart.bgp.peer;
 
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import java.util.HashMap;
@@ -19,8 +20,7 @@ public final class UpdateGroups {
   private int lastId;
 
   /** Puts {@code rp} (of {@code peer}) into the group of {@code key}, made if it is the first. */
-  synchronized UpdateGroup join(
-      UpdateGroup.Key key, RibPeer rp, Peer peer, Rib.Regrouping regrouping) {
+  synchronized UpdateGroup join(UpdateGroup.Key key, RibPeer rp, Peer peer, Regrouping regrouping) {
     UpdateGroup g = groups.computeIfAbsent(key, k -> new UpdateGroup(k, --lastId, rp));
     g.add(rp, peer);
     regrouping.join(rp, g.proxy(), g.proxyPolicy());
@@ -32,7 +32,7 @@ public final class UpdateGroups {
    * (nothing when its session has ended: {@code tail} false).
    */
   synchronized List<UpdateGroup.Packet> leave(
-      UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
+      UpdateGroup g, RibPeer rp, Regrouping regrouping, boolean tail) {
     List<UpdateGroup.Packet> left = g.remove(rp, tail, regrouping);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);

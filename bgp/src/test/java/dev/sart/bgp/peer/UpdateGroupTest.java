@@ -15,6 +15,7 @@ import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
+import dev.sart.bgp.rib.RibView;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -342,6 +343,6 @@ class UpdateGroupTest {
           List.of(Prefix.v4(0xC6120000 | i, 32)),
           Attrs.of(BASE.with(new MultiExitDisc(i)), new MpNextHop.V4(0)));
     }
-    assertEquals(from + n, (int) rib.query(Rib.View::size).join());
+    assertEquals(from + n, (int) rib.query(RibView::size).join());
   }
 }

@@ -17,6 +17,7 @@ import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
@@ -137,16 +138,29 @@ abstract class BgpAgentFixture {
         .until(() -> r.routes(dev.sart.net.IpPrefix.parse(prefix)).isEmpty());
   }
 
-  /** The controller's writes: each given entry set (or replaced), the others kept. */
+  /**
+   * The controller's writes: each given entry set (or replaced), the others kept. The agent writes
+   * the same status meanwhile: on 409 Conflict the change is read and applied again, as the
+   * controller's AdvertisementWriter does.
+   */
   static void setTargets(String advert, Map<String, AdvertiseStatus> entries) {
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("default")
-        .withName(advert)
-        .editStatus(
-            a -> {
-              a.getStatus().peers().putAll(entries);
-              return a;
-            });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("default")
+            .withName(advert)
+            .editStatus(
+                a -> {
+                  a.getStatus().peers().putAll(entries);
+                  return a;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 8) {
+          throw e;
+        }
+      }
+    }
   }
 }

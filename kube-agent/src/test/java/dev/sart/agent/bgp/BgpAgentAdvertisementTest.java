@@ -73,13 +73,17 @@ class BgpAgentAdvertisementTest extends BgpAgentFixture {
   private static void heldAdvert(String name, String cidr) {
     ControllerObjects.advert(
         client, "default", name, cidr, Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    setFinalizers(name, List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
+  }
+
+  private static void setFinalizers(String name, List<String> finalizers) {
     client
         .resources(BGPAdvertisement.class)
         .inNamespace("default")
         .withName(name)
         .edit(
             a -> {
-              a.getMetadata().setFinalizers(List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
+              a.getMetadata().setFinalizers(finalizers);
               return a;
             });
   }
@@ -93,15 +97,7 @@ class BgpAgentAdvertisementTest extends BgpAgentFixture {
     await(name + " has no entry left")
         .atMost(Duration.ofSeconds(30))
         .until(() -> advertStatus(name).isEmpty());
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("default")
-        .withName(name)
-        .edit(
-            a -> {
-              a.getMetadata().setFinalizers(List.of());
-              return a;
-            });
+    setFinalizers(name, List.of());
     await(name + " gone")
         .atMost(Duration.ofSeconds(10))
         .until(

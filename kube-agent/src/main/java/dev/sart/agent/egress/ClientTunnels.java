@@ -1,6 +1,8 @@
 package dev.sart.agent.egress;
 
+import dev.sart.crds.TunnelMode;
 import dev.sart.fib.netlink.Family;
+import dev.sart.fib.netlink.GenericNetlink;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.Neighbor;
 import dev.sart.fib.netlink.Netlink;
@@ -10,6 +12,7 @@ import dev.sart.fib.netlink.NextHopFlag;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rule;
+import dev.sart.fib.netlink.Scope;
 import dev.sart.fib.netlink.Vxlan;
 import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
@@ -21,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -74,9 +78,42 @@ public final class ClientTunnels {
    */
   public static void apply(
       Netlink pod, InetAddress podAddress, String uplink, List<ClientEgress> wanted) {
+    apply(
+        pod,
+        () -> {
+          throw new IllegalStateException("FoU: no generic netlink socket given");
+        },
+        podAddress,
+        uplink,
+        wanted);
+  }
+
+  /**
+   * The same with FoU tunnels ({@link FouClientTunnels}), whose receivers {@code genl} (opened on
+   * first use) adds. A FoU failure (no {@code fou} module) leaves the other Egresses' tunnels made
+   * and nothing of the failed ones, and is thrown at the end.
+   */
+  public static void apply(
+      Netlink pod,
+      Supplier<GenericNetlink> genl,
+      InetAddress podAddress,
+      String uplink,
+      List<ClientEgress> wanted) {
     var byDevice = new LinkedHashMap<String, ClientEgress>();
+    var fou = new ArrayList<ClientEgress>();
     for (var e : wanted) {
-      if (!(e.peer() instanceof Inet4Address)) {
+      if (e.mode() == TunnelMode.FOU) {
+        if ((e.peer() instanceof Inet4Address) != (podAddress instanceof Inet4Address)) {
+          LOG.warning(
+              "egress skipped egress="
+                  + e.namespace()
+                  + "/"
+                  + e.name()
+                  + " reason=fou-peer-of-the-other-family");
+          continue;
+        }
+        fou.add(e);
+      } else if (!(e.peer() instanceof Inet4Address)) {
         LOG.warning(
             "egress skipped egress="
                 + e.namespace()
@@ -85,13 +122,24 @@ public final class ClientTunnels {
                 + " reason=ipv6-service-not-carried");
         continue;
       }
-      byDevice.put(EgressIds.clientDevice(e.vni()), e);
+      byDevice.put(e.device(), e);
     }
     // devices first (routes need them), then routes and rules; removal in the opposite order
     var up = pod.links().get(uplink);
     var indexes = new HashMap<String, Integer>();
     for (var entry : byDevice.entrySet()) {
-      indexes.put(entry.getKey(), device(pod, entry.getKey(), entry.getValue(), podAddress, up));
+      if (entry.getValue().mode() != TunnelMode.FOU) {
+        indexes.put(entry.getKey(), device(pod, entry.getKey(), entry.getValue(), podAddress, up));
+      }
+    }
+    RuntimeException fouFailure = null;
+    try {
+      indexes.putAll(FouClientTunnels.devices(pod, genl, podAddress, up, fou));
+    } catch (RuntimeException e) {
+      fouFailure = e;
+      for (var f : fou) {
+        byDevice.remove(f.device());
+      }
     }
     routes(pod, byDevice, indexes);
     rules(pod, byDevice.values());
@@ -100,6 +148,10 @@ public final class ClientTunnels {
         pod.links().delete(link.name());
         LOG.info("egress tunnel removed device=" + link.name());
       }
+    }
+    FouClientTunnels.removeStale(pod, genl, byDevice.keySet());
+    if (fouFailure != null) {
+      throw fouFailure;
     }
   }
 
@@ -158,6 +210,21 @@ public final class ClientTunnels {
       int index = indexes.get(entry.getKey());
       for (var d : e.destinations()) {
         int table = d.length() == 0 ? EgressIds.CLIENT_DEFAULT_TABLE : EgressIds.CLIENT_TABLE;
+        if (e.mode() == TunnelMode.FOU) {
+          // IPIP / IP6IP6 carry one family: the pod's (coil makes a tunnel per family)
+          if (d.isIpv4() != (e.peer() instanceof Inet4Address)) {
+            continue;
+          }
+          var r =
+              Route.of(d)
+                  .table(table)
+                  .protocol(EgressIds.PROTOCOL)
+                  .scope(Scope.LINK)
+                  .nextHop(new NextHop(null, index, 1, Set.of()))
+                  .build();
+          wanted.put(table + " " + d, r);
+          continue;
+        }
         var hop =
             d.isIpv4()
                 ? new NextHop(e.peer(), index, 1, Set.of(NextHopFlag.ONLINK))
@@ -185,7 +252,10 @@ public final class ClientTunnels {
       var peers = new HashSet<InetAddress>();
       for (var e : egresses) {
         if (peers.add(e.peer())) {
-          wanted.add(rule(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 32)));
+          wanted.add(
+              e.peer() instanceof Inet4Address
+                  ? rule(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 32))
+                  : rule6(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 128)));
         }
       }
       wanted.add(rule(EgressIds.PREF_CLIENT_TABLE, EgressIds.CLIENT_TABLE, null));

@@ -101,6 +101,29 @@ public final class EgressIds {
   /** The tunnel device in an egress pod. */
   public static final String GATEWAY_DEVICE = "egress0";
 
+  /**
+   * The FoU tunnel device to {@code peer}: coil's {@code fou4_<8 hex digits of the IPv4 address>},
+   * and for IPv6 {@code fou6_} + 10 hex digits of the address's SHA-256 (IFNAMSIZ is 16 with the
+   * NUL, so 32 hex digits would not fit).
+   */
+  public static String fouDevice(InetAddress peer) {
+    var hex = java.util.HexFormat.of();
+    if (peer instanceof java.net.Inet4Address) {
+      return "fou4_" + hex.formatHex(peer.getAddress());
+    }
+    return "fou6_" + hex.formatHex(sha256(peer.getHostAddress())).substring(0, 10);
+  }
+
+  /** The flow-based FoU receivers (coil's catch-all for replies from a gateway's own address). */
+  public static String fouReceiver(boolean ipv6) {
+    return ipv6 ? "fou6rx" : "fou4rx";
+  }
+
+  /** IPv4 (20) + UDP (8) outside IPIP; IPv6 (40) + UDP (8) outside IP6IP6. */
+  public static int fouOverhead(boolean ipv6) {
+    return ipv6 ? 48 : 28;
+  }
+
   private static byte[] sha256(String s) {
     try {
       return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));

@@ -41,7 +41,7 @@ import java.util.logging.Logger;
  * client MAC, so the FDB entry of its IPv4 address carries both; {@code iif <uplink> lookup 118} is
  * there for IPv6 too. The underlay stays the client's IPv4 address.
  */
-public final class GatewayTunnel {
+public final class GatewayTunnel implements GatewayEnd {
   private static final Logger LOG = Logger.getLogger(GatewayTunnel.class.getName());
 
   private final Netlink netlink;
@@ -61,6 +61,7 @@ public final class GatewayTunnel {
    * Makes the device, the rule {@code iif <uplink> lookup 118} and turns forwarding on. Sysctls are
    * written through {@code /proc/sys}, which shows the network namespace of the calling thread.
    */
+  @Override
   public void setUp() {
     var up = netlink.links().get(uplink);
     var existing = netlink.links().find(EgressIds.GATEWAY_DEVICE);
@@ -113,6 +114,7 @@ public final class GatewayTunnel {
    * Makes the per-client entries exactly those of {@code clients}: each client pod's IPv4 address
    * (the tunnel's far end, and its MAC) with its IPv6 addresses (carried inside the same tunnel).
    */
+  @Override
   public void clients(Map<InetAddress, List<InetAddress>> clients) {
     var have = new HashSet<InetAddress>();
     for (var r :
@@ -179,6 +181,7 @@ public final class GatewayTunnel {
   }
 
   /** Removes the device (and with it its routes, neighbours and FDB) and the rule. */
+  @Override
   public void tearDown() {
     ClientTunnels.deleteQuietly(() -> netlink.links().delete(EgressIds.GATEWAY_DEVICE));
     for (var r : netlink.rules().list(null)) {

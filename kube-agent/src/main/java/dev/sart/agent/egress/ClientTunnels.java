@@ -41,12 +41,13 @@ import java.util.logging.Logger;
  * peers stay on the main table (else the tunnel would carry its own packets), then table 117, then
  * the private ranges on the main table (pods, Services, nodes), then table 118.
  *
- * <p>IPv6 destinations ride the same device (the underlay stays the Service's IPv4 ClusterIP):
- * routed {@code via <gateway link-local> dev egr<vni>} in the IPv6 tables 117/118, with a permanent
+ * <p>IPv6 destinations of a dual-stack pod ride the same device over the IPv4 underlay: routed
+ * {@code via <gateway link-local> dev egr<vni>} in the IPv6 tables 117/118, with a permanent
  * neighbour "that link-local is at the gateway MAC", and the same rule layout for IPv6 (link-local
  * {@code fe80::/10} and the unique-local {@code fc00::/7} range, RFC 4193, on the main table), made
- * only while some Egress has an IPv6 destination. An IPv6 ClusterIP (an IPv6-only cluster) is not
- * carried: the client MAC is made of the pod's IPv4 address.
+ * only while some Egress has an IPv6 destination. In an IPv6-only cluster the Service's ClusterIP
+ * and the pod's address are IPv6: the device's underlay is IPv6 (RFC 7348 §5), its MAC made of the
+ * pod's IPv6 address; a Service of the other family than the pod's address is skipped.
  */
 public final class ClientTunnels {
   private static final Logger LOG = Logger.getLogger(ClientTunnels.class.getName());
@@ -73,7 +74,8 @@ public final class ClientTunnels {
    * Makes the namespace of {@code pod} hold exactly the tunnels of {@code wanted}.
    *
    * @param pod netlink inside the client pod
-   * @param podAddress the pod's IPv4 address (the tunnel's source, and its MAC)
+   * @param podAddress the pod's IPv4 address, an IPv6-only pod's IPv6 one (the tunnel's source, and
+   *     its MAC)
    * @param uplink the pod's interface the tunnels leave by (eth0)
    */
   public static void apply(
@@ -113,13 +115,14 @@ public final class ClientTunnels {
           continue;
         }
         fou.add(e);
-      } else if (!(e.peer() instanceof Inet4Address)) {
+      } else if ((e.peer() instanceof Inet4Address) != (podAddress instanceof Inet4Address)) {
+        // the underlay is the Service's family: an IPv4 pod address cannot reach an IPv6 ClusterIP
         LOG.warning(
             "egress skipped egress="
                 + e.namespace()
                 + "/"
                 + e.name()
-                + " reason=ipv6-service-not-carried");
+                + " reason=service-of-the-other-family");
         continue;
       }
       byDevice.put(e.device(), e);
@@ -185,7 +188,13 @@ public final class ClientTunnels {
               + e.vni());
     }
     pod.links().setMac(name, EgressIds.clientMac(podAddress));
-    pod.links().setMtu(name, uplink.mtu() - EgressIds.VXLAN_OVERHEAD);
+    pod.links()
+        .setMtu(
+            name,
+            uplink.mtu()
+                - (e.peer() instanceof Inet4Address
+                    ? EgressIds.VXLAN_OVERHEAD
+                    : EgressIds.VXLAN6_OVERHEAD));
     pod.links().setUp(name);
     int index = pod.links().get(name).index();
     pod.neighbors().replace(Neighbor.permanent(index, e.peer(), EgressIds.gatewayMac(e.vni())));
@@ -224,6 +233,9 @@ public final class ClientTunnels {
                   .build();
           wanted.put(table + " " + d, r);
           continue;
+        }
+        if (d.isIpv4() && !(e.peer() instanceof Inet4Address)) {
+          continue; // an IPv6-only pod (IPv6 underlay) has no IPv4 source
         }
         var hop =
             d.isIpv4()

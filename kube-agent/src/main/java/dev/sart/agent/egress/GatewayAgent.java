@@ -149,7 +149,10 @@ public final class GatewayAgent implements AutoCloseable {
     }
   }
 
-  /** The pod's IPv4 address while it runs (null when it has none, or is done). */
+  /**
+   * The pod's tunnel address while it runs: its IPv4 address, or an IPv6-only pod's IPv6 one (null
+   * when it has none, or is done).
+   */
   static InetAddress address(Pod pod) {
     var status = pod.getStatus();
     if (status == null
@@ -159,7 +162,15 @@ public final class GatewayAgent implements AutoCloseable {
       return null;
     }
     var ip = Ip.parse(status.getPodIP());
-    return ip instanceof Inet4Address ? ip : null;
+    if (ip instanceof Inet4Address || status.getPodIPs() == null) {
+      return ip;
+    }
+    for (var p : status.getPodIPs()) {
+      if (p.getIp() != null && Ip.parse(p.getIp()) instanceof Inet4Address v4) {
+        return v4; // dual-stack, IPv6 first: the IPv4 address carries both
+      }
+    }
+    return ip;
   }
 
   /** The pod's IPv6 addresses ({@code status.podIPs}), carried in its IPv4 tunnel. */

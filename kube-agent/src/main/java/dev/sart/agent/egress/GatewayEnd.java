@@ -13,7 +13,7 @@ public interface GatewayEnd {
 
   /**
    * Makes the per-client entries exactly those of {@code clients}: each client pod's IPv4 address
-   * with its IPv6 addresses.
+   * (an IPv6-only pod's IPv6 address) with its IPv6 addresses.
    */
   void clients(Map<InetAddress, List<InetAddress>> clients);
 

@@ -360,12 +360,15 @@ public final class ClusterBench {
           // advertisement's peer map (as the API server has it now)
           long slice = firstSlice(t0, 0);
           say(
-              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s);"
+              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s;"
+                  + " WITHDRAW on the wire: tor1 %s, tor2 %s);"
                   + " EndpointSlice not ready %s; advertisement status now %s; load %s",
               i,
               WAIT,
               g1.isPresent() ? "withdrew" : "kept it",
               g2.isPresent() ? "withdrew" : "kept it",
+              u1.await(ip, true, t0, Duration.ZERO).isPresent() ? "yes" : "no",
+              u2.await(ip, true, t0, Duration.ZERO).isPresent() ? "yes" : "no",
               slice > 0 ? "seen after " + ms(slice - t0) : "never seen",
               advertStatus(ip),
               load());

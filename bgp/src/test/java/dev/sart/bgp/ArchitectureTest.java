@@ -3,6 +3,7 @@ package dev.sart.bgp;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
@@ -11,6 +12,20 @@ import com.tngtech.archunit.lang.ArchRule;
 /** The layers of the speaker (DESIGN.md §2), checked on the compiled classes. */
 @AnalyzeClasses(packages = "dev.sart.bgp", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
+  @ArchTest
+  static final ArchRule onlyThePeerWritesItsSessionState =
+      noClasses()
+          .that()
+          .doNotBelongToAnyOf(dev.sart.bgp.peer.Peer.class)
+          .should()
+          .setFieldWhere(
+              DescribedPredicate.describe(
+                  "a field of Peer",
+                  access -> access.getTargetOwner().isEquivalentTo(dev.sart.bgp.peer.Peer.class)))
+          .because(
+              "the peer's event loop owns its session state (issue 23 §4): its connections and the"
+                  + " RIB hand it events through its methods instead of writing its fields");
+
   @ArchTest
   static final ArchRule wireKnowsNothingAboveIt =
       classes()

@@ -46,9 +46,9 @@ import org.junit.jupiter.api.Test;
  * Deleting a Service, its namespace, a Node and an AddressPool while the controller runs and the
  * nodes' agents answer: the objects are gone, not only their routes. The agents are played here as
  * the node agent behaves (kube-agent's AdvertisementReconciler, whose own side is tested with a
- * real speaker in BgpAgentTest): each answers only for its node's peers, and also for an
- * advertisement being deleted. The mock server collects no garbage: the namespace controller's work
- * is done by the test as that controller would (every object of the namespace deleted, the
+ * real speaker in BgpAgentAdvertisementTest): each answers only for its node's peers, and also for
+ * an advertisement being deleted. The mock server collects no garbage: the namespace controller's
+ * work is done by the test as that controller would (every object of the namespace deleted, the
  * namespace last). The stand-in agents write as the agent does (read, then change only the entries
  * they decided on): an earlier version sent JSON Patch {@code test} operations, and a failed {@code
  * test} gets no answer from the mock server at all (the request hangs, and with it the informer's

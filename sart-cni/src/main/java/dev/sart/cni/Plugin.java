@@ -160,25 +160,27 @@ public final class Plugin {
           conf.cniVersion(),
           new CniError(CniError.IO_FAILURE, "cannot open a socket", e.toString()));
     }
-    // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold
+    // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold; a named
+    // Thread, not Thread.ofPlatform(): the builder's classes and the unnamed threads' counter are
+    // classes the cache loads at every start, VERSION's too
     long deadline = System.nanoTime() + (long) (timeout * 1e9);
     Thread watchdog =
-        Thread.ofPlatform()
-            .daemon()
-            .unstarted(
-                () -> {
-                  for (long left; (left = deadline - System.nanoTime()) > 0; ) {
-                    if (Thread.interrupted()) {
-                      return;
-                    }
-                    LockSupport.parkNanos(left);
-                  }
-                  try {
-                    channel.close();
-                  } catch (IOException e) {
-                    // the call fails with AsynchronousCloseException all the same
-                  }
-                });
+        new Thread(
+            () -> {
+              for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                if (Thread.interrupted()) {
+                  return;
+                }
+                LockSupport.parkNanos(left);
+              }
+              try {
+                channel.close();
+              } catch (IOException e) {
+                // the call fails with AsynchronousCloseException all the same
+              }
+            },
+            "sart-cni-timeout");
+    watchdog.setDaemon(true);
     try {
       try {
         channel.connect(socket);

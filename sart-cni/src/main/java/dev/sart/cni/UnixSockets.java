@@ -8,6 +8,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.channels.SocketChannel;
 import java.security.Provider;
 import java.security.SecureRandomSpi;
+import sun.nio.ch.DefaultSelectorProvider;
 import sun.security.jca.ProviderList;
 import sun.security.jca.Providers;
 
@@ -24,9 +25,16 @@ import sun.security.jca.Providers;
  * {@code SecureRandom} with bytes from {@code /dev/urandom} (the kernel's CSPRNG, the source
  * NativePRNGNonBlocking reads too).
  *
- * <p>That list is JDK-internal API ({@code sun.security.jca}): the launcher and the AOT training
- * run pass {@code --add-exports java.base/sun.security.jca=ALL-UNNAMED}. Without it (the jar run by
- * hand, another JDK) the channel is opened the ordinary way.
+ * <p>The channel comes from the platform's default {@code SelectorProvider} directly: {@code
+ * SocketChannel.open} asks {@code SelectorProvider.provider()}, which first looks for another
+ * provider with a {@code ServiceLoader} over the class path and the runtime image, opening the
+ * plugin's jar (zip, inflater, {@code URLClassPath}) and the {@code jimage} reader for a file that
+ * is never there: ~4 ms of a forwarded call on a quiet machine (class-initialisation timeline,
+ * {@code -Xlog:class+init}), more than the rest of the socket's set-up.
+ *
+ * <p>Both are JDK-internal API ({@code sun.security.jca}, {@code sun.nio.ch}): the launcher and the
+ * AOT training run pass {@code --add-exports} for both packages. Without them (the jar run by hand,
+ * another JDK) the channel is opened the ordinary way.
  */
 final class UnixSockets {
   private UnixSockets() {}
@@ -39,6 +47,8 @@ final class UnixSockets {
       return SocketChannel.open(StandardProtocolFamily.UNIX);
     }
     try {
+      return DefaultSelectorProvider.get().openSocketChannel(StandardProtocolFamily.UNIX);
+    } catch (IllegalAccessError | NoClassDefFoundError e) {
       return SocketChannel.open(StandardProtocolFamily.UNIX);
     } finally {
       Providers.endThreadProviderList(previous);

@@ -1,12 +1,15 @@
 package dev.sart.sartd;
 
 import dev.sart.agent.egress.EgressIds;
+import dev.sart.agent.egress.FouGatewayTunnel;
 import dev.sart.agent.egress.GatewayAgent;
+import dev.sart.agent.egress.GatewayEnd;
 import dev.sart.agent.egress.GatewayNat;
 import dev.sart.agent.egress.GatewayTunnel;
 import dev.sart.agent.egress.TunnelProbe;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
+import dev.sart.fib.netlink.GenericNetlink;
 import dev.sart.fib.netlink.Netlink;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -20,9 +23,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code sartd egress}: the gateway end of an Egress, run by the controller in each egress pod
- * (coil's {@code coil-egress}): the VXLAN tunnel device, the per-client entries of the client pods
- * that opted in, and the nftables SNAT to the Egress's static address (or the pod's own address).
- * Every flag is checked and the kernel probed for the tunnel mode before anything is made.
+ * (coil's {@code coil-egress}): the tunnel end (a VXLAN device, or FoU receivers and links), the
+ * per-client entries of the client pods that opted in, and the nftables SNAT to the Egress's static
+ * address (or the pod's own address). Every flag is checked and the kernel probed for the tunnel
+ * mode before anything is made.
  */
 @Command(
     name = "egress",
@@ -48,7 +52,7 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
   @Option(
       names = "--tunnel",
       description =
-          "auto (default: FoU when the kernel has it and its data path is built, else VXLAN),"
+          "auto (default: FoU when the kernel has its modules, else VXLAN),"
               + " vxlan or fou: what the client pods' agents set up")
   String tunnel = "auto";
 
@@ -128,12 +132,6 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
                   ? " use tunnel: vxlan in the Egress, or a kernel with fou and ipip"
                   : " this kernel cannot run an egress gateway"));
     }
-    if (mode == TunnelMode.FOU) {
-      // the messages exist (FouMessages), the data path around them does not
-      throw new UsageException(
-          "--tunnel fou: the FoU data path is not built yet (its netlink messages are);"
-              + " use tunnel: vxlan in the Egress");
-    }
     return new Settings(ns, egress, pod, mode, p, uplink, reason);
   }
 
@@ -181,11 +179,14 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
             + s.reason()
             + "\"");
     try (KubernetesClient client = AgentCommand.client(kubeconfig);
-        Netlink netlink = Netlink.open()) {
+        Netlink netlink = Netlink.open();
+        GenericNetlink genl = GenericNetlink.open()) {
       label(client, s);
-      var tunnelEnd =
-          new GatewayTunnel(
-              netlink, s.uplink(), EgressIds.vni(s.namespace(), s.egress()), s.port());
+      GatewayEnd tunnelEnd =
+          s.mode() == TunnelMode.FOU
+              ? new FouGatewayTunnel(netlink, genl, s.uplink(), s.port(), fouSourcePortAuto)
+              : new GatewayTunnel(
+                  netlink, s.uplink(), EgressIds.vni(s.namespace(), s.egress()), s.port());
       tunnelEnd.setUp();
       var nat = new GatewayNat(List.of(nft));
       try (var agent =

@@ -32,7 +32,18 @@ final class Training {
 
   private Training() {}
 
+  /**
+   * No arguments: {@code sartd bgp}'s training; {@code node JAVA CLASSPATH}: {@code sartd node}'s
+   * ({@link NodeTraining}).
+   */
   public static void main(String[] args) throws Exception {
+    if (args.length == 3 && args[0].equals("node")) {
+      NodeTraining.run(args[1], args[2]);
+      return;
+    }
+    if (args.length != 0) {
+      throw new IllegalArgumentException("usage: Training [node JAVA CLASSPATH]");
+    }
     int bgpPort = freePort();
     int peerPort = freePort();
     int apiPort = freePort();
@@ -88,9 +99,9 @@ final class Training {
       }
       Thread.sleep(20);
     }
-    scrape(metricsPort);
+    scrape(metricsPort, "sart_bgp_session_up");
     Thread.sleep(1500);
-    scrape(metricsPort);
+    scrape(metricsPort, "sart_bgp_session_up");
     // the JVM writes the AOT cache at exit (the daemon's shutdown hook stops it first)
     System.exit(0);
   }
@@ -105,19 +116,19 @@ final class Training {
   }
 
   /** One HTTP/1.0 GET of /metrics over a plain socket (no HTTP client to load into the cache). */
-  private static void scrape(int port) throws IOException {
+  static void scrape(int port, String holding) throws IOException {
     try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
       s.getOutputStream()
           .write("GET /metrics HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-      if (!answer.startsWith("HTTP/1.1 200") || !answer.contains("sart_bgp_session_up")) {
+      if (!answer.startsWith("HTTP/1.1 200") || !answer.contains(holding)) {
         throw new IllegalStateException(
             "training: /metrics answered " + answer.lines().findFirst().orElse(""));
       }
     }
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

@@ -112,7 +112,7 @@ class EgressCommandTest {
   }
 
   @Test
-  void withoutATunnelTheKernelIsProbedAndVxlanChosenWhileFouIsNotBuilt() throws Exception {
+  void withoutATunnelTheKernelIsProbedAndFouChosenWhereItsModulesAre() throws Exception {
     var sys = Files.createDirectories(dir.resolve("sys"));
     Files.createDirectories(sys.resolve("vxlan"));
     var probe = new TunnelProbe(sys, dir.resolve("lib"));
@@ -120,13 +120,19 @@ class EgressCommandTest {
     assertEquals(TunnelMode.VXLAN, s.mode());
     assertEquals(4789, s.port());
     assertEquals("auto: no fou, ipip, ip6_tunnel modules", s.reason());
-    // a kernel with FoU's modules: still VXLAN, saying why (the FoU data path is not built)
+    // a kernel with FoU's modules: FoU (coil's default) on its port
     for (var m : List.of("fou", "ipip", "ip6_tunnel")) {
       Files.createDirectories(sys.resolve(m));
     }
     s = command("--egress", "nat", "--namespace", "n", "--pod-name", "p").settings(probe);
-    assertEquals(TunnelMode.VXLAN, s.mode());
-    assertEquals("auto: fou modules present but the FoU data path is not built", s.reason());
+    assertEquals(TunnelMode.FOU, s.mode());
+    assertEquals(5555, s.port());
+    assertEquals("auto: fou, ipip and ip6_tunnel modules present", s.reason());
+    s =
+        command("--egress", "nat", "--namespace", "n", "--pod-name", "p", "--tunnel", "fou")
+            .settings(probe);
+    assertEquals(TunnelMode.FOU, s.mode());
+    assertEquals("requested", s.reason());
     // this machine's kernel: VXLAN (it has no fou module)
     assertEquals(
         TunnelMode.VXLAN,

@@ -83,7 +83,7 @@ public class ChurnBenchmark {
         }
         churn.add(mine);
       }
-      rib.query(Rib.View::size).join();
+      rib.query(RibView::size).join();
       drainAll();
     }
 
@@ -104,7 +104,7 @@ public class ChurnBenchmark {
           rib.update(peers.get(i), b, null, List.of(), null, null);
         }
       }
-      rib.query(Rib.View::size).join();
+      rib.query(RibView::size).join();
     }
 
     void announce() {
@@ -113,7 +113,7 @@ public class ChurnBenchmark {
           rib.update(peers.get(i), List.of(), null, b, null, attrs.get(i));
         }
       }
-      rib.query(Rib.View::size).join();
+      rib.query(RibView::size).join();
     }
 
     /** What the peers' event loops do: take every pending change (not encoded); returns the prefixes taken. */

@@ -119,7 +119,7 @@ public class RibBenchmark {
       for (int i = 0; i < count; i++) {
         announce(rib, i);
       }
-      rib.query(Rib.View::size).join();
+      rib.query(RibView::size).join();
       return rib;
     }
 
@@ -167,7 +167,7 @@ public class RibBenchmark {
   @OperationsPerInvocation(PREFIXES)
   public int insert(Fixture f, InsertState s) {
     f.announce(s.rib, f.paths - 1);
-    return s.rib.query(Rib.View::size).join();
+    return s.rib.query(RibView::size).join();
   }
 
   /** The last peer withdraws its path for every prefix. */
@@ -178,7 +178,7 @@ public class RibBenchmark {
     for (List<Prefix> b : f.batches) {
       s.rib.update(p, b, null, List.of(), null, null);
     }
-    return s.rib.query(Rib.View::size).join();
+    return s.rib.query(RibView::size).join();
   }
 
   /** The decision process over {@code paths} candidates (RFC 4271 §9.1.2.2), alone. */

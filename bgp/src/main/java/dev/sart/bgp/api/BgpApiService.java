@@ -6,7 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
-import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.rib.RouteView;
 import dev.sart.bgp.server.BgpServer;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.Communities;
@@ -107,7 +107,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
             .query(
                 v -> {
                   GetPathResponse.Builder b = GetPathResponse.newBuilder();
-                  for (Rib.RouteView r : v.routes(f)) {
+                  for (RouteView r : v.routes(f)) {
                     for (dev.sart.bgp.rib.Path p : r.paths()) {
                       b.addPaths(
                           ProtoMapping.path(
@@ -135,7 +135,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
             .query(
                 v -> {
                   GetPathByPrefixResponse.Builder b = GetPathByPrefixResponse.newBuilder();
-                  Rib.RouteView r = v.route(prefix);
+                  RouteView r = v.route(prefix);
                   if (r != null) {
                     r.paths()
                         .forEach(
@@ -227,7 +227,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                                   v -> {
                                     GetNeighborPathResponse.Builder b =
                                         GetNeighborPathResponse.newBuilder();
-                                    for (Rib.RouteView r : v.receivedFrom(rp, f)) {
+                                    for (RouteView r : v.receivedFrom(rp, f)) {
                                       r.paths()
                                           .forEach(
                                               p ->

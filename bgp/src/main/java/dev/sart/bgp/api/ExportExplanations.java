@@ -6,6 +6,7 @@ import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.ExportVerdict;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.rib.RouteView;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.proto.v1.ExplainExportResponse;
 import dev.sart.proto.v1.ExplainExportResponse.Acceptance;
@@ -28,7 +29,7 @@ final class ExportExplanations {
                           ExplainExportResponse.newBuilder().setState(ProtoMapping.state(state));
                       if (rp == null) {
                         // nothing is exported before the session is Established (RFC 4271 §9.2)
-                        Rib.RouteView r = v.route(prefix);
+                        RouteView r = v.route(prefix);
                         if (r != null && !r.selected().isEmpty()) {
                           b.setPath(ProtoMapping.path(prefix, r.selected().getFirst(), true));
                         }

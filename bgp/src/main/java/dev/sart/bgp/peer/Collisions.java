@@ -39,8 +39,7 @@ final class Collisions {
             () -> "peer=" + peer.name() + " event=restarted-peer-reconnected closing=established");
         other.handle(new Event.TcpConnectionFails());
         other.cancelTimers();
-        peer.primary = self;
-        peer.secondary = null;
+        peer.promote(self);
       } else if (os == State.ESTABLISHED && other.channel != null) {
         loser = self;
       } else if (os == State.OPEN_SENT && other.channel != null && other.silentLongerThanHold()) {
@@ -76,12 +75,11 @@ final class Collisions {
         l.cancelTimers();
         if (l == self) {
           if (self == peer.secondary) {
-            peer.secondary = null;
+            peer.dropSecondary(self);
           } else {
             // the primary lost on its own OPEN: the second connection carries the session, and
             // the peer's state is its state (left as the secondary, the peer said Idle meanwhile)
-            peer.primary = other;
-            peer.secondary = null;
+            peer.promote(other);
             State was = peer.state;
             State now = other.session.state();
             if (was != now) {
@@ -94,15 +92,13 @@ final class Collisions {
                           + " from="
                           + was
                           + " event=connection-kept");
-              peer.state = now;
-              peer.speaker.stateChanged(peer, was, now);
+              peer.stateIs(now);
             }
           }
           return false;
         }
         // the primary lost: the second connection takes its place
-        peer.primary = self;
-        peer.secondary = null;
+        peer.promote(self);
       }
     }
     return true;

@@ -10,12 +10,10 @@ import dev.sart.bgp.fsm.Session;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.fsm.Timer;
 import dev.sart.bgp.fsm.Transition;
-import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Capability;
 import dev.sart.bgp.wire.ErrorNames;
-import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Keepalive;
@@ -36,9 +34,7 @@ import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.EnumMap;
-import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -130,13 +126,7 @@ final class Connection {
         if (after == State.ESTABLISHED) {
           peer.failures.resetFailureCounts();
         }
-        if (before == State.ESTABLISHED) {
-          peer.flaps++;
-          peer.establishedSince = null;
-        }
-        peer.negotiated = negotiation;
-        peer.state = after;
-        peer.speaker.stateChanged(peer, before, after);
+        peer.primaryStateChanged(before, after, negotiation);
       }
     }
   }
@@ -161,7 +151,7 @@ final class Connection {
       }
       case Action.SendNotification n -> {
         Notification notification = new Notification(n.code(), n.subcode(), octets(n.data()));
-        peer.lastError = "sent " + ErrorNames.describe(n.code(), n.subcode());
+        peer.error("sent " + ErrorNames.describe(n.code(), n.subcode()));
         LOG.info(
             () ->
                 "peer="
@@ -247,24 +237,8 @@ final class Connection {
     Negotiation was = negotiation;
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
-      peer.leaveGroup(
-          peer.ribPeer, "session down", false); // a member gone would hold up its group's queue
-      // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
-      // without a NOTIFICATION (either way) is restarting: its routes stay, stale
-      Capability.GracefulRestart gr = was == null ? null : gracefulRestart(was.received());
-      if (gr != null
-          && peer.config.gracefulRestart().helper()
-          && handling instanceof Event.TcpConnectionFails) {
-        peer.helper.restarting(peer.ribPeer, gr);
-      } else {
-        peer.speaker.rib().peerDown(peer.ribPeer);
-        if (peer.helper.session != null) {
-          peer.helper.flushStale(); // its successor is down for good: nothing is coming again
-        }
-      }
-      peer.ribPeer = null;
-      peer.prefixCounters.clearAdvertised();
-      peer.restartSync.sessionDown();
+      // RFC 4724 §4.2: without a NOTIFICATION (either way) the peer may be restarting
+      peer.sessionDown(was, handling instanceof Event.TcpConnectionFails);
     }
   }
 
@@ -368,7 +342,7 @@ final class Connection {
     }
     if (msg instanceof BgpFrameDecoder.Malformed m) {
       NotificationException e = m.error();
-      peer.lastError = "received malformed message: " + e.getMessage();
+      peer.error("received malformed message: " + e.getMessage());
       handle(ReceiveErrors.of(e).event());
       return;
     }
@@ -379,7 +353,7 @@ final class Connection {
       case Update u -> onUpdate(u);
       case Keepalive k -> handle(new Event.KeepAliveMsg());
       case Notification n -> {
-        peer.lastError = "received " + ErrorNames.describe(n.code(), n.subcode());
+        peer.error("received " + ErrorNames.describe(n.code(), n.subcode()));
         LOG.info(
             () ->
                 "peer="
@@ -554,8 +528,7 @@ final class Connection {
       // RFC 4271 §6.8: the other connection went away before this one's OPEN could collide with
       // it (the peer closed it for its own collision resolution): this connection is the session
       Connection old = peer.primary;
-      peer.primary = this;
-      peer.secondary = null;
+      peer.promote(this);
       if (old.channel != null) {
         old.handle(new Event.OpenCollisionDump());
       }
@@ -575,26 +548,7 @@ final class Connection {
       // RFC 8950 §4: IPv4 NLRI with our IPv6 address as next hop once negotiated
       v4 = FabricCapabilities.ipv4NextHop(n, v4, v6);
     }
-    Set<Family> families = n.families();
-    peer.ribPeer =
-        new RibPeer(
-            ++peer.ribPeerIds,
-            peer.config.address(),
-            n.peerAs(),
-            n.peerId(),
-            n.fsm().internal(),
-            v4,
-            v6,
-            families,
-            new AdjRibOut(peer::drainLater, peer.prefixCounters)
-                .withAddPath(FabricCapabilities.addPathSend(peer.config, n)),
-            peer.prefixCounters,
-            FabricCapabilities.reflection(peer.config, peer.speaker));
-    peer.establishedSince = Instant.now();
-    peer.lastError = null;
-    peer.speaker.rib().peerUp(peer.ribPeer, peer.policy, peer::maxPrefixExceeded);
-    peer.helper.restartedSessionUp(gracefulRestart(n.received()));
-    peer.restartSync.sessionUp(families, gracefulRestart(n.received()));
+    peer.sessionUp(n, v4, v6);
   }
 
   private void channelInactive(Channel ch) {
@@ -603,7 +557,7 @@ final class Connection {
       handle(new Event.TcpConnectionFails());
       if (this == peer.secondary && session.state() == State.IDLE) {
         cancelTimers();
-        peer.secondary = null;
+        peer.dropSecondary(this);
       }
     }
   }

@@ -32,7 +32,7 @@ final class FailureLog {
    */
   void connectFailed(String cause, Duration nextAttempt) {
     int n = ++connectFailuresInARow;
-    peer.lastError = "connect failed: " + cause;
+    peer.error("connect failed: " + cause);
     Peer.LOG.log(
         oftenRepeated(n) ? java.util.logging.Level.FINE : java.util.logging.Level.INFO,
         () ->

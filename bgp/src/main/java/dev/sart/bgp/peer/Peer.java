@@ -9,6 +9,7 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.Capability;
@@ -19,7 +20,6 @@ import dev.sart.bgp.wire.RouteRefresh;
 import dev.sart.bgp.wire.Update;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -173,35 +173,12 @@ public final class Peer {
 
   /** A snapshot for the API and metrics (any thread). */
   public PeerStatus status() {
-    Negotiation n = negotiated;
-    return new PeerStatus(
-        state,
-        establishedSince,
-        n == null ? 0 : n.peerId(),
-        n == null ? config.holdTime() : n.fsm().holdTime(),
-        n == null
-            ? (config.keepaliveTime() != null
-                ? config.keepaliveTime()
-                : config.holdTime().dividedBy(3))
-            : n.fsm().keepaliveTime(),
-        n == null ? config.families() : n.families(),
-        copy(sent),
-        copy(received),
-        flaps,
-        lastError);
+    return PeerStatus.of(this);
   }
 
   /** Prefixes received from, accepted from and advertised to this peer (any thread). */
   public dev.sart.bgp.rib.PrefixCounters prefixCounters() {
     return prefixCounters;
-  }
-
-  private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {
-    long[] c = new long[a.length()];
-    for (int i = 0; i < c.length; i++) {
-      c[i] = a.getAcquire(i);
-    }
-    return c;
   }
 
   /**
@@ -257,42 +234,9 @@ public final class Peer {
         });
   }
 
-  /**
-   * The RIB counted more accepted prefixes than the limit (on a RIB shard's thread): RFC 4486 §4
-   * Cease / Maximum Number of Prefixes Reached, with AFI, SAFI and the upper bound as data. The
-   * session stays in Idle until the restart timer (if any) fires (RFC 4271 §8.1.2 event 8).
-   */
+  /** The RIB counted more accepted prefixes than the limit ({@link MaxPrefixStop}). */
   void maxPrefixExceeded(RibPeer rp, Family family, long accepted, MaxPrefix limit) {
-    loop.execute(
-        () -> {
-          if (ribPeer != rp) {
-            return; // that session is gone already
-          }
-          ByteBuffer data =
-              ByteBuffer.allocate(7)
-                  .putShort((short) family.afi())
-                  .put((byte) family.safi())
-                  .putInt((int) limit.limit())
-                  .flip();
-          LOG.info(
-              () ->
-                  "peer="
-                      + name()
-                      + " event=max-prefix family="
-                      + family
-                      + " accepted="
-                      + accepted
-                      + " limit="
-                      + limit.limit()
-                      + " restart="
-                      + (limit.restart() == null ? "never" : limit.restart()));
-          primary.handle(
-              new Event.AutomaticStop(
-                  Iana.ErrorSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED,
-                  data,
-                  limit.restart() != null,
-                  limit.restart()));
-        });
+    MaxPrefixStop.exceeded(this, rp, family, accepted, limit);
   }
 
   // the peer's BFD session as the speaker's BFD endpoint reports it (any thread)
@@ -447,43 +391,9 @@ public final class Peer {
     return config.address().getHostAddress();
   }
 
-  /**
-   * The OPEN we send: our AS (AS_TRANS when it needs 4 octets), hold time, identifier and
-   * capabilities.
-   */
+  /** The OPEN we send ({@link LocalOpen}). */
   Open localOpen() {
-    List<Capability> caps = new ArrayList<>();
-    for (Family f : config.families()) {
-      caps.add(new Capability.Multiprotocol(f));
-    }
-    caps.add(new Capability.RouteRefresh());
-    caps.add(Capability.EnhancedRouteRefresh.INSTANCE); // RFC 7313 §3
-    // RFC 4724 §3: with no <AFI, SAFI>, we keep no forwarding state across a restart but send and
-    // understand End-of-RIB. FRR sends End-of-RIB only to peers with this capability, and ignores
-    // their ROUTE-REFRESH until it has ("rcvd route-refresh before EoR"), so without it our
-    // requests would never be answered.
-    // As a helper (RFC 4724 §4.2) we keep the routes of a peer that restarts; our restart time
-    // (§3, configured, 120 s by default) is for peers that would keep ours, which with no AFI/SAFI
-    // listed they do not.
-    // As the restarting speaker (RFC 4724 §4.1, RestartingSpeaker) every family is listed, with the
-    // Forwarding State bit, and the Restart State bit until the restart is complete.
-    RestartingSpeaker restart = speaker.restart();
-    caps.add(
-        restart != null
-            ? restart.capability(config)
-            : new Capability.GracefulRestart(
-                0, (int) config.gracefulRestart().restartTime().toSeconds(), List.of()));
-    caps.add(new Capability.FourOctetAs(speaker.localAs()));
-    Capability.AddPath addPath = FabricCapabilities.addPath(config);
-    if (addPath != null) {
-      caps.add(addPath);
-    }
-    Capability.ExtendedNextHop nextHop = FabricCapabilities.extendedNextHop(config);
-    if (nextHop != null) {
-      caps.add(nextHop);
-    }
-    return Open.of(
-        speaker.localAs(), (int) config.holdTime().toSeconds(), speaker.routerId(), caps);
+    return LocalOpen.of(this);
   }
 
   /**
@@ -625,7 +535,7 @@ public final class Peer {
   }
 
   /** Puts the session {@code rp} into the group of {@code key} (with every RIB shard stopped). */
-  UpdateGroup joinAt(Rib.Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
+  UpdateGroup joinAt(Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
     UpdateGroup g = groups.join(key, rp, this, r);
     membership = new Membership(rp, g);
     return g;
@@ -673,6 +583,96 @@ public final class Peer {
                           + left.size());
               drainLater();
             });
+  }
+
+  // --- the session state: written only here, on the loop. Connection, Collisions, FailureLog and
+  // Rejection hand each event to one of these methods (issue 23 §4; ArchitectureTest pins it)
+
+  /** The primary connection's FSM went from {@code before} to {@code after} (loop). */
+  void primaryStateChanged(State before, State after, Negotiation n) {
+    if (before == State.ESTABLISHED) {
+      flaps++;
+      establishedSince = null;
+    }
+    negotiated = n;
+    state = after;
+    speaker.stateChanged(this, before, after);
+  }
+
+  /** The peer's state is now {@code now}, that of the connection a collision kept (loop). */
+  void stateIs(State now) {
+    State was = state;
+    if (was != now) {
+      state = now;
+      speaker.stateChanged(this, was, now);
+    }
+  }
+
+  /** The last error, for the API (loop). */
+  void error(String what) {
+    lastError = what;
+  }
+
+  /** {@code c} carries the session from now on; the other connection is gone (loop). */
+  void promote(Connection c) {
+    primary = c;
+    secondary = null;
+  }
+
+  /** The second connection {@code c} is gone, if it is still the second one (loop). */
+  void dropSecondary(Connection c) {
+    if (secondary == c) {
+      secondary = null;
+    }
+  }
+
+  /**
+   * The primary connection reached Established with {@code n}; {@code v4} and {@code v6} are our
+   * next hops towards the peer: a new RIB peer goes up with this peer's policy (loop).
+   */
+  void sessionUp(Negotiation n, dev.sart.bgp.wire.MpNextHop v4, dev.sart.bgp.wire.MpNextHop v6) {
+    java.util.Set<Family> families = n.families();
+    ribPeer =
+        new RibPeer(
+            ++ribPeerIds,
+            config.address(),
+            n.peerAs(),
+            n.peerId(),
+            n.fsm().internal(),
+            v4,
+            v6,
+            families,
+            new AdjRibOut(this::drainLater, prefixCounters)
+                .withAddPath(FabricCapabilities.addPathSend(config, n)),
+            prefixCounters,
+            FabricCapabilities.reflection(config, speaker));
+    establishedSince = Instant.now();
+    lastError = null;
+    speaker.rib().peerUp(ribPeer, policy, this::maxPrefixExceeded);
+    helper.restartedSessionUp(Connection.gracefulRestart(n.received()));
+    restartSync.sessionUp(families, Connection.gracefulRestart(n.received()));
+  }
+
+  /**
+   * The primary connection's session ended ({@code was}: what it had negotiated); {@code failed}:
+   * its TCP connection failed, without a NOTIFICATION either way (loop).
+   */
+  void sessionDown(Negotiation was, boolean failed) {
+    leaveGroup(ribPeer, "session down", false); // a member gone would hold up its group's queue
+    // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
+    // without a NOTIFICATION (either way) is restarting: its routes stay, stale
+    Capability.GracefulRestart gr = was == null ? null : Connection.gracefulRestart(was.received());
+    if (gr != null && config.gracefulRestart().helper() && failed) {
+      helper.restarting(ribPeer, gr);
+    } else {
+      speaker.rib().peerDown(ribPeer);
+      if (helper.session != null) {
+        helper.flushStale(); // its successor is down for good: nothing is coming again
+      }
+    }
+    ribPeer = null;
+    prefixCounters.clearAdvertised();
+    restartSync.sessionDown();
   }
 
   /**

@@ -30,4 +30,33 @@ public record PeerStatus(
     long[] sent,
     long[] received,
     long flaps,
-    String lastError) {}
+    String lastError) {
+
+  /** A snapshot of {@code peer} (any thread). */
+  static PeerStatus of(Peer peer) {
+    dev.sart.bgp.fsm.Negotiation n = peer.negotiated;
+    return new PeerStatus(
+        peer.state,
+        peer.establishedSince,
+        n == null ? 0 : n.peerId(),
+        n == null ? peer.config.holdTime() : n.fsm().holdTime(),
+        n == null
+            ? (peer.config.keepaliveTime() != null
+                ? peer.config.keepaliveTime()
+                : peer.config.holdTime().dividedBy(3))
+            : n.fsm().keepaliveTime(),
+        n == null ? peer.config.families() : n.families(),
+        copy(peer.sent),
+        copy(peer.received),
+        peer.flaps,
+        peer.lastError);
+  }
+
+  private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {
+    long[] c = new long[a.length()];
+    for (int i = 0; i < c.length; i++) {
+      c[i] = a.getAcquire(i);
+    }
+    return c;
+  }
+}

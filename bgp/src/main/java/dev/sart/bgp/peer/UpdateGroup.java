@@ -4,7 +4,7 @@ import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.policy.Policy;
 import dev.sart.bgp.rib.AdjRibOut;
 import dev.sart.bgp.rib.PrefixCounters;
-import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -123,7 +123,9 @@ final class UpdateGroup {
   private final byte[] proxyV6;
   private final PrefixCounters proxyCounters = new PrefixCounters();
   private final List<Member> members = new CopyOnWriteArrayList<>();
-  // guarded by this
+  // guarded by this (the group's lock), which is never held while another lock is taken: the
+  // group's Adj-RIB-Out (whose lock is taken to drain it) is used by one thread at a time, the one
+  // that holds the proxy role below, without the group's lock
   // the queue: packet number n (first <= n < end()) is packets.get(head + n - first); indexed, so
   // that a member's next packets are found at its cursor, not by walking the queue from its head
   private final ArrayList<Packet> packets = new ArrayList<>();
@@ -134,6 +136,16 @@ final class UpdateGroup {
 
   /** Since when the queue has been full with a member at its end waiting (-1: it is not). */
   private long fullSince = -1;
+
+  /**
+   * Whether a thread holds the proxy role: it alone uses the group's Adj-RIB-Out (drains and
+   * encodes a chunk on a member's loop, or hands it to a leaving member at a RIB barrier) until it
+   * gives the role back ({@link #release}).
+   */
+  private boolean proxyBusy;
+
+  /** A member found the role taken: it is woken when the holder adds packets or gives it back. */
+  private boolean turnedAway;
 
   /**
    * A group whose proxy exports as {@code representative} would (its next hop is written over for
@@ -193,23 +205,42 @@ final class UpdateGroup {
   /**
    * Removes a member (at a RIB barrier). With {@code tail}, it gets what it has not sent of the
    * queue (returned, for it to send before anything else) and, in its own Adj-RIB-Out, what the
-   * group has recorded and not encoded yet ({@link Rib.Regrouping#handOver}); without (its session
-   * has ended), nothing.
+   * group has recorded and not encoded yet ({@link Regrouping#handOver}); without (its session has
+   * ended), nothing. With {@code tail} it waits for a chunk being encoded on a member's loop (which
+   * needs no lock this thread holds), so that chunk is in the tail and nothing is drained while the
+   * rest is handed over.
    */
-  synchronized List<Packet> remove(RibPeer rp, boolean tail, Rib.Regrouping regrouping) {
-    Member m = member(rp);
-    if (m == null) {
-      return List.of();
-    }
+  List<Packet> remove(RibPeer rp, boolean tail, Regrouping regrouping) {
     List<Packet> left = new ArrayList<>();
-    if (tail) {
-      for (long n = m.cursor; n < end(); n++) {
-        left.add(at(n));
+    synchronized (this) {
+      Member m = member(rp);
+      if (m == null) {
+        return List.of();
       }
-      regrouping.handOver(proxy, rp); // under this lock: nobody drains the group meanwhile
+      if (tail && !awaitProxy()) {
+        tail = false; // interrupted: the speaker is closing
+      }
+      if (tail) {
+        for (long n = m.cursor; n < end(); n++) {
+          left.add(at(n));
+        }
+      }
+      members.remove(m);
+      trim();
     }
-    members.remove(m);
-    trim();
+    if (tail) {
+      try {
+        regrouping.handOver(proxy, rp); // the shards are stopped and this thread has the role
+      } finally {
+        boolean wake;
+        synchronized (this) {
+          wake = release(true);
+        }
+        if (wake) {
+          wakeAll();
+        }
+      }
+    }
     return left;
   }
 
@@ -218,42 +249,141 @@ final class UpdateGroup {
    * drained and encoded from the group's Adj-RIB-Out when it is at the end of the queue. {@code
    * blocked}: the queue is full and another member is behind.
    */
-  synchronized Taken take(RibPeer rp, int max) {
-    Member m = member(rp);
-    if (m == null) {
-      return Taken.NOTHING;
-    }
-    while (m.cursor == end()) {
-      if (queued() >= MAX_PACKETS) {
-        if (!proxy.out().hasPending()) {
+  Taken take(RibPeer rp, int max) {
+    boolean wake = false;
+    try {
+      while (true) {
+        boolean full;
+        synchronized (this) {
+          Member m = member(rp);
+          if (m == null) {
+            return Taken.NOTHING;
+          }
+          if (m.cursor < end()) {
+            long to = Math.min(end(), m.cursor + max);
+            List<Packet> out = new ArrayList<>((int) (to - m.cursor));
+            for (long n = m.cursor; n < to; n++) {
+              out.add(at(n));
+            }
+            m.cursor = to;
+            boolean wasFull = queued() >= MAX_PACKETS;
+            trim();
+            if (wasFull && queued() < MAX_PACKETS) {
+              fullSince = -1;
+              wake = true; // those waiting at the end of a full queue
+            }
+            return new Taken(out, false);
+          }
+          if (!acquire()) {
+            return Taken.NOTHING; // another member is encoding: it wakes this one
+          }
+          full = queued() >= MAX_PACKETS;
+        }
+        // this thread has the role: the group's Adj-RIB-Out is used without the group's lock
+        List<Packet> fresh = null;
+        boolean pending = false;
+        try {
+          if (full) {
+            pending = proxy.out().hasPending();
+          } else {
+            fresh = fill();
+          }
+        } finally {
+          synchronized (this) {
+            if (fresh != null) {
+              packets.addAll(fresh);
+            }
+            // wake those turned away if there is something for them: new packets, or pending
+            // changes (a full queue) they must wait for in turn
+            wake |= release(full ? pending : fresh != null && !fresh.isEmpty());
+            Member m = member(rp);
+            if (pending && m != null && m.cursor == end() && queued() >= MAX_PACKETS) {
+              evictIfStuck(m);
+            }
+          }
+        }
+        if (full) {
+          return pending ? Taken.BLOCKED : Taken.NOTHING;
+        }
+        if (fresh == null) {
           return Taken.NOTHING;
         }
-        evictIfStuck(m);
-        return Taken.BLOCKED;
       }
-      if (!fill()) {
-        return Taken.NOTHING;
+    } finally {
+      if (wake) {
+        wakeAll(); // never under the group's lock
       }
     }
-    long to = Math.min(end(), m.cursor + max);
-    List<Packet> out = new ArrayList<>((int) (to - m.cursor));
-    for (long n = m.cursor; n < to; n++) {
-      out.add(at(n));
-    }
-    m.cursor = to;
-    boolean wasFull = queued() >= MAX_PACKETS;
-    trim();
-    if (wasFull && queued() < MAX_PACKETS) {
-      fullSince = -1;
-      wakeAll(); // those waiting at the end of a full queue
-    }
-    return new Taken(out, false);
   }
 
-  /** Whether member {@code rp} has anything to send (any thread). */
-  synchronized boolean hasPendingFor(RibPeer rp) {
-    Member m = member(rp);
-    return m != null && (m.cursor < end() || proxy.out().hasPending());
+  /** Whether member {@code rp} has anything to send (its loop). */
+  boolean hasPendingFor(RibPeer rp) {
+    synchronized (this) {
+      Member m = member(rp);
+      if (m == null) {
+        return false;
+      }
+      if (m.cursor < end()) {
+        return true;
+      }
+      if (!acquire()) {
+        return false; // the holder wakes it when it is done
+      }
+    }
+    boolean pending = false;
+    try {
+      pending = proxy.out().hasPending();
+    } finally {
+      boolean wake;
+      synchronized (this) {
+        wake = release(pending);
+      }
+      if (wake) {
+        wakeAll();
+      }
+    }
+    return pending;
+  }
+
+  /** Takes the proxy role, or notes that this member must be woken (the caller holds the lock). */
+  private boolean acquire() {
+    if (proxyBusy) {
+      turnedAway = true;
+      return false;
+    }
+    proxyBusy = true;
+    return true;
+  }
+
+  /**
+   * Gives the proxy role back (the caller holds the lock); true when the members must be woken
+   * (some were turned away and {@code progress}: there is something new for them).
+   */
+  private boolean release(boolean progress) {
+    proxyBusy = false;
+    notifyAll(); // a leave waiting for the role
+    if (turnedAway && progress) {
+      turnedAway = false;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Waits for the proxy role and takes it (the caller holds the lock; at a RIB barrier, for a
+   * leave); false if interrupted.
+   */
+  private boolean awaitProxy() {
+    while (proxyBusy) {
+      try {
+        wait();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    proxyBusy = true;
+    return true;
   }
 
   /**
@@ -282,27 +412,29 @@ final class UpdateGroup {
   }
 
   /**
-   * Drains one chunk of the group's Adj-RIB-Out into the queue (it may give no UPDATE: a change
-   * back to what the members have); false when nothing was pending.
+   * Drains one chunk of the group's Adj-RIB-Out and encodes it (it may give no UPDATE: a change
+   * back to what the members have); null when nothing was pending. Only by the proxy role's holder,
+   * without the group's lock.
    */
-  private boolean fill() {
+  private List<Packet> fill() {
     long v4 = proxyCounters.advertised(Family.IPV4_UNICAST);
     long v6 = proxyCounters.advertised(Family.IPV6_UNICAST);
     AdjRibOut.Batch batch = proxy.out().drain(Peer.DRAIN_CHUNK, key.families());
     if (batch.isEmpty()) {
-      return false;
+      return null;
     }
     List<Update> updates = UpdatePacker.pack(batch, codec, families);
+    List<Packet> out = new ArrayList<>(updates.size());
     int dv4 = (int) (proxyCounters.advertised(Family.IPV4_UNICAST) - v4);
     int dv6 = (int) (proxyCounters.advertised(Family.IPV6_UNICAST) - v6);
     for (int k = 0; k < updates.size(); k++) {
       byte[] bytes = codec.encode(updates.get(k));
       long at = nextHopAt(bytes);
       boolean last = k == updates.size() - 1;
-      packets.add(
+      out.add(
           new Packet(bytes, (int) at, at >= 0 && at >>> 32 != 0, last ? dv4 : 0, last ? dv6 : 0));
     }
-    return true;
+    return out;
   }
 
   /** Drops the packets every member has sent. */

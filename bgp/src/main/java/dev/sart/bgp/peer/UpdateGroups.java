@@ -1,26 +1,27 @@
 package dev.sart.bgp.peer;
 
+import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A speaker's update groups ({@link UpdateGroup}), one per {@link UpdateGroup.Key}: made for its
  * first member, dropped with its last. Changed only with every RIB shard stopped ({@link
  * Rib#regroup}), so the groups, the RIB's outboxes and the members' own Adj-RIB-Outs change
- * together.
+ * together; the barrier is the one writer (one barrier runs at a time), so no lock is held here
+ * while a group's is taken. The API reads {@link #sizes} from any thread.
  */
 public final class UpdateGroups {
-  private final Map<UpdateGroup.Key, UpdateGroup> groups = new HashMap<>();
+  private final Map<UpdateGroup.Key, UpdateGroup> groups = new ConcurrentHashMap<>();
 
-  /** The proxies' RIB ids: negative, so they meet no peer's. */
+  /** The proxies' RIB ids: negative, so they meet no peer's (at the barrier only). */
   private int lastId;
 
   /** Puts {@code rp} (of {@code peer}) into the group of {@code key}, made if it is the first. */
-  synchronized UpdateGroup join(
-      UpdateGroup.Key key, RibPeer rp, Peer peer, Rib.Regrouping regrouping) {
+  UpdateGroup join(UpdateGroup.Key key, RibPeer rp, Peer peer, Regrouping regrouping) {
     UpdateGroup g = groups.computeIfAbsent(key, k -> new UpdateGroup(k, --lastId, rp));
     g.add(rp, peer);
     regrouping.join(rp, g.proxy(), g.proxyPolicy());
@@ -31,8 +32,7 @@ public final class UpdateGroups {
    * Takes {@code rp} out of {@code g}; returns what it has still to send of the group's UPDATEs
    * (nothing when its session has ended: {@code tail} false).
    */
-  synchronized List<UpdateGroup.Packet> leave(
-      UpdateGroup g, RibPeer rp, Rib.Regrouping regrouping, boolean tail) {
+  List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Regrouping regrouping, boolean tail) {
     List<UpdateGroup.Packet> left = g.remove(rp, tail, regrouping);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);
@@ -43,7 +43,7 @@ public final class UpdateGroups {
   }
 
   /** The number of groups and, per group, of members (for the API and tests). */
-  public synchronized List<Integer> sizes() {
+  public List<Integer> sizes() {
     return groups.values().stream().map(UpdateGroup::size).sorted().toList();
   }
 }

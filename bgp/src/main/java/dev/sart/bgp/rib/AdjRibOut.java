@@ -487,6 +487,7 @@ public final class AdjRibOut {
    * Calls {@code each} with every change recorded and not drained yet, with its base: first the
    * rest of the map being walked, then the changes recorded since (a prefix in both comes twice,
    * the older base first). Only by whoever drains this Adj-RIB-Out, or while it cannot drain.
+   * {@code each} is called without this Adj-RIB-Out's lock (it may record into another's).
    */
   void forEachPending(java.util.function.BiConsumer<Prefix, Attrs> each) {
     PrefixMap w = walk;
@@ -497,12 +498,18 @@ public final class AdjRibOut {
         }
       }
     }
+    List<Prefix> prefixes = new ArrayList<>();
+    List<Attrs> bases = new ArrayList<>();
     synchronized (lock) {
       for (int i = 0; i < pending.capacity(); i++) {
         if (pending.keyAt(i) != null) {
-          each.accept(pending.keyAt(i), pending.baseAt(i));
+          prefixes.add(pending.keyAt(i));
+          bases.add(pending.baseAt(i));
         }
       }
+    }
+    for (int i = 0; i < prefixes.size(); i++) {
+      each.accept(prefixes.get(i), bases.get(i));
     }
   }
 

@@ -5,7 +5,6 @@ import dev.sart.bgp.wire.Family;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
@@ -202,7 +201,7 @@ public final class Rib implements AutoCloseable {
   }
 
   /** Runs {@code f} with every shard stopped and completes with its result. */
-  public <T> CompletableFuture<T> query(Function<View, T> f) {
+  public <T> CompletableFuture<T> query(Function<RibView, T> f) {
     CompletableFuture<T> result = new CompletableFuture<>();
     if (closed) {
       return result;
@@ -210,7 +209,7 @@ public final class Rib implements AutoCloseable {
     acrossShards(
         () -> {
           try {
-            result.complete(f.apply(new View()));
+            result.complete(f.apply(new RibView(shards)));
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }
@@ -258,64 +257,7 @@ public final class Rib implements AutoCloseable {
    * UpdateGroup}).
    */
   public void regroup(java.util.function.Consumer<Regrouping> change) {
-    acrossShards(() -> change.accept(new Regrouping()));
-  }
-
-  /**
-   * Moves peers between their own Adj-RIB-Outs and their update group's (only inside {@link
-   * #regroup}).
-   */
-  public final class Regrouping {
-    private Regrouping() {}
-
-    /** Whether {@code peer} is up in the RIB (its session has not been taken down). */
-    public boolean isUp(RibPeer peer) {
-      return shards[0].adjRibsIn.containsKey(peer);
-    }
-
-    /**
-     * {@code member}'s changes go to {@code proxy}'s Adj-RIB-Out from now on (its own must be
-     * empty).
-     */
-    public void join(RibPeer member, RibPeer proxy, PeerPolicy policy) {
-      for (RibShard s : shards) {
-        s.joinGroup(member, proxy, policy);
-      }
-    }
-
-    /**
-     * {@code member}'s changes go to its own Adj-RIB-Out again; {@code last}: the group is gone.
-     */
-    public void leave(RibPeer member, RibPeer proxy, boolean last) {
-      for (RibShard s : shards) {
-        s.leaveGroup(member, proxy, last);
-      }
-    }
-
-    /**
-     * What {@code proxy}'s Adj-RIB-Out has recorded and not drained, handed to {@code member}'s own
-     * as what the Loc-RIB exports to {@code member} now, with the group's bases: so a member
-     * leaving gets those changes from its own Adj-RIB-Out (where they coalesce), not encoded by the
-     * group. Only while nobody drains the group's Adj-RIB-Out.
-     */
-    public void handOver(RibPeer proxy, RibPeer member) {
-      proxy
-          .out()
-          .forEachPending(
-              (p, base) -> {
-                RibShard s = shards[shardOf(p, shards.length)];
-                Destination d = s.table.get(p);
-                Path best = d == null ? null : d.best();
-                Attrs now = best == null ? null : s.exportTo(p, best, member);
-                if (now == null) {
-                  if (base != null) {
-                    member.out().withdraw(p, base);
-                  }
-                } else {
-                  member.out().advertise(p, base, now);
-                }
-              });
-    }
+    acrossShards(() -> change.accept(new Regrouping(shards)));
   }
 
   /** Sends the peer the whole table again (it asked with ROUTE-REFRESH, RFC 2918 §4). */
@@ -334,7 +276,7 @@ public final class Rib implements AutoCloseable {
     everyShard(
         i ->
             () -> {
-              if (!shards[i].resend(peer, family)) {
+              if (!shards[i].refresh.resend(peer, family)) {
                 up.set(false);
               }
               if (left.decrementAndGet() == 0 && endOfRefresh && family != null && up.get()) {
@@ -361,7 +303,7 @@ public final class Rib implements AutoCloseable {
             st.limit.reset();
           }
           for (RibShard s : shards) {
-            s.setPolicy(peer, policy);
+            s.refresh.setPolicy(peer, policy);
           }
         });
   }
@@ -371,7 +313,7 @@ public final class Rib implements AutoCloseable {
    * again; those it has not sent again by its EoRR go ({@link #endOfRefresh}).
    */
   public void beginningOfRefresh(RibPeer peer, Family family) {
-    everyShard(i -> () -> shards[i].beginningOfRefresh(peer, family));
+    everyShard(i -> () -> shards[i].refresh.beginningOfRefresh(peer, family));
   }
 
   /** RFC 7313 §4: the peer sent an EoRR: its routes of {@code family} still stale are removed. */
@@ -381,7 +323,7 @@ public final class Rib implements AutoCloseable {
     everyShard(
         i ->
             () -> {
-              removed.addAndGet(shards[i].endOfRefresh(peer, family));
+              removed.addAndGet(shards[i].refresh.endOfRefresh(peer, family));
               if (left.decrementAndGet() == 0 && removed.get() > 0) {
                 LOG.fine(
                     () ->
@@ -407,7 +349,7 @@ public final class Rib implements AutoCloseable {
     if (!k.isEmpty()) {
       stale.add(old);
     }
-    everyShard(i -> () -> shards[i].peerRestarting(old, k));
+    everyShard(i -> () -> shards[i].restart.peerRestarting(old, k));
   }
 
   /**
@@ -421,7 +363,7 @@ public final class Rib implements AutoCloseable {
     everyShard(
         i ->
             () -> {
-              removed.addAndGet(shards[i].flushStale(old, family));
+              removed.addAndGet(shards[i].restart.flushStale(old, family));
               if (left.decrementAndGet() == 0) {
                 if (family == null) {
                   stale.remove(old);
@@ -572,160 +514,6 @@ public final class Rib implements AutoCloseable {
     closed = true;
     for (RibShard s : shards) {
       s.close();
-    }
-  }
-
-  /** Every destination of every shard (only while the shards wait, see {@link #acrossShards}). */
-  private Iterable<Destination> destinations() {
-    List<Iterable<Destination>> tables = new ArrayList<>(shards.length);
-    for (RibShard s : shards) {
-      tables.add(s.table.values());
-    }
-    return () ->
-        tables.stream()
-            .flatMap(t -> java.util.stream.StreamSupport.stream(t.spliterator(), false))
-            .iterator();
-  }
-
-  /** Read access for queries; valid only inside {@link #query}, while every shard waits. */
-  public final class View {
-    /** Every destination of a family: its paths, the selection first. */
-    public List<RouteView> routes(Family family) {
-      List<RouteView> out = new ArrayList<>();
-      for (Destination d : destinations()) {
-        if (d.family().equals(family)) {
-          out.add(view(d));
-        }
-      }
-      out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
-      return out;
-    }
-
-    public RouteView route(Prefix p) {
-      Destination d = shards[shardOf(p, shards.length)].table.get(p);
-      return d == null ? null : view(d);
-    }
-
-    /** The Adj-RIB-In of one peer (post-policy): its paths for a family. */
-    public List<RouteView> receivedFrom(RibPeer peer, Family family) {
-      List<RouteView> out = new ArrayList<>();
-      for (Destination d : destinations()) {
-        if (!d.family().equals(family)) {
-          continue;
-        }
-        List<Path> ps = d.paths().stream().filter(p -> p.source() == peer).toList();
-        if (!ps.isEmpty()) {
-          out.add(new RouteView(d.prefix(), ps, d.selectedPaths(), d.reason()));
-        }
-      }
-      out.sort((a, b) -> a.prefix().compareTo(b.prefix()));
-      return out;
-    }
-
-    public int size() {
-      int n = 0;
-      for (RibShard s : shards) {
-        n += s.table.size();
-      }
-      return n;
-    }
-
-    /**
-     * What is advertised to a peer (its Adj-RIB-Out, RFC 4271 §3.2) for a family, sorted: what the
-     * Loc-RIB's selection exports to it (changes still being sent included).
-     */
-    public List<Map.Entry<Prefix, Attrs>> advertisedTo(RibPeer peer, Family family) {
-      List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
-      for (RibShard s : shards) {
-        if (!s.adjRibsIn.containsKey(peer)) {
-          continue;
-        }
-        for (Destination d : s.table.values()) {
-          Path best = d.best();
-          if (best != null && d.family().equals(family)) {
-            Prefix p = d.prefix();
-            Attrs a = s.exportTo(p, best, peer);
-            if (a != null) {
-              out.add(Map.entry(p, a));
-            }
-          }
-        }
-      }
-      out.sort(Map.Entry.comparingByKey());
-      return out;
-    }
-
-    /**
-     * The Adj-RIB-In of one peer as received, before the import policy (RFC 4271 §3.2), sorted;
-     * null when the peer does not keep it (no soft reconfiguration inbound).
-     */
-    public List<Map.Entry<Prefix, Attrs>> receivedPrePolicy(RibPeer peer, Family family) {
-      List<Map.Entry<Prefix, Attrs>> out = new ArrayList<>();
-      for (RibShard s : shards) {
-        AdjRibIn st = s.adjRibsIn.get(peer);
-        if (st == null || st.received == null) {
-          return null;
-        }
-        st.received.forEach(
-            (k, a) -> {
-              if (k.prefix().family().equals(family)) {
-                out.add(Map.entry(k.prefix(), a));
-              }
-            });
-      }
-      out.sort(Map.Entry.comparingByKey());
-      return out;
-    }
-
-    /** How many prefixes of a family the peer's import policy accepted (what max-prefix counts). */
-    public long accepted(RibPeer peer, Family family) {
-      AdjRibIn st = shards[0].adjRibsIn.get(peer);
-      return st == null ? 0 : st.limit.accepted(family);
-    }
-
-    public long localAs() {
-      return shards[0].localAs;
-    }
-
-    /**
-     * What {@code peer} sends us for {@code p}, as received: the paths in the table and the ones
-     * kept out of it (an AS_PATH holding our AS, RFC 4271 §9.1.2, or the import policy). A peer
-     * sends its best path; one holding our AS shows that our route reached it.
-     */
-    public List<Attrs> sentBack(RibPeer peer, Prefix p) {
-      RibShard s = shards[shardOf(p, shards.length)];
-      List<Attrs> out = new ArrayList<>();
-      Destination d = s.table.get(p);
-      if (d != null) {
-        for (Path x : d.paths()) {
-          if (x.source() == peer) {
-            out.add(x.attrs());
-          }
-        }
-      }
-      out.addAll(s.rejectedFrom(peer, p));
-      return out;
-    }
-
-    /** Whether the best path of {@code p} is sent to {@code peer}, and if not, why. */
-    public ExportVerdict exportVerdict(RibPeer peer, Prefix p) {
-      return ExportVerdict.of(shards[shardOf(p, shards.length)], p, peer);
-    }
-
-    private RouteView view(Destination d) {
-      return new RouteView(d.prefix(), List.copyOf(d.paths()), d.selectedPaths(), d.reason());
-    }
-  }
-
-  /** A prefix with its paths, which of them are selected, and why the best won. */
-  public record RouteView(
-      Prefix prefix, List<Path> paths, List<Path> selected, BestPathReason reason) {
-    public boolean isSelected(Path p) {
-      return selected.contains(p);
-    }
-
-    public boolean isBest(Path p) {
-      return !selected.isEmpty() && selected.getFirst() == p;
     }
   }
 }

@@ -10,27 +10,19 @@ import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.wire.MpNextHop;
 import dev.sart.bgp.wire.PathAttributes;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -73,66 +65,8 @@ public final class BgpServer implements AutoCloseable {
   private final List<PeerStateListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicInteger ribPeerIds = new AtomicInteger();
 
-  /**
-   * One read (up to 64 KiB) per session per turn of its event loop, not Netty's 16: several
-   * sessions share a loop (one, when sartd has one CPU), and a peer sending its full table must not
-   * hold up the others' OPENs and KEEPALIVEs. With 16, a session's turn decoded up to 1 MiB of
-   * UPDATEs, and a second generator's OPEN waited ~1 s in bgperf (b) (tcpdump against sartd's log);
-   * with one read, both sessions come up as soon as BIRD's do (testbed/perf/LOG.md).
-   */
-  private static final RecvByteBufAllocator READS =
-      new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(1);
-
-  /**
-   * The one owner of management (issue 23 §4): adding and deleting peers, the local AS, router id
-   * and multipath, and the listener's MD5 keys and GTSM filter they imply, run one at a time on
-   * this thread, whoever calls (the gRPC handlers' virtual threads, the config file, tests), so a
-   * check and the change it guards are one step and the keys applied are those of the last change.
-   */
-  private final java.util.concurrent.ExecutorService management =
-      java.util.concurrent.Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = Thread.ofVirtual().name("bgp-management").unstarted(r);
-            managementThread = t;
-            return t;
-          });
-
-  private volatile Thread managementThread;
-
-  /** Runs {@code task} on the management thread and returns its result (or throws its error). */
-  private <T> T manage(java.util.concurrent.Callable<T> task) {
-    if (Thread.currentThread() == managementThread) {
-      try {
-        return task.call();
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    try {
-      return management.submit(task).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
-  }
-
-  private void manage(Runnable task) {
-    manage(
-        () -> {
-          task.run();
-          return null;
-        });
-  }
+  /** The one owner of management: every change below runs on its thread ({@link Management}). */
+  private final Management management = new Management();
 
   private final PolicyRegistry policies = new PolicyRegistry(this);
   private volatile long localAs;
@@ -213,7 +147,6 @@ public final class BgpServer implements AutoCloseable {
     if (port == 0) {
       return;
     }
-    Speaker speaker = new Speaker();
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
@@ -222,10 +155,8 @@ public final class BgpServer implements AutoCloseable {
             .childOption(ChannelOption.TCP_NODELAY, true)
             // nothing is read before the peer has put its decoder into the pipeline (Peer.attach)
             .childOption(ChannelOption.AUTO_READ, false)
-            .childOption(ChannelOption.RCVBUF_ALLOCATOR, READS)
-            .childOption(
-                ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .childOption(ChannelOption.RCVBUF_ALLOCATOR, PeerSockets.READS)
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, PeerSockets.WRITES)
             .childHandler(
                 new ChannelInitializer<Channel>() {
                   @Override
@@ -249,7 +180,7 @@ public final class BgpServer implements AutoCloseable {
                       ch.close();
                       return;
                     }
-                    speaker.applyTtl(peer.config(), ch);
+                    PeerSockets.applyTtl(peer.config(), ch, localAs);
                     peer.accept(ch);
                   }
                 });
@@ -275,7 +206,7 @@ public final class BgpServer implements AutoCloseable {
     int lfd = ((io.netty.channel.unix.UnixChannel) listener).fd().intValue();
     dev.sart.bgp.peer.Sockets.setTtl(lfd, false, 255);
     dev.sart.bgp.peer.Sockets.setTtl(lfd, true, 255);
-    manage(this::updateMd5Keys);
+    management.run(this::updateMd5Keys);
     LOG.info(() -> "event=listening port=" + port);
   }
 
@@ -334,7 +265,7 @@ public final class BgpServer implements AutoCloseable {
    * it). AS 0 is reserved (RFC 7607).
    */
   public void setLocalAs(long asn) {
-    manage(
+    management.run(
         () -> {
           if (asn <= 0 || asn > 0xffff_ffffL) {
             throw new IllegalArgumentException(
@@ -350,7 +281,7 @@ public final class BgpServer implements AutoCloseable {
 
   /** Sets the BGP identifier; refused while peers exist with another one. 0 is invalid. */
   public void setRouterId(int id) {
-    manage(
+    management.run(
         () -> {
           if (id == 0) {
             throw new IllegalArgumentException("router id 0.0.0.0 is invalid (RFC 6286)");
@@ -367,7 +298,7 @@ public final class BgpServer implements AutoCloseable {
    * after the call use it.
    */
   public void setClusterId(int id) {
-    manage(() -> this.clusterId = id);
+    management.run(() -> this.clusterId = id);
   }
 
   /** The CLUSTER_ID in use (RFC 4456 §7). */
@@ -377,7 +308,7 @@ public final class BgpServer implements AutoCloseable {
   }
 
   public void setMultipath(boolean enable) {
-    manage(
+    management.run(
         () -> {
           this.multipath = enable;
           rib.setOptions(new BestPath.Options(enable, false, false));
@@ -389,7 +320,7 @@ public final class BgpServer implements AutoCloseable {
    * router id (sart's ClearBgpInfo).
    */
   public void clear() {
-    manage(
+    management.run(
         () -> {
           if (!peers.isEmpty()) {
             throw new IllegalStateException("delete the peers first");
@@ -417,7 +348,7 @@ public final class BgpServer implements AutoCloseable {
 
   /** Adds and starts a peer with its policies in force from the first route on. */
   public Peer addPeer(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
-    return manage(() -> addPeerNow(config, policy));
+    return management.call(() -> addPeerNow(config, policy));
   }
 
   private Peer addPeerNow(PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
@@ -454,7 +385,7 @@ public final class BgpServer implements AutoCloseable {
    * Stops the unnumbered neighbour on {@code ifname}: its discovery, and its peer if one was made.
    */
   public CompletableFuture<Void> deleteInterfacePeer(String ifname) {
-    return manage(
+    return management.call(
         () -> {
           InetAddress a = interfacePeers.remove(ifname);
           return a == null || peers.get(normalize(a)) == null
@@ -479,20 +410,13 @@ public final class BgpServer implements AutoCloseable {
 
     @Override
     public void later(Runnable task) {
-      management.execute(
-          () -> {
-            try {
-              task.run();
-            } catch (RuntimeException e) {
-              LOG.log(java.util.logging.Level.WARNING, "unnumbered peer", e);
-            }
-          });
+      management.later("unnumbered peer", task);
     }
   }
 
   /** Stops a peer (Cease, routes withdrawn) and forgets it. */
   public CompletableFuture<Void> deletePeer(InetAddress address) {
-    return manage(() -> deletePeerNow(address));
+    return management.call(() -> deletePeerNow(address));
   }
 
   private CompletableFuture<Void> deletePeerNow(InetAddress address) {
@@ -562,38 +486,9 @@ public final class BgpServer implements AutoCloseable {
     rib.withdrawLocal(prefixes);
   }
 
-  /**
-   * RFC 2385: the listener accepts only correctly signed SYNs from peers with a password (and GTSM,
-   * below).
-   */
+  /** The listener's MD5 keys and GTSM filter for the peers as they are now (management only). */
   private void updateMd5Keys() {
-    Channel l = listener;
-    if (l == null) {
-      return;
-    }
-    updateGtsmFilter(l);
-    Map<InetAddress, byte[]> keys = new HashMap<>();
-    for (Peer p : peers.values()) {
-      if (p.config().password() != null) {
-        keys.put(p.config().address(), p.config().password().getBytes(StandardCharsets.US_ASCII));
-      }
-    }
-    l.config().setOption(EpollChannelOption.TCP_MD5SIG, keys);
-  }
-
-  /**
-   * RFC 5082 §3: the listener drops a GTSM peer's segments (its SYN too) that crossed too many
-   * hops.
-   */
-  private void updateGtsmFilter(Channel l) {
-    Map<InetAddress, Integer> minTtl = new HashMap<>();
-    for (Peer p : peers.values()) {
-      if (p.config().ttlSecurity()) {
-        minTtl.put(normalize(p.config().address()), 256 - Math.max(1, p.config().multihopTtl()));
-      }
-    }
-    dev.sart.bgp.peer.Sockets.attachFilter(
-        ((io.netty.channel.unix.UnixChannel) l).fd().intValue(), GtsmFilter.program(minTtl));
+    management.applyListenerKeys(listener, peers.values());
   }
 
   static InetAddress normalize(InetAddress a) {
@@ -638,7 +533,7 @@ public final class BgpServer implements AutoCloseable {
       b.close();
     }
     group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-    management.shutdown();
+    management.close();
     rib.close();
   }
 
@@ -671,57 +566,7 @@ public final class BgpServer implements AutoCloseable {
 
     @Override
     public ChannelFuture connect(Peer peer, ChannelInitializer<Channel> initializer) {
-      PeerConfig c = peer.config();
-      // on the peer's own event loop; nothing is read before the peer attached its pipeline
-      Bootstrap b =
-          new Bootstrap()
-              .group(peer.loop())
-              .channel(EpollSocketChannel.class)
-              .option(ChannelOption.TCP_NODELAY, true)
-              .option(ChannelOption.AUTO_READ, false)
-              .option(ChannelOption.RCVBUF_ALLOCATOR, READS)
-              .option(
-                  ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                  (int) Math.max(1000, c.connectRetryTime().toMillis()))
-              .option(
-                  ChannelOption.WRITE_BUFFER_WATER_MARK,
-                  new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-              .handler(
-                  new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                      applyTtl(c, ch);
-                      ch.pipeline().addLast(initializer);
-                    }
-                  });
-      if (c.password() != null) {
-        b.option(
-            EpollChannelOption.TCP_MD5SIG,
-            Map.of(c.address(), c.password().getBytes(StandardCharsets.US_ASCII)));
-      }
-      InetSocketAddress remote = new InetSocketAddress(c.address(), c.port());
-      return c.localAddress() == null
-          ? b.connect(remote)
-          : b.connect(remote, new InetSocketAddress(c.localAddress(), 0));
-    }
-
-    /**
-     * TTL of what we send: 1 towards a directly connected eBGP peer, the multihop TTL when set, 255
-     * with GTSM (RFC 5082 §3), which also drops segments that crossed more hops than allowed.
-     */
-    void applyTtl(PeerConfig c, Channel ch) {
-      int fd = ((io.netty.channel.unix.UnixChannel) ch).fd().intValue();
-      boolean v6 = !(c.address() instanceof Inet4Address);
-      boolean external = c.asn() != localAs;
-      if (c.ttlSecurity()) {
-        int hops = Math.max(1, c.multihopTtl());
-        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, 255);
-        dev.sart.bgp.peer.Sockets.setMinTtl(fd, v6, 256 - hops);
-      } else if (c.multihopTtl() > 0) {
-        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, c.multihopTtl());
-      } else if (external) {
-        dev.sart.bgp.peer.Sockets.setTtl(fd, v6, 1);
-      }
+      return PeerSockets.connect(peer, initializer, localAs);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.sart.bgp.rib.Path;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
+import dev.sart.bgp.rib.RouteView;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Ip;
@@ -66,7 +67,7 @@ class ReceivedUpdateTest {
   }
 
   private List<Integer> pathIds(Prefix p) {
-    Rib.RouteView r = rib.query(v -> v.route(p)).join();
+    RouteView r = rib.query(v -> v.route(p)).join();
     return r == null ? List.of() : r.paths().stream().map(Path::pathId).sorted().toList();
   }
 

@@ -15,6 +15,7 @@ import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
+import dev.sart.bgp.rib.RibView;
 import dev.sart.bgp.wire.AsPath;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Family;
@@ -33,12 +34,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.DefaultEventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -226,6 +230,55 @@ class UpdateGroupTest {
     assertEquals(10, got[0] + takeAll(g, a), "a got the rest");
   }
 
+  @Test
+  void noLockOfTheGroupIsHeldWhileAnotherIsTaken() throws Exception {
+    // issue 23 §4: the group's lock is never held while another is taken. Its wake-ups show it: a
+    // member's (its loop's schedule, after a take made room in a full queue) and a leaver's own
+    // Adj-RIB-Out's (the group's pending changes handed over to it) record whether the thread
+    // calling them holds the group's lock; they were called under it before
+    List<Boolean> loopWakeups = new CopyOnWriteArrayList<>();
+    List<Boolean> ownWakeups = new CopyOnWriteArrayList<>();
+    AtomicReference<UpdateGroup> group = new AtomicReference<>();
+    DefaultEventLoop recording =
+        new DefaultEventLoop() {
+          @Override
+          public ScheduledFuture<?> schedule(Runnable r, long delay, TimeUnit unit) {
+            UpdateGroup g = group.get();
+            if (g != null) {
+              loopWakeups.add(Thread.holdsLock(g));
+            }
+            return super.schedule(r, delay, unit);
+          }
+        };
+    try {
+      RibPeer a = member(1, "192.0.2.5", () -> {}, recording);
+      RibPeer b =
+          member(
+              2,
+              "192.0.2.9",
+              () -> {
+                UpdateGroup g = group.get();
+                if (g != null) {
+                  ownWakeups.add(Thread.holdsLock(g));
+                }
+              },
+              recording);
+      UpdateGroup g = aWaitsForB(a, b);
+      b.out()
+          .drain(4096, Set.of(Family.IPV4_UNICAST)); // b's own is empty: its next change wakes it
+      group.set(g);
+      assertEquals(100, g.take(b, 100).packets().size(), "b makes room in the full queue");
+      assertEquals(UpdateGroup.MAX_PACKETS - 100, leave(g, b).size());
+      assertFalse(loopWakeups.isEmpty(), "the members waiting at the end were woken");
+      assertFalse(ownWakeups.isEmpty(), "the leaver's own Adj-RIB-Out got the group's changes");
+      assertFalse(loopWakeups.contains(true), "a member woken under the group's lock");
+      assertFalse(ownWakeups.contains(true), "a change handed over under the group's lock");
+      assertEquals(10, takeAll(g, a), "a still gets them from the group");
+    } finally {
+      recording.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+  }
+
   /**
    * {@code a} and {@code b} in one group; {@code a} has sent a full queue, {@code b} nothing, and
    * 10 more changes wait in the group's Adj-RIB-Out: {@code a} is held up.
@@ -287,6 +340,12 @@ class UpdateGroupTest {
 
   /** An external peer of AS 65002 that is up in the RIB; {@code self}: our address on its link. */
   private RibPeer member(int id, String self) throws Exception {
+    return member(id, self, () -> {}, loop);
+  }
+
+  /** As {@link #member(int, String)}, with its own Adj-RIB-Out's wake-up and its peer's loop. */
+  private RibPeer member(int id, String self, Runnable wakeup, DefaultEventLoop on)
+      throws Exception {
     RibPeer rp =
         new RibPeer(
             id,
@@ -297,9 +356,9 @@ class UpdateGroupTest {
             new MpNextHop.V4(Ip.parseV4(self)),
             null,
             Set.of(Family.IPV4_UNICAST),
-            new AdjRibOut(() -> {}));
+            new AdjRibOut(wakeup));
     rib.peerUp(rp);
-    peers.put(rp, new Peer(PeerConfig.of(rp.address(), 65002), speaker, loop, id << 20));
+    peers.put(rp, new Peer(PeerConfig.of(rp.address(), 65002), speaker, on, id << 20));
     return rp;
   }
 
@@ -342,6 +401,6 @@ class UpdateGroupTest {
           List.of(Prefix.v4(0xC6120000 | i, 32)),
           Attrs.of(BASE.with(new MultiExitDisc(i)), new MpNextHop.V4(0)));
     }
-    assertEquals(from + n, (int) rib.query(Rib.View::size).join());
+    assertEquals(from + n, (int) rib.query(RibView::size).join());
   }
 }

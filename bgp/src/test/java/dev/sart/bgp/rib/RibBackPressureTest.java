@@ -66,7 +66,7 @@ class RibBackPressureTest {
     rib.query(v -> null).join();
     assertEquals(0, rib.queuedPrefixes());
     assertFalse(rib.overHighWater());
-    assertEquals(2_000, rib.query(Rib.View::size).join());
+    assertEquals(2_000, rib.query(RibView::size).join());
   }
 
   @Test

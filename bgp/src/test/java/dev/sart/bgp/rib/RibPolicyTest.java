@@ -93,7 +93,7 @@ class RibPolicyTest {
     return p.out().drain(Integer.MAX_VALUE, BOTH);
   }
 
-  Rib.RouteView route(Prefix p) {
+  RouteView route(Prefix p) {
     return rib.query(v -> v.route(p)).join();
   }
 
@@ -123,7 +123,7 @@ class RibPolicyTest {
         null);
     rib.update(a, List.of(), null, List.of(P1), null, path(65002));
     rib.update(b, List.of(), null, List.of(P1), null, path(65003, 64512, 64513));
-    Rib.RouteView r = route(P1);
+    RouteView r = route(P1);
     assertSame(b, r.selected().getFirst().source(), "LOCAL_PREF 200 beats the shorter AS_PATH");
     assertEquals(200, r.selected().getFirst().attrs().localPref());
   }

@@ -124,7 +124,7 @@ class RibTest {
     rib.peerUp(nu);
     rib.update(nu, List.of(), null, List.of(P), null, attrs(65002));
     rib.query(v -> null).join();
-    Rib.RouteView r = rib.query(v -> v.route(P)).join();
+    RouteView r = rib.query(v -> v.route(P)).join();
     assertEquals(1, r.paths().size());
     assertEquals(nu, r.paths().getFirst().source());
     assertFalse(rib.isStale(r.paths().getFirst()));
@@ -230,7 +230,7 @@ class RibTest {
     sent(b);
     rib.peerDown(a);
     assertEquals(List.of(P), sent(b).withdraw());
-    assertEquals(0, rib.query(Rib.View::size).join());
+    assertEquals(0, rib.query(RibView::size).join());
   }
 
   @Test
@@ -375,14 +375,14 @@ class RibTest {
       }
     }
     assertEquals(new java.util.HashSet<>(all.subList(500, all.size())), got);
-    assertEquals(all.size() - withdrawn.size(), rib.query(Rib.View::size).join());
+    assertEquals(all.size() - withdrawn.size(), rib.query(RibView::size).join());
     assertEquals(256 * 3 - 500, a.counters().accepted(Family.IPV4_UNICAST));
     assertEquals(1000, a.counters().received(Family.IPV6_UNICAST));
     assertEquals(1000, rib.query(v -> v.routes(Family.IPV6_UNICAST)).join().size());
     assertEquals(1000, rib.query(v -> v.accepted(a, Family.IPV6_UNICAST)).join());
     // the peer going down takes its paths out of every shard
     rib.peerDown(a);
-    assertEquals(0, rib.query(Rib.View::size).join());
+    assertEquals(0, rib.query(RibView::size).join());
     assertEquals(
         0, a.counters().received(Family.IPV4_UNICAST) + a.counters().received(Family.IPV6_UNICAST));
   }

@@ -12,9 +12,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An {@code AF_NETLINK}/{@code NETLINK_ROUTE} socket through {@code java.lang.foreign}. It lives in
- * the network namespace of the thread that opened it (see {@link Netns#run}), whichever thread uses
- * it afterwards. Not thread-safe: its owner serialises calls.
+ * An {@code AF_NETLINK} socket ({@code NETLINK_ROUTE} unless opened for another protocol) through
+ * {@code java.lang.foreign}. It lives in the network namespace of the thread that opened it (see
+ * {@link Netns#run}), whichever thread uses it afterwards. Not thread-safe: its owner serialises
+ * calls.
  */
 final class NativeTransport implements Transport {
   /** Dump replies are at most 32 KiB (netlink_dump); events and acks are smaller. */
@@ -55,9 +56,14 @@ final class NativeTransport implements Transport {
    * strict checking of dump requests (so that the kernel filters dumps by table).
    */
   static NativeTransport open() {
+    return open(Rtnl.NETLINK_ROUTE);
+  }
+
+  /** The same for another netlink protocol ({@link Rtnl#NETLINK_GENERIC}). */
+  static NativeTransport open(int protocol) {
     NativeTransport t =
         new NativeTransport(
-            Libc.socket(Rtnl.AF_NETLINK, Libc.SOCK_RAW | Libc.SOCK_CLOEXEC, Rtnl.NETLINK_ROUTE));
+            Libc.socket(Rtnl.AF_NETLINK, Libc.SOCK_RAW | Libc.SOCK_CLOEXEC, protocol));
     try {
       t.setIntOption(Rtnl.SOL_NETLINK, Rtnl.NETLINK_EXT_ACK, 1, "NETLINK_EXT_ACK");
       t.setIntOption(Rtnl.SOL_NETLINK, Rtnl.NETLINK_CAP_ACK, 1, "NETLINK_CAP_ACK");

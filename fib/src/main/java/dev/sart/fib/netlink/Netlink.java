@@ -58,6 +58,17 @@ public final class Netlink implements AutoCloseable {
     return neighbors;
   }
 
+  /**
+   * Sends one message built elsewhere (a whole {@code struct nlmsghdr} and body, e.g. a link kind
+   * this library has no codec for) with NLM_F_ACK and waits for its acknowledgement; the socket
+   * stamps its own sequence number over the message's.
+   *
+   * @throws NetlinkException with {@code description} and the kernel's errno and extended ack
+   */
+  public void execute(byte[] message, String description) {
+    socket.execute(Request.raw(message, description));
+  }
+
   /** An empty batch of changes for this namespace. */
   public Batch batch() {
     return new Batch(socket);

@@ -39,6 +39,11 @@ final class NetlinkSocket implements AutoCloseable {
     return new NetlinkSocket(NativeTransport.open());
   }
 
+  /** A socket of another netlink protocol in the calling thread's network namespace. */
+  static NetlinkSocket open(int protocol) {
+    return new NetlinkSocket(NativeTransport.open(protocol));
+  }
+
   /** Sends a request with NLM_F_ACK and waits for its acknowledgement. */
   synchronized void execute(Request request) {
     query(request);

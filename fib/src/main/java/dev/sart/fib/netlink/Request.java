@@ -10,6 +10,18 @@ import java.util.function.Supplier;
  */
 record Request(int type, int flags, Supplier<String> description, Consumer<MessageWriter> body) {
 
+  /** A request of a message built elsewhere: its type, flags and body after the nlmsghdr. */
+  static Request raw(byte[] message, String description) {
+    var b = java.nio.ByteBuffer.wrap(message).order(java.nio.ByteOrder.nativeOrder());
+    if (message.length < Rtnl.NLMSG_HDRLEN || b.getInt(0) != message.length) {
+      throw new IllegalArgumentException("not one netlink message: " + description);
+    }
+    int type = b.getShort(4) & 0xffff;
+    int flags = b.getShort(6) & 0xffff & ~(Rtnl.NLM_F_REQUEST | Rtnl.NLM_F_ACK);
+    var body = java.util.Arrays.copyOfRange(message, Rtnl.NLMSG_HDRLEN, message.length);
+    return new Request(type, flags, () -> description, w -> w.bytes(body));
+  }
+
   String describe() {
     return description.get();
   }

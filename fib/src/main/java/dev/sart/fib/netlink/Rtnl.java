@@ -15,6 +15,7 @@ public final class Rtnl {
   public static final int AF_INET6 = 10;
   public static final int AF_NETLINK = 16;
   public static final int NETLINK_ROUTE = 0;
+  public static final int NETLINK_GENERIC = 16;
   public static final int SOL_NETLINK = 270;
   public static final int NETLINK_ADD_MEMBERSHIP = 1;
   public static final int NETLINK_DROP_MEMBERSHIP = 2;
@@ -60,6 +61,15 @@ public final class Rtnl {
   public static final int NLA_F_NESTED = 0x8000;
   public static final int NLA_F_NET_BYTEORDER = 0x4000;
   public static final int NLA_TYPE_MASK = ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER) & 0xffff;
+
+  // ---- linux/genetlink.h: the generic netlink controller -----------------------------------
+  /** sizeof(struct genlmsghdr): cmd u8, version u8, reserved u16. */
+  public static final int GENL_HDRLEN = 4;
+
+  public static final int GENL_ID_CTRL = 0x10;
+  public static final int CTRL_CMD_GETFAMILY = 3;
+  public static final int CTRL_ATTR_FAMILY_ID = 1;
+  public static final int CTRL_ATTR_FAMILY_NAME = 2;
 
   // ---- linux/rtnetlink.h: message types -----------------------------------------------------
   public static final int RTM_NEWLINK = 16;

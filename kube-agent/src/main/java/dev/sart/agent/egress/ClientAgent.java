@@ -3,6 +3,7 @@ package dev.sart.agent.egress;
 import dev.sart.crds.Egress;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
+import dev.sart.fib.netlink.GenericNetlink;
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.fib.netlink.NextHop;
@@ -132,13 +133,23 @@ public final class ClientAgent implements AutoCloseable {
         LOG.fine("egress pod skipped pod=" + key(pod) + " reason=netns-not-found");
         continue;
       }
+      var genl = new GenericNetlink[1]; // opened only for FoU
       try (var ns = Netns.open(path);
           var nl = Netlink.open(ns)) {
-        ClientTunnels.apply(nl, ip, uplink, wanted);
+        ClientTunnels.apply(
+            nl,
+            () -> genl[0] != null ? genl[0] : (genl[0] = GenericNetlink.open(ns)),
+            ip,
+            uplink,
+            wanted);
       } catch (RuntimeException e) {
         // one pod's failure holds back no other pod; the pass is run again
         failed.add(key(pod) + ": " + e.getMessage());
         continue;
+      } finally {
+        if (genl[0] != null) {
+          genl[0].close();
+        }
       }
       if (wanted.isEmpty()) {
         configured.remove(uid);
@@ -180,7 +191,7 @@ public final class ClientAgent implements AutoCloseable {
 
   /**
    * The mode the client end of {@code egress} uses: its {@code spec.tunnel}, else what its pods
-   * chose ({@link #reported}), else VXLAN (what "auto" chooses while FoU's data path is not built).
+   * chose ({@link #reported}), else VXLAN (pods that could not label themselves).
    */
   static TunnelMode mode(Egress egress, Map<String, TunnelMode> reported) {
     if (egress.getSpec().tunnel() != null) {
@@ -203,11 +214,6 @@ public final class ClientAgent implements AutoCloseable {
           || "None".equals(service.getSpec().getClusterIP())) {
         continue;
       }
-      if (mode(egress, reported) != TunnelMode.VXLAN) {
-        LOG.warning(
-            "egress skipped pod=" + key(pod) + " egress=" + ref + " reason=fou-not-supported-here");
-        continue;
-      }
       var destinations = new ArrayList<IpPrefix>();
       for (var d : egress.getSpec().destinations()) {
         destinations.add(IpPrefix.parse(d));
@@ -218,7 +224,9 @@ public final class ClientAgent implements AutoCloseable {
               ref.name(),
               Ip.parse(service.getSpec().getClusterIP()),
               service.getSpec().getPorts().getFirst().getPort(),
-              destinations));
+              destinations,
+              mode(egress, reported),
+              Boolean.TRUE.equals(egress.getSpec().fouSourcePortAuto())));
     }
     return out;
   }

@@ -1,6 +1,8 @@
 package dev.sart.agent.egress;
 
+import dev.sart.crds.TunnelMode;
 import dev.sart.fib.netlink.Family;
+import dev.sart.fib.netlink.GenericNetlink;
 import dev.sart.fib.netlink.Link;
 import dev.sart.fib.netlink.Neighbor;
 import dev.sart.fib.netlink.Netlink;
@@ -10,6 +12,7 @@ import dev.sart.fib.netlink.NextHopFlag;
 import dev.sart.fib.netlink.Route;
 import dev.sart.fib.netlink.RouteFilter;
 import dev.sart.fib.netlink.Rule;
+import dev.sart.fib.netlink.Scope;
 import dev.sart.fib.netlink.Vxlan;
 import dev.sart.net.IpPrefix;
 import java.net.Inet4Address;
@@ -21,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -37,12 +41,13 @@ import java.util.logging.Logger;
  * peers stay on the main table (else the tunnel would carry its own packets), then table 117, then
  * the private ranges on the main table (pods, Services, nodes), then table 118.
  *
- * <p>IPv6 destinations ride the same device (the underlay stays the Service's IPv4 ClusterIP):
- * routed {@code via <gateway link-local> dev egr<vni>} in the IPv6 tables 117/118, with a permanent
+ * <p>IPv6 destinations of a dual-stack pod ride the same device over the IPv4 underlay: routed
+ * {@code via <gateway link-local> dev egr<vni>} in the IPv6 tables 117/118, with a permanent
  * neighbour "that link-local is at the gateway MAC", and the same rule layout for IPv6 (link-local
  * {@code fe80::/10} and the unique-local {@code fc00::/7} range, RFC 4193, on the main table), made
- * only while some Egress has an IPv6 destination. An IPv6 ClusterIP (an IPv6-only cluster) is not
- * carried: the client MAC is made of the pod's IPv4 address.
+ * only while some Egress has an IPv6 destination. In an IPv6-only cluster the Service's ClusterIP
+ * and the pod's address are IPv6: the device's underlay is IPv6 (RFC 7348 §5), its MAC made of the
+ * pod's IPv6 address; a Service of the other family than the pod's address is skipped.
  */
 public final class ClientTunnels {
   private static final Logger LOG = Logger.getLogger(ClientTunnels.class.getName());
@@ -69,29 +74,75 @@ public final class ClientTunnels {
    * Makes the namespace of {@code pod} hold exactly the tunnels of {@code wanted}.
    *
    * @param pod netlink inside the client pod
-   * @param podAddress the pod's IPv4 address (the tunnel's source, and its MAC)
+   * @param podAddress the pod's IPv4 address, an IPv6-only pod's IPv6 one (the tunnel's source, and
+   *     its MAC)
    * @param uplink the pod's interface the tunnels leave by (eth0)
    */
   public static void apply(
       Netlink pod, InetAddress podAddress, String uplink, List<ClientEgress> wanted) {
+    apply(
+        pod,
+        () -> {
+          throw new IllegalStateException("FoU: no generic netlink socket given");
+        },
+        podAddress,
+        uplink,
+        wanted);
+  }
+
+  /**
+   * The same with FoU tunnels ({@link FouClientTunnels}), whose receivers {@code genl} (opened on
+   * first use) adds. A FoU failure (no {@code fou} module) leaves the other Egresses' tunnels made
+   * and nothing of the failed ones, and is thrown at the end.
+   */
+  public static void apply(
+      Netlink pod,
+      Supplier<GenericNetlink> genl,
+      InetAddress podAddress,
+      String uplink,
+      List<ClientEgress> wanted) {
     var byDevice = new LinkedHashMap<String, ClientEgress>();
+    var fou = new ArrayList<ClientEgress>();
     for (var e : wanted) {
-      if (!(e.peer() instanceof Inet4Address)) {
+      if (e.mode() == TunnelMode.FOU) {
+        if ((e.peer() instanceof Inet4Address) != (podAddress instanceof Inet4Address)) {
+          LOG.warning(
+              "egress skipped egress="
+                  + e.namespace()
+                  + "/"
+                  + e.name()
+                  + " reason=fou-peer-of-the-other-family");
+          continue;
+        }
+        fou.add(e);
+      } else if ((e.peer() instanceof Inet4Address) != (podAddress instanceof Inet4Address)) {
+        // the underlay is the Service's family: an IPv4 pod address cannot reach an IPv6 ClusterIP
         LOG.warning(
             "egress skipped egress="
                 + e.namespace()
                 + "/"
                 + e.name()
-                + " reason=ipv6-service-not-carried");
+                + " reason=service-of-the-other-family");
         continue;
       }
-      byDevice.put(EgressIds.clientDevice(e.vni()), e);
+      byDevice.put(e.device(), e);
     }
     // devices first (routes need them), then routes and rules; removal in the opposite order
     var up = pod.links().get(uplink);
     var indexes = new HashMap<String, Integer>();
     for (var entry : byDevice.entrySet()) {
-      indexes.put(entry.getKey(), device(pod, entry.getKey(), entry.getValue(), podAddress, up));
+      if (entry.getValue().mode() != TunnelMode.FOU) {
+        indexes.put(entry.getKey(), device(pod, entry.getKey(), entry.getValue(), podAddress, up));
+      }
+    }
+    RuntimeException fouFailure = null;
+    try {
+      indexes.putAll(FouClientTunnels.devices(pod, genl, podAddress, up, fou));
+    } catch (RuntimeException e) {
+      fouFailure = e;
+      for (var f : fou) {
+        byDevice.remove(f.device());
+      }
     }
     routes(pod, byDevice, indexes);
     rules(pod, byDevice.values());
@@ -100,6 +151,10 @@ public final class ClientTunnels {
         pod.links().delete(link.name());
         LOG.info("egress tunnel removed device=" + link.name());
       }
+    }
+    FouClientTunnels.removeStale(pod, genl, byDevice.keySet());
+    if (fouFailure != null) {
+      throw fouFailure;
     }
   }
 
@@ -133,7 +188,13 @@ public final class ClientTunnels {
               + e.vni());
     }
     pod.links().setMac(name, EgressIds.clientMac(podAddress));
-    pod.links().setMtu(name, uplink.mtu() - EgressIds.VXLAN_OVERHEAD);
+    pod.links()
+        .setMtu(
+            name,
+            uplink.mtu()
+                - (e.peer() instanceof Inet4Address
+                    ? EgressIds.VXLAN_OVERHEAD
+                    : EgressIds.VXLAN6_OVERHEAD));
     pod.links().setUp(name);
     int index = pod.links().get(name).index();
     pod.neighbors().replace(Neighbor.permanent(index, e.peer(), EgressIds.gatewayMac(e.vni())));
@@ -158,6 +219,24 @@ public final class ClientTunnels {
       int index = indexes.get(entry.getKey());
       for (var d : e.destinations()) {
         int table = d.length() == 0 ? EgressIds.CLIENT_DEFAULT_TABLE : EgressIds.CLIENT_TABLE;
+        if (e.mode() == TunnelMode.FOU) {
+          // IPIP / IP6IP6 carry one family: the pod's (coil makes a tunnel per family)
+          if (d.isIpv4() != (e.peer() instanceof Inet4Address)) {
+            continue;
+          }
+          var r =
+              Route.of(d)
+                  .table(table)
+                  .protocol(EgressIds.PROTOCOL)
+                  .scope(Scope.LINK)
+                  .nextHop(new NextHop(null, index, 1, Set.of()))
+                  .build();
+          wanted.put(table + " " + d, r);
+          continue;
+        }
+        if (d.isIpv4() && !(e.peer() instanceof Inet4Address)) {
+          continue; // an IPv6-only pod (IPv6 underlay) has no IPv4 source
+        }
         var hop =
             d.isIpv4()
                 ? new NextHop(e.peer(), index, 1, Set.of(NextHopFlag.ONLINK))
@@ -185,7 +264,10 @@ public final class ClientTunnels {
       var peers = new HashSet<InetAddress>();
       for (var e : egresses) {
         if (peers.add(e.peer())) {
-          wanted.add(rule(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 32)));
+          wanted.add(
+              e.peer() instanceof Inet4Address
+                  ? rule(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 32))
+                  : rule6(EgressIds.PREF_PEER, MAIN, new IpPrefix(e.peer(), 128)));
         }
       }
       wanted.add(rule(EgressIds.PREF_CLIENT_TABLE, EgressIds.CLIENT_TABLE, null));

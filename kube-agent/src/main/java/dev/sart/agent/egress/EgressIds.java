@@ -17,8 +17,9 @@ import java.security.NoSuchAlgorithmException;
  *   <li>MAC of the gateway end: {@code 02:53:} + 0 + the VNI (locally administered, unicast). Every
  *       replica uses it, so a client's permanent neighbour entry stays right when the Service sends
  *       it to another replica (fail-over needs no change in the client).
- *   <li>MAC of a client end: {@code 02:54:} + the client pod's IPv4 address; the gateway computes
- *       it from the pod's address for its FDB and neighbour entries.
+ *   <li>MAC of a client end: {@code 02:54:} + the client pod's IPv4 address ({@code 06:} + 40 bits
+ *       of the SHA-256 of an IPv6-only pod's address); the gateway computes it from the pod's
+ *       address for its FDB and neighbour entries.
  *   <li>IPv6 next hop of the gateway end: the link-local address the gateway MAC makes (modified
  *       EUI-64, RFC 4291 §2.5.1 and Appendix A), {@code fe80::53:ff:fe} + the VNI; clients hold a
  *       permanent neighbour entry for it, so no neighbour discovery crosses the tunnel.
@@ -82,9 +83,19 @@ public final class EgressIds {
     }
   }
 
+  /**
+   * A client pod's MAC on its VXLAN device, from its underlay address, so that the gateway knows it
+   * without learning: {@code 02:54:} + the IPv4 address, or for an IPv6 underlay {@code 06:} + 40
+   * bits of the address's SHA-256 (locally administered unicast, apart from the IPv4 ones).
+   */
   public static MacAddress clientMac(InetAddress client) {
     if (!(client instanceof Inet4Address)) {
-      throw new IllegalArgumentException("the VXLAN egress carries IPv4 clients only: " + client);
+      byte[] h = sha256(client.getHostAddress());
+      long v = 0x06;
+      for (int i = 0; i < 5; i++) {
+        v = (v << 8) | (h[i] & 0xff);
+      }
+      return new MacAddress(v);
     }
     long v = 0;
     for (byte b : client.getAddress()) {
@@ -100,6 +111,35 @@ public final class EgressIds {
 
   /** The tunnel device in an egress pod. */
   public static final String GATEWAY_DEVICE = "egress0";
+
+  /** The egress pod's tunnel device for clients over an IPv6 underlay. */
+  public static final String GATEWAY_DEVICE6 = "egress6";
+
+  /** VXLAN over IPv6: IPv6 (40) + UDP (8) + VXLAN (8) + inner Ethernet (14). */
+  public static final int VXLAN6_OVERHEAD = 70;
+
+  /**
+   * The FoU tunnel device to {@code peer}: coil's {@code fou4_<8 hex digits of the IPv4 address>},
+   * and for IPv6 {@code fou6_} + 10 hex digits of the address's SHA-256 (IFNAMSIZ is 16 with the
+   * NUL, so 32 hex digits would not fit).
+   */
+  public static String fouDevice(InetAddress peer) {
+    var hex = java.util.HexFormat.of();
+    if (peer instanceof java.net.Inet4Address) {
+      return "fou4_" + hex.formatHex(peer.getAddress());
+    }
+    return "fou6_" + hex.formatHex(sha256(peer.getHostAddress())).substring(0, 10);
+  }
+
+  /** The flow-based FoU receivers (coil's catch-all for replies from a gateway's own address). */
+  public static String fouReceiver(boolean ipv6) {
+    return ipv6 ? "fou6rx" : "fou4rx";
+  }
+
+  /** IPv4 (20) + UDP (8) outside IPIP; IPv6 (40) + UDP (8) outside IP6IP6. */
+  public static int fouOverhead(boolean ipv6) {
+    return ipv6 ? 48 : 28;
+  }
 
   private static byte[] sha256(String s) {
     try {

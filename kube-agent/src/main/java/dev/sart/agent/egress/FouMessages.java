@@ -10,15 +10,15 @@ import java.util.function.Consumer;
 
 /**
  * The netlink messages of coil's FoU tunnels (its egress article: "How Foo over UDP tunnel works"),
- * built byte for byte from the kernel's documented attributes. Nothing here sends them: this kernel
- * has neither {@code fou} nor {@code ipip}, so they are checked against the headers' numbers in
- * {@code FouMessagesTest}, and {@code sartd egress --tunnel fou} refuses to start where the modules
- * are missing ({@link TunnelProbe}).
+ * built byte for byte from the kernel's documented attributes; {@link Fou} sends them. The test
+ * kernel has neither {@code fou} nor {@code ipip}, so they are checked against the headers' numbers
+ * in {@code FouMessagesTest}.
  *
  * <ul>
  *   <li>{@link #getFamily}: the generic netlink controller's CTRL_CMD_GETFAMILY for "fou" (its
  *       family id is dynamic; linux/genetlink.h);
- *   <li>{@link #fouAdd}: {@code ip fou add port P ipproto 4|41} (FOU_CMD_ADD, linux/fou.h);
+ *   <li>{@link #fouAdd}, {@link #fouDel}: {@code ip fou add|del port P ipproto 4|41} (FOU_CMD_ADD,
+ *       FOU_CMD_DEL, linux/fou.h);
  *   <li>{@link #tunnelLink}: {@code ip link add NAME type ipip|ip6tnl remote R local L ttl 225
  *       encap fou encap-sport auto|S encap-dport P} (RTM_NEWLINK with IFLA_IPTUN_* of
  *       linux/if_tunnel.h), or with {@code external} (IFLA_IPTUN_COLLECT_METADATA), coil's
@@ -43,6 +43,7 @@ public final class FouMessages {
   static final String FOU_GENL_NAME = "fou";
   static final int FOU_GENL_VERSION = 1;
   static final int FOU_CMD_ADD = 1;
+  static final int FOU_CMD_DEL = 2;
   static final int FOU_ATTR_PORT = 1;
   static final int FOU_ATTR_AF = 2;
   static final int FOU_ATTR_IPPROTO = 3;
@@ -98,12 +99,24 @@ public final class FouMessages {
    * family} (AF_INET for an IPv4 listener, AF_INET6).
    */
   public static byte[] fouAdd(int familyId, int seq, int port, boolean ipv6, int ipproto) {
+    return fou(FOU_CMD_ADD, familyId, seq, port, ipv6, ipproto);
+  }
+
+  /**
+   * FOU_CMD_DEL: {@code ip fou del port P [-6]}; the kernel finds the receiver by port, family and
+   * protocol (net/ipv4/fou_core.c, parse_nl_config), so the message carries the same attributes.
+   */
+  public static byte[] fouDel(int familyId, int seq, int port, boolean ipv6, int ipproto) {
+    return fou(FOU_CMD_DEL, familyId, seq, port, ipv6, ipproto);
+  }
+
+  private static byte[] fou(int cmd, int familyId, int seq, int port, boolean ipv6, int ipproto) {
     return message(
         familyId,
         NLM_F_REQUEST | NLM_F_ACK,
         seq,
         b -> {
-          genl(b, FOU_CMD_ADD, FOU_GENL_VERSION);
+          genl(b, cmd, FOU_GENL_VERSION);
           attr(b, FOU_ATTR_PORT, be16(port));
           attr(b, FOU_ATTR_AF, new byte[] {(byte) (ipv6 ? AF_INET6 : AF_INET)});
           attr(b, FOU_ATTR_IPPROTO, new byte[] {(byte) ipproto});
@@ -128,7 +141,36 @@ public final class FouMessages {
       int sourcePort,
       int port,
       boolean external) {
-    boolean v6 = (local != null ? local : remote) instanceof Inet6Address;
+    return tunnelLink(
+        seq,
+        name,
+        (local != null ? local : remote) instanceof Inet6Address,
+        local,
+        remote,
+        underlay,
+        sourcePort,
+        port,
+        external);
+  }
+
+  /**
+   * The flow-based receiver {@code ip link add NAME type ipip|ip6tnl external encap fou encap-dport
+   * P}: takes the decapsulated packets no link with matching addresses takes.
+   */
+  public static byte[] receiverLink(int seq, String name, boolean ipv6, int port) {
+    return tunnelLink(seq, name, ipv6, null, null, 0, 0, port, true);
+  }
+
+  private static byte[] tunnelLink(
+      int seq,
+      String name,
+      boolean v6,
+      InetAddress local,
+      InetAddress remote,
+      int underlay,
+      int sourcePort,
+      int port,
+      boolean external) {
     if (local != null && remote != null && (local instanceof Inet4Address) == v6) {
       throw new IllegalArgumentException("local and remote differ in family");
     }

@@ -19,10 +19,10 @@ import java.util.logging.Logger;
 
 /**
  * What {@code sartd egress} runs in an egress pod: watches the client pods that opted into its
- * Egress (any namespace) and the Egress itself, and keeps {@link GatewayTunnel}'s per-client
- * entries and {@link GatewayNat}'s table in step: SNAT to the static address while this pod is the
- * Egress's gateway ({@code status.gateway}), masquerade otherwise; the reverse-path ports to their
- * Services' ClusterIPs on the gateway only.
+ * Egress (any namespace) and the Egress itself, and keeps the tunnel end's ({@link GatewayEnd})
+ * per-client entries and {@link GatewayNat}'s table in step: SNAT to the static address while this
+ * pod is the Egress's gateway ({@code status.gateway}), masquerade otherwise; the reverse-path
+ * ports to their Services' ClusterIPs on the gateway only.
  */
 public final class GatewayAgent implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(GatewayAgent.class.getName());
@@ -31,7 +31,7 @@ public final class GatewayAgent implements AutoCloseable {
   private final String name;
   private final String podName;
   private final String uplink;
-  private final GatewayTunnel tunnel;
+  private final GatewayEnd tunnel;
   private final GatewayNat nat;
   private final EgressRef me;
   private final SharedIndexInformer<Pod> pods;
@@ -46,7 +46,7 @@ public final class GatewayAgent implements AutoCloseable {
       String name,
       String podName,
       String uplink,
-      GatewayTunnel tunnel,
+      GatewayEnd tunnel,
       GatewayNat nat) {
     this.namespace = namespace;
     this.name = name;
@@ -149,7 +149,10 @@ public final class GatewayAgent implements AutoCloseable {
     }
   }
 
-  /** The pod's IPv4 address while it runs (null when it has none, or is done). */
+  /**
+   * The pod's tunnel address while it runs: its IPv4 address, or an IPv6-only pod's IPv6 one (null
+   * when it has none, or is done).
+   */
   static InetAddress address(Pod pod) {
     var status = pod.getStatus();
     if (status == null
@@ -159,7 +162,15 @@ public final class GatewayAgent implements AutoCloseable {
       return null;
     }
     var ip = Ip.parse(status.getPodIP());
-    return ip instanceof Inet4Address ? ip : null;
+    if (ip instanceof Inet4Address || status.getPodIPs() == null) {
+      return ip;
+    }
+    for (var p : status.getPodIPs()) {
+      if (p.getIp() != null && Ip.parse(p.getIp()) instanceof Inet4Address v4) {
+        return v4; // dual-stack, IPv6 first: the IPv4 address carries both
+      }
+    }
+    return ip;
   }
 
   /** The pod's IPv6 addresses ({@code status.podIPs}), carried in its IPv4 tunnel. */

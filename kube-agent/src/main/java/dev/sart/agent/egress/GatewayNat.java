@@ -79,9 +79,12 @@ public final class GatewayNat {
     b.append("table ").append(family).append(' ').append(TABLE).append(" {\n");
     b.append("  chain postrouting {\n");
     b.append("    type nat hook postrouting priority srcnat; policy accept;\n");
-    b.append("    iifname \"")
+    // both tunnel devices: IPv4 and IPv6 underlays (GatewayTunnel)
+    b.append("    iifname { \"")
         .append(EgressIds.GATEWAY_DEVICE)
-        .append("\" oifname \"")
+        .append("\", \"")
+        .append(EgressIds.GATEWAY_DEVICE6)
+        .append("\" } oifname \"")
         .append(uplink)
         .append("\" ")
         .append(source == null ? "masquerade" : "snat to " + source.getHostAddress())

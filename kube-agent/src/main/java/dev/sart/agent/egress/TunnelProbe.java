@@ -40,10 +40,10 @@ public final class TunnelProbe {
   }
 
   /**
-   * Whether FoU's data path is built: only its netlink messages are ({@link FouMessages}), so an
-   * automatic choice takes VXLAN even where the fou modules exist.
+   * Whether FoU's data path is built ({@link FouGatewayTunnel}, {@link FouClientTunnels}): an
+   * automatic choice takes FoU where its modules exist.
    */
-  public static final boolean FOU_DATA_PATH = false;
+  public static final boolean FOU_DATA_PATH = true;
 
   /** The mode an Egress without {@code tunnel} runs, and why (for the log). */
   public record Choice(TunnelMode mode, String reason) {}

@@ -16,7 +16,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The per-peer export policies as values (the speaker applying them is BgpAgentTest's business).
+ * The per-peer export policies as values (the speaker applying them is BgpAgentPerPeerTest's
+ * business).
  */
 class ExportPoliciesTest {
 

@@ -8,18 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sart.agent.cni.AgentConfig;
-import dev.sart.agent.cni.CniAgent;
-import dev.sart.agent.ipam.Block;
 import dev.sart.testbed.Node;
-import dev.sart.testbed.Testbed;
-import dev.sart.testbed.Topology;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code sart-router} chained after Debian's macvlan as a pod's second network ({@code net1}), the
@@ -28,45 +19,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * namespace on the node's uplink, with a host (192.0.2.200) the node itself has no route to: only
  * traffic that leaves by net1 reaches it.
  */
-class SartRouterTest {
-  @RegisterExtension final Testbed testbed = new Testbed();
-
-  static final String NODE = "192.0.2.1";
-  static final String UPLINK = "203.0.113.1";
-  static final String GATEWAY = "203.0.113.254";
+class SartRouterTest extends ChainNodeFixture {
   static final String INTERNET = "192.0.2.200";
 
-  private Topology t;
-  private Node node;
-  private String uplink;
-  private CniAgent agent;
-  private Path socket;
-
-  @BeforeEach
-  void start() throws Exception {
-    t = testbed.topology();
-    node = t.node("node");
-    Node ext = t.node("ext");
-    dev.sart.testbed.Link l = t.link(node, ext).addresses(UPLINK + "/24", GATEWAY + "/24");
-    uplink = l.aName();
+  @Override
+  void beforeAgent() {
     ext.address("lo", INTERNET + "/32");
-    socket = t.dir().resolve("sart.sock");
-    agent =
-        CniAgent.start(
-            AgentConfig.of(
-                socket,
-                Path.of("/var/run/netns", node.netns()),
-                NODE,
-                null,
-                List.of(Block.parse("default=198.51.100.0/28")),
-                "default"));
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    if (agent != null) {
-      agent.close();
-    }
   }
 
   Conflist cluster() {
@@ -77,29 +35,12 @@ class SartRouterTest {
         List.of(Conflist.plugin("{\"type\":\"sart-cni\",\"endpoint\":\"" + socket + "\"}")));
   }
 
-  ObjectNode macvlan() {
-    // no default route from host-local: the pod's eth0 has it; sart-router moves it
-    return Conflist.plugin(
-        "{\"type\":\"macvlan\",\"master\":\""
-            + uplink
-            + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"host-local\",\"dataDir\":\""
-            + t.dir().resolve("ipam")
-            + "\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\",\"rangeStart\":\"203.0.113.10\","
-            + "\"rangeEnd\":\"203.0.113.20\",\"gateway\":\""
-            + GATEWAY
-            + "\"}]]}}");
-  }
-
   ObjectNode router() {
     return Conflist.plugin(
         "{\"type\":\"sart-router\",\"endpoint\":\""
             + socket
             + "\",\"overlay_hijack_subnet\":[\"198.51.100.0/28\"],"
             + "\"service_hijack_subnet\":[\"198.51.100.192/27\"],\"overlay_interface\":\"eth0\"}");
-  }
-
-  static boolean ping(Node from, String to) {
-    return from.tryExec("ping", "-c", "1", "-W", "1", to).ok();
   }
 
   static String routeGet(Node pod, String to) {
@@ -122,7 +63,8 @@ class SartRouterTest {
     JsonNode clusterA = cluster().add("ca", podA, "eth0");
     String a = address(clusterA);
     String b = address(cluster().add("cb", podB, "eth0"));
-    Conflist secondary = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan()));
+    // no default route from host-local: the pod's eth0 has it; sart-router moves it
+    Conflist secondary = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(false)));
     JsonNode mac = secondary.add("ca", podA, "net1");
     String net1 = address(mac);
 
@@ -131,7 +73,7 @@ class SartRouterTest {
     assertFalse(ping(podA, INTERNET), "the node has no route to the outside");
     assertFalse(ping(node, net1), "the node cannot reach the pod's macvlan address");
 
-    Conflist chain = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), router()));
+    Conflist chain = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(false), router()));
     Conflist.Outcome o = chain.exec("ADD", router(), mac, "ca", podA, "net1");
     assertEquals(0, o.code(), o.stdout());
     JsonNode result = o.json();
@@ -167,8 +109,8 @@ class SartRouterTest {
 
     // DEL of the secondary network: the pod is as sart-cni made it, the node has none of ours
     chain.del("ca", podA, "net1", result);
-    assertEquals(List.of(), SartVethTest.ours(podA));
-    assertEquals(List.of(), SartVethTest.ours(node));
+    assertEquals(List.of(), ours(podA));
+    assertEquals(List.of(), ours(node));
     assertTrue(routeGet(podA, INTERNET).contains("dev eth0"), routeGet(podA, INTERNET));
     assertFalse(podA.tryExec("ip", "link", "show", "net1").ok());
     dev.sart.testbed.Shell.Result table200 = podA.tryExec("ip", "route", "show", "table", "200");

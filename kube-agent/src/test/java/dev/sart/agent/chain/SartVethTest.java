@@ -8,18 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sart.agent.cni.AgentConfig;
-import dev.sart.agent.cni.CniAgent;
-import dev.sart.agent.ipam.Block;
 import dev.sart.testbed.Node;
-import dev.sart.testbed.Testbed;
-import dev.sart.testbed.Topology;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code sart-veth} chained after Debian's macvlan (+ host-local), run as a runtime runs a
@@ -28,28 +19,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * isolates the parent) nor the node's Service stand-in (an nftables DNAT, as the test bed's
  * kube-proxy stand-in does).
  */
-class SartVethTest {
-  @RegisterExtension final Testbed testbed = new Testbed();
-
-  static final String NODE = "192.0.2.1";
-  static final String UPLINK = "203.0.113.1";
-  static final String EXTERNAL = "203.0.113.254";
+class SartVethTest extends ChainNodeFixture {
   static final String SERVICE = "198.51.100.200";
 
-  private Topology t;
-  private Node node;
-  private Node ext;
-  private String uplink;
-  private CniAgent agent;
-  private Path socket;
-
-  @BeforeEach
-  void start() throws Exception {
-    t = testbed.topology();
-    node = t.node("node");
-    ext = t.node("ext");
-    dev.sart.testbed.Link l = t.link(node, ext).addresses(UPLINK + "/24", EXTERNAL + "/24");
-    uplink = l.aName();
+  @Override
+  void beforeAgent() {
     node.address("lo", NODE + "/32");
     // the Service stand-in: its address is DNATed to the node's
     node.exec(
@@ -59,35 +33,6 @@ class SartVethTest {
             + SERVICE
             + " dnat to "
             + NODE);
-    socket = t.dir().resolve("sart.sock");
-    agent =
-        CniAgent.start(
-            AgentConfig.of(
-                socket,
-                Path.of("/var/run/netns", node.netns()),
-                NODE,
-                null,
-                List.of(Block.parse("default=198.51.100.0/28")),
-                "default"));
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    if (agent != null) {
-      agent.close();
-    }
-  }
-
-  ObjectNode macvlan() {
-    return Conflist.plugin(
-        "{\"type\":\"macvlan\",\"master\":\""
-            + uplink
-            + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"host-local\",\"dataDir\":\""
-            + t.dir().resolve("ipam")
-            + "\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\",\"rangeStart\":\"203.0.113.10\","
-            + "\"rangeEnd\":\"203.0.113.20\",\"gateway\":\""
-            + EXTERNAL
-            + "\"}]],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}");
   }
 
   ObjectNode veth(String extra) {
@@ -101,39 +46,10 @@ class SartVethTest {
             + "}");
   }
 
-  static boolean ping(Node from, String to) {
-    return from.tryExec("ping", "-c", "1", "-W", "1", to).ok();
-  }
-
-  private static JsonNode json(String s) {
-    try {
-      return Conflist.JSON.readTree(s.isBlank() ? "[]" : s);
-    } catch (Exception e) {
-      throw new AssertionError(s, e);
-    }
-  }
-
-  /** Routes and rules of ours (protocol 52) in a namespace, as `ip` shows them. */
-  static List<String> ours(Node n) {
-    List<String> out = new java.util.ArrayList<>();
-    for (String family : List.of("-4", "-6")) {
-      for (JsonNode r :
-          json(n.exec("ip", family, "-j", "route", "show", "table", "all", "proto", "52"))) {
-        out.add(r.toString());
-      }
-      for (JsonNode r : json(n.exec("ip", family, "-j", "rule", "show"))) {
-        if ("52".equals(r.path("protocol").asText())) {
-          out.add(r.toString());
-        }
-      }
-    }
-    return out;
-  }
-
   @Test
   void aMacvlanPodReachesItsNodeAndServicesOnlyWithSartVeth() {
     Node pod = t.node("pod");
-    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan()));
+    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(true)));
     JsonNode mac = main.add("c1", pod, "eth0");
     // without sart-veth: the outside yes, the node and the Service no
     assertTrue(ping(pod, EXTERNAL), "macvlan reaches the external network");
@@ -180,7 +96,7 @@ class SartVethTest {
     assertNull(chained.check("c1", pod, "eth0", result));
 
     // DEL (the chain in reverse): everything goes, on the node and in the pod
-    new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), veth("")))
+    new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(true), veth("")))
         .del("c1", pod, "eth0", result);
     assertFalse(node.tryExec("ip", "link", "show", hostEnd).ok(), "host end removed");
     assertEquals(List.of(), ours(node));
@@ -193,30 +109,13 @@ class SartVethTest {
     assertEquals(0, chained.exec("DEL", veth(""), result, "c1", null, "eth0").code());
   }
 
-  ObjectNode macvlan(String master, String subnet, String start, String end, boolean route) {
-    return Conflist.plugin(
-        "{\"type\":\"macvlan\",\"master\":\""
-            + master
-            + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"host-local\",\"dataDir\":\""
-            + t.dir().resolve("ipam")
-            + "\",\"ranges\":[[{\"subnet\":\""
-            + subnet
-            + "\",\"rangeStart\":\""
-            + start
-            + "\",\"rangeEnd\":\""
-            + end
-            + "\"}]]"
-            + (route ? ",\"routes\":[{\"dst\":\"0.0.0.0/0\"}]" : "")
-            + "}}");
-  }
-
   @Test
   void aSecondMacvlanInterfaceGetsItsRoutesMigratedAndItsMacFromThePrefix() {
     // a second uplink for the pod's second macvlan
     dev.sart.testbed.Link l2 = t.link(node, ext).addresses("192.0.2.65/26", "192.0.2.126/26");
     Node pod = t.node("pod");
     JsonNode first =
-        new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), veth("")))
+        new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(true), veth("")))
             .add("c2", pod, "eth0");
     ObjectNode second = veth(",\"mac_prefix\":\"1a:2b\"");
     Conflist chain2 =
@@ -225,7 +124,8 @@ class SartVethTest {
             "second-net",
             "1.0.0",
             List.of(
-                macvlan(l2.aName(), "192.0.2.64/26", "192.0.2.70", "192.0.2.80", false), second));
+                macvlan(l2.aName(), "192.0.2.64/26", "192.0.2.70", "192.0.2.80", null, false),
+                second));
     JsonNode result = chain2.add("c2", pod, "net1");
     assertEquals(List.of("net1"), Conflist.interfaces(result), "veth0 is eth0's: none added");
     assertEquals("1a:2b:c0:00:02:46", result.path("interfaces").get(0).path("mac").asText());
@@ -266,14 +166,14 @@ class SartVethTest {
     assertEquals(0, v11.exec("GC", gc, null, "", null, "").code());
     assertFalse(node.tryExec("ip", "link", "show", hostEnd).ok(), "garbage-collected");
     assertEquals(0, v11.exec("STATUS", gc, null, "", null, "").code(), "STATUS: ready");
-    new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(), veth("")))
+    new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(true), veth("")))
         .del("c2", pod, "eth0", first);
   }
 
   @Test
   void skipCallPassesPrevResultThroughAndAMissingPrevResultIsAnError() {
     Node pod = t.node("pod");
-    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan()));
+    Conflist main = new Conflist(node, "macvlan-net", "1.0.0", List.of(macvlan(true)));
     JsonNode mac = main.add("c3", pod, "eth0");
     Conflist.Outcome skipped =
         main.exec("ADD", veth(",\"skip_call\":true"), mac, "c3", pod, "eth0");
@@ -295,7 +195,7 @@ class SartVethTest {
     // a dual-stack pod, an IPv6 Service subnet, and a node without an IPv6 address: the ADD
     // fails after the veth was made, and removes it
     Node pod = t.node("pod");
-    ObjectNode dual = macvlan();
+    ObjectNode dual = macvlan(true);
     ((com.fasterxml.jackson.databind.node.ArrayNode) dual.path("ipam").path("ranges"))
         .add(
             Conflist.JSON

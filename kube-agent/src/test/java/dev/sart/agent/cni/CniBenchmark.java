@@ -28,10 +28,10 @@ import java.util.logging.Logger;
 /**
  * sart-cni against the reference plugins (Debian's containernetworking-plugins: ptp with host-local
  * IPAM) in the same run: the wall time from exec to exit of ADD and DEL (veth, addresses, routes
- * and all) and of VERSION alone (the JVM start-up floor). The calls alternate between the two
- * plugins so that both see the same machine load. ADD/DEL run in the node's namespace through
- * {@code ip netns exec} for both plugins (ptp makes its host end where it runs); the cost of that
- * wrapper alone is measured and printed too.
+ * and all), of VERSION alone, and of the JVM floor ({@link JvmFloor}: an empty main started the
+ * plugin's way). The calls alternate between the two plugins so that both see the same machine
+ * load. ADD/DEL run in the node's namespace through {@code ip netns exec} for both plugins (ptp
+ * makes its host end where it runs); the cost of that wrapper alone is measured and printed too.
  *
  * <pre>
  * ./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20
@@ -105,12 +105,17 @@ public final class CniBenchmark {
       String sartVeth = CniRuntime.PLUGIN.resolveSibling("sart-veth").toString();
       String sartRouter = CniRuntime.PLUGIN.resolveSibling("sart-router").toString();
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
+      String floor =
+          JvmFloor.create(
+                  CniRuntime.PLUGIN.getParent(), Path.of("target/cni-bench-floor").toAbsolutePath())
+              .toString();
 
       try (CniAgent agent = CniAgent.start(config)) {
-        long[][] samples = new long[11][rounds];
+        long[][] samples = new long[12][rounds];
         long[][] cpu = new long[7][rounds];
         long[][] agentCpu = new long[7][rounds];
         long[][] chainedCpu = new long[2][rounds];
+        long[] floorCpu = new long[rounds];
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
           measuring[0] = i >= 0;
@@ -127,6 +132,8 @@ public final class CniBenchmark {
             // the chained plugins: the same jar and cache under their own names
             time(7, List.of(sartVeth), Map.of("CNI_COMMAND", "VERSION"), sartConf),
             time(8, List.of(sartRouter), Map.of("CNI_COMMAND", "VERSION"), sartConf),
+            // the JVM floor: the same launcher, flags and JDK with an empty main (JvmFloor)
+            time(9, List.of(floor), Map.of("CNI_COMMAND", "VERSION"), sartConf),
           };
           if (i >= 0) {
             for (int k = 0; k < s.length; k++) {
@@ -138,6 +145,7 @@ public final class CniBenchmark {
             }
             chainedCpu[0][i] = lastCpu[7][0];
             chainedCpu[1][i] = lastCpu[8][0];
+            floorCpu[i] = lastCpu[9][0];
           }
         }
         String[] names = {"ADD", "DEL", "VERSION"};
@@ -176,6 +184,13 @@ public final class CniBenchmark {
               pct(samples[k], 99),
               pct(samples[k], 50) / pct(samples[4], 50));
         }
+        double floorP50 = pct(samples[11], 50);
+        System.out.printf(
+            "%-26s %9.1f %9.1f  (an empty main, the plugin's launcher, flags and JDK; JvmFloor)%n",
+            "JVM floor", floorP50, pct(samples[11], 99));
+        System.out.printf(
+            "%-26s %9.1f %9.1f  (p50 minus the floor's p50: ADD, VERSION)%n",
+            "over the JVM floor", pct(samples[0], 50) - floorP50, pct(samples[4], 50) - floorP50);
         System.out.printf(
             "%nCPU time per call (user + system), ms, p50: the plugin's process (with what it waited for:"
                 + " ptp's host-local) and this JVM meanwhile (sart: the agent's work; a little noise for ptp)%n");
@@ -190,6 +205,12 @@ public final class CniBenchmark {
               names[k], sc, sa, pc, pct(agentCpu[2 * k + 1], 50), sc / pc);
         }
         System.out.printf("%-26s %9.1f%n", "ip netns exec alone", pct(cpu[6], 50));
+        System.out.printf(
+            "%-26s %9.1f  (ADD %.1f, VERSION %.1f over it)%n",
+            "JVM floor",
+            pct(floorCpu, 50),
+            pct(cpu[0], 50) - pct(floorCpu, 50),
+            pct(cpu[4], 50) - pct(floorCpu, 50));
         for (int k = 0; k < 2; k++) {
           System.out.printf(
               "%-26s %9.1f  (%.2f x sart-cni's VERSION)%n",
@@ -248,7 +269,7 @@ public final class CniBenchmark {
    * Per kind of call, the last call's CPU: the child's (with its waited-for children) and this
    * JVM's, ns.
    */
-  private static final long[][] lastCpu = new long[9][2];
+  private static final long[][] lastCpu = new long[10][2];
 
   private static final MethodHandle GETRUSAGE =
       Linker.nativeLinker()

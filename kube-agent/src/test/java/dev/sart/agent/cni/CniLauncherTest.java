@@ -71,6 +71,8 @@ class CniLauncherTest {
                 "-XX:ReservedCodeCacheSize=8m",
                 "--add-exports",
                 "java.base/sun.security.jca=ALL-UNNAMED",
+                "--add-exports",
+                "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-cp",
                 dir.resolve("sart-cni.jar").toString(),
                 "dev.sart.cni.SartCni"),

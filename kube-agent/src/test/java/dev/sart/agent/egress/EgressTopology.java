@@ -42,6 +42,9 @@ final class EgressTopology implements AutoCloseable {
   static final String OTHER6 = "2001:db8:2::10"; // not in them
   static final IpPrefix DESTINATIONS6 = IpPrefix.parse("2001:db8:1::/64");
   static final int PORT = 7000;
+  static final String CLIENT6_ONLY = "fd00::40"; // IPv6-only pods (pod6)
+  static final String GW6_ONLY = "fd00::50";
+  static final String EGRESS_CLUSTER_IP6 = "fd00::100";
 
   final Topology t;
   final Node node;
@@ -110,6 +113,34 @@ final class EgressTopology implements AutoCloseable {
   }
 
   private final java.util.Map<Node, String> links = new java.util.HashMap<>();
+
+  /** An IPv6-only pod: a /128, the node's {@code fd00::1} as gateway (call {@link #ipv6} first). */
+  Node pod6(String name, String address) {
+    var pod = t.node(name);
+    var link = t.link(node, pod);
+    links.put(pod, link.aName());
+    node.exec("ip", "-6", "address", "add", NODE_ADDRESS6 + "/128", "dev", link.aName(), "nodad");
+    node.exec("ip", "-6", "route", "add", address + "/128", "dev", link.aName());
+    pod.exec("ip", "-6", "address", "add", address + "/128", "dev", link.bName(), "nodad");
+    pod.exec("ip", "-6", "route", "add", NODE_ADDRESS6, "dev", link.bName());
+    pod.exec("ip", "-6", "route", "add", "default", "via", NODE_ADDRESS6, "dev", link.bName());
+    return pod;
+  }
+
+  /**
+   * kube-proxy's part in an IPv6-only cluster: the egress Service's IPv6 ClusterIP to a gateway.
+   */
+  void kubeProxy6(String gateway) {
+    nft(
+        node,
+        "add table ip6 kp6\ndelete table ip6 kp6\ntable ip6 kp6 {\n"
+            + " chain pre { type nat hook prerouting priority dstnat;\n"
+            + "  ip6 daddr "
+            + EGRESS_CLUSTER_IP6
+            + " udp dport 4789 dnat to "
+            + gateway
+            + "\n }\n}\n");
+  }
 
   Node pod(String name, String address) {
     var pod = t.node(name);

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -148,5 +149,46 @@ class FouMessagesTest {
     var rxData = attributes(le(rxInfo.get(2)), 0, rxInfo.get(2).length);
     assertArrayEquals(new byte[0], rxData.get(19), "IFLA_IPTUN_COLLECT_METADATA (a flag)");
     assertTrue(!rxData.containsKey(2) && !rxData.containsKey(3), "no local, no remote");
+  }
+
+  @Test
+  void fouDelNamesTheReceiverByPortFamilyAndProtocol() {
+    // linux/fou.h: FOU_CMD_DEL = 2; the same attributes as FOU_CMD_ADD (fou_core.c parse_nl_config)
+    byte[] m = FouMessages.fouDel(0x1b, 9, 5555, true, FouMessages.IPPROTO_IPV6);
+    assertEquals(
+        "34000000"
+            + "1b00"
+            + "0500"
+            + "09000000"
+            + "00000000"
+            + "02010000"
+            + "0600010015b30000"
+            + "050002000a000000"
+            + "0500030029000000"
+            + "0500040001000000",
+        HexFormat.of().formatHex(m));
+  }
+
+  @Test
+  void theIpv6FlowBasedReceiverIsAnIp6tnlWithCollectMetadata() {
+    byte[] m = FouMessages.receiverLink(6, "fou6rx", true, 5555);
+    var top = attributes(le(m), 32, m.length);
+    assertArrayEquals("fou6rx\0".getBytes(), top.get(3), "IFLA_IFNAME");
+    var linkinfo = attributes(le(top.get(18)), 0, top.get(18).length);
+    assertArrayEquals("ip6tnl\0".getBytes(), linkinfo.get(1), "IFLA_INFO_KIND");
+    var data = attributes(le(linkinfo.get(2)), 0, linkinfo.get(2).length);
+    assertArrayEquals(new byte[0], data.get(19), "IFLA_IPTUN_COLLECT_METADATA");
+    assertArrayEquals(new byte[] {41}, data.get(9), "IFLA_IPTUN_PROTO IPPROTO_IPV6");
+    assertEquals(1, le(data.get(15)).getShort(0), "IFLA_IPTUN_ENCAP_TYPE TUNNEL_ENCAP_FOU");
+    assertArrayEquals(new byte[] {0x15, (byte) 0xb3}, data.get(18), "IFLA_IPTUN_ENCAP_DPORT");
+    assertEquals(
+        List.of(19, 9, 15, 16, 17, 18), List.copyOf(data.keySet()), "no local, remote, ttl");
+    byte[] v4 = FouMessages.receiverLink(7, "fou4rx", false, 5555);
+    var info4 =
+        attributes(
+            le(attributes(le(v4), 32, v4.length).get(18)),
+            0,
+            0 + attributes(le(v4), 32, v4.length).get(18).length);
+    assertArrayEquals("ipip\0".getBytes(), info4.get(1));
   }
 }

@@ -45,11 +45,14 @@ class TunnelProbeTest {
       Files.createDirectories(sys.resolve(m));
     }
     assertEquals(TunnelMode.FOU, probe.choose(true).mode());
-    // as built: FoU's data path is not, so VXLAN, saying why
+    // as built: the FoU data path is, so FoU where its modules are
+    assertEquals(
+        new TunnelProbe.Choice(TunnelMode.FOU, "fou, ipip and ip6_tunnel modules present"),
+        probe.choose());
     assertEquals(
         new TunnelProbe.Choice(
             TunnelMode.VXLAN, "fou modules present but the FoU data path is not built"),
-        probe.choose());
+        probe.choose(false));
   }
 
   @Test

@@ -200,16 +200,18 @@ public final class AdvertisementReconciler implements AutoCloseable {
       if (!carried) {
         uncarried.add(entry.getValue());
       }
-      // the annotation problems of every address, also of one whose write is settling (or the
+      // the annotation problems of every address, also of one whose write is under way (or the
       // problem would seem gone and be reported again on the next pass)
       var attributes = PathAttributes.of(service, entry.getValue(), pools);
       attributes.problems().stream().filter(p -> !problems.contains(p)).forEach(problems::add);
       var attrs = attributes.attrs().toAttrs();
-      if (writer.settling(namespace + "/" + entry.getKey())) {
-        continue; // a write of ours is on its way (or its result not yet in the cache)
+      var advertKey = namespace + "/" + entry.getKey();
+      if (writer.busy(advertKey)) {
+        continue; // a write of ours is on its way; its end brings this Service back
       }
       var targets = Targets.of(service, slices, peers, family);
-      var advert = existing.get(entry.getKey());
+      // our last write's answer while the informer has not delivered it (the cache is older)
+      var advert = writer.newest(advertKey, existing.get(entry.getKey()));
       if (advert == null) {
         // the first peer map is decided once the advertisement exists, on what the informers hold
         // then: an endpoint that came during the create's round trip is in it, without waiting for
@@ -235,11 +237,11 @@ public final class AdvertisementReconciler implements AutoCloseable {
       }
     }
     for (var advert : existing.values()) {
-      if (wanted.containsKey(advert.getMetadata().getName())
-          || writer.settling(AdvertisementWriter.key(advert))) {
+      var advertKey = AdvertisementWriter.key(advert);
+      if (wanted.containsKey(advert.getMetadata().getName()) || writer.busy(advertKey)) {
         continue;
       }
-      writer.withdrawAndDelete(key, advert, this::withdrawn);
+      writer.withdrawAndDelete(key, writer.newest(advertKey, advert), this::withdrawn);
     }
     report(service, key, problems);
     if (announcements != null && service != null && !addresses.isEmpty()) {

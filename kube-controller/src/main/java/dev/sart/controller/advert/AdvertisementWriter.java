@@ -34,9 +34,12 @@ import java.util.logging.Logger;
  * function of the object's current entries, and the map goes out with the object's {@code
  * resourceVersion} (RFC 6902 {@code replace} of {@code /metadata/resourceVersion}, which the API
  * server treats as a precondition), so an agent's concurrent write makes the server answer 409
- * Conflict and the map is computed again on the object read back. Until the informer has delivered
- * what a write produced, the reconciler leaves that advertisement alone ({@link #settling}): its
- * cached copy is older than what the server has.
+ * Conflict and the map is computed again on the object read back. While a write is under way the
+ * reconciler leaves that advertisement alone ({@link #busy}); once it is done, and until the
+ * informer delivers what it produced, the reconciler works on the object the server answered
+ * ({@link #newest}) rather than on its older cached copy, so it never waits for the informer: a
+ * watch event always follows the write it reports, so until it comes the answer is the newest
+ * version known here, and a copy that is not the newest only costs a 409 and a read.
  */
 final class AdvertisementWriter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(AdvertisementWriter.class.getName());
@@ -45,7 +48,8 @@ final class AdvertisementWriter implements AutoCloseable {
   static final int ATTEMPTS = 8;
 
   /**
-   * How long a write's result may stay unseen by the informer before the cache is trusted again.
+   * How long a write's answer is kept while the informer has not delivered it (then the cache is
+   * trusted again: a re-listed informer may never deliver that version itself).
    */
   static final Duration SETTLE = Duration.ofSeconds(10);
 
@@ -55,7 +59,11 @@ final class AdvertisementWriter implements AutoCloseable {
     BGPAdvertisement run();
   }
 
-  private record Written(String resourceVersion, long at) {}
+  private record Written(BGPAdvertisement object, long at) {
+    String resourceVersion() {
+      return object.getMetadata().getResourceVersion();
+    }
+  }
 
   private final KubernetesClient client;
   private final Writes writes = new Writes("bgpadvertisement", 8);
@@ -68,6 +76,9 @@ final class AdvertisementWriter implements AutoCloseable {
   // guarded by this
   private final Map<String, Written> written = new HashMap<>();
   private final Map<String, Set<String>> seenWhileWriting = new HashMap<>();
+
+  /** Per advertisement, the resourceVersion the informer delivered last. */
+  private final Map<String, String> lastSeen = new HashMap<>();
 
   AdvertisementWriter(KubernetesClient client, BiConsumer<String, Duration> retry) {
     this.client = client;
@@ -83,23 +94,33 @@ final class AdvertisementWriter implements AutoCloseable {
     return status == null || status.peers() == null ? Map.of() : new TreeMap<>(status.peers());
   }
 
+  /** Whether the advertisement {@code key} has a write waiting or under way. */
+  boolean busy(String key) {
+    return writes.pending(key);
+  }
+
   /**
-   * Whether the advertisement {@code key} has a write waiting or under way, or one whose result the
-   * informer has not delivered yet (for at most {@link #SETTLE}).
+   * The newest version of the advertisement {@code key} known here: the server's answer to our last
+   * write while the informer has not delivered it (for at most {@link #SETTLE}), else {@code
+   * cached} (null: none).
    */
-  synchronized boolean settling(String key) {
-    if (writes.pending(key)) {
-      return true;
-    }
+  synchronized BGPAdvertisement newest(String key, BGPAdvertisement cached) {
     var w = written.get(key);
     if (w == null) {
-      return false;
+      return cached;
     }
     if (System.nanoTime() - w.at() > SETTLE.toNanos()) {
       written.remove(key);
-      return false;
+      LOG.info(
+          "advertisement write result unseen name="
+              + key
+              + " resourceVersion="
+              + w.resourceVersion()
+              + " lastSeen="
+              + lastSeen.get(key));
+      return cached;
     }
-    return true;
+    return w.object();
   }
 
   /**
@@ -110,6 +131,11 @@ final class AdvertisementWriter implements AutoCloseable {
   synchronized boolean seen(BGPAdvertisement advert, boolean gone) {
     var key = key(advert);
     var rv = advert.getMetadata().getResourceVersion();
+    if (gone) {
+      lastSeen.remove(key);
+    } else {
+      lastSeen.put(key, rv);
+    }
     var during = seenWhileWriting.get(key);
     if (during != null) {
       during.add(rv);
@@ -299,19 +325,23 @@ final class AdvertisementWriter implements AutoCloseable {
               failed = true;
             }
           } finally {
-            boolean waiting = false;
             synchronized (this) {
               var during = seenWhileWriting.remove(key);
               var rv = result == null ? null : result.getMetadata().getResourceVersion();
-              if (rv != null && (during == null || !during.contains(rv))) {
-                written.put(key, new Written(rv, System.nanoTime()));
-                waiting = true;
+              // an answer the informer already delivered (during the write, or before it when the
+              // write found nothing to change on the object read back) is not waited for
+              if (rv != null
+                  && (during == null || !during.contains(rv))
+                  && !rv.equals(lastSeen.get(key))) {
+                written.put(key, new Written(result, System.nanoTime()));
+              } else {
+                written.remove(key);
               }
             }
-            // the reconciler skipped this advertisement meanwhile: it looks again once the informer
-            // has the result (seen), or now when it already had it, or when SETTLE is over
+            // the reconciler skipped this advertisement meanwhile: it looks again now, on the
+            // answer (newest) until the informer delivers it
             if (!failed) {
-              retry.accept(service, waiting ? SETTLE.plusMillis(100) : Duration.ZERO);
+              retry.accept(service, Duration.ZERO);
             }
           }
         });

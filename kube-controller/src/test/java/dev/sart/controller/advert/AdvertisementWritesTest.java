@@ -8,6 +8,7 @@ import static dev.sart.controller.MockCluster.pool;
 import static dev.sart.controller.MockCluster.slice;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.sart.controller.MockCluster;
 import dev.sart.controller.lb.Decisions;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -130,6 +132,79 @@ class AdvertisementWritesTest {
       writer.setPeers("test/x", stale, p -> PeerMaps.next(p, Set.of("a", "b")));
       // a write from the stale copy would have set a back to NotAdvertised
       awaitPeers("x-10-0-1-1", Map.of("a", "Advertised", "b", NA));
+    }
+  }
+
+  /** An advertisement x-10-0-1-1 whose status went {a: first} (returned), then {a: second}. */
+  private BGPAdvertisement[] twoVersions(String first, String second) {
+    var advert =
+        new BGPAdvertisement(
+            "test",
+            "x-10-0-1-1",
+            new BGPAdvertisementSpec("10.0.1.1/32", AddressType.SERVICE, Protocol.IPV4, null));
+    var created = client.resource(advert).create();
+    var older =
+        client
+            .resource(created)
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), statusOf(first));
+    var newer =
+        client
+            .resource(older)
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), statusOf(second));
+    return new BGPAdvertisement[] {older, newer};
+  }
+
+  private static String statusOf(String a) {
+    return "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"peers\":{\"a\":\"" + a + "\"}}}]";
+  }
+
+  @Test
+  void aWriteThatFindsNothingLeftToChangeDoesNotHoldTheAdvertisement() {
+    // the controller's copy says a is Advertised; the server already says Withdraw (an earlier
+    // write), and the informer has delivered that version
+    var v = twoVersions("Advertised", "Withdraw");
+    var retries = new CopyOnWriteArrayList<Duration>();
+    try (var writer = new AdvertisementWriter(client, (service, delay) -> retries.add(delay))) {
+      writer.seen(v[0], false);
+      writer.seen(v[1], false);
+      writer.setPeers("test/x", v[0], p -> PeerMaps.next(p, Set.of()));
+      await().atMost(WAIT).until(() -> !writer.busy("test/x-10-0-1-1") && !retries.isEmpty());
+      // 409 Conflict, read back: nothing left to write. The reconciler looks again at once, on its
+      // cache (which has that version); it used to wait 10 s for an event already delivered,
+      // leaving the Service's next change (an endpoint not ready) unwritten meanwhile
+      assertEquals(List.of(Duration.ZERO), retries);
+      assertSame(v[1], writer.newest("test/x-10-0-1-1", v[1]));
+      assertEquals(
+          v[1].getMetadata().getResourceVersion(),
+          client
+              .resources(BGPAdvertisement.class)
+              .inNamespace("test")
+              .withName("x-10-0-1-1")
+              .get()
+              .getMetadata()
+              .getResourceVersion());
+    }
+  }
+
+  @Test
+  void untilTheInformerDeliversAWriteTheReconcilerWorksOnTheServersAnswer() {
+    var v = twoVersions(NA, "Advertised");
+    var retries = new CopyOnWriteArrayList<Duration>();
+    try (var writer = new AdvertisementWriter(client, (service, delay) -> retries.add(delay))) {
+      writer.seen(v[1], false);
+      writer.setPeers("test/x", v[1], p -> PeerMaps.next(p, Set.of()));
+      await().atMost(WAIT).until(() -> !writer.busy("test/x-10-0-1-1") && !retries.isEmpty());
+      // not delivered yet: the answer (a: Withdraw), not the cached copy, and no waiting for it
+      assertEquals(List.of(Duration.ZERO), retries);
+      var answer = writer.newest("test/x-10-0-1-1", v[1]);
+      assertEquals(Map.of("a", AdvertiseStatus.Withdraw), answer.getStatus().peers());
+      // delivered: the cache is as new
+      var delivered =
+          client.resources(BGPAdvertisement.class).inNamespace("test").withName("x-10-0-1-1").get();
+      writer.seen(delivered, false);
+      assertSame(delivered, writer.newest("test/x-10-0-1-1", delivered));
     }
   }
 

@@ -1,25 +1,16 @@
 package dev.sart.controller.egress;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.Egress;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -33,32 +24,18 @@ import org.junit.jupiter.api.Test;
  * fouSourcePortAuto} with {@code tunnel: fou}.
  */
 class EgressCoilFieldsTest {
-  private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String NS = "internet-egress";
-
-  private KubernetesMockServer server;
+  private EgressBed bed;
   private KubernetesClient client;
-  private Informers informers;
-  private EgressReconciler egresses;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
-    informers = new Informers(client);
-    egresses =
-        new EgressReconciler(
-            informers, new Events(client), new Metrics(), "registry.example/sart:1");
-    informers.start();
-    egresses.start();
+    bed = new EgressBed().start();
+    client = bed.client;
   }
 
   @AfterEach
   void tearDown() {
-    egresses.close();
-    informers.close();
-    client.close();
-    server.destroy();
+    bed.close();
   }
 
   private void apply(String yaml) {
@@ -69,20 +46,6 @@ class EgressCoilFieldsTest {
                 .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
                 .item())
         .create();
-  }
-
-  private Deployment deployment(String name) {
-    await()
-        .atMost(WAIT)
-        .until(() -> client.apps().deployments().inNamespace(NS).withName(name).get() != null);
-    return client.apps().deployments().inNamespace(NS).withName(name).get();
-  }
-
-  private Service service(String name) {
-    await()
-        .atMost(WAIT)
-        .until(() -> client.services().inNamespace(NS).withName(name).get() != null);
-    return client.services().inNamespace(NS).withName(name).get();
   }
 
   @Test
@@ -114,7 +77,7 @@ class EgressCoilFieldsTest {
           sessionAffinityConfig:
             clientIP: {timeoutSeconds: 43200}
         """);
-    var d = deployment("nat");
+    var d = bed.deployment("nat");
     assertEquals("RollingUpdate", d.getSpec().getStrategy().getType());
     assertEquals(0, d.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal());
     assertEquals(1, d.getSpec().getStrategy().getRollingUpdate().getMaxSurge().getIntVal());
@@ -138,7 +101,7 @@ class EgressCoilFieldsTest {
     assertEquals(List.of("NET_ADMIN"), egress.getSecurityContext().getCapabilities().getAdd());
     assertEquals("registry.example/log:1", pod.getContainers().get(1).getImage());
 
-    var s = service("nat");
+    var s = bed.service("nat");
     assertEquals("ClientIP", s.getSpec().getSessionAffinity());
     assertEquals(43200, s.getSpec().getSessionAffinityConfig().getClientIP().getTimeoutSeconds());
   }
@@ -158,7 +121,7 @@ class EgressCoilFieldsTest {
           sessionAffinityConfig:
             clientIP: {timeoutSeconds: 60}
         """);
-    var egress = deployment("fou").getSpec().getTemplate().getSpec().getContainers().getFirst();
+    var egress = bed.deployment("fou").getSpec().getTemplate().getSpec().getContainers().getFirst();
     assertEquals(
         List.of(
             "egress",
@@ -171,7 +134,7 @@ class EgressCoilFieldsTest {
             "--fou-source-port-auto"),
         egress.getArgs());
     assertEquals(5555, egress.getPorts().getFirst().getContainerPort());
-    var s = service("fou");
+    var s = bed.service("fou");
     assertEquals("None", s.getSpec().getSessionAffinity());
     assertNull(s.getSpec().getSessionAffinityConfig(), "no ClientIP config without affinity");
     assertEquals("UDP", s.getSpec().getPorts().getFirst().getProtocol());

@@ -1,16 +1,14 @@
 package dev.sart.controller.egress;
 
 import static dev.sart.controller.MockCluster.peer;
+import static dev.sart.controller.egress.EgressBed.NS;
+import static dev.sart.controller.egress.EgressBed.WAIT;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.controller.MockCluster;
-import dev.sart.controller.runtime.Events;
-import dev.sart.controller.runtime.Informers;
-import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AdvertiseStatus;
@@ -18,6 +16,7 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Egress;
 import dev.sart.crds.EgressSourceAddress;
 import dev.sart.crds.EgressSpec;
+import dev.sart.crds.EgressStatus;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -25,30 +24,24 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The egress reconciler against fabric8's mock API server in CRUD mode. */
 class EgressReconcilerTest {
-  private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String NS = "internet-egress";
-
-  private KubernetesMockServer server;
+  private EgressBed bed;
   private KubernetesClient client;
-  private Informers informers;
-  private Events events;
-  private EgressReconciler egresses;
 
   @BeforeEach
   void setUp() throws Exception {
-    server = MockCluster.server();
-    client = server.createClient();
+    bed = new EgressBed();
+    client = bed.client;
     peer(client, "node1", "192.0.2.1");
     peer(client, "node1", "192.0.2.65");
     peer(client, "node2", "192.0.2.1");
@@ -56,20 +49,12 @@ class EgressReconcilerTest {
         .resource(
             new AddressPool("egress-pool", AddressPoolSpec.egress("203.0.113.0/29", List.of(NS))))
         .create();
-    informers = new Informers(client);
-    events = new Events(client);
-    egresses = new EgressReconciler(informers, events, new Metrics(), "registry.example/sart:1");
-    informers.start();
-    egresses.start();
+    bed.start();
   }
 
   @AfterEach
   void tearDown() {
-    egresses.close();
-    events.close();
-    informers.close();
-    client.close();
-    server.destroy();
+    bed.close();
   }
 
   private Egress egress(String namespace, String name, EgressSpec spec) {
@@ -78,6 +63,42 @@ class EgressReconcilerTest {
 
   private Egress get(String namespace, String name) {
     return client.resources(Egress.class).inNamespace(namespace).withName(name).get();
+  }
+
+  /**
+   * An Egress to 198.51.100.0/24 that claims its source address from egress-pool: {@code address}
+   * if not null, else any.
+   */
+  private void claiming(String namespace, String name, int replicas, String address) {
+    egress(
+        namespace,
+        name,
+        new EgressSpec(List.of("198.51.100.0/24"), replicas)
+            .withSourceAddress(new EgressSourceAddress("egress-pool", address, null)));
+  }
+
+  /** The Egress's status once it has one that {@code until} accepts. */
+  private EgressStatus awaitStatus(String namespace, String name, Predicate<EgressStatus> until) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var e = get(namespace, name);
+              return e.getStatus() != null && until.test(e.getStatus());
+            });
+    return get(namespace, name).getStatus();
+  }
+
+  /** The gateway label of the egress pod {@code pod}: "true" on the one holding the address. */
+  private String gatewayLabel(String pod) {
+    return client
+        .pods()
+        .inNamespace(NS)
+        .withName(pod)
+        .get()
+        .getMetadata()
+        .getLabels()
+        .get(Sart.EGRESS_GATEWAY_LABEL);
   }
 
   /** An egress pod as the Deployment's ReplicaSet and the kubelet would make it. */
@@ -242,27 +263,20 @@ class EgressReconcilerTest {
   void aRestartedControllerRemovesWhatANamespaceWithoutEgressesStillHas() throws Exception {
     egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0"), 1));
     await().atMost(WAIT).until(() -> accessExists(NS));
-    egresses.close();
-    informers.close();
+    bed.stop();
     client.resources(Egress.class).inNamespace(NS).withName("nat").delete();
     await()
         .atMost(WAIT)
         .until(() -> client.resources(Egress.class).inNamespace(NS).withName("nat").get() == null);
     assertTrue(accessExists(NS), "nothing removed them while no controller ran");
-    informers = new Informers(client);
-    egresses = new EgressReconciler(informers, events, new Metrics(), "registry.example/sart:1");
-    informers.start();
-    egresses.start();
+    bed.start();
     await().atMost(WAIT).until(() -> accessGone(NS));
   }
 
   @Test
   void anEgressRunsAsADeploymentAndAServiceItOwns() {
     var e = egress(NS, "nat", new EgressSpec(List.of("0.0.0.0/0", "::/0"), 2));
-    await()
-        .atMost(WAIT)
-        .until(() -> client.apps().deployments().inNamespace(NS).withName("nat").get() != null);
-    Deployment d = client.apps().deployments().inNamespace(NS).withName("nat").get();
+    Deployment d = bed.deployment("nat");
     assertEquals(2, d.getSpec().getReplicas());
     assertEquals("Egress", d.getMetadata().getOwnerReferences().getFirst().getKind());
     assertEquals(
@@ -276,24 +290,16 @@ class EgressReconcilerTest {
         List.of("egress", "--egress", "nat", "--tunnel", "auto", "--port", "4789"), c.getArgs());
     assertEquals(List.of("NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
 
-    await()
-        .atMost(WAIT)
-        .until(() -> client.services().inNamespace(NS).withName("nat").get() != null);
-    Service s = client.services().inNamespace(NS).withName("nat").get();
+    Service s = bed.service("nat");
     assertEquals("ClusterIP", s.getSpec().getType());
     assertEquals("ClientIP", s.getSpec().getSessionAffinity());
     assertEquals("UDP", s.getSpec().getPorts().getFirst().getProtocol());
     assertEquals(4789, s.getSpec().getPorts().getFirst().getPort());
     assertEquals(Map.of(Sart.EGRESS_NAME_LABEL, "nat"), s.getSpec().getSelector());
     assertEquals("Egress", s.getMetadata().getOwnerReferences().getFirst().getKind());
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "nat").getStatus() != null
-                    && (Sart.EGRESS_NAME_LABEL + "=nat")
-                        .equals(get(NS, "nat").getStatus().selector()));
-    assertNull(get(NS, "nat").getStatus().sourceAddress());
+    var status =
+        awaitStatus(NS, "nat", x -> (Sart.EGRESS_NAME_LABEL + "=nat").equals(x.selector()));
+    assertNull(status.sourceAddress());
 
     // a spec change reaches the Deployment (scale subresource / kubectl edit)
     LockedEdit.edit(
@@ -322,40 +328,14 @@ class EgressReconcilerTest {
   void theStaticAddressIsHeldByOneGatewayAndAnnouncedByItsNode() {
     pod("nat-a", "node1", "203.0.113.130", true);
     pod("nat-b", "node2", "203.0.113.140", true);
-    egress(
-        NS,
-        "nat",
-        new EgressSpec(List.of("198.51.100.0/24"), 2)
-            .withSourceAddress(new EgressSourceAddress("egress-pool")));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "nat").getStatus() != null && get(NS, "nat").getStatus().gateway() != null);
-    var status = get(NS, "nat").getStatus();
+    claiming(NS, "nat", 2, null);
+    var status = awaitStatus(NS, "nat", x -> x.gateway() != null);
     // 203.0.113.0 is the /29's network address
     assertEquals("203.0.113.1", status.sourceAddress());
     assertEquals("nat-a", status.gateway(), "the oldest Ready pod (same age: by name)");
     assertEquals("node1", status.gatewayNode());
-    assertEquals(
-        "true",
-        client
-            .pods()
-            .inNamespace(NS)
-            .withName("nat-a")
-            .get()
-            .getMetadata()
-            .getLabels()
-            .get(Sart.EGRESS_GATEWAY_LABEL));
-    assertNull(
-        client
-            .pods()
-            .inNamespace(NS)
-            .withName("nat-b")
-            .get()
-            .getMetadata()
-            .getLabels()
-            .get(Sart.EGRESS_GATEWAY_LABEL));
+    assertEquals("true", gatewayLabel("nat-a"));
+    assertNull(gatewayLabel("nat-b"));
     assertEquals(
         "true",
         client
@@ -400,32 +380,14 @@ class EgressReconcilerTest {
                         "node1-65000-192.0.2.65", AdvertiseStatus.Withdraw,
                         "node2-65000-192.0.2.1", AdvertiseStatus.NotAdvertised)
                     .equals(peersOf(advert)));
-    assertEquals(
-        "true",
-        client
-            .pods()
-            .inNamespace(NS)
-            .withName("nat-b")
-            .get()
-            .getMetadata()
-            .getLabels()
-            .get(Sart.EGRESS_GATEWAY_LABEL));
+    assertEquals("true", gatewayLabel("nat-b"));
   }
 
   @Test
   void aGatewayThatIsNotReadyGivesTheAddressToAnother() {
     pod("nat-a", "node1", "203.0.113.130", true);
-    egress(
-        NS,
-        "nat",
-        new EgressSpec(List.of("198.51.100.0/24"), 2)
-            .withSourceAddress(new EgressSourceAddress("egress-pool")));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "nat").getStatus() != null
-                    && "nat-a".equals(get(NS, "nat").getStatus().gateway()));
+    claiming(NS, "nat", 2, null);
+    awaitStatus(NS, "nat", x -> "nat-a".equals(x.gateway()));
     pod("nat-b", "node2", "203.0.113.140", true);
     // nat-a's readiness probe fails
     LockedEdit.edit(
@@ -436,34 +398,13 @@ class EgressReconcilerTest {
           return p;
         });
     await().atMost(WAIT).until(() -> "nat-b".equals(get(NS, "nat").getStatus().gateway()));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                !client
-                    .pods()
-                    .inNamespace(NS)
-                    .withName("nat-a")
-                    .get()
-                    .getMetadata()
-                    .getLabels()
-                    .containsKey(Sart.EGRESS_GATEWAY_LABEL));
+    await().atMost(WAIT).until(() -> gatewayLabel("nat-a") == null);
   }
 
   @Test
   void onlyANamespaceThePoolListsMayClaimFromIt() {
-    egress(
-        "team-b",
-        "nat",
-        new EgressSpec(List.of("198.51.100.0/24"), 1)
-            .withSourceAddress(new EgressSourceAddress("egress-pool")));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get("team-b", "nat").getStatus() != null
-                    && get("team-b", "nat").getStatus().message() != null);
-    var status = get("team-b", "nat").getStatus();
+    claiming("team-b", "nat", 1, null);
+    var status = awaitStatus("team-b", "nat", x -> x.message() != null);
     assertNull(status.sourceAddress());
     assertEquals(
         "AddressPool egress-pool does not list namespace team-b in allowedNamespaces",
@@ -481,53 +422,21 @@ class EgressReconcilerTest {
   @Test
   void twoEgressesNeverShareAnAddressAndARequestedAddressIsHonoured() {
     pod("nat-a", "node1", "203.0.113.130", true);
-    egress(
-        NS,
-        "nat",
-        new EgressSpec(List.of("198.51.100.0/24"), 1)
-            .withSourceAddress(new EgressSourceAddress("egress-pool", "203.0.113.5", null)));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "nat").getStatus() != null
-                    && "203.0.113.5".equals(get(NS, "nat").getStatus().sourceAddress()));
-    egress(
-        NS,
-        "other",
-        new EgressSpec(List.of("198.51.100.0/24"), 1)
-            .withSourceAddress(new EgressSourceAddress("egress-pool", "203.0.113.5", null)));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "other").getStatus() != null
-                    && get(NS, "other").getStatus().message() != null);
-    assertEquals(
-        "address 203.0.113.5 is held by another Egress", get(NS, "other").getStatus().message());
-    assertNull(get(NS, "other").getStatus().sourceAddress());
-    egress(
-        NS,
-        "third",
-        new EgressSpec(List.of("198.51.100.0/24"), 1)
-            .withSourceAddress(new EgressSourceAddress("egress-pool")));
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                get(NS, "third").getStatus() != null
-                    && get(NS, "third").getStatus().sourceAddress() != null);
-    assertEquals("203.0.113.1", get(NS, "third").getStatus().sourceAddress());
+    claiming(NS, "nat", 1, "203.0.113.5");
+    awaitStatus(NS, "nat", x -> "203.0.113.5".equals(x.sourceAddress()));
+    claiming(NS, "other", 1, "203.0.113.5");
+    var other = awaitStatus(NS, "other", x -> x.message() != null);
+    assertEquals("address 203.0.113.5 is held by another Egress", other.message());
+    assertNull(other.sourceAddress());
+    claiming(NS, "third", 1, null);
+    var third = awaitStatus(NS, "third", x -> x.sourceAddress() != null);
+    assertEquals("203.0.113.1", third.sourceAddress());
   }
 
   @Test
   void aDeletedEgressWithdrawsItsAddressBeforeTheAdvertisementGoes() {
     pod("nat-a", "node1", "203.0.113.130", true);
-    egress(
-        NS,
-        "nat",
-        new EgressSpec(List.of("198.51.100.0/24"), 1)
-            .withSourceAddress(new EgressSourceAddress("egress-pool")));
+    claiming(NS, "nat", 1, null);
     var advert = "egress-nat-203-0-113-1";
     await().atMost(WAIT).until(() -> peersOf(advert) != null && !peersOf(advert).isEmpty());
     setPeers(advert, AdvertiseStatus.Advertised);

@@ -282,6 +282,9 @@ class GracefulRestartTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> sentAndReceived(ping(1).join().stdout())[1] == 1);
     ManagedProcess pings = pingUntilStopped();
+    // every change of sart's routes from here on, as the kernel reports it
+    ManagedProcess routes =
+        sart.spawn("ip-monitor", java.util.List.of("ip", "-ts", "monitor", "route"));
     Thread.sleep(1000);
     kill(first, sart, "sartd-fib");
 
@@ -312,6 +315,12 @@ class GracefulRestartTest {
 
     int[] sr = summary(pings);
     assertEquals(sr[0], sr[1], "pings lost across the restart: " + (sr[0] - sr[1]));
+    // FRR, started less than its restart time ago, sets its own Restart State bit and sends its
+    // routes only after our End-of-RIB: the FIB must not reconcile them away meanwhile
+    String changes = Files.readString(routes.log());
+    assertFalse(
+        changes.lines().anyMatch(l -> l.contains("Deleted") && l.contains(CLIENTS)),
+        () -> "the route to the clients left sart's kernel during the restart:\n" + changes);
   }
 
   @Test

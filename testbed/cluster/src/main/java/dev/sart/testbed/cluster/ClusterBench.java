@@ -38,7 +38,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       route leaves both ToRs (and back);
  *   <li>{@code --pods} pods created at once on one node → all Ready, sart-cni vs the reference
  *       {@code ptp} + {@code host-local} plugins, the same kubelet stand-in;
- *   <li>{@code sartd node} killed → its Service route back on both ToRs, addresses unchanged.
+ *   <li>{@code sartd node} killed and started again: its Service route kept by the ToRs (graceful
+ *       restart), the new session's OPEN, UPDATE and End-of-RIB, the stale flag cleared; addresses
+ *       unchanged ({@link BenchRestarts}).
  * </ol>
  *
  * The ToRs are observed with {@link RouteWatch} (rtnetlink events, no polling); its own lag is
@@ -358,12 +360,15 @@ public final class ClusterBench {
           // advertisement's peer map (as the API server has it now)
           long slice = firstSlice(t0, 0);
           say(
-              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s);"
+              "  sample %d: no withdrawal seen on both ToRs within %s (tor1 %s, tor2 %s;"
+                  + " WITHDRAW on the wire: tor1 %s, tor2 %s);"
                   + " EndpointSlice not ready %s; advertisement status now %s; load %s",
               i,
               WAIT,
               g1.isPresent() ? "withdrew" : "kept it",
               g2.isPresent() ? "withdrew" : "kept it",
+              u1.await(ip, true, t0, Duration.ZERO).isPresent() ? "yes" : "no",
+              u2.await(ip, true, t0, Duration.ZERO).isPresent() ? "yes" : "no",
               slice > 0 ? "seen after " + ms(slice - t0) : "never seen",
               advertStatus(ip),
               load());
@@ -435,69 +440,10 @@ public final class ClusterBench {
               });
     }
 
-    // ---- 4: sartd node restart
+    // ---- 4: sartd node restart (graceful restart: the ToRs keep the route)
 
     private void restarts() {
-      step("%d times: sartd node on node1 killed (SIGKILL) and started again", s.restarts());
-      ClusterNode n1 = cluster.nodes().get(0);
-      String ip = addressOf.get("local");
-      List<Long> toGone = new ArrayList<>();
-      List<Long> toBack = new ArrayList<>();
-      List<Long> toOpen = new ArrayList<>();
-      List<Long> openToUpdate = new ArrayList<>();
-      List<Long> updateToKernel = new ArrayList<>();
-      for (int i = 0; i < s.restarts(); i++) {
-        Map<String, String> before = addresses();
-        w1.clear();
-        w2.clear();
-        u1.clear();
-        u2.clear();
-        long t0 = System.nanoTime();
-        ProcessHandle.of(n1.process().pid()).ifPresent(ProcessHandle::destroyForcibly);
-        await("sartd node gone")
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> !n1.process().isAlive());
-        cluster.startSartd(n1, "sartd-node-bench-" + i);
-        OptionalLong g1 = w1.await(ip, true, t0, Duration.ofSeconds(30));
-        OptionalLong g2 = w2.await(ip, true, t0, Duration.ofSeconds(30));
-        if (g1.isPresent() && g2.isPresent()) {
-          toGone.add(Math.max(g1.getAsLong(), g2.getAsLong()) - t0);
-        }
-        OptionalLong b1 = w1.await(ip, false, t0, Duration.ofSeconds(120));
-        OptionalLong b2 = w2.await(ip, false, t0, Duration.ofSeconds(120));
-        if (b1.isEmpty() || b2.isEmpty()) {
-          throw new IllegalStateException("node1's Local route did not come back within 120 s");
-        }
-        long back = Math.max(b1.getAsLong(), b2.getAsLong());
-        toBack.add(back - t0);
-        OptionalLong o1 = u1.await("OPEN " + n1.internalIp(), false, t0, Duration.ofSeconds(1));
-        OptionalLong o2 = u2.await("OPEN " + n1.addressB(), false, t0, Duration.ofSeconds(1));
-        OptionalLong x1 = u1.await(ip, false, t0, Duration.ofSeconds(1));
-        OptionalLong x2 = u2.await(ip, false, t0, Duration.ofSeconds(1));
-        if (o1.isPresent() && o2.isPresent() && x1.isPresent() && x2.isPresent()) {
-          long open = Math.max(o1.getAsLong(), o2.getAsLong());
-          long update = Math.max(x1.getAsLong(), x2.getAsLong());
-          toOpen.add(open - t0);
-          openToUpdate.add(update - open);
-          updateToKernel.add(back - update);
-        }
-        Map<String, String> after = addresses();
-        say(
-            "  restart %d: route back after %.2f s; addresses %s",
-            i,
-            secs(toBack.getLast()),
-            after.equals(before)
-                ? "unchanged (" + after.size() + ")"
-                : "CHANGED " + before + " → " + after);
-      }
-      row("sartd node killed → route gone from both ToRs", toGone);
-      row(
-          "  sartd node killed → its OPEN received by both ToRs (JVM start, agent, speaker)",
-          toOpen);
-      row("  OPEN → UPDATE with the route received by both ToRs (session, agent)", openToUpdate);
-      row("  UPDATE → route in both ToRs' kernels (FRR)", updateToKernel);
-      row("**sartd node killed → its route back on both ToRs**", toBack);
-      say("  load %s", load());
+      BenchRestarts.run(cluster, s, addressOf.get("local"), w1, w2, u1, u2, this::addresses);
     }
 
     /** Services' and pods' addresses in the bench namespace. */

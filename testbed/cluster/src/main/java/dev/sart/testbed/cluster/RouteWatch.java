@@ -65,7 +65,7 @@ public final class RouteWatch implements AutoCloseable {
    * BGP decoder (RFC 4271 §4.3: withdrawn routes and NLRI), each prefix an event ({@code deleted}
    * for a withdrawal) at the packet's capture time. The moment a ToR received a route, before bgpd
    * and zebra handled it. An OPEN (RFC 4271 §4.2) from {@code a.b.c.d} is an event for the prefix
-   * {@code "OPEN a.b.c.d"}.
+   * {@code "OPEN a.b.c.d"}, its End-of-RIB (RFC 4724 §2) one for {@code "EOR a.b.c.d"}.
    */
   public static RouteWatch openWire(Node ns, String address) {
     try {
@@ -124,6 +124,12 @@ public final class RouteWatch implements AutoCloseable {
         } else if (x.startsWith("Open Message")) {
           synchronized (events) {
             events.add(new Event(false, "OPEN " + source, stampNanos, lag));
+            events.notifyAll();
+          }
+        } else if (x.startsWith("End-of-Rib Marker")) {
+          // an UPDATE with nothing in it (RFC 4724 §2)
+          synchronized (events) {
+            events.add(new Event(false, "EOR " + source, stampNanos, lag));
             events.notifyAll();
           }
         } else if (x.equals("Updated routes:")) {

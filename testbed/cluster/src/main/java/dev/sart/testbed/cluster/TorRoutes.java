@@ -40,4 +40,25 @@ final class TorRoutes {
     }
     return out;
   }
+
+  /**
+   * Whether the ToR's BGP path for {@code prefix} learned from {@code peer} carries FRR's stale
+   * flag (graceful restart, RFC 4724 §4.2: kept while the peer restarts); null when the ToR has no
+   * path from that peer ({@code show bgp ipv4 unicast PREFIX json}).
+   */
+  static Boolean stale(Frr tor, String prefix, String peer) {
+    String family = prefix.contains(":") ? "ipv6" : "ipv4";
+    JsonNode root;
+    try {
+      root = JSON.readTree(tor.vtysh("show bgp " + family + " unicast " + prefix + " json"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (JsonNode path : root.path("paths")) {
+      if (peer.equals(path.path("peer").path("peerId").asText())) {
+        return path.path("stale").asBoolean(false);
+      }
+    }
+    return null;
+  }
 }

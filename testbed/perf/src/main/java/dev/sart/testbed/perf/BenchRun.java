@@ -215,6 +215,10 @@ final class BenchRun {
     ChurnPhase reannounce10 = ChurnPhase.NONE;
     ChurnPhase withdrawAll = ChurnPhase.NONE;
     ProcStats idle;
+
+    /** One second after the monitor's session came up (issue 29's idle RSS). */
+    ProcStats strictIdle;
+
     ProcStats converged;
     long monitorRoutes;
     List<String> expiries = List.of();
@@ -235,6 +239,10 @@ final class BenchRun {
               : converged.cpuSeconds() - idle.cpuSeconds();
       double bpr =
           converged == null || idle == null ? Double.NaN : (double) (peak - idleRss) / s.paths();
+      double strict =
+          converged == null || strictIdle == null
+              ? Double.NaN
+              : (double) (converged.rssBytes() - strictIdle.rssBytes()) / s.paths();
       double startupCpu = idle == null ? Double.NaN : idle.cpuSeconds();
       return new Result(
           target,
@@ -249,6 +257,7 @@ final class BenchRun {
           peak,
           cpu,
           bpr,
+          strict,
           withdraw10,
           reannounce10,
           withdrawAll,
@@ -295,6 +304,10 @@ final class BenchRun {
         .until(() -> monitor.protocols("mon").get("mon").established());
     m.ready = (System.nanoTime() - started) / 1e9;
     say("monitor session Established %.2f s after the target's start", m.ready);
+    // the idle RSS of issue 29's memory per route: one second after the monitor's session is up
+    sleep(Duration.ofSeconds(1));
+    m.strictIdle = ProcStats.of(m.running.pids());
+    MemoryReading.Idle idleMap = reading() ? idle(m.running.pids().getFirst()) : null;
     say("writing the generators' configuration (%,d routes)", scenario.paths());
     BirdInstance gens =
         BirdInstance.start(
@@ -319,6 +332,15 @@ final class BenchRun {
         m.generator,
         m.converged.peakRssBytes() / 1024,
         m.converged.cpuSeconds() - m.idle.cpuSeconds());
+    say(
+        "memory per route: %.0f B (peak RSS over the idle RSS), %.0f B by RSS (RSS at convergence"
+            + " over the RSS 1 s after the monitor's session came up, %,d kB)",
+        (double) (m.converged.peakRssBytes() - m.idle.rssBytes()) / scenario.paths(),
+        (double) (m.converged.rssBytes() - m.strictIdle.rssBytes()) / scenario.paths(),
+        m.strictIdle.rssBytes() / 1024);
+    if (idleMap != null) {
+      read(m.running.pids().getFirst(), idleMap);
+    }
     if (scenario.samePrefixes() && !scenario.addPath()) {
       checkBestPaths(m, monitor);
     }
@@ -373,6 +395,33 @@ final class BenchRun {
             Target.AS,
             options.holdTime(),
             scenario.addPath() ? " add paths rx;" : "");
+  }
+
+  /** Whether this run reads where sartd's memory per route goes ({@link MemoryReading}). */
+  private boolean reading() {
+    return target == Target.SART && MemoryReading.on();
+  }
+
+  private static MemoryReading.Idle idle(long pid) {
+    try {
+      return MemoryReading.idle(pid);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void read(long pid, MemoryReading.Idle idleMap) {
+    try {
+      MemoryReading.read(pid, idleMap, scenario.paths(), l -> say("%s", l));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private static double seconds(long t0) {

@@ -42,7 +42,7 @@ public final class Bgperf {
       System.err.println("bgperf: " + e.getMessage());
       System.err.println(
           "usage: bgperf [--scenarios a,b,c,d,e] [--targets sart,bird,frr,gobgp,openbgpd] "
-              + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL]");
+              + "[--scale F] [--peer-scale F] [--out DIR] [--no-pin] [--hold-time S] [--stall S] [--timeout S] [--sartd-opts 'JVM OPTIONS'] [--sart-advertise-peer-as] [--churn-rounds N] [--keep DIR] [--sart-log LEVEL] [--memory-reading]");
       System.exit(2);
       return;
     }
@@ -78,6 +78,10 @@ public final class Bgperf {
         case "--sart-log" -> System.setProperty(Target.SART_LOG, need(a, v));
         case "--sart-advertise-peer-as" -> {
           System.setProperty(Target.ADVERTISE_PEER_AS, "true");
+          i--;
+        }
+        case "--memory-reading" -> {
+          System.setProperty(MemoryReading.PROPERTY, "true");
           i--;
         }
         case "--no-pin" -> {

@@ -94,7 +94,7 @@ public final class Footprint {
       argv.add(SartdLauncher.java());
       // the floor without sartd's AOT cache: it would map the whole cache for the JDK's classes
       argv.addAll(
-          SartdLauncher.jvmOptions().stream()
+          SartdLauncher.jvmOptions(target).stream()
               .filter(o -> !target.equals("floor") || !o.startsWith("-XX:AOTCache"))
               .toList());
       argv.addAll(extra);

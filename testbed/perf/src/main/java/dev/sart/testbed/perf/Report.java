@@ -60,6 +60,15 @@ final class Report {
             "%.0f",
             bprGoal ? "≤ 150 B" : "",
             bprGoal ? (sart, best) -> sart <= 150 : null));
+    // issue 29: by the RSS at convergence over the RSS 1 s after the monitor's session came up, in
+    // every scenario
+    f.add(
+        new Figure(
+            "bytes/route by RSS",
+            r -> r.strictBytesPerRoute(),
+            "%.0f",
+            "≤ 150 B",
+            (sart, best) -> sart <= 150));
     if (s.churn()) {
       // the goal is on the median of the rounds (see ChurnPhase); the first round and the CPU are
       // shown beside it

@@ -19,6 +19,8 @@ import java.util.List;
  * @param peakRss the target's peak RSS (VmHWM) at convergence
  * @param cpu the target's CPU seconds (user + system) from the start of the clock to convergence
  * @param bytesPerRoute (peakRss − idleRss) / paths received
+ * @param strictBytesPerRoute issue 29's memory per route: (RSS at convergence − RSS one second
+ *     after the monitor's session came up) / paths received
  * @param withdraw10 churn, per round: 10 % of every peer's routes withdrawn until the monitor
  *     agrees
  * @param reannounce10 churn, per round: those announced again until the monitor agrees
@@ -43,6 +45,7 @@ public record Result(
     long peakRss,
     double cpu,
     double bytesPerRoute,
+    double strictBytesPerRoute,
     ChurnPhase withdraw10,
     ChurnPhase reannounce10,
     ChurnPhase withdrawAll,

@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * How the harness starts sartd, as {@code bin/sartd} does: this JVM's java, the options of {@code
  * sartd/jvm.options}, sartd's jar and class path ({@code sartd/target/classpath.txt}) and, when the
- * build made it, its AOT cache ({@code sartd/target/sartd.aot}, which holds classes from jars
- * only). Without a packaged sartd: this JVM's class path and no cache.
+ * build made it, its AOT cache ({@code sartd/target/sartd.aot}, for {@code sartd node} {@code
+ * sartd-node.aot}; they hold classes from jars only). Without a packaged sartd: this JVM's class
+ * path and no cache.
  */
 final class SartdLauncher {
   private SartdLauncher() {}
@@ -33,11 +34,17 @@ final class SartdLauncher {
     }
   }
 
-  /**
-   * The lines of {@code sartd/jvm.options} without comments and blank lines, and the AOT cache when
-   * there is one (a cache that does not match the jars is ignored by the JVM, in silence).
-   */
+  /** {@link #jvmOptions(String)} of {@code sartd bgp}. */
   static List<String> jvmOptions() {
+    return jvmOptions("bgp");
+  }
+
+  /**
+   * The lines of {@code sartd/jvm.options} without comments and blank lines, and the AOT cache of
+   * the command when there is one ({@code sartd-node.aot} for {@code node}, {@code sartd.aot} for
+   * the others; a cache that does not match the jars is ignored by the JVM, in silence).
+   */
+  static List<String> jvmOptions(String command) {
     Path file = repositoryRoot().resolve("sartd/jvm.options");
     List<String> options = new java.util.ArrayList<>();
     try {
@@ -49,6 +56,10 @@ final class SartdLauncher {
       throw new UncheckedIOException("cannot read sartd's JVM options " + file, e);
     }
     Path aot = repositoryRoot().resolve("sartd/target/sartd.aot");
+    Path nodeAot = repositoryRoot().resolve("sartd/target/sartd-node.aot");
+    if (command.equals("node") && Files.isRegularFile(nodeAot)) {
+      aot = nodeAot;
+    }
     if (sartdJar() != null && Files.isRegularFile(aot)) {
       options.add("-XX:AOTCache=" + aot);
       options.add("-Xlog:aot*=off,cds*=off");

@@ -220,7 +220,7 @@ public final class Soak {
         Path kubeconfig = api.kubeconfigThroughRelay(t.dir().resolve("kubeconfig"));
         List<String> argv = new ArrayList<>();
         argv.add(SartdLauncher.java());
-        argv.addAll(SartdLauncher.jvmOptions());
+        argv.addAll(SartdLauncher.jvmOptions("node"));
         argv.addAll(o.sartdOptions());
         argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
         argv.addAll(

@@ -39,6 +39,8 @@ class BgperfSmokeTest {
             "0",
             Duration.ofSeconds(60),
             List.of());
+    // sart's runs also read where its memory goes (jcmd's class histogram): a failure fails the run
+    System.setProperty(MemoryReading.PROPERTY, "true");
     List<Result> results =
         Bgperf.run(new Bgperf.Plan(scenarios, List.of(Target.values()), fast, out, 1, 1));
 
@@ -58,7 +60,11 @@ class BgperfSmokeTest {
       checks.add(
           () ->
               assertTrue(
-                  r.peakRss() > 0 && r.elapsed() > 0 && r.generator() > 0, what + "figures: " + r));
+                  r.peakRss() > 0
+                      && r.elapsed() > 0
+                      && r.generator() > 0
+                      && Double.isFinite(r.strictBytesPerRoute()),
+                  what + "figures: " + r));
       if (r.scenario().samePrefixes()) {
         checks.add(() -> assertEquals(List.of(), r.bestPathWrong(), what + "wrong best paths"));
         checks.add(() -> assertEquals(24, r.bestPathChecked(), what + "best paths checked"));
@@ -90,6 +96,7 @@ class BgperfSmokeTest {
             "| scenario | figure | sart | bird | frr | gobgp | openbgpd | sart ÷ best other |"),
         md);
     assertTrue(csv.lines().anyMatch(l -> l.startsWith("d,withdraw all (s),")), csv);
+    assertTrue(csv.lines().anyMatch(l -> l.startsWith("b,bytes/route by RSS,")), csv);
     assertTrue(csv.lines().anyMatch(l -> l.startsWith("d,withdraw 10 % median (s),")), csv);
   }
 }

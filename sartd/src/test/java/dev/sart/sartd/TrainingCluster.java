@@ -1,0 +1,154 @@
+package dev.sart.sartd;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.sart.crds.AddressType;
+import dev.sart.crds.AdvertiseStatus;
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPAdvertisementSpec;
+import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.CrdManifests;
+import dev.sart.crds.NodeBGP;
+import dev.sart.crds.NodeBGPSpec;
+import dev.sart.crds.Protocol;
+import dev.sart.crds.Sart;
+import dev.sart.crds.SpeakerConfig;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The cluster of {@code sartd node}'s AOT training ({@code NodeTraining}, run at build time with
+ * sartd's test class path): fabric8's mock API server with sart's CRDs and what the controller
+ * would have made for node {@code training} — its NodeBGP, a BGPPeer (192.0.2.1, where nobody
+ * listens) and a BGPAdvertisement for the peer. Prints {@code KUBECONFIG path}, waits until the
+ * agent has reported the peer's state, deletes the advertisement (a withdrawal), waits two of the
+ * agent's passes, prints {@code TRAINED} and runs until its standard input closes.
+ *
+ * <p>Arguments: a directory for its files, the speaker's API address ({@code host:port}).
+ */
+public final class TrainingCluster {
+  static final String NODE = "training";
+  static final String PEER = "training-65000-192.0.2.1";
+
+  private TrainingCluster() {}
+
+  public static void main(String[] args) throws Exception {
+    Path dir = Path.of(args[0]);
+    String speaker = args[1];
+    Logger.getLogger("").setLevel(Level.WARNING);
+    // CRUD mode: a real HTTP API with watches, keeping what is created; plain HTTP on loopback
+    var server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: training
+          cluster: {server: "http://127.0.0.1:%d/"}
+        users:
+        - name: training
+          user: {token: training}
+        contexts:
+        - name: training
+          context: {cluster: training, user: training, namespace: default}
+        current-context: training
+        """
+            .formatted(server.getPort()));
+    try (KubernetesClient client = server.createClient()) {
+      for (String yaml : CrdManifests.yaml()) {
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
+            .create();
+      }
+      client
+          .resource(
+              new NodeBGP(
+                  NODE,
+                  new NodeBGPSpec(
+                      65001L, "127.0.0.1", new SpeakerConfig(speaker, 5L, false), null)))
+          .create();
+      BGPPeer peer =
+          new BGPPeer(
+              PEER,
+              new BGPPeerSpec(
+                  65000L,
+                  "192.0.2.1",
+                  null,
+                  null,
+                  null,
+                  NODE,
+                  null,
+                  new SpeakerConfig(speaker, null, null),
+                  null));
+      peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
+      client.resource(peer).create();
+      client
+          .resource(
+              new BGPAdvertisement(
+                  "default",
+                  "lb-1",
+                  new BGPAdvertisementSpec(
+                      "198.51.100.10/32", AddressType.SERVICE, Protocol.IPV4, null)))
+          .create();
+      client
+          .resources(BGPAdvertisement.class)
+          .inNamespace("default")
+          .withName("lb-1")
+          .editStatus(
+              a -> {
+                a.setStatus(
+                    new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
+                return a;
+              });
+      System.out.println("KUBECONFIG " + kubeconfig);
+      System.out.flush();
+      await("the agent reports the BGPPeer's state")
+          .atMost(Duration.ofSeconds(150))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                BGPPeer p = client.resources(BGPPeer.class).withName(PEER).get();
+                return p.getStatus() != null
+                    && p.getStatus().conditions() != null
+                    && !p.getStatus().conditions().isEmpty();
+              });
+      client.resources(BGPAdvertisement.class).inNamespace("default").withName("lb-1").delete();
+      // the agent withdraws the path on its watch, and runs two full passes (--resync 1)
+      Thread.sleep(2500);
+      System.out.println("TRAINED");
+      System.out.flush();
+      while (System.in.read() >= 0) {
+        // until the training JVM closes our stdin or exits
+      }
+    }
+    server.destroy();
+    System.exit(0);
+  }
+}

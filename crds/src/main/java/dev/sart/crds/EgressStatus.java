@@ -7,7 +7,8 @@ import io.fabric8.kubernetes.model.annotation.StatusReplicas;
 /**
  * {@code replicas} and {@code selector} (coil's, for the scale subresource); ours: {@code
  * sourceAddress} (the static address claimed), {@code gateway} and {@code gatewayNode} (the one pod
- * that holds it, and its node, which announces it), {@code message} (why there is no address).
+ * that holds it, and its node, which announces it), {@code message} (why there is no address, or
+ * which reverse-path mapping cannot be applied).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EgressStatus(

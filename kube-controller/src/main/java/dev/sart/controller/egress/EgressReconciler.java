@@ -96,7 +96,12 @@ public final class EgressReconciler implements AutoCloseable {
           access.changed(e);
         });
     informers.watch(Deployment.class, d -> byLabel(d));
-    informers.watch(Service.class, s -> byLabel(s));
+    informers.watch(
+        Service.class,
+        s -> {
+          byLabel(s);
+          byReversePath(s);
+        });
     informers.watch(BGPAdvertisement.class, a -> byLabel(a));
     informers.watch(BGPPeer.class, p -> enqueueWithAddress());
     informers.watch(AddressPool.class, p -> enqueueWithAddress());
@@ -136,6 +141,19 @@ public final class EgressReconciler implements AutoCloseable {
     var name = labels == null ? null : labels.get(Sart.EGRESS_NAME_LABEL);
     if (name != null) {
       loop.enqueue(o.getMetadata().getNamespace() + "/" + name);
+    }
+  }
+
+  /** The Egresses of the Service's namespace whose reverse path maps a port to it. */
+  private void byReversePath(Service s) {
+    for (var e : informers.list(Egress.class)) {
+      if (e.getSpec() != null
+          && e.getSpec().sourceAddress() != null
+          && s.getMetadata().getNamespace().equals(e.getMetadata().getNamespace())
+          && e.getSpec().sourceAddress().portsOrEmpty().stream()
+              .anyMatch(p -> s.getMetadata().getName().equals(p.service()))) {
+        loop.enqueue(key(e));
+      }
     }
   }
 
@@ -198,6 +216,13 @@ public final class EgressReconciler implements AutoCloseable {
     }
     label(mine, gateway);
     announce(egress, adverts, address, gateway);
+    if (address != null && message == null) {
+      message =
+          ReversePaths.refused(
+              spec.sourceAddress(),
+              address,
+              n -> informers.get(Service.class, namespace + "/" + n));
+    }
 
     var status =
         new EgressStatus(
@@ -242,7 +267,10 @@ public final class EgressReconciler implements AutoCloseable {
               + oldGateway);
     }
     if (now.message() != null && !now.message().equals(oldMessage)) {
-      events.warning(egress, "NoSourceAddress", now.message());
+      events.warning(
+          egress,
+          now.message().startsWith(ReversePaths.FIELD) ? "ReversePathRefused" : "NoSourceAddress",
+          now.message());
     }
   }
 

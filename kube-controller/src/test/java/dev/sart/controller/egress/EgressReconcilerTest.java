@@ -14,6 +14,7 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Egress;
+import dev.sart.crds.EgressPort;
 import dev.sart.crds.EgressSourceAddress;
 import dev.sart.crds.EgressSpec;
 import dev.sart.crds.EgressStatus;
@@ -417,6 +418,62 @@ class EgressReconcilerTest {
                     .anyMatch(ev -> "NoSourceAddress".equals(ev.getReason())));
     assertTrue(
         client.resources(BGPAdvertisement.class).inNamespace("team-b").list().getItems().isEmpty());
+  }
+
+  /** A ClusterIP Service of {@link EgressBed#NS} with these ClusterIPs. */
+  private void service(String name, String... clusterIps) {
+    client
+        .resource(
+            new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP(clusterIps[0])
+                .withClusterIPs(clusterIps)
+                .addNewPort()
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .createOr(e -> e.update());
+  }
+
+  @Test
+  void aReversePathToAServiceOfTheOtherFamilyIsRefusedNamingTheField() {
+    pod("nat-a", "node1", "203.0.113.130", true);
+    service("web4", "192.0.2.10");
+    service("web6", "2001:db8::10");
+    egress(
+        NS,
+        "nat",
+        new EgressSpec(List.of("198.51.100.0/24"), 1)
+            .withSourceAddress(
+                new EgressSourceAddress(
+                    "egress-pool",
+                    null,
+                    List.of(
+                        new EgressPort("TCP", 80, "web4", null),
+                        new EgressPort("TCP", 443, "web6", 80)))));
+    var status = awaitStatus(NS, "nat", x -> x.message() != null);
+    // the address is claimed and held all the same; only the mapping to web6 is not applied
+    assertEquals("203.0.113.1", status.sourceAddress());
+    assertEquals("nat-a", status.gateway());
+    assertEquals(
+        "spec.sourceAddress.ports[1]: Service web6 has no IPv4 ClusterIP (it has IPv6) and the"
+            + " static address 203.0.113.1 is IPv4: a mapping to the other family (NAT46/64) is"
+            + " not supported, so it is not applied",
+        status.message());
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.v1().events().inNamespace(NS).list().getItems().stream()
+                    .anyMatch(ev -> "ReversePathRefused".equals(ev.getReason())));
+    // web6 made dual-stack: the mapping can be applied, the message goes
+    service("web6", "2001:db8::10", "192.0.2.11");
+    awaitStatus(NS, "nat", x -> x.message() == null && x.sourceAddress() != null);
   }
 
   @Test

@@ -116,7 +116,8 @@ final class MemoryReading {
   static Histogram histogram(long pid) throws IOException, InterruptedException {
     Path jcmd = Path.of(SartdLauncher.java()).resolveSibling("jcmd");
     Process p =
-        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
+        dev.sart.testbed.Programs.processBuilder(
+                jcmd.toString(), Long.toString(pid), "GC.class_histogram")
             .redirectErrorStream(true)
             .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -34,7 +34,7 @@ class MemoryReadingTest {
   @Test
   void theClassHistogramOfAnotherJvmCountsItsLiveObjects() throws Exception {
     Process p =
-        new ProcessBuilder(
+        dev.sart.testbed.Programs.processBuilder(
                 SartdLauncher.java(),
                 "-XX:+UseSerialGC",
                 "-cp",

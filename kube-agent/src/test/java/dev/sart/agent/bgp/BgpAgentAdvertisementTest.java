@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.ControllerObjects;
 import java.time.Duration;
@@ -76,16 +77,18 @@ class BgpAgentAdvertisementTest extends BgpAgentFixture {
     setFinalizers(name, List.of(Sart.BGP_ADVERTISEMENT_FINALIZER));
   }
 
+  /**
+   * As the controller writes them: with the resourceVersion, again after a 409 (the agent's status
+   * write may come between the read and the write).
+   */
   private static void setFinalizers(String name, List<String> finalizers) {
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("default")
-        .withName(name)
-        .edit(
-            a -> {
-              a.getMetadata().setFinalizers(finalizers);
-              return a;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(BGPAdvertisement.class).inNamespace("default").withName(name),
+        a -> {
+          a.getMetadata().setFinalizers(finalizers);
+          return a;
+        });
   }
 
   private static void delete(String name) {

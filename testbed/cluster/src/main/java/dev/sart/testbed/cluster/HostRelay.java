@@ -109,7 +109,8 @@ public final class HostRelay implements AutoCloseable {
     }
   }
 
-  private static void pipe(Socket from, Socket to) {
+  /** Copies {@code from} to {@code to} until either ends, then closes both. */
+  static void pipe(Socket from, Socket to) {
     try (InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream()) {
       in.transferTo(out);

@@ -15,8 +15,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -171,26 +169,10 @@ class MockWatchDispatcherTest {
           far.connect(target, 5_000);
           sockets.add(near);
           sockets.add(far);
-          Thread.ofVirtual().start(() -> pipe(near, far));
-          Thread.ofVirtual().start(() -> pipe(far, near));
+          Thread.ofVirtual().start(() -> HostRelay.pipe(near, far));
+          Thread.ofVirtual().start(() -> HostRelay.pipe(far, near));
         } catch (IOException e) {
           return;
-        }
-      }
-    }
-
-    private static void pipe(Socket from, Socket to) {
-      try (InputStream in = from.getInputStream();
-          OutputStream out = to.getOutputStream()) {
-        in.transferTo(out);
-      } catch (IOException e) {
-        // cut
-      } finally {
-        try {
-          from.close();
-          to.close();
-        } catch (IOException ignored) {
-          // closing
         }
       }
     }

@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * takes the whole map at once (swapping in an empty one) and then walks it slot by slot over as
  * many drains as it takes. Each change is visited once: a new iterator per drain over a map whose
  * table never shrinks would walk again the bins emptied by the drains before it (quadratic in the
- * table size). A change that arrives for a prefix still in the taken map is sent after it, so the
- * latest still wins.
+ * table size). A change that arrives for a prefix still in the taken map is sent after it, in a
+ * later batch (a batch never holds the changes of two taken maps), so the latest still wins.
  */
 public final class AdjRibOut {
   /** The latest of a pending change when it is a withdrawal. */
@@ -285,7 +285,14 @@ public final class AdjRibOut {
     int taken = 0;
     while (taken < max) {
       if (!walkHasNext()) {
-        if (!take()) {
+        // a batch holds the changes of one taken map: those recorded since may be of the same
+        // prefixes, and its UPDATEs go withdrawals first (UpdatePacker), so an announcement from
+        // this walk would be sent after its own withdrawal from the next one and stay at the peer
+        if (!announce.isEmpty() || !withdraw.isEmpty()) {
+          take(false);
+          break;
+        }
+        if (!take(true)) {
           break;
         }
         continue;
@@ -328,7 +335,14 @@ public final class AdjRibOut {
     }
     Map<Attrs, List<PathKey>> announcePaths = Map.of();
     List<PathKey> withdrawPaths = List.of();
-    while (taken < max && nextPath()) {
+    while (taken < max) {
+      if (pathWalk == null || !pathWalk.hasNext()) {
+        // as above: one taken map per batch
+        boolean holding = !announcePaths.isEmpty() || !withdrawPaths.isEmpty();
+        if (!nextPath(!holding) || holding) {
+          break;
+        }
+      }
       if (announcePaths.isEmpty() && withdrawPaths.isEmpty()) {
         announcePaths = new LinkedHashMap<>();
         withdrawPaths = new ArrayList<>();
@@ -370,9 +384,10 @@ public final class AdjRibOut {
 
   /**
    * Whether a path change is next in the walk, taking what the RIB recorded since the last take
-   * when the walk is done (peer loop).
+   * when the walk is done (peer loop); without {@code andTake} only whether there is something to
+   * take (a later drain takes it).
    */
-  private boolean nextPath() {
+  private boolean nextPath(boolean andTake) {
     if (pathWalk != null && pathWalk.hasNext()) {
       return true;
     }
@@ -382,6 +397,9 @@ public final class AdjRibOut {
         pathsWalking = false;
         pathsNonEmpty = false;
         return false;
+      }
+      if (!andTake) {
+        return true;
       }
       pathsWalking = true;
       pathWalk = pendingPaths.entrySet().iterator();
@@ -393,8 +411,10 @@ public final class AdjRibOut {
 
   /**
    * Takes what the RIB recorded since the last take (false: nothing); the old map is dropped whole.
+   * Without {@code andTake} it only ends the walk when nothing was recorded since (a later drain
+   * takes it).
    */
-  private boolean take() {
+  private boolean take(boolean andTake) {
     PrefixMap m;
     synchronized (lock) {
       if (pending.isEmpty()) {
@@ -402,6 +422,9 @@ public final class AdjRibOut {
         walk = null;
         walking = false;
         return false;
+      }
+      if (!andTake) {
+        return true;
       }
       walking = true;
       m = pending;

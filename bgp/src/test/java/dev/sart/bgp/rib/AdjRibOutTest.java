@@ -85,6 +85,37 @@ class AdjRibOutTest {
     assertEquals(0, apply(out.drain(1_000, V4), peer), "nothing left");
   }
 
+  /**
+   * The cluster's stuck route (testbed/cluster/README.md, "Found"): prefixes announced and, while
+   * their announcement was still being walked, withdrawn. A batch that went on from the end of the
+   * walk into the changes recorded since held both, and its UPDATEs (withdrawals first, RFC 4271
+   * §4.3) left the announcements at the peer.
+   */
+  @Test
+  void aWithdrawalRecordedWhileItsAnnouncementIsBeingWalkedReachesThePeer() {
+    AdjRibOut out = new AdjRibOut(() -> {});
+    Attrs a = attrs(65002);
+    Attrs b = attrs(65003);
+    for (int i = 0; i < 10; i++) {
+      out.advertise(p(i), null, a);
+    }
+    out.initialTableQueued();
+    Map<Prefix, Attrs> peer = new HashMap<>();
+    apply(out.drain(5, V4), peer); // half of the walk
+    for (int i = 0; i < 10; i += 2) {
+      out.withdraw(p(i), a);
+    }
+    for (int i = 1; i < 10; i += 2) {
+      out.advertise(p(i), a, b);
+    }
+    while (out.hasPending()) {
+      apply(out.drain(100, V4), peer);
+    }
+    for (int i = 0; i < 10; i++) {
+      assertEquals(i % 2 == 0 ? null : b, peer.get(p(i)), "prefix " + i);
+    }
+  }
+
   @Test
   void aChangeBackToWhatWasSentIsNotSentAgain() {
     AdjRibOut out = new AdjRibOut(() -> {});

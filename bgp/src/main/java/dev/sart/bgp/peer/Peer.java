@@ -213,25 +213,26 @@ public final class Peer {
    */
   public void setPolicy(PeerPolicy p) {
     java.util.Objects.requireNonNull(p, "policy (PeerPolicy.NONE for none)");
-    PeerPolicy old;
     synchronized (this) {
-      old = policy;
+      PeerPolicy old = policy;
       policy = p;
+      // queued under the lock: two callers' changes reach the RIB in the order they were set, so
+      // the RIB ends with the policy this peer reports
+      loop.execute(
+          () -> {
+            if (ribPeer == null) {
+              return;
+            }
+            leaveGroup(
+                ribPeer, "export policy changed"); // the RIB changes it after the group is left
+            speaker.rib().setPolicy(ribPeer, p);
+            boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
+            if ((!kept && !old.importPolicy().equals(p.importPolicy()))
+                || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
+              requestRouteRefresh();
+            }
+          });
     }
-    loop.execute(
-        () -> {
-          if (ribPeer == null) {
-            return;
-          }
-          leaveGroup(
-              ribPeer, "export policy changed"); // the RIB changes it after the group is left
-          speaker.rib().setPolicy(ribPeer, p);
-          boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
-          if ((!kept && !old.importPolicy().equals(p.importPolicy()))
-              || (p.softReconfigurationInbound() && !old.softReconfigurationInbound())) {
-            requestRouteRefresh();
-          }
-        });
   }
 
   /** The RIB counted more accepted prefixes than the limit ({@link MaxPrefixStop}). */
@@ -508,19 +509,25 @@ public final class Peer {
         || !joinQueued.compareAndSet(false, true)) {
       return;
     }
-    UpdateGroup.Key key = UpdateGroup.Key.of(rp, c.codec.options(), policy);
+    dev.sart.bgp.wire.SessionOptions options = c.codec.options();
     speaker
         .rib()
         .regroup(
             r -> {
               try {
                 Membership m = membership;
+                // the group is chosen by the policy the RIB exports to rp with: what its own
+                // Adj-RIB-Out holds. A policy set since (this.policy) has not reached the RIB yet;
+                // its change leaves and re-diffs after this (setPolicy), so rp joins once that is
+                // done. Keyed by this.policy, rp would join a group whose base it does not hold,
+                // and a route withdrawn meanwhile that the group never exported stays at the peer.
+                PeerPolicy held = r.policyOf(rp);
                 // the session may have gone (its leave is queued after this) or had a change since
-                if (r.isUp(rp)
+                if (held != null
+                    && held.equals(policy)
                     && (m == null || m.rp() != rp)
-                    && rp.out().isIdle()
-                    && key.equals(UpdateGroup.Key.of(rp, key.options(), policy))) {
-                  joinAt(r, groups, key, rp);
+                    && rp.out().isIdle()) {
+                  joinAt(r, groups, UpdateGroup.Key.of(rp, options, held), rp);
                   LOG.info(
                       () ->
                           "peer="

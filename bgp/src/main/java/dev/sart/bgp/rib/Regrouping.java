@@ -13,9 +13,14 @@ public final class Regrouping {
     this.shards = shards;
   }
 
-  /** Whether {@code peer} is up in the RIB (its session has not been taken down). */
-  public boolean isUp(RibPeer peer) {
-    return shards[0].adjRibsIn.containsKey(peer);
+  /**
+   * The policy the RIB exports to {@code peer} with, so what its own Adj-RIB-Out holds (null: it is
+   * down). The peer's own idea of its policy runs ahead of this while a change is on its way to the
+   * RIB; a group must be chosen by this one.
+   */
+  public PeerPolicy policyOf(RibPeer peer) {
+    AdjRibIn st = shards[0].adjRibsIn.get(peer);
+    return st == null ? null : st.policy;
   }
 
   /**

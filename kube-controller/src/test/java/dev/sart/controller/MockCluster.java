@@ -5,6 +5,7 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerSpec;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.mockapi.MockApi;
@@ -21,6 +22,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Test helpers: objects as a user would create them, against fabric8's mock API server in CRUD
@@ -32,6 +34,15 @@ public final class MockCluster {
   /** {@link MockApi}'s server (CRUD mode, its watch fix) with sart's CRDs. */
   public static KubernetesMockServer server() {
     return MockApi.withSartCrds();
+  }
+
+  /**
+   * Changes a Service as a user would while the controller writes its status and finalizers: read,
+   * change, write with its {@code resourceVersion}, again on 409 ({@link LockedEdit}).
+   */
+  public static Service editService(
+      KubernetesClient client, String namespace, String name, UnaryOperator<Service> change) {
+    return LockedEdit.edit(client, client.services().inNamespace(namespace).withName(name), change);
   }
 
   /** A Node with these labels and one InternalIP, as the kubelet would register it. */

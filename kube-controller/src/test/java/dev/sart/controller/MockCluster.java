@@ -22,7 +22,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
+import java.util.function.Consumer;
 
 /**
  * Test helpers: objects as a user would create them, against fabric8's mock API server in CRUD
@@ -41,8 +41,14 @@ public final class MockCluster {
    * change, write with its {@code resourceVersion}, again on 409 ({@link LockedEdit}).
    */
   public static Service editService(
-      KubernetesClient client, String namespace, String name, UnaryOperator<Service> change) {
-    return LockedEdit.edit(client, client.services().inNamespace(namespace).withName(name), change);
+      KubernetesClient client, String namespace, String name, Consumer<Service> change) {
+    return LockedEdit.edit(
+        client,
+        client.services().inNamespace(namespace).withName(name),
+        s -> {
+          change.accept(s);
+          return s;
+        });
   }
 
   /** A Node with these labels and one InternalIP, as the kubelet would register it. */

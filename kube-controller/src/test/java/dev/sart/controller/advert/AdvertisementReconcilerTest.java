@@ -243,7 +243,6 @@ class AdvertisementReconcilerTest {
         s -> {
           s.getMetadata().getAnnotations().remove(Sart.PEER_GROUP_ANNOTATION);
           s.getSpec().setExternalTrafficPolicy("Local");
-          return s;
         });
     cluster.awaitPeers(
         advert, Map.of("node1-65000-9.9.9.9", NA, "node3-65000-7.7.7.7", "Withdraw"));
@@ -277,10 +276,7 @@ class AdvertisementReconcilerTest {
         client,
         "test",
         "moving",
-        s -> {
-          s.getMetadata().getAnnotations().put(Sart.ADDRESS_POOL_ANNOTATION, "other");
-          return s;
-        });
+        s -> s.getMetadata().getAnnotations().put(Sart.ADDRESS_POOL_ANNOTATION, "other"));
     String fresh = "moving-10-0-100-1";
     cluster.awaitPeers(
         fresh,

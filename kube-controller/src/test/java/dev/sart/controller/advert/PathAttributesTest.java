@@ -148,13 +148,7 @@ class PathAttributesTest {
                     attrsOf("annotated")));
     // the annotations go: the pool's alone
     MockCluster.editService(
-        client,
-        "test",
-        "annotated",
-        s -> {
-          s.getMetadata().setAnnotations(Map.of());
-          return s;
-        });
+        client, "test", "annotated", s -> s.getMetadata().setAnnotations(Map.of()));
     await()
         .ignoreExceptions()
         .atMost(WAIT)

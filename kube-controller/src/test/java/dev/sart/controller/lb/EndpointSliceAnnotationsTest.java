@@ -121,13 +121,7 @@ class EndpointSliceAnnotationsTest {
 
     // externalTrafficPolicy changes
     MockCluster.editService(
-        client,
-        "test",
-        "web",
-        s -> {
-          s.getSpec().setExternalTrafficPolicy("Local");
-          return s;
-        });
+        client, "test", "web", s -> s.getSpec().setExternalTrafficPolicy("Local"));
     await()
         .atMost(WAIT)
         .ignoreExceptions()
@@ -141,7 +135,6 @@ class EndpointSliceAnnotationsTest {
         s -> {
           s.getSpec().setType("ClusterIP");
           s.getSpec().setExternalTrafficPolicy(null);
-          return s;
         });
     await()
         .atMost(WAIT)

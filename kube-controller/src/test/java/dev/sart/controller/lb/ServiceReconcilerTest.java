@@ -231,10 +231,8 @@ class ServiceReconcilerTest {
         client,
         "test",
         "s",
-        s -> {
-          s.getMetadata().getAnnotations().put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21");
-          return s;
-        });
+        s ->
+            s.getMetadata().getAnnotations().put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21"));
     awaitIngress("s", List.of("10.0.100.21"));
     MockCluster.editService(
         client,
@@ -245,7 +243,6 @@ class ServiceReconcilerTest {
           s.getMetadata()
               .getAnnotations()
               .put(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool,non-default-lb-pool");
-          return s;
         });
     awaitIngress("s", List.of("10.0.1.1", "10.0.100.21"));
     var pool = controller.reconciler.allocatorForTests().pool("non-default-lb-pool").orElseThrow();
@@ -256,14 +253,7 @@ class ServiceReconcilerTest {
   void typeChangeAwayFromLoadBalancerReleasesAndDeletionFrees() {
     create(lbService("test", "s", Map.of()));
     awaitIngress("s", List.of("10.0.1.1"));
-    MockCluster.editService(
-        client,
-        "test",
-        "s",
-        s -> {
-          s.getSpec().setType("ClusterIP");
-          return s;
-        });
+    MockCluster.editService(client, "test", "s", s -> s.getSpec().setType("ClusterIP"));
     awaitIngress("s", List.of());
     var pool = controller.reconciler.allocatorForTests().pool("default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);

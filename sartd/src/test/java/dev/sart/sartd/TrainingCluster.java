@@ -2,31 +2,15 @@ package dev.sart.sartd;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.CrdManifests;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Protocol;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import dev.sart.crds.testing.ControllerObjects;
+import dev.sart.testbed.mockapi.MockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,82 +35,20 @@ public final class TrainingCluster {
     Path dir = Path.of(args[0]);
     String speaker = args[1];
     Logger.getLogger("").setLevel(Level.WARNING);
-    // CRUD mode: a real HTTP API with watches, keeping what is created; plain HTTP on loopback
-    var server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
+    var server = MockApi.start();
     Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: training
-          cluster: {server: "http://127.0.0.1:%d/"}
-        users:
-        - name: training
-          user: {token: training}
-        contexts:
-        - name: training
-          context: {cluster: training, user: training, namespace: default}
-        current-context: training
-        """
-            .formatted(server.getPort()));
+    MockKubeconfig.write(kubeconfig, "http://127.0.0.1:" + server.getPort() + "/");
     try (KubernetesClient client = server.createClient()) {
-      for (String yaml : CrdManifests.yaml()) {
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-            .create();
-      }
-      client
-          .resource(
-              new NodeBGP(
-                  NODE,
-                  new NodeBGPSpec(
-                      65001L, "127.0.0.1", new SpeakerConfig(speaker, 5L, false), null)))
-          .create();
-      BGPPeer peer =
-          new BGPPeer(
-              PEER,
-              new BGPPeerSpec(
-                  65000L,
-                  "192.0.2.1",
-                  null,
-                  null,
-                  null,
-                  NODE,
-                  null,
-                  new SpeakerConfig(speaker, null, null),
-                  null));
-      peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-      client.resource(peer).create();
-      client
-          .resource(
-              new BGPAdvertisement(
-                  "default",
-                  "lb-1",
-                  new BGPAdvertisementSpec(
-                      "198.51.100.10/32", AddressType.SERVICE, Protocol.IPV4, null)))
-          .create();
-      client
-          .resources(BGPAdvertisement.class)
-          .inNamespace("default")
-          .withName("lb-1")
-          .editStatus(
-              a -> {
-                a.setStatus(
-                    new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
-                return a;
-              });
+      MockApi.applySartCrds(client);
+      // what the controller would have made for the node
+      client.resource(ControllerObjects.nodeBgp(NODE, 65001, "127.0.0.1", speaker)).create();
+      client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
+      ControllerObjects.advert(
+          client,
+          "default",
+          "lb-1",
+          "198.51.100.10/32",
+          Map.of(PEER, AdvertiseStatus.NotAdvertised));
       System.out.println("KUBECONFIG " + kubeconfig);
       System.out.flush();
       await("the agent reports the BGPPeer's state")

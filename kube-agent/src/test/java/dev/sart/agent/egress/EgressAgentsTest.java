@@ -16,11 +16,11 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The test plays the controller (the Egress's status, the Service's ClusterIP) and the kubelet (the
  * Pod objects).
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class EgressAgentsTest {
   static KubernetesClient client;
 
@@ -90,16 +90,7 @@ class EgressAgentsTest {
     pod("other", "coil", COIL, Map.of(Sart.COIL_EGRESS_ANNOTATION_PREFIX + NS, "nat"));
 
     // sartd egress in the gateway pod
-    var gwNs = Netns.named(x.gw1.netns());
-    var gwNl = Netlink.open(gwNs);
-    closing.add(gwNs);
-    closing.add(gwNl);
-    var tunnel = new GatewayTunnel(gwNl, UPLINK, EgressIds.vni(NS, "nat"), 4789);
-    gwNs.run(
-        () -> {
-          tunnel.setUp();
-          return null;
-        });
+    var tunnel = x.gatewayTunnel(x.gw1);
     var gateway =
         new GatewayAgent(client, NS, "nat", "nat-1", UPLINK, tunnel, EgressTopology.nat(x.gw1));
     closing.add(gateway);

@@ -27,10 +27,10 @@ import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -51,7 +51,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answer pings from the node over both families. Kubernetes is fabric8's mock API server in CRUD
  * mode where the test plays sart's controller (it answers each BlockRequest with an AddressBlock).
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class CniDualStackTest {
   static KubernetesClient client;
   private static final String NODE = "node1";

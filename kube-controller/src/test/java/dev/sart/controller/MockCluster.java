@@ -5,28 +5,24 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.CrdManifests;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.mockapi.MockApi;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Test helpers: objects as a user would create them, against fabric8's mock API server in CRUD
@@ -35,40 +31,24 @@ import java.util.Map;
 public final class MockCluster {
   private MockCluster() {}
 
+  /** {@link MockApi}'s server (CRUD mode, its watch fix) with sart's CRDs. */
   public static KubernetesMockServer server() {
-    // CRUD mode: a real HTTP API with watches, keeping what is created
-    var server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false) {
-          /**
-           * The mock's own shutdown gives Vert.x 10 s to close its connections and throws past that
-           * (seen once in CI, after a test's assertions had passed): said, not failed on.
-           */
-          @Override
-          public void destroy() {
-            try {
-              super.destroy();
-            } catch (IllegalStateException e) {
-              System.err.println("mock API server: " + e.getMessage() + " (" + e.getCause() + ")");
-            }
-          }
-        };
-    server.init();
-    try (var client = server.createClient()) {
-      for (var yaml : CrdManifests.yaml()) {
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-            .create();
-      }
-    }
-    return server;
+    return MockApi.withSartCrds();
+  }
+
+  /**
+   * Changes a Service as a user would while the controller writes its status and finalizers: read,
+   * change, write with its {@code resourceVersion}, again on 409 ({@link LockedEdit}).
+   */
+  public static Service editService(
+      KubernetesClient client, String namespace, String name, Consumer<Service> change) {
+    return LockedEdit.edit(
+        client,
+        client.services().inNamespace(namespace).withName(name),
+        s -> {
+          change.accept(s);
+          return s;
+        });
   }
 
   /** A Node with these labels and one InternalIP, as the kubelet would register it. */

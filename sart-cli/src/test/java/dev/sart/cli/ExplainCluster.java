@@ -13,7 +13,6 @@ import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerStatus;
-import dev.sart.crds.CrdManifests;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPCondition;
 import dev.sart.crds.NodeBGPSpec;
@@ -21,25 +20,21 @@ import dev.sart.crds.NodeBGPStatus;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import dev.sart.testbed.mockapi.MockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -55,45 +50,11 @@ final class ExplainCluster implements AutoCloseable {
   final List<String> speakerOverrides = new ArrayList<>();
 
   ExplainCluster() throws Exception {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init();
+    server = MockApi.withSartCrds();
     client = server.createClient();
-    for (var yaml : CrdManifests.yaml()) {
-      client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-          .create();
-    }
-    kubeconfig = Files.createTempFile("explain", ".kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: mock
-          cluster:
-            server: %s
-        contexts:
-        - name: mock
-          context:
-            cluster: mock
-            user: tester
-        current-context: mock
-        users:
-        - name: tester
-          user:
-            token: test
-        """
-            .formatted(client.getMasterUrl().toString()));
+    kubeconfig =
+        MockKubeconfig.write(
+            Files.createTempFile("explain", ".kubeconfig"), client.getMasterUrl().toString());
   }
 
   @Override

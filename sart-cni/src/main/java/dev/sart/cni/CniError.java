@@ -1,7 +1,5 @@
 package dev.sart.cni;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * A CNI error result (CNI spec §"Error"): printed on stdout, the plugin exits with 1.
  *
@@ -34,7 +32,7 @@ record CniError(int code, String msg, String details) {
       sb.append(",\"details\":");
       quote(sb, details);
     }
-    return sb.append("}\n").toString().getBytes(StandardCharsets.UTF_8);
+    return sb.append("}\n").toString().getBytes(Frame.UTF_8);
   }
 
   static void quote(StringBuilder sb, String s) {

@@ -3,7 +3,7 @@ package dev.sart.cni;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +35,13 @@ public final class Frame {
    */
   public static final String PLUGIN = "SART_PLUGIN";
 
+  /**
+   * UTF-8, looked up by the name the JVM's default charset already put in {@code Charset}'s cache:
+   * {@code UTF_8} initialises that class, which loads eight charset classes more, and the plugin's
+   * AOT cache loads every class it holds at every start, VERSION's too.
+   */
+  static final Charset UTF_8 = Charset.forName("UTF-8");
+
   /** No netconf or result is anywhere near this; a larger length is a broken stream. */
   static final int MAX_BYTES = 16 << 20;
 
@@ -51,7 +58,7 @@ public final class Frame {
     int size = MAGIC.length + 1 + 2 + 4 + stdin.length;
     int n = 0;
     for (Map.Entry<String, String> e : env.entrySet()) {
-      byte[] kv = (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8);
+      byte[] kv = (e.getKey() + "=" + e.getValue()).getBytes(UTF_8);
       if (kv.length > 0xffff) {
         throw new IllegalArgumentException(
             "environment variable " + e.getKey() + " is longer than 65535 bytes");
@@ -82,7 +89,7 @@ public final class Frame {
       if (bytes.length < len) {
         throw new EOFException("frame truncated in the environment");
       }
-      String kv = new String(bytes, StandardCharsets.UTF_8);
+      String kv = new String(bytes, UTF_8);
       int eq = kv.indexOf('=');
       if (eq <= 0) {
         throw new IOException("malformed environment entry in request: " + kv);
@@ -180,7 +187,10 @@ public final class Frame {
     return b;
   }
 
-  /** The names of the CNI environment variables the plugin forwards (CNI spec §"Parameters"). */
+  /**
+   * The names of the CNI environment variables the plugin forwards (CNI spec §"Parameters"), in
+   * order.
+   */
   static List<String> cniVariables(Map<String, String> env) {
     List<String> names = new ArrayList<>();
     for (String k : env.keySet()) {
@@ -188,7 +198,16 @@ public final class Frame {
         names.add(k);
       }
     }
-    names.sort(null);
+    // insertion sort by hand, a handful of names: List.sort loads ComparableTimSort and
+    // LegacyMergeSort into the AOT cache, which loads them at every start
+    for (int i = 1; i < names.size(); i++) {
+      String k = names.get(i);
+      int j = i;
+      for (; j > 0 && names.get(j - 1).compareTo(k) > 0; j--) {
+        names.set(j, names.get(j - 1));
+      }
+      names.set(j, k);
+    }
     return names;
   }
 }

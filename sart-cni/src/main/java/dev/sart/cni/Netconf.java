@@ -1,7 +1,5 @@
 package dev.sart.cni;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * The three top-level keys of the network configuration the plugin itself needs: {@code cniVersion}
  * (for its own errors and VERSION), and sart's {@code endpoint} and {@code timeout}. A hand-written
@@ -26,7 +24,7 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
   }
 
   static Netconf parse(byte[] bytes) throws DecodeException {
-    Scanner s = new Scanner(new String(bytes, StandardCharsets.UTF_8));
+    Scanner s = new Scanner(new String(bytes, Frame.UTF_8));
     String version = null;
     String endpoint = null;
     double timeout = -1;
@@ -55,11 +53,7 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
             if (v == null || v.equals("true") || v.equals("false") || v.equals("null")) {
               throw new DecodeException("\"timeout\" must be a number of seconds");
             }
-            try {
-              timeout = Double.parseDouble(v);
-            } catch (NumberFormatException e) {
-              throw new DecodeException("\"timeout\" must be a number of seconds, not " + v);
-            }
+            timeout = number(v);
           }
           default -> s.skipValue(null);
         }
@@ -78,6 +72,80 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
       throw s.error("trailing characters after the object");
     }
     return new Netconf(version, endpoint, timeout);
+  }
+
+  /**
+   * The value of a JSON number (RFC 8259 §6: {@code -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]?
+   * [0-9]+)?}), or NaN when {@code s} is not one. By hand: a regular expression and {@code
+   * Double.parseDouble} load ~35 classes (java.util.regex, jdk.internal.math) into the plugin's AOT
+   * cache, which loads every class it holds at every start. Exact to a few units in the last place,
+   * enough for a timeout in seconds.
+   */
+  static double number(String s) {
+    int i = 0;
+    int n = s.length();
+    boolean negative = i < n && s.charAt(i) == '-';
+    if (negative) {
+      i++;
+    }
+    int intStart = i;
+    long mantissa = 0;
+    int scale = 0; // the value is mantissa * 10^scale
+    int digits = 0;
+    while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+      if (digits < 18) {
+        mantissa = mantissa * 10 + (s.charAt(i) - '0');
+        digits += mantissa == 0 ? 0 : 1;
+      } else {
+        scale++;
+      }
+      i++;
+    }
+    if (i == intStart || (s.charAt(intStart) == '0' && i - intStart > 1)) {
+      return Double.NaN;
+    }
+    if (i < n && s.charAt(i) == '.') {
+      int fracStart = ++i;
+      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+        if (digits < 18) {
+          mantissa = mantissa * 10 + (s.charAt(i) - '0');
+          digits += mantissa == 0 ? 0 : 1;
+          scale--;
+        }
+        i++;
+      }
+      if (i == fracStart) {
+        return Double.NaN;
+      }
+    }
+    if (i < n && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+      i++;
+      boolean minus = i < n && s.charAt(i) == '-';
+      if (i < n && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
+        i++;
+      }
+      int expStart = i;
+      int exp = 0;
+      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+        exp = Math.min(exp * 10 + (s.charAt(i) - '0'), 100_000);
+        i++;
+      }
+      if (i == expStart) {
+        return Double.NaN;
+      }
+      scale += minus ? -exp : exp;
+    }
+    if (i != n) {
+      return Double.NaN;
+    }
+    double v = mantissa;
+    for (; scale > 0 && v != 0 && v < Double.POSITIVE_INFINITY; scale--) {
+      v *= 10;
+    }
+    for (; scale < 0 && v != 0; scale++) {
+      v /= 10;
+    }
+    return negative ? -v : v;
   }
 
   private static final class Scanner {
@@ -208,7 +276,7 @@ record Netconf(String cniVersion, String endpoint, double timeoutSeconds) {
               || !(literal.equals("true")
                   || literal.equals("false")
                   || literal.equals("null")
-                  || literal.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))) {
+                  || !Double.isNaN(number(literal)))) {
             pos = start;
             throw error("unexpected value");
           }

@@ -9,8 +9,8 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -109,7 +109,7 @@ public final class Plugin {
   /** CNI spec §"VERSION": the versions supported, in the version the configuration asked for. */
   private int version(String requested) throws IOException {
     String v =
-        requested != null && java.util.Arrays.asList(versions).contains(requested)
+        requested != null && contains(versions, requested)
             ? requested
             : versions[versions.length - 1];
     StringBuilder sb =
@@ -117,13 +117,17 @@ public final class Plugin {
     for (int i = 0; i < versions.length; i++) {
       sb.append(i == 0 ? "\"" : ",\"").append(versions[i]).append('"');
     }
-    stdout.write(sb.append("]}\n").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    stdout.write(sb.append("]}\n").toString().getBytes(Frame.UTF_8));
     stdout.flush();
     return 0;
   }
 
   static boolean supported(String version) {
-    for (String s : SUPPORTED_VERSIONS) {
+    return contains(SUPPORTED_VERSIONS, version);
+  }
+
+  private static boolean contains(String[] versions, String version) {
+    for (String s : versions) {
       if (s.equals(version)) {
         return true;
       }
@@ -141,7 +145,8 @@ public final class Plugin {
           new CniError(CniError.INVALID_NETWORK_CONFIG, "invalid endpoint", e.getMessage()));
     }
     double timeout = conf.timeoutSeconds() > 0 ? conf.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
-    Map<String, String> cni = new TreeMap<>();
+    // in name order (cniVariables sorts), as the frame always had them
+    Map<String, String> cni = new LinkedHashMap<>();
     for (String v : Frame.cniVariables(env)) {
       cni.put(v, env.get(v));
     }
@@ -160,26 +165,8 @@ public final class Plugin {
           conf.cniVersion(),
           new CniError(CniError.IO_FAILURE, "cannot open a socket", e.toString()));
     }
-    // parkNanos, not Thread.sleep: sleep loads a JFR event class the AOT cache cannot hold; a named
-    // Thread, not Thread.ofPlatform(): the builder's classes and the unnamed threads' counter are
-    // classes the cache loads at every start, VERSION's too
     long deadline = System.nanoTime() + (long) (timeout * 1e9);
-    Thread watchdog =
-        new Thread(
-            () -> {
-              for (long left; (left = deadline - System.nanoTime()) > 0; ) {
-                if (Thread.interrupted()) {
-                  return;
-                }
-                LockSupport.parkNanos(left);
-              }
-              try {
-                channel.close();
-              } catch (IOException e) {
-                // the call fails with AsynchronousCloseException all the same
-              }
-            },
-            "sart-cni-timeout");
+    Thread watchdog = new Watchdog(deadline, channel);
     watchdog.setDaemon(true);
     try {
       try {
@@ -223,6 +210,39 @@ public final class Plugin {
     stdout.write(response.stdout());
     stdout.flush();
     return response.exitCode();
+  }
+
+  /**
+   * Closes the channel at the deadline unless interrupted first. A named Thread subclass: not a
+   * lambda (its metafactory's method-handle classes), not Thread.ofPlatform() (the builder's
+   * classes, the unnamed threads' counter), which the AOT cache would load at every start,
+   * VERSION's too; parkNanos, not Thread.sleep, which loads a JFR event class the cache cannot
+   * hold.
+   */
+  private static final class Watchdog extends Thread {
+    private final long deadline;
+    private final SocketChannel channel;
+
+    Watchdog(long deadline, SocketChannel channel) {
+      super("sart-cni-timeout");
+      this.deadline = deadline;
+      this.channel = channel;
+    }
+
+    @Override
+    public void run() {
+      for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+        if (Thread.interrupted()) {
+          return;
+        }
+        LockSupport.parkNanos(left);
+      }
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // the call fails with AsynchronousCloseException all the same
+      }
+    }
   }
 
   private static byte[] readAll(SocketChannel channel) throws IOException {

@@ -11,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -75,9 +74,11 @@ final class Training {
   private static void run(String plugin, String command, String ifname, String conf)
       throws IOException {
     Map<String, String> env = new HashMap<>();
-    for (Map.Entry<String, String> e : System.getenv().entrySet()) {
-      if (!e.getKey().startsWith("CNI_")) {
-        env.put(e.getKey(), e.getValue());
+    // its key set, as Frame.cniVariables reads it (the entry set's classes are not the plugin's)
+    Map<String, String> real = System.getenv();
+    for (String k : real.keySet()) {
+      if (!k.startsWith("CNI_")) {
+        env.put(k, real.get(k));
       }
     }
     env.put("CNI_COMMAND", command);
@@ -91,7 +92,7 @@ final class Training {
         plugin,
         new String[0],
         env,
-        new ByteArrayInputStream(conf.getBytes(StandardCharsets.UTF_8)),
+        new ByteArrayInputStream(conf.getBytes(Frame.UTF_8)),
         new PrintStream(out),
         System.err);
   }
@@ -100,7 +101,7 @@ final class Training {
   private static void serve(Path sock) throws IOException {
     byte[] result =
         "{\"cniVersion\":\"1.1.0\",\"interfaces\":[],\"ips\":[],\"routes\":[]}\n"
-            .getBytes(StandardCharsets.UTF_8);
+            .getBytes(Frame.UTF_8);
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
       server.bind(UnixDomainSocketAddress.of(sock));
       while (true) {

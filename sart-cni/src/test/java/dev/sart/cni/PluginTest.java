@@ -283,6 +283,35 @@ class PluginTest {
   }
 
   @Test
+  void netconfNumbersFollowJsonsGrammarAndReadAsParseDoubleDoes() {
+    // RFC 8259 §6; the scanner's own reading, within a few units in the last place of the JDK's
+    for (String n :
+        List.of(
+            "0",
+            "-0",
+            "60",
+            "2.5",
+            "0.3",
+            "0.0003",
+            "1e3",
+            "1E+3",
+            "25e-1",
+            "-1.5e2",
+            "123456789012",
+            "1234567890123456789012",
+            "0.000000000000000000012345678901234567890",
+            "1e400")) {
+      double expected = Double.parseDouble(n);
+      double got = Netconf.number(n);
+      assertEquals(expected, got, Math.ulp(expected) * 8, n);
+    }
+    for (String bad :
+        List.of("", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1.5.2", "0x10", "1f", "--1", "1 ")) {
+      assertTrue(Double.isNaN(Netconf.number(bad)), bad);
+    }
+  }
+
+  @Test
   void installerCopiesThePluginWithItsTimesAndWritesTheConflist() throws Exception {
     Path src = Files.createDirectories(dir.resolve("src"));
     Path bin = dir.resolve("bin");

@@ -1,11 +1,10 @@
 package dev.sart.sartd;
 
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
 
 /**
  * The daemon's entry: {@code sartd bgp|fib|agent|node|controller|certgen|egress|version}, and its
@@ -14,10 +13,6 @@ import picocli.CommandLine.ScopeType;
  * code 1; a stack trace only with {@code --debug}.
  */
 @Command(
-    name = "sartd",
-    mixinStandardHelpOptions = true,
-    versionProvider = Sartd.Version.class,
-    description = "sart daemon: BGP speaker, FIB, node agent, controller",
     subcommands = {
       BgpCommand.class,
       FibCommand.class,
@@ -28,18 +23,12 @@ import picocli.CommandLine.ScopeType;
       EgressCommand.class,
       Sartd.VersionCommand.class
     })
-public final class Sartd {
+public final class Sartd extends SartdCommand {
   /** Exit code of a mistake in the flags or the configuration. */
   static final int USAGE = 2;
 
   /** Exit code of any other failure. */
   static final int FAILED = 1;
-
-  @Option(
-      names = "--debug",
-      scope = ScopeType.INHERIT,
-      description = "print the stack trace of an error")
-  boolean debug;
 
   public static void main(String[] args) {
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
@@ -47,7 +36,7 @@ public final class Sartd {
 
   /** Runs sartd with {@code args}; returns the exit code. */
   static int run(String[] args, PrintWriter out, PrintWriter err) {
-    CommandLine cl = new CommandLine(new Sartd());
+    CommandLine cl = commandLine(args);
     cl.setOut(out);
     cl.setErr(err);
     cl.setParameterExceptionHandler(
@@ -82,6 +71,26 @@ public final class Sartd {
           return code;
         });
     return cl.execute(args);
+  }
+
+  /**
+   * The command line of {@code args}: when they name a sub-command, the root ({@link SartdCommand})
+   * with only that one, else all of them ({@code --help}, a mistake). picocli builds the model of
+   * every command it is given by reflection, with its own classes, which the AOT cache cannot hold
+   * (class files of Java 5, verified by the old verifier): all eight were the longest single step
+   * of {@code sartd node}'s start before its agent connects (sartd/README.md, "Footprint and
+   * start-up").
+   */
+  static CommandLine commandLine(String[] args) {
+    String named = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+    for (Class<?> c : Sartd.class.getAnnotation(Command.class).subcommands()) {
+      if (c.getAnnotation(Command.class).name().equals(named)) {
+        CommandLine cl = new CommandLine(new SartdCommand());
+        cl.addSubcommand(c);
+        return cl;
+      }
+    }
+    return new CommandLine(new Sartd());
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.sart.agent.egress.TunnelProbe;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -23,7 +23,7 @@ import picocli.CommandLine;
  * {@code sartd egress}'s error edge: one line, exit 2, nothing made, for a missing Egress name, an
  * unknown tunnel mode, a port out of range, and a tunnel mode the kernel cannot run (probed).
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class EgressCommandTest {
   @TempDir Path dir;
 

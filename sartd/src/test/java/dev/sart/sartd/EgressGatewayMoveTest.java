@@ -15,7 +15,6 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.CrdManifests;
 import dev.sart.crds.Egress;
 import dev.sart.crds.EgressSourceAddress;
 import dev.sart.crds.EgressSpec;
@@ -31,11 +30,10 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
+import dev.sart.testbed.mockapi.MockApi;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import java.net.InetSocketAddress;
@@ -55,7 +53,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * route is read every 10 ms with {@code ip -j route} in its namespace: the gap (no route at all)
  * and the time to the new route are printed.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class EgressGatewayMoveTest {
   static KubernetesClient client;
 
@@ -150,14 +148,7 @@ class EgressGatewayMoveTest {
 
   @Test
   void theTorsRouteToTheStaticAddressFollowsTheGateway() throws Exception {
-    for (var yaml : CrdManifests.yaml()) {
-      client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-          .create();
-    }
+    MockApi.applySartCrds(client);
     Topology t = testbed.topology();
     Node tor = t.node("tor");
     Node n1 = t.node("node1");

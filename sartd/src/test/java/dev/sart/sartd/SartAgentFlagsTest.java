@@ -11,9 +11,9 @@ import dev.sart.controller.webhook.Certs;
 import dev.sart.proto.v1.BgpExporterApiGrpc;
 import dev.sart.proto.v1.ExportPeerStateRequest;
 import dev.sart.proto.v1.Peer;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import java.net.InetAddress;
@@ -41,7 +41,7 @@ import picocli.CommandLine;
  * key does, not only that it parses. (The CNI side's TCP endpoint itself is kube-agent's {@code
  * SartNetconfTest}; here, what sart's CNI flags resolve to.)
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class SartAgentFlagsTest {
   KubernetesClient client;
 

@@ -13,11 +13,11 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,7 +37,7 @@ import picocli.CommandLine;
  * sart's e2e "switch the mode" step (cni to dual) keeps the pods' blocks and starts serving
  * Services.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class SartControllerFlagsTest {
   KubernetesClient client;
 

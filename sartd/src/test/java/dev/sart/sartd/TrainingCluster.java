@@ -9,24 +9,16 @@ import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.CrdManifests;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPSpec;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import dev.sart.testbed.mockapi.MockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,42 +43,11 @@ public final class TrainingCluster {
     Path dir = Path.of(args[0]);
     String speaker = args[1];
     Logger.getLogger("").setLevel(Level.WARNING);
-    // CRUD mode: a real HTTP API with watches, keeping what is created; plain HTTP on loopback
-    var server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
+    var server = MockApi.start();
     Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: training
-          cluster: {server: "http://127.0.0.1:%d/"}
-        users:
-        - name: training
-          user: {token: training}
-        contexts:
-        - name: training
-          context: {cluster: training, user: training, namespace: default}
-        current-context: training
-        """
-            .formatted(server.getPort()));
+    MockKubeconfig.write(kubeconfig, "http://127.0.0.1:" + server.getPort() + "/");
     try (KubernetesClient client = server.createClient()) {
-      for (String yaml : CrdManifests.yaml()) {
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-            .create();
-      }
+      MockApi.applySartCrds(client);
       client
           .resource(
               new NodeBGP(

@@ -34,6 +34,13 @@ final class WatchQueue<K, T> {
     notifyAll();
   }
 
+  /** Adds the event of {@code key} unless one is waiting (which is as new or newer). */
+  synchronized void putIfAbsent(K key, T event) {
+    if (pending.putIfAbsent(key, event) == null) {
+      notifyAll();
+    }
+  }
+
   /** Events waiting (for tests and metrics). */
   synchronized int size() {
     return pending.size();

@@ -36,13 +36,14 @@ final class Watches {
                     .build());
     ServerCallStreamObserver<PeerStateEvent> call = (ServerCallStreamObserver<PeerStateEvent>) out;
     call.setOnReadyHandler(q::onReady);
-    // the current state of every peer first, then the changes: a subscriber never misses one and
-    // never sees an older state after a newer one (it may see a state twice)
+    // the current state of every peer, then the changes: a subscriber never misses one and never
+    // sees an older state after a newer one (it may see a state twice). A change may reach l
+    // before the peer is read here: its event, waiting (nothing is written before pump), stays
     server.addListener(
         l,
         p -> {
           dev.sart.proto.v1.Peer now = ProtoMapping.peer(p);
-          q.put(
+          q.putIfAbsent(
               p.config().address().getHostAddress(),
               PeerStateEvent.newBuilder().setPeer(now).setPrevious(now.getState()).build());
         });

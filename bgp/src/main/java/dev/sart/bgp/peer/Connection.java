@@ -443,7 +443,8 @@ final class Connection {
       channel.flush();
     }
     LOG.fine(() -> "peer=" + peer.name() + " event=route-refresh-received family=" + r.family());
-    peer.leaveGroup(peer.ribPeer, "route refresh"); // the others are not to get the routes again
+    peer.grouping.leave(
+        peer.ribPeer, "route refresh"); // the others are not to get the routes again
     peer.speaker.rib().resend(peer.ribPeer, r.family(), enhanced);
   }
 

@@ -9,7 +9,6 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.policy.MaxPrefix;
 import dev.sart.bgp.policy.PeerPolicy;
 import dev.sart.bgp.rib.AdjRibOut;
-import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.Capability;
@@ -79,22 +78,6 @@ public final class Peer {
     }
   }
 
-  /** The update group a session of this peer is in ({@code rp}: that session's RIB peer). */
-  private record Membership(RibPeer rp, UpdateGroup group, byte[] nextHopV4, byte[] nextHopV6) {
-    Membership(RibPeer rp, UpdateGroup group) {
-      this(rp, group, UpdateGroup.bytes(rp.nextHopSelfV4()), UpdateGroup.bytes(rp.nextHopSelfV6()));
-    }
-  }
-
-  /** What a session had still to send of its group's UPDATEs when it left the group. */
-  private record Tail(Membership was, List<UpdateGroup.Packet> packets) {}
-
-  /**
-   * UPDATEs of a group sent per round of a drain (as many as {@link #DRAIN_CHUNK} prefixes make,
-   * about).
-   */
-  private static final int GROUP_PACKETS_PER_ROUND = 8;
-
   /**
    * How soon a member waiting for a full group queue looks again (and whether a slow member must
    * leave).
@@ -122,17 +105,9 @@ public final class Peer {
   volatile Instant establishedSince;
   final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
   volatile PeerPolicy policy = PeerPolicy.NONE;
-  // update groups: membership is set and cleared with every RIB shard stopped (Rib.regroup) and
-  // read
-  // on the loop. tail is set there too, when the session leaves its group, and read, sent and
-  // cleared on the loop (drain): the two never write it at once, since a leave sets it only for a
-  // member and a session joins only after the loop has found tail empty (joinGroup).
-  private volatile Membership membership;
-  private volatile Tail tail;
-  private int tailAt; // on the loop
-  private final java.util.concurrent.atomic.AtomicBoolean joinQueued =
-      new java.util.concurrent.atomic.AtomicBoolean();
   private boolean retryScheduled; // on the loop
+  // update groups: this session's place in them (on the loop)
+  final GroupMembership grouping = new GroupMembership(this);
   // RFC 4724 §4.2: this peer's routes kept while it restarts (on the loop)
   final RestartHelper helper = new RestartHelper(this);
   // RFC 4724 §4.1: what the speaker's restart waits for from this peer
@@ -186,14 +161,12 @@ public final class Peer {
    * Adj-RIB-Out (any thread).
    */
   public int updateGroup() {
-    Membership m = membership;
-    return m == null ? 0 : m.group().id();
+    return grouping.groupId();
   }
 
   /** How many sessions share the update group of {@link #updateGroup} (0: none; any thread). */
   public int updateGroupMembers() {
-    Membership m = membership;
-    return m == null ? 0 : m.group().size();
+    return grouping.groupSize();
   }
 
   /** What the session's OPENs agreed on while one is up, else null (any thread). */
@@ -223,7 +196,7 @@ public final class Peer {
           if (ribPeer == null) {
             return;
           }
-          leaveGroup(
+          grouping.leave(
               ribPeer, "export policy changed"); // the RIB changes it after the group is left
           speaker.rib().setPolicy(ribPeer, p);
           boolean kept = old.softReconfigurationInbound() && p.softReconfigurationInbound();
@@ -337,7 +310,7 @@ public final class Peer {
     loop.execute(
         () -> {
           if (ribPeer != null) {
-            leaveGroup(ribPeer, "soft reset out");
+            grouping.leave(ribPeer, "soft reset out");
             speaker.rib().resend(ribPeer);
           }
         });
@@ -406,6 +379,9 @@ public final class Peer {
     if (rp == null || c.channel == null || c.session.state() != State.ESTABLISHED) {
       return;
     }
+    if (grouping.leaving()) {
+      return; // its own Adj-RIB-Out waits for the tail of the group it leaves (left drains again)
+    }
     RestartingSpeaker restart = speaker.restart();
     if (restart != null && !restart.complete()) {
       return; // RFC 4724 §4.1: nothing leaves before the restart is complete (then it drains us)
@@ -415,32 +391,13 @@ public final class Peer {
     boolean blocked = false;
     // first what a group this session left had queued for it, then the group's, then its own
     while (c.channel.isWritable() && rounds++ < DRAIN_ROUNDS) {
-      Tail t = tail;
-      if (t != null) {
-        if (t.was().rp() == rp) {
-          int end = Math.min(t.packets().size(), tailAt + GROUP_PACKETS_PER_ROUND);
-          for (; tailAt < end; tailAt++) {
-            sendGroupPacket(c, t.was(), t.packets().get(tailAt));
-          }
-          if (tailAt < t.packets().size()) {
-            continue;
-          }
-        }
-        tail = null;
-        tailAt = 0;
+      GroupMembership.Sent sent = grouping.send(c, rp);
+      if (sent == GroupMembership.Sent.SOME) {
         continue;
       }
-      Membership m = membership;
-      if (m != null && m.rp() == rp) {
-        UpdateGroup.Taken taken = m.group().take(rp, GROUP_PACKETS_PER_ROUND);
-        for (UpdateGroup.Packet p : taken.packets()) {
-          sendGroupPacket(c, m, p);
-        }
-        if (taken.packets().isEmpty()) {
-          blocked = taken.blocked();
-          break;
-        }
-        continue;
+      if (sent != GroupMembership.Sent.NOT_GROUPED) {
+        blocked = sent == GroupMembership.Sent.BLOCKED;
+        break;
       }
       AdjRibOut.Batch batch = rp.out().drain(DRAIN_CHUNK, rp.families());
       if (batch.isEmpty()) {
@@ -455,9 +412,8 @@ public final class Peer {
       c.send(RouteRefresh.end(f));
     }
     c.channel.flush();
-    Membership m = membership;
-    boolean grouped = m != null && m.rp() == rp;
-    boolean more = tail != null || (grouped ? m.group().hasPendingFor(rp) : rp.out().hasPending());
+    boolean grouped = grouping.grouped(rp);
+    boolean more = grouping.hasPending(rp, grouped);
     if (blocked) {
       if (!retryScheduled) {
         retryScheduled = true;
@@ -472,117 +428,8 @@ public final class Peer {
     } else if (more && c.channel.isWritable()) {
       drainLater();
     } else if (!more && !grouped) {
-      joinGroup(rp, c);
+      grouping.join(rp, c);
     }
-  }
-
-  /**
-   * Sends one UPDATE of an update group, with this session's next hop, and counts what it
-   * advertises.
-   */
-  private void sendGroupPacket(Connection c, Membership m, UpdateGroup.Packet p) {
-    c.sendUpdate(m.group().bytesFor(p, m.nextHopV4(), m.nextHopV6()));
-    if (p.advertisedV4() != 0) {
-      prefixCounters.advertised(Family.IPV4_UNICAST, p.advertisedV4());
-    }
-    if (p.advertisedV6() != 0) {
-      prefixCounters.advertised(Family.IPV6_UNICAST, p.advertisedV6());
-    }
-  }
-
-  /**
-   * The session's own Adj-RIB-Out is idle (it holds what the Loc-RIB exports to it): it joins the
-   * update group of the peers that export alike, if the speaker has them. Checked again with every
-   * RIB shard stopped, where the move happens.
-   */
-  private void joinGroup(RibPeer rp, Connection c) {
-    UpdateGroups groups = speaker.updateGroups();
-    if (groups == null
-        || tail != null
-        || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
-        || rp.reflection().client() // a client's own routes would come back to it (RFC 4456)
-        // IPv4 NLRI with an IPv6 next hop (RFC 8950): the group's next-hop rewriting assumes IPv4
-        || (rp.nextHopSelfV4() != null
-            && !(rp.nextHopSelfV4() instanceof dev.sart.bgp.wire.MpNextHop.V4))
-        || !rp.out().isIdle()
-        || !joinQueued.compareAndSet(false, true)) {
-      return;
-    }
-    UpdateGroup.Key key = UpdateGroup.Key.of(rp, c.codec.options(), policy);
-    speaker
-        .rib()
-        .regroup(
-            r -> {
-              try {
-                Membership m = membership;
-                // the session may have gone (its leave is queued after this) or had a change since
-                if (r.isUp(rp)
-                    && (m == null || m.rp() != rp)
-                    && rp.out().isIdle()
-                    && key.equals(UpdateGroup.Key.of(rp, key.options(), policy))) {
-                  joinAt(r, groups, key, rp);
-                  LOG.info(
-                      () ->
-                          "peer="
-                              + name()
-                              + " event=update-group-joined members="
-                              + membership.group().size());
-                }
-              } finally {
-                joinQueued.set(false);
-              }
-            });
-  }
-
-  /** Puts the session {@code rp} into the group of {@code key} (with every RIB shard stopped). */
-  UpdateGroup joinAt(Regrouping r, UpdateGroups groups, UpdateGroup.Key key, RibPeer rp) {
-    UpdateGroup g = groups.join(key, rp, this, r);
-    membership = new Membership(rp, g);
-    return g;
-  }
-
-  /**
-   * Takes the session {@code rp} out of its update group (if it is in one) before it is to get
-   * something the others must not, or before it goes: queued on the RIB like every change, so what
-   * the RIB does after this call sees it out. What the group had queued for it is sent before
-   * anything from its own Adj-RIB-Out.
-   */
-  void leaveGroup(RibPeer rp, String why) {
-    leaveGroup(rp, why, true);
-  }
-
-  /**
-   * As {@link #leaveGroup(RibPeer, String)}; without {@code takeTail} (its session has ended) it
-   * takes nothing along.
-   */
-  void leaveGroup(RibPeer rp, String why, boolean takeTail) {
-    UpdateGroups groups = speaker.updateGroups();
-    if (groups == null || rp == null) {
-      return;
-    }
-    speaker
-        .rib()
-        .regroup(
-            r -> {
-              Membership m = membership;
-              if (m == null || m.rp() != rp) {
-                return;
-              }
-              List<UpdateGroup.Packet> left = groups.leave(m.group(), rp, r, takeTail);
-              membership = null;
-              if (!left.isEmpty()) {
-                tail = new Tail(m, left);
-              }
-              LOG.info(
-                  () ->
-                      "peer="
-                          + name()
-                          + " event=update-group-left reason=\""
-                          + why
-                          + "\" queued="
-                          + left.size());
-              drainLater();
-            });
   }
 
   // --- the session state: written only here, on the loop. Connection, Collisions, FailureLog and
@@ -658,7 +505,7 @@ public final class Peer {
    * its TCP connection failed, without a NOTIFICATION either way (loop).
    */
   void sessionDown(Negotiation was, boolean failed) {
-    leaveGroup(ribPeer, "session down", false); // a member gone would hold up its group's queue
+    grouping.leave(ribPeer, "session down", false); // a member gone would hold up its group's queue
     // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
     // without a NOTIFICATION (either way) is restarting: its routes stay, stale
     Capability.GracefulRestart gr = was == null ? null : Connection.gracefulRestart(was.received());

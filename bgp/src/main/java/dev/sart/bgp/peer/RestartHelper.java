@@ -116,6 +116,16 @@ final class RestartHelper {
       }
     }
     staleFamilies = keep;
+    boolean restartState =
+        gr != null && (gr.restartFlags() & Capability.GracefulRestart.RESTART_STATE) != 0;
+    LOG.info(
+        () ->
+            "peer="
+                + peer.name()
+                + " event=graceful-restart-peer-back restart-state="
+                + restartState
+                + " stale-until-end-of-rib="
+                + keep);
     if (keep.isEmpty()) {
       flushStale();
       return;

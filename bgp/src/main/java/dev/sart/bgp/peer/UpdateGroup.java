@@ -489,7 +489,7 @@ final class UpdateGroup {
       fullSince = -1;
       Member s = slowest;
       s.peer.loop.execute(
-          () -> s.peer.leaveGroup(s.rp, "behind the group by " + MAX_PACKETS + " UPDATEs"));
+          () -> s.peer.grouping.leave(s.rp, "behind the group by " + MAX_PACKETS + " UPDATEs"));
     }
   }
 

@@ -3,6 +3,7 @@ package dev.sart.bgp.peer;
 import dev.sart.bgp.rib.Regrouping;
 import dev.sart.bgp.rib.Rib;
 import dev.sart.bgp.rib.RibPeer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class UpdateGroups {
   private final Map<UpdateGroup.Key, UpdateGroup> groups = new ConcurrentHashMap<>();
 
+  /** The group of each member session (at the barrier only: its sessions' loops learn it later). */
+  private final Map<RibPeer, UpdateGroup> memberOf = new HashMap<>();
+
   /** The proxies' RIB ids: negative, so they meet no peer's (at the barrier only). */
   private int lastId;
 
@@ -24,6 +28,7 @@ public final class UpdateGroups {
   UpdateGroup join(UpdateGroup.Key key, RibPeer rp, Peer peer, Regrouping regrouping) {
     UpdateGroup g = groups.computeIfAbsent(key, k -> new UpdateGroup(k, --lastId, rp));
     g.add(rp, peer);
+    memberOf.put(rp, g);
     regrouping.join(rp, g.proxy(), g.proxyPolicy());
     return g;
   }
@@ -34,12 +39,18 @@ public final class UpdateGroups {
    */
   List<UpdateGroup.Packet> leave(UpdateGroup g, RibPeer rp, Regrouping regrouping, boolean tail) {
     List<UpdateGroup.Packet> left = g.remove(rp, tail, regrouping);
+    memberOf.remove(rp, g);
     boolean last = g.isEmpty();
     regrouping.leave(rp, g.proxy(), last);
     if (last) {
       groups.remove(g.key);
     }
     return left;
+  }
+
+  /** The group session {@code rp} is in, null if none (at the barrier only). */
+  UpdateGroup groupOf(RibPeer rp) {
+    return memberOf.get(rp);
   }
 
   /** The number of groups and, per group, of members (for the API and tests). */

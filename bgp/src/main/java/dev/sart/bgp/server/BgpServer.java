@@ -245,15 +245,16 @@ public final class BgpServer implements AutoCloseable {
   }
 
   /**
-   * Adds a listener and hands every existing peer to {@code current} first, atomically with respect
-   * to state changes: a change is seen either in the snapshot or as an event after it, never as an
-   * event followed by a snapshot that is older.
+   * Adds a listener, then hands every existing peer to {@code current}, with no lock held (issue 23
+   * §4: a listener takes its own locks). Every change is seen: one made before {@code current}
+   * reads the peer's state is in what it reads, since a peer's state is written before its
+   * listeners are looked up (both volatile); one made after reaches {@code l}. A change may reach
+   * {@code l} before {@code current} reads that peer, so {@code current} must not replace what
+   * {@code l} was given (what it reads is then as new or older).
    */
   public void addListener(PeerStateListener l, java.util.function.Consumer<Peer> current) {
-    synchronized (listeners) {
-      listeners.add(l);
-      peers.values().forEach(current);
-    }
+    listeners.add(l);
+    peers.values().forEach(current);
   }
 
   public void removeListener(PeerStateListener l) {
@@ -579,10 +580,9 @@ public final class BgpServer implements AutoCloseable {
       if (restart != null && to == State.ESTABLISHED) {
         restart.peerEstablished();
       }
-      synchronized (listeners) {
-        for (PeerStateListener l : listeners) {
-          l.changed(peer, from, to);
-        }
+      // on the peer's loop, in the order of its changes; no lock held (copy-on-write list)
+      for (PeerStateListener l : listeners) {
+        l.changed(peer, from, to);
       }
     }
   }

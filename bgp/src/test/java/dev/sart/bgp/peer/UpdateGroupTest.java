@@ -210,6 +210,43 @@ class UpdateGroupTest {
   }
 
   @Test
+  void theBarrierHandsMembershipToThePeersLoopInItsOrder() throws Exception {
+    // issue 23 §4: only the peer's loop writes its session state; the RIB barrier posts its result
+    RibPeer a = member(1, "192.0.2.5");
+    RibPeer b = member(2, "192.0.2.9");
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    loop.execute(
+        () -> {
+          try {
+            held.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    UpdateGroup g = join(a, b); // the barrier does not wait for the loop
+    assertEquals(List.of(2), groups.sizes(), "moved at the barrier");
+    assertEquals(0, peers.get(a).updateGroup(), "the session learns it on its loop only");
+    assertEquals(0, peers.get(b).updateGroup());
+    loop.execute(() -> peers.get(a).grouping.leave(a, "test")); // after the join's result
+    held.countDown();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> groups.sizes().equals(List.of(1)) && peers.get(b).updateGroup() == g.id());
+    // the leave's result came after the join's: a ends outside (the other order leaves it in)
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              CompletableFuture<Boolean> out = new CompletableFuture<>();
+              loop.execute(
+                  () ->
+                      out.complete(
+                          peers.get(a).updateGroup() == 0 && !peers.get(a).grouping.leaving()));
+              return out.join();
+            });
+  }
+
+  @Test
   void aMemberThatHoldsTheOthersUpIsMadeToLeave() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");
@@ -372,8 +409,8 @@ class UpdateGroupTest {
     CompletableFuture<UpdateGroup> g = new CompletableFuture<>();
     rib.regroup(
         r -> {
-          peers.get(a).joinAt(r, groups, key, a);
-          g.complete(peers.get(b).joinAt(r, groups, key, b));
+          peers.get(a).grouping.joinAt(r, groups, key, a);
+          g.complete(peers.get(b).grouping.joinAt(r, groups, key, b));
         });
     UpdateGroup group = g.join();
     assertEquals(List.of(2), groups.sizes());

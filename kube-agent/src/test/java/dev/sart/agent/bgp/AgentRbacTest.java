@@ -31,6 +31,7 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -38,7 +39,6 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +61,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * RbacAudit. The test's own objects are created or updated: on a loaded machine the client may send
  * a create twice.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class AgentRbacTest {
   static KubernetesClient client;
   static KubernetesMockServer server;

@@ -16,9 +16,9 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.Map;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * oracle. The tests play the controller: they create the objects and the status entries the
  * controller would write.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 abstract class BgpAgentFixture {
   static KubernetesClient client;
   static KubernetesMockServer server;

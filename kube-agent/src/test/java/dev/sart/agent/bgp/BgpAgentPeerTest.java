@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.ControllerObjects;
@@ -34,27 +35,26 @@ class BgpAgentPeerTest extends BgpAgentFixture {
     assertEquals(
         dev.sart.bgp.peer.PeerConfig.GracefulRestart.DEFAULT,
         speaker.bgp.peer(addr).config().gracefulRestart());
-    client
-        .resources(BGPPeer.class)
-        .withName(PEER)
-        .edit(
-            p -> {
-              var s = p.getSpec();
-              p.setSpec(
-                  new dev.sart.crds.BGPPeerSpec(
-                      s.asn(),
-                      s.addr(),
-                      s.holdTime(),
-                      s.keepaliveTime(),
-                      s.capabilities(),
-                      s.nodeBGPRef(),
-                      s.clusterBGPRef(),
-                      s.speaker(),
-                      s.groups(),
-                      new dev.sart.crds.BfdSpec(100L, 200L, 5L),
-                      new dev.sart.crds.GracefulRestartSpec(false, 30L)));
-              return p;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(BGPPeer.class).withName(PEER),
+        p -> {
+          var s = p.getSpec();
+          p.setSpec(
+              new dev.sart.crds.BGPPeerSpec(
+                  s.asn(),
+                  s.addr(),
+                  s.holdTime(),
+                  s.keepaliveTime(),
+                  s.capabilities(),
+                  s.nodeBGPRef(),
+                  s.clusterBGPRef(),
+                  s.speaker(),
+                  s.groups(),
+                  new dev.sart.crds.BfdSpec(100L, 200L, 5L),
+                  new dev.sart.crds.GracefulRestartSpec(false, 30L)));
+          return p;
+        });
     await("the new settings in the speaker")
         .atMost(Duration.ofSeconds(30))
         .until(
@@ -92,24 +92,23 @@ class BgpAgentPeerTest extends BgpAgentFixture {
   void aChangedTimerReplacesTheSession() throws Exception {
     start();
     awaitEstablished();
-    client
-        .resources(BGPPeer.class)
-        .withName(PEER)
-        .edit(
-            p -> {
-              p.setSpec(
-                  new dev.sart.crds.BGPPeerSpec(
-                      p.getSpec().asn(),
-                      p.getSpec().addr(),
-                      20L,
-                      5L,
-                      null,
-                      p.getSpec().nodeBGPRef(),
-                      null,
-                      p.getSpec().speaker(),
-                      null));
-              return p;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(BGPPeer.class).withName(PEER),
+        p -> {
+          p.setSpec(
+              new dev.sart.crds.BGPPeerSpec(
+                  p.getSpec().asn(),
+                  p.getSpec().addr(),
+                  20L,
+                  5L,
+                  null,
+                  p.getSpec().nodeBGPRef(),
+                  null,
+                  p.getSpec().speaker(),
+                  null));
+          return p;
+        });
     await("session with the new hold time")
         .atMost(Duration.ofSeconds(60))
         .until(

@@ -7,9 +7,9 @@ import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.ControllerObjects;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * sart's {@code endpointslice.sart.terassyi.net/triggered-by}: a peer that came up labels the
  * EndpointSlices of the Services announced to it, and only those.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class EndpointSliceTriggerTest {
   static KubernetesClient client;
 

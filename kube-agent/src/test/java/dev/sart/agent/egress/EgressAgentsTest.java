@@ -16,11 +16,11 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The test plays the controller (the Egress's status, the Service's ClusterIP) and the kubelet (the
  * Pod objects).
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class EgressAgentsTest {
   static KubernetesClient client;
 

@@ -24,11 +24,11 @@ import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * controller, answering each BlockRequest with an AddressBlock (sart's agent_cni_server and
  * agent_address_block tests).
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class KubeIpamTest {
   static KubernetesClient client;
   private static final String NODE = "node1";

@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.controller.MockCluster;
 import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
@@ -235,16 +236,14 @@ class AdvertisementReconcilerTest {
                 List.of(endpoint("10.100.0.1", "node1", true, false))))
         .create();
     cluster.awaitPeers(advert, Map.of("node3-65000-7.7.7.7", NA));
-    client
-        .services()
-        .inNamespace("test")
-        .withName("grouped")
-        .edit(
-            s -> {
-              s.getMetadata().getAnnotations().remove(Sart.PEER_GROUP_ANNOTATION);
-              s.getSpec().setExternalTrafficPolicy("Local");
-              return s;
-            });
+    MockCluster.editService(
+        client,
+        "test",
+        "grouped",
+        s -> {
+          s.getMetadata().getAnnotations().remove(Sart.PEER_GROUP_ANNOTATION);
+          s.getSpec().setExternalTrafficPolicy("Local");
+        });
     cluster.awaitPeers(
         advert, Map.of("node1-65000-9.9.9.9", NA, "node3-65000-7.7.7.7", "Withdraw"));
   }
@@ -273,15 +272,11 @@ class AdvertisementReconcilerTest {
             "node3-65000-7.7.7.7",
             NA));
     cluster.playAgents(old);
-    client
-        .services()
-        .inNamespace("test")
-        .withName("moving")
-        .edit(
-            s -> {
-              s.getMetadata().getAnnotations().put(Sart.ADDRESS_POOL_ANNOTATION, "other");
-              return s;
-            });
+    MockCluster.editService(
+        client,
+        "test",
+        "moving",
+        s -> s.getMetadata().getAnnotations().put(Sart.ADDRESS_POOL_ANNOTATION, "other"));
     String fresh = "moving-10-0-100-1";
     cluster.awaitPeers(
         fresh,

@@ -16,6 +16,7 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -125,14 +126,13 @@ class PathAttributesTest {
                         "med=10"),
                     attrsOf("annotated")));
     // the pool changes: the advertisement follows
-    client
-        .resources(AddressPool.class)
-        .withName("tagged")
-        .edit(
-            p -> {
-              p.setSpec(p.getSpec().withAttrs(List.of("65001:1"), null, null));
-              return p;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(AddressPool.class).withName("tagged"),
+        p -> {
+          p.setSpec(p.getSpec().withAttrs(List.of("65001:1"), null, null));
+          return p;
+        });
     await()
         .ignoreExceptions()
         .atMost(WAIT)
@@ -147,15 +147,8 @@ class PathAttributesTest {
                         "med=10"),
                     attrsOf("annotated")));
     // the annotations go: the pool's alone
-    client
-        .services()
-        .inNamespace("test")
-        .withName("annotated")
-        .edit(
-            s -> {
-              s.getMetadata().setAnnotations(Map.of());
-              return s;
-            });
+    MockCluster.editService(
+        client, "test", "annotated", s -> s.getMetadata().setAnnotations(Map.of()));
     await()
         .ignoreExceptions()
         .atMost(WAIT)

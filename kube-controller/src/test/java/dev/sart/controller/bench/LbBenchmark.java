@@ -14,6 +14,7 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
 import dev.sart.testbed.Programs;
+import dev.sart.testbed.mockapi.MockApiProcess;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -104,7 +105,8 @@ public final class LbBenchmark {
                   "-XX:+UseG1GC",
                   "-cp",
                   System.getProperty("java.class.path"),
-                  MockApiServer.class.getName())
+                  MockApiProcess.class.getName(),
+                  "crds")
               .redirectError(ProcessBuilder.Redirect.INHERIT)
               .start();
       var out = new BufferedReader(new InputStreamReader(mockProcess.getInputStream()));

@@ -15,6 +15,7 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
+import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -299,14 +300,13 @@ class PoolReconcilerTest {
     blockFor("default-pod-pool", "sart-worker");
     blockFor("default-pod-pool", "sart-worker2");
     // the agent's finalizer is on its blocks
-    client
-        .resources(AddressBlock.class)
-        .withName("default-pod-pool-1")
-        .edit(
-            b -> {
-              b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
-              return b;
-            });
+    LockedEdit.edit(
+        client,
+        client.resources(AddressBlock.class).withName("default-pod-pool-1"),
+        b -> {
+          b.getMetadata().setFinalizers(List.of(Sart.ADDRESS_BLOCK_AGENT_FINALIZER));
+          return b;
+        });
     client.resources(AddressPool.class).withName("default-pod-pool").delete();
     await()
         .ignoreExceptions()

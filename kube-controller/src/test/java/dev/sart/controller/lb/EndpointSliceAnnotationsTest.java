@@ -120,31 +120,22 @@ class EndpointSliceAnnotationsTest {
                     sartAnnotations("web-2")));
 
     // externalTrafficPolicy changes
-    client
-        .services()
-        .inNamespace("test")
-        .withName("web")
-        .edit(
-            s -> {
-              s.getSpec().setExternalTrafficPolicy("Local");
-              return s;
-            });
+    MockCluster.editService(
+        client, "test", "web", s -> s.getSpec().setExternalTrafficPolicy("Local"));
     await()
         .atMost(WAIT)
         .ignoreExceptions()
         .until(() -> "Local".equals(sartAnnotations("web-1").get(Sart.SERVICE_ETP_ANNOTATION)));
 
     // no longer a LoadBalancer: its address is released and the annotations go (other ones stay)
-    client
-        .services()
-        .inNamespace("test")
-        .withName("web")
-        .edit(
-            s -> {
-              s.getSpec().setType("ClusterIP");
-              s.getSpec().setExternalTrafficPolicy(null);
-              return s;
-            });
+    MockCluster.editService(
+        client,
+        "test",
+        "web",
+        s -> {
+          s.getSpec().setType("ClusterIP");
+          s.getSpec().setExternalTrafficPolicy(null);
+        });
     await()
         .atMost(WAIT)
         .ignoreExceptions()

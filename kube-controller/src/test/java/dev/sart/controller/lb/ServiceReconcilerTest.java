@@ -227,30 +227,23 @@ class ServiceReconcilerTest {
   void changingTheRequestedAddressOrThePoolReallocates() {
     create(lbService("test", "s", Map.of(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.20")));
     awaitIngress("s", List.of("10.0.100.20"));
-    client
-        .services()
-        .inNamespace("test")
-        .withName("s")
-        .edit(
-            s -> {
-              s.getMetadata()
-                  .getAnnotations()
-                  .put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21");
-              return s;
-            });
+    MockCluster.editService(
+        client,
+        "test",
+        "s",
+        s ->
+            s.getMetadata().getAnnotations().put(Sart.LOAD_BALANCER_IPS_ANNOTATION, "10.0.100.21"));
     awaitIngress("s", List.of("10.0.100.21"));
-    client
-        .services()
-        .inNamespace("test")
-        .withName("s")
-        .edit(
-            s -> {
-              s.getMetadata().getAnnotations().remove(Sart.LOAD_BALANCER_IPS_ANNOTATION);
-              s.getMetadata()
-                  .getAnnotations()
-                  .put(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool,non-default-lb-pool");
-              return s;
-            });
+    MockCluster.editService(
+        client,
+        "test",
+        "s",
+        s -> {
+          s.getMetadata().getAnnotations().remove(Sart.LOAD_BALANCER_IPS_ANNOTATION);
+          s.getMetadata()
+              .getAnnotations()
+              .put(Sart.ADDRESS_POOL_ANNOTATION, "default-lb-pool,non-default-lb-pool");
+        });
     awaitIngress("s", List.of("10.0.1.1", "10.0.100.21"));
     var pool = controller.reconciler.allocatorForTests().pool("non-default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 1);
@@ -260,15 +253,7 @@ class ServiceReconcilerTest {
   void typeChangeAwayFromLoadBalancerReleasesAndDeletionFrees() {
     create(lbService("test", "s", Map.of()));
     awaitIngress("s", List.of("10.0.1.1"));
-    client
-        .services()
-        .inNamespace("test")
-        .withName("s")
-        .edit(
-            s -> {
-              s.getSpec().setType("ClusterIP");
-              return s;
-            });
+    MockCluster.editService(client, "test", "s", s -> s.getSpec().setType("ClusterIP"));
     awaitIngress("s", List.of());
     var pool = controller.reconciler.allocatorForTests().pool("default-lb-pool").orElseThrow();
     await().ignoreExceptions().atMost(WAIT).until(() -> pool.inUse() == 0);

@@ -14,7 +14,6 @@ import dev.sart.controller.runtime.Metrics;
 import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
-import dev.sart.crds.CrdManifests;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.testbed.Frr;
@@ -23,16 +22,12 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.MockApi;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -162,23 +157,8 @@ class AdvertisementAttrsE2eTest {
 
   /** The mock API server with sart's CRDs, the controller's reconcilers and the node's agent. */
   private void startCluster() throws Exception {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init();
+    server = MockApi.withSartCrds();
     client = server.createClient();
-    for (var yaml : CrdManifests.yaml()) {
-      client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .resource(Serialization.unmarshal(yaml, CustomResourceDefinition.class))
-          .create();
-    }
     client
         .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:" + relay.port()))
         .create();

@@ -22,8 +22,9 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * is checked in FRR's own table ({@code vtysh ... json}). The test plays sart's controller: it
  * creates the NodeBGP, the BGPPeer and the BGPAdvertisement with the controller's status entries.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class AgentE2eTest {
   static KubernetesClient client;
 

@@ -10,8 +10,9 @@ import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 127.0.0.1:8000 read after each step: the call latency histogram by verb, the call and error
  * counters, and the pool's usable and used addresses.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class CniMetricsE2eTest {
   static KubernetesClient client;
 

@@ -18,8 +18,8 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.Shell;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * table 120 keeps only the agent's own routes to local pods (its start-up recovery owns them), and
  * its rule (pref 2000) falls through to the main table for everything else.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class CrossNodePodTest {
   static KubernetesClient client;
 

@@ -13,8 +13,9 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.Programs;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
+import dev.sart.testbed.mockapi.EnableMockApi;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and node1's block on node2 are read from the kernels through the FIBs' {@code LookupRoute}. Each
  * route removed on purpose is named as the broken link.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableMockApi
 class ExplainPodE2eTest {
   static KubernetesClient client;
 

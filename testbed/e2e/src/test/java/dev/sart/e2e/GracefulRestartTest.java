@@ -282,10 +282,7 @@ class GracefulRestartTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> sentAndReceived(ping(1).join().stdout())[1] == 1);
     ManagedProcess pings = pingUntilStopped();
-    // every change of sart's routes from here on, as the kernel reports it
-    ManagedProcess routes =
-        sart.spawn("ip-monitor", java.util.List.of("ip", "-ts", "monitor", "route"));
-    Thread.sleep(1000);
+    ManagedProcess routes = watchRoutes();
     kill(first, sart, "sartd-fib");
 
     // FRR, the helper, keeps our routes, stale; the kernel keeps the route the FIB installed
@@ -317,19 +314,12 @@ class GracefulRestartTest {
     assertEquals(sr[0], sr[1], "pings lost across the restart: " + (sr[0] - sr[1]));
     // FRR, started less than its restart time ago, sets its own Restart State bit and sends its
     // routes only after our End-of-RIB: the FIB must not reconcile them away meanwhile
-    String changes = Files.readString(routes.log());
-    assertFalse(
-        changes.lines().anyMatch(l -> l.contains("Deleted") && l.contains(CLIENTS)),
-        () -> "the route to the clients left sart's kernel during the restart:\n" + changes);
+    assertNeverDeleted(routes, "during the restart");
   }
 
   @Test
   void aRestartLongerThanTheRestartTimeFlushesOurRoutesAtTheHelper() throws Exception {
-    build(5);
-    SartdNode first = startSart("sartd");
-    originate(ADDRESS);
-    frr.awaitRoute(ADDRESS + "/32");
-    fib.join();
+    SartdNode first = startedWithOurRoute(5);
     kill(first, sart, "sartd-fib");
     // kept for our restart time (5 s), then gone
     await()
@@ -354,28 +344,94 @@ class GracefulRestartTest {
    */
   @Test
   void aRestartingFrrsRouteStaysInOurKernelUntilItsEndOfRib() throws Exception {
-    build(120);
-    startSart("sartd");
-    originate(ADDRESS);
-    frr.awaitRoute(ADDRESS + "/32");
-    fib.join();
+    startedWithOurRoute(120);
     await().atMost(Duration.ofSeconds(30)).until(this::clientsRouteInstalled);
-    for (ManagedProcess p : frr.processes()) {
-      ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
-    }
+    killFrr();
     await("FRR's route kept in our kernel while FRR is away")
         .during(Duration.ofSeconds(5))
         .atMost(Duration.ofSeconds(7))
         .until(this::clientsRouteInstalled);
-    Frr again =
-        new Frr(
-                frr.node(),
-                RouterConfig.of(65000, "192.0.2.10").neighbor(Neighbor.of("192.0.2.1", 65001)))
-            .withGracefulRestart(120);
-    again.start();
+    Frr again = startFrrAgain(RouterConfig.of(65000, "192.0.2.10"));
     again.awaitRoute(ADDRESS + "/32");
     await("FRR's End-of-RIB: the route it did not send again leaves our kernel")
         .atMost(Duration.ofSeconds(30))
         .until(() -> !clientsRouteInstalled());
+  }
+
+  /**
+   * RFC 4724 §4.2 with FRR as the restarting ToR: bgpd and zebra killed with SIGKILL and started
+   * again with the same route and graceful restart, so its OPEN carries the Restart State bit
+   * (§4.1) and it sends its routes only after our End-of-RIB. Our path stays, stale, until FRR's
+   * End-of-RIB, and the route never leaves our kernel ({@code ip monitor route}).
+   */
+  @Test
+  void aRestartingFrrThatSendsItsRouteAgainNeverTakesItOutOfOurKernel() throws Exception {
+    SartdNode s = startedWithOurRoute(120);
+    await().atMost(Duration.ofSeconds(30)).until(this::clientsRouteInstalled);
+    ManagedProcess routes = watchRoutes();
+    killFrr();
+    await("our path to FRR's route stale while FRR restarts")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> stale(s, CLIENTS));
+    Frr again = startFrrAgain(RouterConfig.of(65000, "192.0.2.10").originate(CLIENTS));
+    await("FRR back: its OPEN's Restart State bit as we read it")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Files.readString(s.process.log())
+                    .contains("event=graceful-restart-peer-back restart-state=true"));
+    await("FRR's End-of-RIB: our path to its route fresh again")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> !s.paths("ipv4", CLIENTS).isEmpty() && !stale(s, CLIENTS));
+    again.awaitRoute(ADDRESS + "/32");
+    assertTrue(clientsRouteInstalled());
+    assertNeverDeleted(routes, "while FRR restarted");
+  }
+
+  /** sart started, its address announced to FRR and the FIB reconciled. */
+  private SartdNode startedWithOurRoute(int restartTime) throws IOException {
+    build(restartTime);
+    SartdNode s = startSart("sartd");
+    originate(ADDRESS);
+    frr.awaitRoute(ADDRESS + "/32");
+    fib.join();
+    return s;
+  }
+
+  /** FRR's bgpd and zebra killed with SIGKILL: no NOTIFICATION, a restart (RFC 4724 §4.2). */
+  private void killFrr() {
+    for (ManagedProcess p : frr.processes()) {
+      ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  /** FRR started again on the ToR with {@code config}, sart its neighbour, graceful restart on. */
+  private Frr startFrrAgain(RouterConfig config) throws Exception {
+    Frr again =
+        new Frr(frr.node(), config.neighbor(Neighbor.of("192.0.2.1", 65001)))
+            .withGracefulRestart(120);
+    again.start();
+    return again;
+  }
+
+  /** Every change of sart's routes from here on, as the kernel reports it. */
+  private ManagedProcess watchRoutes() throws InterruptedException {
+    ManagedProcess routes =
+        sart.spawn("ip-monitor", java.util.List.of("ip", "-ts", "monitor", "route"));
+    Thread.sleep(1000); // ip monitor prints nothing once it listens: give it time to subscribe
+    return routes;
+  }
+
+  /** No line of {@code routes} ({@link #watchRoutes}) deleted the route to the clients. */
+  private static void assertNeverDeleted(ManagedProcess routes, String when) throws IOException {
+    String changes = Files.readString(routes.log());
+    assertFalse(
+        changes.lines().anyMatch(l -> l.contains("Deleted") && l.contains(CLIENTS)),
+        () -> "the route to the clients left sart's kernel " + when + ":\n" + changes);
+  }
+
+  /** Whether sart's path to {@code prefix} is kept stale for a restarting peer (the CLI's view). */
+  private static boolean stale(SartdNode s, String prefix) {
+    return s.paths("ipv4", prefix).stream().anyMatch(p -> p.path("stale").asBoolean());
   }
 }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sart.testbed.Programs;
+import dev.sart.testbed.mockapi.MockApiProcess;
+import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -81,7 +83,7 @@ public final class ApiServer implements AutoCloseable {
                   "-XX:TieredStopAtLevel=1",
                   "-Xmx512m",
                   Launch.classpathArgument(),
-                  MockApiServer.class.getName())
+                  MockApiProcess.class.getName())
               .redirectError(log.toFile())
               .start();
       BufferedReader out =
@@ -108,28 +110,7 @@ public final class ApiServer implements AutoCloseable {
       }
       String url = line.substring(4).strip();
       Path kubeconfig = dir.resolve("kubeconfig");
-      Files.writeString(
-          kubeconfig,
-          String.join(
-              "\n",
-              "apiVersion: v1",
-              "kind: Config",
-              "clusters:",
-              "- name: sart-mock",
-              "  cluster:",
-              "    server: " + url,
-              "users:",
-              "- name: sart",
-              "  user:",
-              "    token: mock",
-              "contexts:",
-              "- name: sart-mock",
-              "  context:",
-              "    cluster: sart-mock",
-              "    user: sart",
-              "    namespace: default",
-              "current-context: sart-mock",
-              ""));
+      MockKubeconfig.write(kubeconfig, url);
       return new ApiServer(kubeconfig, p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -3,8 +3,9 @@ package dev.sart.testbed.cluster;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import dev.sart.testbed.mockapi.MockApi;
+import dev.sart.testbed.mockapi.WriteLoad;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -12,19 +13,15 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,24 +64,15 @@ class MockWatchDispatcherTest {
     return c;
   }
 
-  private static Pod pod(String name) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace(NS)
-        .withName(name)
-        .endMetadata()
-        .build();
-  }
-
   private Watch watch(KubernetesClient client, AtomicInteger events) {
     var w =
         client
-            .pods()
+            .configMaps()
             .inNamespace(NS)
             .watch(
                 new Watcher<>() {
                   @Override
-                  public void eventReceived(Action action, Pod pod) {
+                  public void eventReceived(Action action, ConfigMap map) {
                     events.incrementAndGet();
                   }
 
@@ -99,30 +87,12 @@ class MockWatchDispatcherTest {
 
   @Test
   void watchersThatVanishWhileEventsFlowStallNobody() throws Exception {
-    server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new MockWatchDispatcher(), false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    var direct = client(server.getPort());
-    direct.resource(pod("first")).create(); // the client's first request (start-up) is not timed
+    server = MockApi.start();
     // a writer that never stops: every request's time is taken
-    var slowest = new AtomicLong();
-    var created = new AtomicInteger();
-    var writer =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
-                    long t0 = System.nanoTime();
-                    direct
-                        .resource(pod("p" + i % 50))
-                        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-                    slowest.accumulateAndGet(System.nanoTime() - t0, Math::max);
-                    created.incrementAndGet();
-                  }
-                });
-    // ten clients in turn watch pods through a relay and vanish in the middle of the events (with
-    // fabric8's own dispatcher, 5 of 15 such cuts stalled the server for 30 or 60 s)
+    var load = WriteLoad.start(client(server.getPort()), NS);
+    closing.add(load);
+    // ten clients in turn watch ConfigMaps through a relay and vanish in the middle of the events
+    // (with fabric8's own dispatcher, 5 of 15 such cuts stalled the server for 30 or 60 s)
     for (int round = 0; round < 10; round++) {
       relay = new Relay(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getPort()));
       var vanishing = client(relay.port());
@@ -132,17 +102,12 @@ class MockWatchDispatcherTest {
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> seen.get() >= 30);
       relay.cutAll();
-      int before = created.get();
       // the server goes on: the writer gets 20 more answers within 10 s
-      await("answers after cut " + round)
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> created.get() >= before + 20);
+      load.awaitAnswers("answers after cut " + round, 20, Duration.ofSeconds(10));
     }
-    writer.interrupt();
-    writer.join(Duration.ofSeconds(40));
+    load.close();
     assertTrue(
-        slowest.get() < Duration.ofSeconds(10).toNanos(),
-        "slowest write " + slowest.get() / 1_000_000 + " ms");
+        load.slowest().compareTo(Duration.ofSeconds(10)) < 0, "slowest write " + load.slowest());
   }
 
   /** A TCP relay on loopback whose connections can all be cut at once, as a killed client's. */

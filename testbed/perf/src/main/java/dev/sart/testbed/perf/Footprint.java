@@ -46,7 +46,8 @@ public final class Footprint {
       long privateDirty,
       Map<String, Long> kinds,
       int threads,
-      int fds) {}
+      int fds,
+      List<StartupTimeline.Step> timeline) {}
 
   public static void main(String[] args) throws Exception {
     List<String> targets = List.of("floor", "bgp", "node");
@@ -124,15 +125,18 @@ public final class Footprint {
           }
           default -> throw new IllegalArgumentException("unknown target " + target);
         }
+        java.time.Instant exec = java.time.Instant.now();
         long t0 = System.nanoTime();
         ManagedProcess p = n.spawn("sartd-" + target, argv);
         double ready = awaitLine(p, readyLine, t0);
         double cpu = ProcStats.of(List.of(p.pid())).cpuSeconds();
+        List<StartupTimeline.Step> timeline =
+            StartupTimeline.of(Files.readString(p.log()), exec, readyLine);
         Thread.sleep(idleSeconds * 1000L);
         if (!p.isAlive()) {
           throw new IllegalStateException(target + " exited:\n" + p.tail(30));
         }
-        Sample s = sample(target, p.pid(), ready, cpu);
+        Sample s = sample(target, p.pid(), ready, cpu, timeline);
         p.stop();
         return s;
       } finally {
@@ -166,6 +170,12 @@ public final class Footprint {
    * the heap there, and the class space and the archive at 32 GiB and above).
    */
   static Sample sample(String target, long pid, double ready, double cpu) throws IOException {
+    return sample(target, pid, ready, cpu, List.of());
+  }
+
+  static Sample sample(
+      String target, long pid, double ready, double cpu, List<StartupTimeline.Step> timeline)
+      throws IOException {
     Map<String, Long> kinds = new LinkedHashMap<>();
     for (String k : List.of("java heap", "CDS/AOT archive", "libjvm.so", "other files", "native")) {
       kinds.put(k, 0L);
@@ -201,7 +211,7 @@ public final class Footprint {
     long rss = kinds.values().stream().mapToLong(Long::longValue).sum();
     int threads = count(Path.of("/proc", Long.toString(pid), "task"));
     int fds = count(Path.of("/proc", Long.toString(pid), "fd"));
-    return new Sample(target, ready, cpu, rss, privateDirty, kinds, threads, fds);
+    return new Sample(target, ready, cpu, rss, privateDirty, kinds, threads, fds, timeline);
   }
 
   private static long kib(String line) {
@@ -228,6 +238,8 @@ public final class Footprint {
             mib(s.privateDirty())));
     s.kinds().forEach((k, v) -> b.append(String.format(Locale.ROOT, " %s %.1f", k, mib(v))));
     b.append(String.format(Locale.ROOT, "; threads %d, fds %d", s.threads(), s.fds()));
+    s.timeline()
+        .forEach(st -> b.append(String.format(Locale.ROOT, "%n  %6d ms %s", st.ms(), st.name())));
     return b.toString();
   }
 
@@ -263,7 +275,39 @@ public final class Footprint {
       b.append(String.format(Locale.ROOT, " | %.0f", median(of, s -> (double) s.threads())));
       b.append(String.format(Locale.ROOT, " | %.0f |\n", median(of, s -> (double) s.fds())));
     }
+    for (String t : targets) {
+      timeline(b, t, samples.stream().filter(s -> s.target().equals(t)).toList());
+    }
     return b.toString();
+  }
+
+  /** The start-up steps of a target, ms after the exec, median of the runs that logged them. */
+  private static void timeline(StringBuilder b, String target, List<Sample> of) {
+    List<String> names = new ArrayList<>();
+    of.forEach(
+        s ->
+            s.timeline()
+                .forEach(
+                    st -> {
+                      if (!names.contains(st.name())) {
+                        names.add(st.name());
+                      }
+                    }));
+    if (names.isEmpty()) {
+      return;
+    }
+    b.append("\n`").append(target).append("`'s start-up (its log, ms after the exec, median of ");
+    b.append(of.size()).append(" runs)\n\n| step | ms |\n|---|---:|\n");
+    for (String n : names) {
+      long[] v =
+          of.stream()
+              .flatMap(s -> s.timeline().stream())
+              .filter(st -> st.name().equals(n))
+              .mapToLong(StartupTimeline.Step::ms)
+              .sorted()
+              .toArray();
+      b.append("| ").append(n).append(" | ").append(v[v.length / 2]).append(" |\n");
+    }
   }
 
   private static double median(List<Sample> of, java.util.function.ToDoubleFunction<Sample> f) {

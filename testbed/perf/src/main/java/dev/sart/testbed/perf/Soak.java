@@ -49,11 +49,12 @@ import java.util.regex.Pattern;
  * <p>After the first cycle and every {@code --every} cycles, with the table loaded, a sample: the
  * heap after a full collection ({@code GC.run}, {@code System.trim_native_heap}, then {@code
  * GC.heap_info} over the JDK's attach API), RSS, threads, file descriptors and sockets. The sample
- * after {@code --every} cycles is the baseline; at the end the median of each phase's last three
- * samples must be at most 5 % over it for the heap and the RSS (both after the full collection),
- * with no more threads, descriptors or sockets than {@code --slack} over it, and nothing stale:
- * with the peer disabled, no route learned from it in the RIB or the kernel, and no advertisement
- * left at the peer. Prints the curve and writes {@code soak.md}; exit code 1 when a check fails.
+ * after {@code --every} cycles is the baseline; at the end the smallest of each phase's last three
+ * samples must be at most 5 % over it for the heap and for the RSS without the JIT's compiled code
+ * (both after the full collection; the code is printed beside them), with no more threads,
+ * descriptors or sockets than {@code --slack} over it, and nothing stale: with the peer disabled,
+ * no route learned from it in the RIB or the kernel, and no advertisement left at the peer. Prints
+ * the curve and writes {@code soak.md}; exit code 1 when a check fails.
  *
  * <pre>
  * soak [--resets 1000] [--routes 100000] [--services 1000] [--every 50] [--slack 2]
@@ -72,6 +73,9 @@ public final class Soak {
   // ("garbage-first heap total reserved 6172672K, committed 110592K, used 29704K")
   private static final Pattern USED =
       Pattern.compile("^\\s*\\S.*? total [^\\n]*?used (\\d+)K", Pattern.MULTILINE);
+  // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
+  private static final Pattern CODE =
+      Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
   private static final Pattern RECEIVED =
       Pattern.compile(
           "^sart_bgp_received_prefixes\\{[^}]*afi=\"ipv6\"[^}]*\\} (\\S+)$", Pattern.MULTILINE);
@@ -88,6 +92,7 @@ public final class Soak {
       long rssBeforeGc,
       long rss,
       long heapRss,
+      long code,
       int threads,
       int fds,
       int sockets) {}
@@ -221,6 +226,8 @@ public final class Soak {
         List<String> argv = new ArrayList<>();
         argv.add(SartdLauncher.java());
         argv.addAll(SartdLauncher.jvmOptions("node"));
+        // what the JIT compiled, apart from the rest of the native memory (afterGc)
+        argv.add("-XX:NativeMemoryTracking=summary");
         argv.addAll(o.sartdOptions());
         argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
         argv.addAll(
@@ -338,11 +345,17 @@ public final class Soak {
   /**
    * The end of a phase against its baseline: the sample after {@code --every} cycles (the first
    * cycles load classes, fill caches and let the collector size the heap; the first sample is in
-   * the curve to show them). Heap and RSS at the end are the median of the phase's last three
-   * samples: a leak shows in each of them, while one sample taken as a compilation or a malloc
-   * arena holds a few MiB more does not (SoakTest once failed in CI on a last sample 7 % up with
-   * the heap flat; locally one sample in the middle was 4 % up and the next back down). Threads,
-   * descriptors and sockets are exact and compared at the last sample.
+   * the curve to show them). A leak only grows, so it raises each of the phase's last three
+   * samples, and the smallest of them is the end; a single sample taken while something was in
+   * flight does not fail the phase. The heap after a full collection wanders by ±1.5 MiB around 21
+   * MiB with 5,000 routes (±7 %, no trend over 30 resets; CI once failed on a median 6 % up).
+   *
+   * <p>The RSS is compared without the JIT's compiled code (native memory tracking's Code): it
+   * grows while more of sartd gets hot, at one advertisement per cycle slowly — 13 → 27 MiB over
+   * 200 cycles with the class count flat (10,271 → 10,349) and metaspace 6 → 9 MiB of method
+   * profiles (testbed/perf/LOG.md, 2026-11-27, "soak") — and is bounded by the code cache's size,
+   * not by what the cycles leave behind. Threads, descriptors and sockets are exact and compared at
+   * the last sample.
    */
   private static void check(String phase, List<Sample> of, Options o, List<String> failures) {
     if (of.size() < 3) {
@@ -351,16 +364,20 @@ public final class Soak {
     Sample base = of.get(1);
     Sample last = of.getLast();
     List<Sample> end = of.subList(Math.max(2, of.size() - 3), of.size());
-    within(phase, "heap after GC", base.heapAfterGc(), median(end, Sample::heapAfterGc), failures);
-    within(phase, "RSS after GC", base.rss(), median(end, Sample::rss), failures);
+    within(phase, "heap after GC", base.heapAfterGc(), least(end, Sample::heapAfterGc), failures);
+    within(
+        phase,
+        "RSS after GC without compiled code",
+        base.rss() - base.code(),
+        least(end, x -> x.rss() - x.code()),
+        failures);
     atMost(phase, "threads", base.threads(), last.threads(), o.slack(), failures);
     atMost(phase, "file descriptors", base.fds(), last.fds(), o.slack(), failures);
     atMost(phase, "sockets", base.sockets(), last.sockets(), o.slack(), failures);
   }
 
-  private static long median(List<Sample> of, java.util.function.ToLongFunction<Sample> f) {
-    long[] v = of.stream().mapToLong(f).sorted().toArray();
-    return v[(v.length - 1) / 2];
+  private static long least(List<Sample> of, java.util.function.ToLongFunction<Sample> f) {
+    return of.stream().mapToLong(f).min().orElseThrow();
   }
 
   /**
@@ -391,7 +408,7 @@ public final class Soak {
   static Sample sample(String phase, int cycle, Node node, ManagedProcess sartd) throws Exception {
     // the RSS as the node sees it, with whatever garbage the collector has not yet collected
     long before = ProcStats.of(List.of(sartd.pid())).rssBytes();
-    long heap = heapAfterGc(sartd.pid());
+    AfterGc after = afterGc(sartd.pid());
     ProcStats s = ProcStats.of(List.of(sartd.pid()));
     // the part of the RSS that is the Java heap's pages (smaps, as bin/footprint splits it)
     long heapRss = Footprint.sample("soak", sartd.pid(), 0, 0).kinds().get("java heap");
@@ -414,14 +431,27 @@ public final class Soak {
         }
       }
     }
-    return new Sample(phase, cycle, heap, before, s.rssBytes(), heapRss, threads, fds, sockets);
+    return new Sample(
+        phase,
+        cycle,
+        after.heapUsed(),
+        before,
+        s.rssBytes(),
+        heapRss,
+        after.code(),
+        threads,
+        fds,
+        sockets);
   }
 
+  /** What {@link #afterGc} reads: the heap's used bytes and the JIT's compiled code. */
+  record AfterGc(long heapUsed, long code) {}
+
   /**
-   * A full collection in sartd and its native heap trimmed, then its heap's used bytes (the JDK's
-   * attach API, as jcmd does).
+   * A full collection in sartd and its native heap trimmed, then its heap's used bytes and, from
+   * native memory tracking, the bytes of compiled code (the JDK's attach API, as jcmd does).
    */
-  static long heapAfterGc(long pid) throws Exception {
+  static AfterGc afterGc(long pid) throws Exception {
     var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
     try {
       // jcmd's own call; its class is not exported: the JVM runs with
@@ -449,7 +479,15 @@ public final class Soak {
       if (used == 0) {
         throw new IllegalStateException("no heap figures in GC.heap_info:\n" + info);
       }
-      return used;
+      String nmt;
+      try (var in = (java.io.InputStream) jcmd.invoke(vm, "VM.native_memory summary")) {
+        nmt = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      Matcher c = CODE.matcher(nmt);
+      if (!c.find()) {
+        throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
+      }
+      return new AfterGc(used, Long.parseLong(c.group(1)) * 1024);
     } finally {
       vm.detach();
     }
@@ -522,15 +560,16 @@ public final class Soak {
   static String line(Sample s) {
     return String.format(
         Locale.ROOT,
-        "%-8s %5d  heap after GC %6.1f MiB  RSS before GC %6.1f, after %6.1f MiB (heap %6.1f, rest"
-            + " %6.1f)  threads %3d  fds %3d  sockets %3d",
+        "%-8s %5d  heap after GC %6.1f MiB  RSS before GC %6.1f, after %6.1f MiB (heap %6.1f, code"
+            + " %5.1f, rest %6.1f)  threads %3d  fds %3d  sockets %3d",
         s.phase(),
         s.cycle(),
         s.heapAfterGc() / 1048576.0,
         s.rssBeforeGc() / 1048576.0,
         s.rss() / 1048576.0,
         s.heapRss() / 1048576.0,
-        (s.rss() - s.heapRss()) / 1048576.0,
+        s.code() / 1048576.0,
+        (s.rss() - s.heapRss() - s.code()) / 1048576.0,
         s.threads(),
         s.fds(),
         s.sockets());
@@ -555,19 +594,20 @@ public final class Soak {
                 : "; extra JVM options: `" + String.join(" ", o.sartdOptions()) + "`"));
     b.append(
         "| phase | cycle | heap after GC (MiB) | RSS before GC (MiB) | RSS after GC (MiB) | of it"
-            + " the heap's pages | threads | fds | sockets |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            + " the heap's pages | of it compiled code | threads | fds | sockets |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sample s : r.samples()) {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d | %d | %d |\n",
+              "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d |\n",
               s.phase(),
               s.cycle(),
               s.heapAfterGc() / 1048576.0,
               s.rssBeforeGc() / 1048576.0,
               s.rss() / 1048576.0,
               s.heapRss() / 1048576.0,
+              s.code() / 1048576.0,
               s.threads(),
               s.fds(),
               s.sockets()));
@@ -575,8 +615,8 @@ public final class Soak {
     b.append('\n');
     if (r.failures().isEmpty()) {
       b.append(
-              "**held**: heap after GC and RSS after GC (median of the last three samples) at most"
-                  + " 5 % over the baseline (cycle "
+              "**held**: heap after GC and RSS after GC without the JIT's compiled code (the"
+                  + " smallest of the last three samples) at most 5 % over the baseline (cycle "
                   + o.every()
                   + ") of each phase, no"
                   + " thread, descriptor or socket more than ")

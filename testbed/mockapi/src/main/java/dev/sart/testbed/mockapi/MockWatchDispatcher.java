@@ -1,4 +1,4 @@
-package dev.sart.testbed.cluster;
+package dev.sart.testbed.mockapi;
 
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;

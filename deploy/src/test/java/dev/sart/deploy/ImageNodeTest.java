@@ -6,19 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
-import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Protocol;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
@@ -212,45 +203,10 @@ class ImageNodeTest {
   }
 
   private static void playTheController(KubernetesClient client) {
-    client
-        .resource(
-            new NodeBGP(
-                NODE,
-                new NodeBGPSpec(
-                    65001L, NODE_IP, new SpeakerConfig("127.0.0.1:5000", 5L, false), null)))
-        .create();
-    BGPPeer peer =
-        new BGPPeer(
-            PEER,
-            new BGPPeerSpec(
-                65000L,
-                TOR_IP,
-                null,
-                null,
-                null,
-                NODE,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-    client.resource(peer).create();
-    client
-        .resource(
-            new BGPAdvertisement(
-                "default",
-                "lb-1",
-                new BGPAdvertisementSpec(
-                    "198.51.100.10/32", AddressType.SERVICE, Protocol.IPV4, null)))
-        .create();
-    client
-        .resources(BGPAdvertisement.class)
-        .inNamespace("default")
-        .withName("lb-1")
-        .editStatus(
-            a -> {
-              a.setStatus(new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
-              return a;
-            });
+    client.resource(ControllerObjects.nodeBgp(NODE, 65001, NODE_IP, "127.0.0.1:5000")).create();
+    client.resource(ControllerObjects.peer(NODE, 65000, TOR_IP, null, null, null)).create();
+    ControllerObjects.advert(
+        client, "default", "lb-1", "198.51.100.10/32", Map.of(PEER, AdvertiseStatus.NotAdvertised));
   }
 
   private static BGPPeerCondition.Status peerStatus(KubernetesClient client) {

@@ -2,18 +2,10 @@ package dev.sart.sartd;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.sart.crds.AddressType;
 import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
-import dev.sart.crds.BGPAdvertisementSpec;
-import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
-import dev.sart.crds.NodeBGP;
-import dev.sart.crds.NodeBGPSpec;
-import dev.sart.crds.Protocol;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.testbed.mockapi.MockApi;
 import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,46 +40,15 @@ public final class TrainingCluster {
     MockKubeconfig.write(kubeconfig, "http://127.0.0.1:" + server.getPort() + "/");
     try (KubernetesClient client = server.createClient()) {
       MockApi.applySartCrds(client);
-      client
-          .resource(
-              new NodeBGP(
-                  NODE,
-                  new NodeBGPSpec(
-                      65001L, "127.0.0.1", new SpeakerConfig(speaker, 5L, false), null)))
-          .create();
-      BGPPeer peer =
-          new BGPPeer(
-              PEER,
-              new BGPPeerSpec(
-                  65000L,
-                  "192.0.2.1",
-                  null,
-                  null,
-                  null,
-                  NODE,
-                  null,
-                  new SpeakerConfig(speaker, null, null),
-                  null));
-      peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, NODE));
-      client.resource(peer).create();
-      client
-          .resource(
-              new BGPAdvertisement(
-                  "default",
-                  "lb-1",
-                  new BGPAdvertisementSpec(
-                      "198.51.100.10/32", AddressType.SERVICE, Protocol.IPV4, null)))
-          .create();
-      client
-          .resources(BGPAdvertisement.class)
-          .inNamespace("default")
-          .withName("lb-1")
-          .editStatus(
-              a -> {
-                a.setStatus(
-                    new BGPAdvertisementStatus(Map.of(PEER, AdvertiseStatus.NotAdvertised)));
-                return a;
-              });
+      // what the controller would have made for the node
+      client.resource(ControllerObjects.nodeBgp(NODE, 65001, "127.0.0.1", speaker)).create();
+      client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
+      ControllerObjects.advert(
+          client,
+          "default",
+          "lb-1",
+          "198.51.100.10/32",
+          Map.of(PEER, AdvertiseStatus.NotAdvertised));
       System.out.println("KUBECONFIG " + kubeconfig);
       System.out.flush();
       await("the agent reports the BGPPeer's state")

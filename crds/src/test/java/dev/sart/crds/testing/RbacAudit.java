@@ -29,7 +29,8 @@ public final class RbacAudit {
     }
   }
 
-  private final List<PolicyRule> clusterRules = new ArrayList<>();
+  private final java.util.Map<String, List<PolicyRule>> clusterRoles =
+      new java.util.LinkedHashMap<>();
   private final List<Role> roles = new ArrayList<>();
   private final Set<String> used = new TreeSet<>();
   private final Set<String> denied = new TreeSet<>();
@@ -43,11 +44,31 @@ public final class RbacAudit {
       }
       HasMetadata object = Serialization.unmarshal(doc);
       if (object instanceof ClusterRole c) {
-        clusterRules.addAll(c.getRules());
+        clusterRoles.put(c.getMetadata().getName(), c.getRules());
       } else if (object instanceof Role r) {
         roles.add(r);
       }
     }
+  }
+
+  /**
+   * Takes the ClusterRole {@code clusterRole} as bound by a RoleBinding in {@code namespace}: its
+   * rules allow requests in that namespace only, as a Role there would.
+   */
+  public RbacAudit boundIn(String clusterRole, String namespace) {
+    var rules = clusterRoles.remove(clusterRole);
+    if (rules == null) {
+      throw new IllegalArgumentException("no ClusterRole " + clusterRole + " in the manifest");
+    }
+    var role = new Role();
+    role.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(clusterRole)
+            .withNamespace(namespace)
+            .build());
+    role.setRules(rules);
+    roles.add(role);
+    return this;
   }
 
   /**
@@ -92,7 +113,7 @@ public final class RbacAudit {
     Access a = access(method, pathAndQuery);
     used.add(a.grant());
     boolean allowed =
-        allows(clusterRules, a)
+        clusterRoles.values().stream().anyMatch(rules -> allows(rules, a))
             || roles.stream()
                 .anyMatch(
                     r ->
@@ -116,7 +137,8 @@ public final class RbacAudit {
   /** The verbs granted (by any role) that no recorded request used, less {@code notExercised}. */
   public Set<String> unused(Set<String> notExercised) {
     var granted = new TreeSet<String>();
-    var rules = new ArrayList<>(clusterRules);
+    var rules = new ArrayList<PolicyRule>();
+    clusterRoles.values().forEach(rules::addAll);
     roles.forEach(r -> rules.addAll(r.getRules()));
     for (var rule : rules) {
       for (var group : rule.getApiGroups()) {

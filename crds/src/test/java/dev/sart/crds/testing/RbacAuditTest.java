@@ -32,11 +32,21 @@ class RbacAuditTest {
         access("DELETE", "/apis/sart.terassyi.net/v1alpha2/namespaces/test/bgpadvertisements/a"));
   }
 
+  /** The audit of a manifest of these YAML documents. */
+  private static RbacAudit audit(String yaml) throws Exception {
+    var manifest = Files.createTempFile("rbac", ".yaml");
+    try {
+      Files.writeString(manifest, yaml);
+      return new RbacAudit(manifest);
+    } finally {
+      Files.delete(manifest);
+    }
+  }
+
   @Test
   void aRequestNoRoleAllowsIsDeniedAndAGrantNobodyUsedIsUnused() throws Exception {
-    var manifest = Files.createTempFile("rbac", ".yaml");
-    Files.writeString(
-        manifest,
+    var audit =
+        audit(
 """
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -54,8 +64,6 @@ rules:
   resources: [leases]
   verbs: [get]
 """);
-    var audit = new RbacAudit(manifest);
-    Files.delete(manifest);
     audit.record("GET", "/api/v1/services?watch=true");
     audit.record("PATCH", "/api/v1/namespaces/test/services/s/status");
     audit.record("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l");
@@ -68,5 +76,26 @@ rules:
     assertEquals(
         Set.of("list /services", "patch /services", "watch /services/status"),
         audit.unused(Set.of("list /services/status")));
+  }
+
+  @Test
+  void aClusterRoleBoundInANamespaceAllowsRequestsThereOnly() throws Exception {
+    var audit =
+        audit(
+"""
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: c}
+rules:
+- apiGroups: [""]
+  resources: [services]
+  verbs: [list]
+""")
+            .boundIn("c", "egress");
+    audit.record("GET", "/api/v1/namespaces/egress/services");
+    audit.record("GET", "/api/v1/namespaces/other/services");
+    audit.record("GET", "/api/v1/services");
+    assertEquals(Set.of("list /services in other", "list /services"), audit.denied());
+    assertEquals(Set.of(), audit.unused(Set.of()));
   }
 }

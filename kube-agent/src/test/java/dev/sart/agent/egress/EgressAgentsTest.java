@@ -90,16 +90,7 @@ class EgressAgentsTest {
     pod("other", "coil", COIL, Map.of(Sart.COIL_EGRESS_ANNOTATION_PREFIX + NS, "nat"));
 
     // sartd egress in the gateway pod
-    var gwNs = Netns.named(x.gw1.netns());
-    var gwNl = Netlink.open(gwNs);
-    closing.add(gwNs);
-    closing.add(gwNl);
-    var tunnel = new GatewayTunnel(gwNl, UPLINK, EgressIds.vni(NS, "nat"), 4789);
-    gwNs.run(
-        () -> {
-          tunnel.setUp();
-          return null;
-        });
+    var tunnel = x.gatewayTunnel(x.gw1);
     var gateway =
         new GatewayAgent(client, NS, "nat", "nat-1", UPLINK, tunnel, EgressTopology.nat(x.gw1));
     closing.add(gateway);

@@ -55,7 +55,7 @@ public final class EgressBenchmark {
       x.node.exec("ip", "route", "replace", STATIC + "/32", "via", GW1);
       var gwNs = Netns.named(x.gw1.netns());
       var gwNl = Netlink.open(gwNs);
-      var tunnel = new GatewayTunnel(gwNl, UPLINK, EgressIds.vni("bench", "nat"), 4789);
+      var tunnel = new GatewayTunnel(gwNl, UPLINK, VNI, 4789);
       gwNs.run(
           () -> {
             tunnel.setUp();
@@ -69,13 +69,7 @@ public final class EgressBenchmark {
             nl,
             InetAddress.getByName(CLIENT),
             UPLINK,
-            List.of(
-                new ClientEgress(
-                    "bench",
-                    "nat",
-                    InetAddress.getByName(EGRESS_CLUSTER_IP),
-                    4789,
-                    List.of(DESTINATIONS))));
+            egressVia(EGRESS_CLUSTER_IP, List.of(DESTINATIONS)));
       }
       try (var sink = sink(x.server.netns(), 7100);
           var echo = echo(x.server.netns(), 7101)) {
@@ -121,18 +115,9 @@ public final class EgressBenchmark {
         Node pod = x.pod("bp" + i, address);
         try (var ns = Netns.named(pod.netns());
             var nl = Netlink.open(ns)) {
+          var egresses = egressVia(EGRESS_CLUSTER_IP, List.of(DESTINATIONS));
           long t0 = System.nanoTime();
-          ClientTunnels.apply(
-              nl,
-              InetAddress.getByName(address),
-              UPLINK,
-              List.of(
-                  new ClientEgress(
-                      "bench",
-                      "nat",
-                      InetAddress.getByName(EGRESS_CLUSTER_IP),
-                      4789,
-                      List.of(DESTINATIONS))));
+          ClientTunnels.apply(nl, InetAddress.getByName(address), UPLINK, egresses);
           setup[i] = (System.nanoTime() - t0) / 1000;
         }
         clients.add(InetAddress.getByName(address));

@@ -97,22 +97,7 @@ class EgressDataPathTest {
 
   private Netlink clientTunnel(Node pod, String address, List<IpPrefix> destinations)
       throws Exception {
-    var ns = Netns.named(pod.netns());
-    var nl = Netlink.open(ns);
-    closing.add(ns);
-    closing.add(nl);
-    ClientTunnels.apply(
-        nl,
-        InetAddress.getByName(address),
-        UPLINK,
-        List.of(
-            new ClientEgress(
-                "internet-egress",
-                "nat",
-                InetAddress.getByName(EGRESS_CLUSTER_IP),
-                4789,
-                destinations)));
-    return nl;
+    return x.clientTunnels(pod, address, EGRESS_CLUSTER_IP, destinations);
   }
 
   @Test

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sart.fib.netlink.Netlink;
-import dev.sart.fib.netlink.Netns;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
@@ -31,7 +29,7 @@ class EgressIpv6OnlyTest {
   private Node client;
   private Node gw;
   private final List<AutoCloseable> closing = new ArrayList<>();
-  private final int vni = EgressIds.vni("internet-egress", "nat");
+  private final int vni = VNI;
 
   @BeforeEach
   void topology() {
@@ -56,32 +54,12 @@ class EgressIpv6OnlyTest {
 
   @Test
   void anIpv6OnlyPodReachesTheServerThroughTheGatewayOverAnIpv6Underlay() throws Exception {
-    var gwNs = Netns.named(gw.netns());
-    var gwNl = Netlink.open(gwNs);
-    closing.add(gwNs);
-    closing.add(gwNl);
-    var tunnel = new GatewayTunnel(gwNl, UPLINK, vni, 4789);
-    gwNs.run(
-        () -> {
-          tunnel.setUp();
-          return null;
-        });
+    var tunnel = x.gatewayTunnel(gw);
     tunnel.clients(Map.of(InetAddress.getByName(CLIENT6_ONLY), List.of()));
     EgressTopology.nat(gw).apply(UPLINK, null, List.of());
 
-    var ns = Netns.named(client.netns());
-    var nl = Netlink.open(ns);
-    closing.add(ns);
-    closing.add(nl);
     var podAddress = InetAddress.getByName(CLIENT6_ONLY);
-    var egress =
-        new ClientEgress(
-            "internet-egress",
-            "nat",
-            InetAddress.getByName(EGRESS_CLUSTER_IP6),
-            4789,
-            List.of(DESTINATIONS6));
-    ClientTunnels.apply(nl, podAddress, UPLINK, List.of(egress));
+    var nl = x.clientTunnels(client, CLIENT6_ONLY, EGRESS_CLUSTER_IP6, List.of(DESTINATIONS6));
 
     assertSame(GW6_ONLY, EchoServer.sourceSeen(client.netns(), SERVER6, PORT), "through");
     assertSame(
@@ -129,21 +107,8 @@ class EgressIpv6OnlyTest {
   @Test
   void aDualStackPodWithAnIpv6ServiceIsSkippedNotHalfMade() throws Exception {
     // the tunnel's underlay must be the Service's family; an IPv4 pod address cannot carry it
-    var ns = Netns.named(x.plain.netns());
-    var nl = Netlink.open(ns);
-    closing.add(ns);
-    closing.add(nl);
-    ClientTunnels.apply(
-        nl,
-        InetAddress.getByName(PLAIN),
-        UPLINK,
-        List.of(
-            new ClientEgress(
-                "internet-egress",
-                "nat",
-                InetAddress.getByName(EGRESS_CLUSTER_IP6),
-                4789,
-                List.of(DESTINATIONS6, IpPrefix.parse("::/0")))));
+    x.clientTunnels(
+        x.plain, PLAIN, EGRESS_CLUSTER_IP6, List.of(DESTINATIONS6, IpPrefix.parse("::/0")));
     assertFalse(x.plain.exec("ip", "link").contains("egr"));
     assertFalse(x.plain.exec("ip", "-6", "rule").contains("proto 51"));
   }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.fib.netlink.Netlink;
-import dev.sart.fib.netlink.Netns;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Testbed;
 import java.net.InetAddress;
@@ -29,7 +28,7 @@ class EgressIpv6Test {
 
   private EgressTopology x;
   private final List<AutoCloseable> closing = new ArrayList<>();
-  private final int vni = EgressIds.vni("internet-egress", "nat");
+  private final int vni = VNI;
 
   @BeforeEach
   void topology() {
@@ -47,38 +46,14 @@ class EgressIpv6Test {
   }
 
   private GatewayTunnel gateway(InetAddress source) throws Exception {
-    var ns = Netns.named(x.gw1.netns());
-    var nl = Netlink.open(ns);
-    closing.add(ns);
-    closing.add(nl);
-    var tunnel = new GatewayTunnel(nl, UPLINK, vni, 4789);
-    ns.run(
-        () -> {
-          tunnel.setUp();
-          return null;
-        });
+    var tunnel = x.gatewayTunnel(x.gw1);
     tunnel.clients(Map.of(InetAddress.getByName(CLIENT), List.of(InetAddress.getByName(CLIENT6))));
     EgressTopology.nat(x.gw1).apply(UPLINK, source, List.of());
     return tunnel;
   }
 
   private Netlink client(List<IpPrefix> destinations) throws Exception {
-    var ns = Netns.named(x.client.netns());
-    var nl = Netlink.open(ns);
-    closing.add(ns);
-    closing.add(nl);
-    ClientTunnels.apply(
-        nl,
-        InetAddress.getByName(CLIENT),
-        UPLINK,
-        List.of(
-            new ClientEgress(
-                "internet-egress",
-                "nat",
-                InetAddress.getByName(EGRESS_CLUSTER_IP),
-                4789,
-                destinations)));
-    return nl;
+    return x.clientTunnels(x.client, CLIENT, EGRESS_CLUSTER_IP, destinations);
   }
 
   /** The gateway's link-local next hop as {@code ip} prints it. */

@@ -2,11 +2,14 @@ package dev.sart.agent.egress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sart.fib.netlink.Netlink;
+import dev.sart.fib.netlink.Netns;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +76,51 @@ final class EgressTopology implements AutoCloseable {
     closing.add(new EchoServer(server.netns(), SERVER, PORT));
     closing.add(new EchoServer(other.netns(), OTHER, PORT));
     closing.add(new EchoServer(web.netns(), WEB, 8080));
+  }
+
+  /** The VNI of the Egress internet-egress/nat, the one the tests tunnel to. */
+  static final int VNI = EgressIds.vni("internet-egress", "nat");
+
+  /**
+   * The gateway end of internet-egress/nat in the pod {@code gw}, made (its sysctls written from
+   * inside the namespace); its netlink socket is closed with the topology.
+   */
+  GatewayTunnel gatewayTunnel(Node gw) throws Exception {
+    var ns = Netns.named(gw.netns());
+    var nl = Netlink.open(ns);
+    closing.add(ns);
+    closing.add(nl);
+    var tunnel = new GatewayTunnel(nl, UPLINK, VNI, 4789);
+    ns.run(
+        () -> {
+          tunnel.setUp();
+          return null;
+        });
+    return tunnel;
+  }
+
+  /**
+   * The node agent's part for the pod {@code pod} at {@code address}: internet-egress/nat through
+   * the egress Service's {@code clusterIp} for {@code destinations} ({@link ClientTunnels#apply}).
+   * Returns the pod's netlink socket (closed with the topology), to apply again with.
+   */
+  Netlink clientTunnels(Node pod, String address, String clusterIp, List<IpPrefix> destinations)
+      throws Exception {
+    var ns = Netns.named(pod.netns());
+    var nl = Netlink.open(ns);
+    closing.add(ns);
+    closing.add(nl);
+    ClientTunnels.apply(
+        nl, InetAddress.getByName(address), UPLINK, egressVia(clusterIp, destinations));
+    return nl;
+  }
+
+  /** What a client pod uses: internet-egress/nat through {@code clusterIp} for these. */
+  static List<ClientEgress> egressVia(String clusterIp, List<IpPrefix> destinations)
+      throws java.net.UnknownHostException {
+    return List.of(
+        new ClientEgress(
+            "internet-egress", "nat", InetAddress.getByName(clusterIp), 4789, destinations));
   }
 
   @Override

@@ -75,6 +75,17 @@ public final class EgressReconciler implements AutoCloseable {
   private final SharedIndexInformer<Pod> pods;
   private final EgressAccess access;
 
+  /**
+   * The status last written per Egress key and the resourceVersion of the cached Egress it was
+   * written over. The write's own watch event can come after events it caused (the gateway label on
+   * a pod): until the cache moves past that version, the written status is what the Egress holds,
+   * else that reconcile would write and report the same change a second time. The loop's thread
+   * only.
+   */
+  private final Map<String, Written> written = new HashMap<>();
+
+  private record Written(String over, EgressStatus status) {}
+
   public EgressReconciler(Informers informers, Events events, Metrics metrics) {
     this(
         informers,
@@ -186,6 +197,7 @@ public final class EgressReconciler implements AutoCloseable {
         || egress.getMetadata().getDeletionTimestamp() != null) {
       // the Deployment and the Service go by garbage collection; the advertisements wait for the
       // agents to withdraw them (their finalizer)
+      written.remove(key);
       adverts.forEach(this::withdrawAndDelete);
       return null;
     }
@@ -235,8 +247,16 @@ public final class EgressReconciler implements AutoCloseable {
             gateway == null ? null : gateway.getSpec().getNodeName(),
             message);
     var old = egress.getStatus();
+    String version = egress.getMetadata().getResourceVersion();
+    var last = written.get(key);
+    if (last != null && last.over().equals(version)) {
+      old = last.status(); // the cache has not seen the write yet
+    } else {
+      written.remove(key);
+    }
     if (!status.equals(old)) {
       writeStatus(egress, status);
+      written.put(key, new Written(version, status));
       report(egress, old, status);
     }
     return null;

@@ -136,6 +136,13 @@ class CniInstallerTest {
     var version = plugin("{\"cniVersion\":\"1.0.0\"}", "CNI_COMMAND=VERSION");
     assertEquals(0, version.exitCode(), version.stdout() + version.stderr());
     assertTrue(version.stdout().contains("\"supportedVersions\":[\"0.3.0\""), version.stdout());
+    // and from the image's AOT cache, copied beside it with the runtime it was trained on:
+    // AOTMode=on makes a JVM that cannot use it exit
+    var cached =
+        plugin(
+            "{\"cniVersion\":\"1.0.0\"}", "CNI_COMMAND=VERSION", "JDK_JAVA_OPTIONS=-XX:AOTMode=on");
+    assertEquals(0, cached.exitCode(), cached.stdout() + cached.stderr());
+    assertEquals(version.stdout(), cached.stdout());
     // the chained plugins: the same launcher under their names, installed beside it
     for (String chained : List.of("sart-veth", "sart-router")) {
       Shell.Result v = pluginNamed(chained, "{\"cniVersion\":\"1.0.0\"}", "CNI_COMMAND=VERSION");

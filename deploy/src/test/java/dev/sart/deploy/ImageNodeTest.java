@@ -17,6 +17,7 @@ import dev.sart.testbed.Route;
 import dev.sart.testbed.Router;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.RouterKind;
+import dev.sart.testbed.SessionState;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.cluster.ApiServer;
@@ -85,24 +86,9 @@ class ImageNodeTest {
       KubernetesClient client = api.client();
       playTheController(client);
 
-      long start = System.nanoTime();
-      ManagedProcess sartd =
-          node.spawn(
-              "sartd-node", container.mount(kube, "/var/run/sart-test").argv(work.resolve("run")));
-      await("sartd node /readyz")
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(100))
-          .until(
-              () -> {
-                assertTrue(sartd.isAlive(), () -> "sartd node exited: " + sartd.tail(40));
-                return node.tryExec(
-                        "curl", "-sf", "-o", "/dev/null", "http://" + NODE_IP + ":8000/readyz")
-                    .ok();
-              });
-      double ready = (System.nanoTime() - start) / 1e9;
-      System.out.printf("sartd node from the image: ready %.2f s after start%n", ready);
-
-      frr.awaitEstablished(NODE_IP);
+      container.mount(kube, "/var/run/sart-test");
+      ManagedProcess sartd = startAndAwaitReady(node, container, work.resolve("run"), "node");
+      awaitPeeredAndPrintRss(frr, sartd, "node");
       Route r = frr.awaitRoute("198.51.100.10/32");
       assertEquals(List.of(65001L), r.asPath());
       await("the BGPPeer's status")
@@ -118,11 +104,7 @@ class ImageNodeTest {
               });
 
       // the JVM (the container's PID 1 after the launcher's exec) has exactly the two capabilities
-      long pid1 = ProcessHandle.of(sartd.pid()).orElseThrow().children().findFirst().get().pid();
-      Map<String, String> status = procStatus(pid1);
-      assertTrue(status.get("Name").startsWith("java"), status.toString());
-      // its memory once it peers and has the ToR's route (deploy/README.md, "AOT cache")
-      System.out.println("sartd node from the image: RSS " + status.get("VmRSS"));
+      Map<String, String> status = procStatus(jvm(sartd));
       long want = Container.mask(Set.of("NET_ADMIN", "NET_BIND_SERVICE"));
       assertEquals(want, Long.parseLong(status.get("CapEff"), 16), "effective: " + status);
       assertEquals(want, Long.parseLong(status.get("CapPrm"), 16), "permitted: " + status);
@@ -143,7 +125,81 @@ class ImageNodeTest {
       }
       System.out.println("sartd node exports: " + exported);
       Dashboard.checkExported(Dashboard.NODE.or(Dashboard.JVM), exported, "sartd node");
+
+      // measured in the same run (deploy/README.md, "AOT cache"): the same container again with
+      // each cache of -Dsart.image.node.caches, e.g. bgp,node,bgp,node (node: the launcher's own
+      // choice; bgp: sartd.aot, as the image had before sartd-node.aot; none: no cache)
+      int run = 0;
+      for (String cache : System.getProperty("sart.image.node.caches", "").split(",")) {
+        if (cache.isBlank()) {
+          continue;
+        }
+        sartd.stop();
+        // the ToR keeps the routes (graceful restart), not the session
+        await("the ToR sees the session down")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> frr.sessionState(NODE_IP) != SessionState.ESTABLISHED);
+        container.env(
+            "SARTD_JAVA_OPTS",
+            switch (cache) {
+              case "node" -> "";
+              case "bgp" -> "-XX:AOTCache=/opt/sart/sartd.aot";
+              case "none" -> "-XX:AOTMode=off";
+              default -> throw new IllegalArgumentException("sart.image.node.caches: " + cache);
+            });
+        sartd = startAndAwaitReady(node, container, work.resolve("run" + ++run), cache);
+        awaitPeeredAndPrintRss(frr, sartd, cache);
+      }
     }
+  }
+
+  /** Starts the container in the node's namespace; waits until its {@code /readyz} answers. */
+  private static ManagedProcess startAndAwaitReady(
+      Node node, Container container, Path scratch, String cache) {
+    long start = System.nanoTime();
+    ManagedProcess sartd = node.spawn("sartd-node-" + cache, container.argv(scratch));
+    await("sartd node /readyz")
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              assertTrue(sartd.isAlive(), () -> "sartd node exited: " + sartd.tail(40));
+              return node.tryExec(
+                      "curl", "-sf", "-o", "/dev/null", "http://" + NODE_IP + ":8000/readyz")
+                  .ok();
+            });
+    double ready = (System.nanoTime() - start) / 1e9;
+    try {
+      // the JVM's CPU time so far (utime + stime, in clock ticks of 10 ms): less load-bound than
+      // the
+      // wall time
+      String stat = Files.readString(Path.of("/proc", Long.toString(jvm(sartd)), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+      System.out.printf(
+          "sartd node from the image (cache %s): ready %.2f s after start, %.2f s of CPU%n",
+          cache, ready, cpu);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return sartd;
+  }
+
+  /** Waits until the ToR has the session Established; prints the JVM's RSS then. */
+  private static void awaitPeeredAndPrintRss(Router frr, ManagedProcess sartd, String cache)
+      throws java.io.IOException {
+    frr.awaitEstablished(NODE_IP);
+    System.out.printf(
+        "sartd node from the image (cache %s): RSS %s once peered%n",
+        cache, procStatus(jvm(sartd)).get("VmRSS"));
+  }
+
+  /** The JVM: the container's PID 1 (unshare's child) after the launcher's exec. */
+  private static long jvm(ManagedProcess container) throws java.io.IOException {
+    long pid = ProcessHandle.of(container.pid()).orElseThrow().children().findFirst().get().pid();
+    Map<String, String> status = procStatus(pid);
+    assertTrue(status.get("Name").startsWith("java"), status.toString());
+    return pid;
   }
 
   private static void playTheController(KubernetesClient client) {

@@ -1,6 +1,7 @@
 package dev.sart.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -66,20 +67,39 @@ class ImageTest {
   }
 
   /**
-   * The image's sartd starts from the AOT cache made for it (deploy/src/build/aot.sh): with {@code
-   * -XX:AOTMode=on} a JVM that cannot use its cache (another runtime, class path or jar) exits.
+   * sartd with {@code -XX:AOTMode=on -Xlog:aot}: a JVM that cannot use its cache (another runtime,
+   * class path or jar) exits; the log says which cache it opened.
    */
-  @Test
-  void sartdStartsFromTheImagesAotCache() {
+  private static Shell.Result sartdOnItsAotCache(String... args) {
+    List<String> argv = new ArrayList<>(List.of("/usr/local/bin/sartd"));
+    argv.addAll(List.of(args));
     var r =
-        run(
-            List.of("SARTD_JAVA_OPTS=-XX:AOTMode=on -Xlog:aot"),
-            null,
-            "/usr/local/bin/sartd",
-            "version");
+        run(List.of("SARTD_JAVA_OPTS=-XX:AOTMode=on -Xlog:aot"), null, argv.toArray(String[]::new));
     assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
     assertTrue(r.stdout().contains("Using AOT-linked classes: true"), r.stdout());
+    return r;
+  }
+
+  /** The image's sartd starts from the AOT cache made for it (deploy/src/build/aot.sh). */
+  @Test
+  void sartdStartsFromTheImagesAotCache() {
+    var r = sartdOnItsAotCache("version");
+    assertTrue(r.stdout().contains("/opt/sart/sartd.aot"), r.stdout());
     assertTrue(r.stdout().strip().endsWith(System.getProperty("sart.version")), r.stdout());
+  }
+
+  /**
+   * {@code sartd node} starts from the cache trained on {@code sartd node} ({@code
+   * /opt/sart/sartd-node.aot}), every other command from {@code sartd.aot}: the launcher picks by
+   * the subcommand.
+   */
+  @Test
+  void sartdNodeStartsFromTheNodesAotCache() {
+    var node = sartdOnItsAotCache("node", "--help");
+    assertTrue(node.stdout().contains("/opt/sart/sartd-node.aot"), node.stdout());
+    assertTrue(node.stdout().contains("Usage: sartd node"), node.stdout());
+    var other = sartdOnItsAotCache("bgp", "--help");
+    assertFalse(other.stdout().contains("sartd-node.aot"), other.stdout());
   }
 
   @Test
@@ -101,5 +121,23 @@ class ImageTest {
     assertTrue(
         Files.isExecutable(root.resolve("opt/sart/cni/sart-cni.jre/bin/java")),
         "sart-cni's runtime is next to it, for the installer to copy");
+  }
+
+  /**
+   * The plugin's launcher starts the JVM from the cache trained for the image's {@code
+   * sart-cni.jre} and jar (deploy/src/build/cni-aot.sh): with {@code -XX:AOTMode=on} (through
+   * {@code JDK_JAVA_OPTIONS}: the launcher takes no JVM options) a JVM given no cache, or one it
+   * cannot map, exits instead of answering.
+   */
+  @Test
+  void sartCniStartsFromTheImagesAotCache() {
+    var r =
+        run(
+            List.of("CNI_COMMAND=VERSION", "JDK_JAVA_OPTIONS=-XX:AOTMode=on"),
+            "{\"cniVersion\":\"1.0.0\"}",
+            "/opt/sart/cni/sart-cni");
+    assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+    assertTrue(
+        r.stdout().startsWith("{\"cniVersion\":\"1.0.0\",\"supportedVersions\""), r.stdout());
   }
 }

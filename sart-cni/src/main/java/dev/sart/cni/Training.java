@@ -17,7 +17,7 @@ import java.util.Map;
 
 /**
  * The training run for the plugin's JDK 25 AOT cache (JEP 483/514: {@code -XX:AOTCacheOutput}), run
- * at build time by {@code src/build/dist.sh}; not used at run time. Two processes:
+ * at build time by {@code src/build/train.sh}; not used at run time. Two processes:
  *
  * <ul>
  *   <li>{@code Training serve SOCKET}: a stand-in for the agent, answering each request with a

@@ -347,7 +347,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
    * null: off. Off unless the file sets {@code enabled: true} or {@code byDefault} (sartd node's
    * {@code --graceful-restart}) and the file does not set {@code enabled: false}: as with FRR, BIRD
    * and GoBGP, a standalone speaker is not the restarting one unless told, since the role defers
-   * what it sends after every start until its peers' End-of-RIB (bgp/README.md).
+   * what it sends after every start until its peers' End-of-RIB (bgp/docs/graceful-restart.md).
    */
   static dev.sart.bgp.peer.RestartingSpeaker.Settings restartSettings(
       BgpConfigFile.RestartDef r, boolean byDefault) {

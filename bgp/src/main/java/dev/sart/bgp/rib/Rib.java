@@ -63,7 +63,7 @@ public final class Rib implements AutoCloseable {
    * One shard up to 3 CPUs, then one per two CPUs (at most {@link #MAX_SHARDS}): the speaker's I/O
    * threads, the JIT and the collector need CPUs too. On this project's 2-CPU machine, bgperf a and
    * b with sartd unpinned ran no faster with 2 shards than with 1 and used ~10 % more CPU
-   * (bgp/README.md, "RIB shards"); more CPUs were not available to measure.
+   * (bgp/docs/rib.md, "RIB shards"); more CPUs were not available to measure.
    */
   static int defaultShards(int cpus) {
     return cpus < 4 ? 1 : Math.min(cpus / 2, MAX_SHARDS);

@@ -290,7 +290,7 @@ class SpeakerOptionsInteropTest {
     if (kind == RouterKind.BIRD) {
       // BIRD 2.0.12 let this IPv6 session (its GTSM, our TTL 2) come up in a clean-clone CI run
       // (2026-11-21 12:15 UTC), after refusing it in every run before: its IPv6 check is not
-      // dependable, so the refusal is not asserted against BIRD (bgp/README.md, interop notes)
+      // dependable, so the refusal is not asserted against BIRD (bgp/docs/interop.md, notes)
       return;
     }
     server.deletePeer(InetAddress.getByName("2001:db8:2::2")).join();

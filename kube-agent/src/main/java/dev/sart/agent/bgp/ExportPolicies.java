@@ -14,8 +14,8 @@ import java.util.logging.Logger;
 /**
  * Per-peer announcement of the BGPAdvertisements' prefixes (sart.md §6.5: a prefix goes to the
  * advert's target peers, not to every peer of the node) through the speaker's export policies
- * (bgp/README.md, "Policies"). AddPath originates a prefix for every peer of the speaker at once,
- * so every BGPPeer of this node gets an export policy owned by the agent, {@code
+ * (bgp/docs/policies.md). AddPath originates a prefix for every peer of the speaker at once, so
+ * every BGPPeer of this node gets an export policy owned by the agent, {@code
  * sart-agent-export-<BGPPeer name>}, whose statements are, in order:
  *
  * <ol>

@@ -270,7 +270,7 @@ class LoadBalancerScenariosTest {
    * Whether every route and rule the node had is still there (what graceful restart promises: the
    * FIB's routes outlive the daemon). Routes added meanwhile are printed, not failed: a Local
    * Service's address learned from the ToRs can be installed for a moment after the restart, before
-   * the agent has originated it again (open: bgp/README.md, graceful restart).
+   * the agent has originated it again (open: bgp/docs/graceful-restart.md).
    */
   static boolean keptKernelState(String before, String now, String when) {
     Set<String> gone = new TreeSet<>(before.lines().toList());

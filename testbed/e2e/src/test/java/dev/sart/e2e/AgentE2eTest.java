@@ -441,10 +441,11 @@ class AgentE2eTest {
    */
   private java.nio.file.Path kubeconfigInside(Node node, java.nio.file.Path dir)
       throws java.io.IOException {
-    relay =
-        NamespaceRelay.outOf(
-            node, java.net.URI.create(client.getConfiguration().getMasterUrl()).getPort());
-    return MockKubeconfig.write(dir.resolve("kubeconfig"), "https://127.0.0.1:" + relay.port());
+    java.net.URI api = java.net.URI.create(client.getConfiguration().getMasterUrl());
+    relay = NamespaceRelay.outOf(node, api.getPort());
+    // the relay carries the API server's own scheme (the mock serves plain HTTP)
+    return MockKubeconfig.write(
+        dir.resolve("kubeconfig"), api.getScheme() + "://127.0.0.1:" + relay.port());
   }
 
   /** The agent wrote the NodeBGP's status: it has reached (or failed to reach) its speaker. */

@@ -40,11 +40,12 @@ class CniMetricsE2eTest {
     Topology t = testbed.topology();
     Node node = t.node("node");
     Node pod = t.node("pod");
-    try (NamespaceRelay relay =
-        NamespaceRelay.outOf(
-            node, URI.create(client.getConfiguration().getMasterUrl()).getPort())) {
+    URI api = URI.create(client.getConfiguration().getMasterUrl());
+    try (NamespaceRelay relay = NamespaceRelay.outOf(node, api.getPort())) {
+      // the relay carries the API server's own scheme (the mock serves plain HTTP)
       Path kubeconfig =
-          MockKubeconfig.write(dir.resolve("kubeconfig"), "https://127.0.0.1:" + relay.port());
+          MockKubeconfig.write(
+              dir.resolve("kubeconfig"), api.getScheme() + "://127.0.0.1:" + relay.port());
       Path socket = dir.resolve("sart.sock");
       Path cni =
           Files.writeString(

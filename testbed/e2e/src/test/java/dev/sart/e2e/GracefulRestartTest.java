@@ -362,7 +362,7 @@ class GracefulRestartTest {
    * RFC 4724 §4.2 with FRR as the restarting ToR: bgpd and zebra killed with SIGKILL and started
    * again with the same route and graceful restart, so its OPEN carries the Restart State bit
    * (§4.1) and it sends its routes only after our End-of-RIB. Our path stays, stale, until FRR's
-   * End-of-RIB, and the route never leaves our kernel ({@code ip monitor route}).
+   * End-of-RIB, and the route does not leave our kernel before it ({@code ip monitor route}).
    */
   @Test
   void aRestartingFrrThatSendsItsRouteAgainNeverTakesItOutOfOurKernel() throws Exception {
@@ -385,7 +385,44 @@ class GracefulRestartTest {
         .until(() -> !s.paths("ipv4", CLIENTS).isEmpty() && !stale(s, CLIENTS));
     again.awaitRoute(ADDRESS + "/32");
     assertTrue(clientsRouteInstalled());
-    assertNeverDeleted(routes, "while FRR restarted");
+    // FRR, restarting, sometimes sends its End-of-RIB some 25 ms before its route (seen in a full
+    // run: End-of-RIB 8 ms after Established, the route after it); RFC 4724 §4.2 has the stale
+    // path go at the End-of-RIB, so what sart must hold is the route until then
+    assertNotDeletedBefore(routes, endOfRibAt(s), "while FRR restarted, before its End-of-RIB");
+  }
+
+  /** When sart took FRR's End-of-RIB after its restart (its log's {@code event=end-of-rib}). */
+  private static java.time.Instant endOfRibAt(SartdNode s) throws IOException {
+    return Files.readString(s.process.log())
+        .lines()
+        .filter(l -> l.contains("event=end-of-rib"))
+        .map(l -> java.time.Instant.parse(l.substring(5, l.indexOf(' '))))
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("sart logged no End-of-RIB from FRR"));
+  }
+
+  /** No line of {@code routes} deleted the route to the clients before {@code until}. */
+  private static void assertNotDeletedBefore(
+      ManagedProcess routes, java.time.Instant until, String when) throws IOException {
+    String changes = Files.readString(routes.log());
+    // ip -ts: "[2026-11-27T17:13:43.092581] Deleted ...", the machine's local time
+    assertFalse(
+        changes
+            .lines()
+            .filter(l -> l.contains("Deleted") && l.contains(CLIENTS))
+            .map(
+                l ->
+                    java.time.LocalDateTime.parse(l.substring(1, l.indexOf(']')))
+                        .atZone(java.time.ZoneId.systemDefault())
+                        .toInstant())
+            .anyMatch(t -> t.isBefore(until)),
+        () ->
+            "the route to the clients left sart's kernel "
+                + when
+                + " ("
+                + until
+                + "):\n"
+                + changes);
   }
 
   /** sart started, its address announced to FRR and the FIB reconciled. */

@@ -2,6 +2,8 @@ package dev.sart.agent;
 
 import static dev.sart.agent.cni.CniRuntime.env;
 import static dev.sart.agent.cni.CniRuntime.exec;
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.namespace;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,14 +24,14 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,9 +75,7 @@ class CniDualStackTest {
     pool("pods-v4", "198.51.100.0/24", 28, true);
     pool("pods-v6", "2001:db8:100::/112", 124, true);
     pool("team-v6", "2001:db8:200::/112", 124, false);
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
-        .create();
+    client.resource(namespace("plain")).create();
     agent =
         CniAgent.start(
             AgentConfig.of(
@@ -110,11 +110,10 @@ class CniDualStackTest {
   }
 
   private static void pod(String name, String pool) {
-    var meta = new PodBuilder().withNewMetadata().withNamespace("plain").withName(name);
-    if (pool != null) {
-      meta.addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, pool);
-    }
-    client.resource(meta.endMetadata().build()).create();
+    Pod p = KubeObjects.pod("plain", name, null);
+    client
+        .resource(pool == null ? p : annotated(p, Map.of(Sart.ADDRESS_POOL_ANNOTATION, pool)))
+        .create();
   }
 
   private static Map<String, String> podEnv(String command, String id, Node sandbox, String name) {

@@ -2,6 +2,8 @@ package dev.sart.agent;
 
 import static dev.sart.agent.cni.CniRuntime.env;
 import static dev.sart.agent.cni.CniRuntime.exec;
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.namespace;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -25,6 +27,7 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
@@ -32,8 +35,7 @@ import dev.sart.testbed.Shell;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.nio.file.Path;
@@ -103,17 +105,9 @@ class CniKubeIpamTest {
                 "pod-pool", new AddressPoolSpec("203.0.113.128/25", AddressType.POD, 28, false)))
         .createOr(NonDeletingOperation::update);
     client
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName("team-a")
-                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "team-pool")
-                .endMetadata()
-                .build())
+        .resource(annotated(namespace("team-a"), Map.of(Sart.ADDRESS_POOL_ANNOTATION, "team-pool")))
         .createOr(NonDeletingOperation::update);
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
-        .createOr(NonDeletingOperation::update);
+    client.resource(namespace("plain")).createOr(NonDeletingOperation::update);
   }
 
   @AfterEach
@@ -147,17 +141,10 @@ class CniKubeIpamTest {
 
   /** A pod in the API server; {@code pool} is its annotation, or null. */
   private void pod(String namespace, String name, String pool) {
-    PodBuilder b = new PodBuilder();
-    if (pool == null) {
-      b.withNewMetadata().withNamespace(namespace).withName(name).endMetadata();
-    } else {
-      b.withNewMetadata()
-          .withNamespace(namespace)
-          .withName(name)
-          .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, pool)
-          .endMetadata();
-    }
-    client.resource(b.build()).create();
+    Pod p = KubeObjects.pod(namespace, name, null);
+    client
+        .resource(pool == null ? p : annotated(p, Map.of(Sart.ADDRESS_POOL_ANNOTATION, pool)))
+        .create();
   }
 
   /** The environment a runtime gives the plugin for a pod (kubelet's CNI_ARGS). */

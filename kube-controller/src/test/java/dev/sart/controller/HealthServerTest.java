@@ -1,7 +1,7 @@
 package dev.sart.controller;
 
-import static dev.sart.controller.MockCluster.lbService;
 import static dev.sart.controller.MockCluster.pool;
+import static dev.sart.crds.testing.KubeObjects.lbService;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -9,15 +9,9 @@ import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import dev.sart.testbed.mockapi.MockApi;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
@@ -79,27 +73,6 @@ public final class MockCluster {
         .create();
   }
 
-  public static ServiceBuilder lbService(
-      String namespace, String name, Map<String, String> annotations) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withName(name)
-        .withAnnotations(annotations)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .withExternalTrafficPolicy("Cluster")
-        .withSelector(Map.of("app", name))
-        .addNewPort()
-        .withName("http")
-        .withPort(80)
-        .withProtocol("TCP")
-        .withTargetPort(new IntOrString(8080))
-        .endPort()
-        .endSpec();
-  }
-
   /** A BGPPeer named {@code <node>-65000-<addr>} (an IPv6 address's colons as dashes). */
   public static BGPPeer peer(KubernetesClient client, String node, String addr, String... groups) {
     var peer =
@@ -135,39 +108,6 @@ public final class MockCluster {
                 null));
     peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
     return peer;
-  }
-
-  /**
-   * An EndpointSlice as the EndpointSlice controller would write it (the mock runs no controllers).
-   */
-  public static EndpointSlice slice(
-      String namespace, String service, String name, List<Endpoint> endpoints) {
-    return new EndpointSliceBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withName(name)
-        .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service))
-        .endMetadata()
-        .withAddressType("IPv4")
-        .withEndpoints(endpoints)
-        .addNewPort()
-        .withName("http")
-        .withPort(8080)
-        .withProtocol("TCP")
-        .endPort()
-        .build();
-  }
-
-  public static Endpoint endpoint(String ip, String node, boolean ready, boolean terminating) {
-    return new EndpointBuilder()
-        .withAddresses(ip)
-        .withNodeName(node)
-        .withNewConditions()
-        .withReady(ready)
-        .withServing(ready || terminating)
-        .withTerminating(terminating)
-        .endConditions()
-        .build();
   }
 
   public static List<String> ingress(KubernetesClient client, String namespace, String name) {

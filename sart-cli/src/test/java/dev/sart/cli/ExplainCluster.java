@@ -20,14 +20,11 @@ import dev.sart.crds.NodeBGPStatus;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.mockapi.MockApi;
 import dev.sart.testbed.mockapi.MockKubeconfig;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.PrintWriter;
@@ -97,22 +94,9 @@ final class ExplainCluster implements AutoCloseable {
 
   Service service(String name, String etp, Map<String, String> annotations, String... ingress) {
     var s =
-        new ServiceBuilder()
-            .withNewMetadata()
-            .withNamespace("default")
-            .withName(name)
-            .withAnnotations(annotations)
-            .endMetadata()
-            .withNewSpec()
-            .withType("LoadBalancer")
+        KubeObjects.lbService("default", name, annotations)
+            .editSpec()
             .withExternalTrafficPolicy(etp)
-            .withSelector(Map.of("app", name))
-            .addNewPort()
-            .withName("http")
-            .withPort(80)
-            .withProtocol("TCP")
-            .withTargetPort(new IntOrString(8080))
-            .endPort()
             .endSpec()
             .build();
     var created = client.resource(s).create();
@@ -135,29 +119,11 @@ final class ExplainCluster implements AutoCloseable {
   void endpoints(String service, String node, boolean ready) {
     client
         .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace("default")
-                .withName(service + "-" + node)
-                .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, service))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .withEndpoints(
-                    new EndpointBuilder()
-                        .withAddresses("10.244.0.10")
-                        .withNodeName(node)
-                        .withNewConditions()
-                        .withReady(ready)
-                        .withServing(ready)
-                        .withTerminating(false)
-                        .endConditions()
-                        .build())
-                .addNewPort()
-                .withName("http")
-                .withPort(8080)
-                .withProtocol("TCP")
-                .endPort()
-                .build())
+            KubeObjects.slice(
+                "default",
+                service,
+                service + "-" + node,
+                List.of(KubeObjects.endpoint("10.244.0.10", node, ready, false))))
         .create();
   }
 

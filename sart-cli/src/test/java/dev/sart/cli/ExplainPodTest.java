@@ -12,8 +12,7 @@ import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.Protocol;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import dev.sart.crds.testing.KubeObjects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,26 +44,9 @@ class ExplainPodTest {
 
   /** The kubelet's pod on {@code node}, with {@code ip} in its status (none: not started). */
   private void pod(String name, String node, String ip) {
-    var p =
-        cluster
-            .client
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withNamespace("default")
-                    .withName(name)
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName(node)
-                    .addNewContainer()
-                    .withName("app")
-                    .withImage("app")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
+    var p = cluster.client.resource(KubeObjects.pod("default", name, node)).create();
     if (ip != null) {
-      p.setStatus(new PodStatusBuilder().withPodIP(ip).addNewPodIP(ip).build());
+      p.setStatus(KubeObjects.startedStatus(ip));
       cluster.client.resource(p).updateStatus();
     }
   }

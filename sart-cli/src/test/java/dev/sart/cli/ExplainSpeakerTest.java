@@ -31,6 +31,7 @@ import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeerCondition;
 import dev.sart.crds.Protocol;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -38,7 +39,6 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import java.net.InetAddress;
@@ -203,29 +203,8 @@ class ExplainSpeakerTest {
     adv.setStatus(
         new BGPAdvertisementStatus(Map.of("node-a-65000-192.0.2.2", AdvertiseStatus.Advertised)));
     cluster.client.resource(adv).updateStatus();
-    var pod =
-        cluster
-            .client
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withNamespace("default")
-                    .withName("web-1")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName("node-a")
-                    .addNewContainer()
-                    .withName("web")
-                    .withImage("web")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
-    pod.setStatus(
-        new io.fabric8.kubernetes.api.model.PodStatusBuilder()
-            .withPodIP("198.51.100.7")
-            .addNewPodIP("198.51.100.7")
-            .build());
+    var pod = cluster.client.resource(KubeObjects.pod("default", "web-1", "node-a")).create();
+    pod.setStatus(KubeObjects.startedStatus("198.51.100.7"));
     cluster.client.resource(pod).updateStatus();
 
     ExplainCluster.Run missing = cluster.explain("-o", "json", "pod", "default/web-1");

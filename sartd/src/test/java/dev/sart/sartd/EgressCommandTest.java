@@ -1,5 +1,6 @@
 package dev.sart.sartd;
 
+import static dev.sart.crds.testing.KubeObjects.labelled;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,14 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.sart.agent.egress.TunnelProbe;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -158,13 +160,7 @@ class EgressCommandTest {
         .pods()
         .inNamespace("n")
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("n")
-                .withName("nat-1")
-                .addToLabels(Sart.EGRESS_NAME_LABEL, "nat")
-                .endMetadata()
-                .build())
+            labelled(KubeObjects.pod("n", "nat-1", null), Map.of(Sart.EGRESS_NAME_LABEL, "nat")))
         .create();
     var sys = Files.createDirectories(dir.resolve("sys"));
     Files.createDirectories(sys.resolve("vxlan"));

@@ -1,5 +1,7 @@
 package dev.sart.sartd;
 
+import static dev.sart.crds.testing.KubeObjects.labelled;
+import static dev.sart.crds.testing.KubeObjects.readyPod;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +34,6 @@ import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.EnableMockApi;
 import dev.sart.testbed.mockapi.MockApi;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -115,24 +116,7 @@ class EgressGatewayMoveTest {
   private void pod(String name, String node, String ip) {
     client
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName(name)
-                .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(node)
-                .endSpec()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP(ip)
-                .addNewCondition()
-                .withType("Ready")
-                .withStatus("True")
-                .endCondition()
-                .endStatus()
-                .build())
+            labelled(readyPod(NS, name, node, ip, true), Map.of(Sart.EGRESS_NAME_LABEL, "nat")))
         .create();
   }
 

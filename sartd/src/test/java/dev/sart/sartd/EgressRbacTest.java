@@ -1,5 +1,9 @@
 package dev.sart.sartd;
 
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.labelled;
+import static dev.sart.crds.testing.KubeObjects.runningPod;
+import static dev.sart.crds.testing.KubeObjects.service;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,8 +25,6 @@ import dev.sart.fib.netlink.Netns;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Programs;
 import dev.sart.testbed.Testbed;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -31,6 +33,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,47 +66,18 @@ class EgressRbacTest {
   private static void objects() {
     client
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName(POD)
-                .addToLabels(Sart.EGRESS_NAME_LABEL, "nat")
-                .endMetadata()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP("192.0.2.2")
-                .endStatus()
-                .build())
+            labelled(runningPod(NS, POD, null, "192.0.2.2"), Map.of(Sart.EGRESS_NAME_LABEL, "nat")))
         .create();
     // a client pod of another namespace that opted in
     client
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("default")
-                .withName("client")
-                .addToAnnotations(Sart.EGRESS_ANNOTATION_PREFIX + NS, "nat")
-                .endMetadata()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP("192.0.2.10")
-                .endStatus()
-                .build())
+            annotated(
+                runningPod("default", "client", null, "192.0.2.10"),
+                Map.of(Sart.EGRESS_ANNOTATION_PREFIX + NS, "nat")))
         .create();
     client
         .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP("192.0.2.80")
-                .addNewPort()
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
+            service(NS, "web", null, 80).editSpec().withClusterIP("192.0.2.80").endSpec().build())
         .create();
     var egress =
         new Egress(

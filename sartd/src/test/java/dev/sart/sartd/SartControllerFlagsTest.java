@@ -13,10 +13,9 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.BlockRequestSpec;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -93,23 +91,7 @@ class SartControllerFlagsTest {
     client
         .services()
         .inNamespace("default")
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("default")
-                .withName("app")
-                .endMetadata()
-                .withNewSpec()
-                .withType("LoadBalancer")
-                .withExternalTrafficPolicy("Cluster")
-                .withSelector(Map.of("app", "app"))
-                .addNewPort()
-                .withPort(80)
-                .withProtocol("TCP")
-                .withTargetPort(new IntOrString(8080))
-                .endPort()
-                .endSpec()
-                .build())
+        .resource(KubeObjects.lbService("default", "app", null).build())
         .create();
     String[] common = {
       "-e",

@@ -1,5 +1,8 @@
 package dev.sart.agent.bgp;
 
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.namespace;
+import static dev.sart.crds.testing.KubeObjects.pod;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,8 +35,6 @@ import dev.sart.testbed.RouterKind;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -249,38 +250,15 @@ class AgentRbacTest {
         .createOr(NonDeletingOperation::update);
     client
         .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName("apps")
-                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "default-pod-pool")
-                .endMetadata()
-                .build())
+            annotated(namespace("apps"), Map.of(Sart.ADDRESS_POOL_ANNOTATION, "default-pod-pool")))
         .createOr(NonDeletingOperation::update);
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("apps")
-                .withName("p1")
-                .endMetadata()
-                .build())
-        .createOr(NonDeletingOperation::update);
+    client.resource(pod("apps", "p1", null)).createOr(NonDeletingOperation::update);
     PoolSelector pools = new PoolSelector(agentClient);
     String pool = pools.pool(Map.of("K8S_POD_NAMESPACE", "apps", "K8S_POD_NAME", "p1"), null);
     assertEquals("default-pod-pool", pool);
     // a pod whose namespace names no pool: the auto-assign pod pool; a pool asked for by name
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
-        .createOr(NonDeletingOperation::update);
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("plain")
-                .withName("p2")
-                .endMetadata()
-                .build())
-        .createOr(NonDeletingOperation::update);
+    client.resource(namespace("plain")).createOr(NonDeletingOperation::update);
+    client.resource(pod("plain", "p2", null)).createOr(NonDeletingOperation::update);
     assertEquals(
         "default-pod-pool",
         pools.pool(Map.of("K8S_POD_NAMESPACE", "plain", "K8S_POD_NAME", "p2"), null));

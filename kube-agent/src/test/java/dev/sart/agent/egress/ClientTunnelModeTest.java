@@ -1,5 +1,7 @@
 package dev.sart.agent.egress;
 
+import static dev.sart.crds.testing.KubeObjects.labelled;
+import static dev.sart.crds.testing.KubeObjects.pod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sart.crds.Egress;
@@ -7,7 +9,6 @@ import dev.sart.crds.EgressSpec;
 import dev.sart.crds.Sart;
 import dev.sart.crds.TunnelMode;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,14 +25,9 @@ class ClientTunnelModeTest {
   }
 
   private static Pod gateway(String namespace, String egress, String mode) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withName(egress + "-" + mode)
-        .addToLabels(Sart.EGRESS_NAME_LABEL, egress)
-        .addToLabels(Sart.EGRESS_TUNNEL_LABEL, mode)
-        .endMetadata()
-        .build();
+    return labelled(
+        pod(namespace, egress + "-" + mode, null),
+        Map.of(Sart.EGRESS_NAME_LABEL, egress, Sart.EGRESS_TUNNEL_LABEL, mode));
   }
 
   @Test

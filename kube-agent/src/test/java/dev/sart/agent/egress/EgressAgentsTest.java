@@ -1,6 +1,9 @@
 package dev.sart.agent.egress;
 
 import static dev.sart.agent.egress.EgressTopology.*;
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.runningPod;
+import static dev.sart.crds.testing.KubeObjects.service;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,9 +20,8 @@ import dev.sart.testbed.Node;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -61,17 +63,14 @@ class EgressAgentsTest {
     client
         .services()
         .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName("nat")
+            service(NS, "nat", null, 4789)
+                .editMetadata()
                 .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
                 .endMetadata()
-                .withNewSpec()
+                .editSpec()
                 .withClusterIP(EGRESS_CLUSTER_IP)
-                .addNewPort()
+                .editFirstPort()
                 .withProtocol("UDP")
-                .withPort(4789)
                 .endPort()
                 .endSpec()
                 .build())
@@ -125,24 +124,9 @@ class EgressAgentsTest {
   }
 
   private void pod(String namespace, String name, String ip, Map<String, String> annotations) {
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace(namespace)
-                .withName(name)
-                .withUid(namespace + "-" + name)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName("node1")
-                .endSpec()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP(ip)
-                .endStatus()
-                .build())
-        .create();
+    Pod p = annotated(runningPod(namespace, name, "node1", ip), annotations);
+    p.getMetadata().setUid(namespace + "-" + name);
+    client.resource(p).create();
   }
 
   private static void eventually(String expected, Callable<String> actual) {

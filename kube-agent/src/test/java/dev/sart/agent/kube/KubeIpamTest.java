@@ -1,5 +1,8 @@
 package dev.sart.agent.kube;
 
+import static dev.sart.crds.testing.KubeObjects.annotated;
+import static dev.sart.crds.testing.KubeObjects.namespace;
+import static dev.sart.crds.testing.KubeObjects.pod;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -25,8 +28,6 @@ import dev.sart.crds.SpeakerConfig;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.mockapi.EnableMockApi;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.time.Duration;
@@ -210,44 +211,15 @@ class KubeIpamTest {
         .create();
     client
         .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName("annotated")
-                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "ns-pool")
-                .endMetadata()
-                .build())
+            annotated(namespace("annotated"), Map.of(Sart.ADDRESS_POOL_ANNOTATION, "ns-pool")))
         .create();
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName("plain").endMetadata().build())
-        .create();
+    client.resource(namespace("plain")).create();
     client
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("annotated")
-                .withName("p1")
-                .addToAnnotations(Sart.ADDRESS_POOL_ANNOTATION, "other")
-                .endMetadata()
-                .build())
+            annotated(pod("annotated", "p1", null), Map.of(Sart.ADDRESS_POOL_ANNOTATION, "other")))
         .create();
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("annotated")
-                .withName("p2")
-                .endMetadata()
-                .build())
-        .create();
-    client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace("plain")
-                .withName("p3")
-                .endMetadata()
-                .build())
-        .create();
+    client.resource(pod("annotated", "p2", null)).create();
+    client.resource(pod("plain", "p3", null)).create();
     PoolSelector s = new PoolSelector(client);
     assertEquals("other", s.pool(args("annotated", "p1"), null), "the pod's annotation wins");
     assertEquals("ns-pool", s.pool(args("annotated", "p2"), null), "then the namespace's");

@@ -1,11 +1,11 @@
 package dev.sart.controller.advert;
 
-import static dev.sart.controller.MockCluster.endpoint;
 import static dev.sart.controller.MockCluster.ingress;
-import static dev.sart.controller.MockCluster.lbService;
 import static dev.sart.controller.MockCluster.peer;
 import static dev.sart.controller.MockCluster.pool;
-import static dev.sart.controller.MockCluster.slice;
+import static dev.sart.crds.testing.KubeObjects.endpoint;
+import static dev.sart.crds.testing.KubeObjects.lbService;
+import static dev.sart.crds.testing.KubeObjects.slice;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -13,6 +13,7 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.Programs;
 import dev.sart.testbed.mockapi.MockApiProcess;
 import io.fabric8.kubernetes.api.model.Service;
@@ -191,7 +192,7 @@ public final class LbBenchmark {
     for (int i = 0; i < n; i++) {
       var name = "svc-" + i;
       created.put(name, System.nanoTime());
-      create(observer, MockCluster.lbService("bench", name, Map.of()).build());
+      create(observer, KubeObjects.lbService("bench", name, Map.of()).build());
       acked.put(name, System.nanoTime());
     }
     System.out.printf("bulk: %d creates took %.1f s%n", n, (System.nanoTime() - bulkStart) / 1e9);
@@ -228,7 +229,7 @@ public final class LbBenchmark {
       var latch = new CountDownLatch(1);
       latches.put(name, latch);
       created.put(name, System.nanoTime());
-      create(observer, MockCluster.lbService("bench", name, Map.of()).build());
+      create(observer, KubeObjects.lbService("bench", name, Map.of()).build());
       acked.put(name, System.nanoTime());
       if (!latch.await(60, TimeUnit.SECONDS)) {
         throw new IllegalStateException(name + " got no address");
@@ -360,7 +361,7 @@ public final class LbBenchmark {
     // event
     long t = System.nanoTime();
     for (int i = 0; i < n; i++) {
-      create(observer, MockCluster.lbService("bench", "svc-" + i, Map.of()).build());
+      create(observer, KubeObjects.lbService("bench", "svc-" + i, Map.of()).build());
       if ((i + 1) % Math.max(1, n / 4) == 0) {
         System.out.printf(
             "mock only: %d creates in %.1f s%n", i + 1, (System.nanoTime() - t) / 1e9);
@@ -386,7 +387,7 @@ public final class LbBenchmark {
     for (int i = 0; i < m; i++) {
       var name = "one-" + i;
       start.put(name, System.nanoTime());
-      create(observer, MockCluster.lbService("bench", name, Map.of()).build());
+      create(observer, KubeObjects.lbService("bench", name, Map.of()).build());
       while (!seen.containsKey(name)) {
         Thread.onSpinWait();
       }

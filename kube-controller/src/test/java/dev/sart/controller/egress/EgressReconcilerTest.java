@@ -3,6 +3,8 @@ package dev.sart.controller.egress;
 import static dev.sart.controller.MockCluster.peer;
 import static dev.sart.controller.egress.EgressBed.NS;
 import static dev.sart.controller.egress.EgressBed.WAIT;
+import static dev.sart.crds.testing.KubeObjects.labelled;
+import static dev.sart.crds.testing.KubeObjects.readyPod;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -21,7 +23,6 @@ import dev.sart.crds.EgressStatus;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -106,28 +107,7 @@ class EgressReconcilerTest {
   private Pod pod(String name, String node, String ip, boolean ready) {
     return client
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName(name)
-                .withLabels(Map.of(Sart.EGRESS_NAME_LABEL, "nat"))
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(node)
-                .addNewContainer()
-                .withName("egress")
-                .withImage("registry.example/sart:1")
-                .endContainer()
-                .endSpec()
-                .withNewStatus()
-                .withPhase("Running")
-                .withPodIP(ip)
-                .addNewCondition()
-                .withType("Ready")
-                .withStatus(ready ? "True" : "False")
-                .endCondition()
-                .endStatus()
-                .build())
+            labelled(readyPod(NS, name, node, ip, ready), Map.of(Sart.EGRESS_NAME_LABEL, "nat")))
         .create();
   }
 

@@ -1,8 +1,8 @@
 package dev.sart.controller.lb;
 
 import static dev.sart.controller.MockCluster.ingress;
-import static dev.sart.controller.MockCluster.lbService;
 import static dev.sart.controller.MockCluster.pool;
+import static dev.sart.crds.testing.KubeObjects.lbService;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
 package dev.sart.e2e;
 
+import static dev.sart.crds.testing.KubeObjects.endpoint;
+import static dev.sart.crds.testing.KubeObjects.lbService;
+import static dev.sart.crds.testing.KubeObjects.slice;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -23,13 +26,9 @@ import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.mockapi.MockApi;
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -187,49 +186,10 @@ class AdvertisementAttrsE2eTest {
 
   /** A LoadBalancer Service with one ready endpoint on the node (as kube's controllers would). */
   private void service(String name, Map<String, String> annotations) {
+    client.resource(lbService("test", name, annotations).build()).create();
     client
         .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("test")
-                .withName(name)
-                .withAnnotations(new HashMap<>(annotations))
-                .endMetadata()
-                .withNewSpec()
-                .withType("LoadBalancer")
-                .withExternalTrafficPolicy("Cluster")
-                .withSelector(Map.of("app", name))
-                .addNewPort()
-                .withPort(80)
-                .withProtocol("TCP")
-                .withTargetPort(new IntOrString(8080))
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-    client
-        .resource(
-            new EndpointSliceBuilder()
-                .withNewMetadata()
-                .withNamespace("test")
-                .withName(name + "-1")
-                .withLabels(Map.of(Sart.SERVICE_NAME_LABEL, name))
-                .endMetadata()
-                .withAddressType("IPv4")
-                .addNewEndpoint()
-                .withAddresses("198.51.100.10")
-                .withNodeName(NODE)
-                .withNewConditions()
-                .withReady(true)
-                .withServing(true)
-                .withTerminating(false)
-                .endConditions()
-                .endEndpoint()
-                .addNewPort()
-                .withPort(8080)
-                .withProtocol("TCP")
-                .endPort()
-                .build())
+            slice("test", name, name + "-1", List.of(endpoint("198.51.100.10", NODE, true, false))))
         .create();
   }
 }

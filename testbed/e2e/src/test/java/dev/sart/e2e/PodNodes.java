@@ -15,11 +15,10 @@ import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.ControllerObjects;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.testbed.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -142,23 +141,7 @@ final class PodNodes {
   static String addPod(
       KubernetesClient client, Member m, Node node, Node pod, String containerId, String podName)
       throws Exception {
-    Pod created =
-        client
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withNamespace("default")
-                    .withName(podName)
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName(m.name())
-                    .addNewContainer()
-                    .withName("app")
-                    .withImage("app")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
+    Pod created = client.resource(KubeObjects.pod("default", podName, m.name())).create();
     String out =
         CniPlugin.run(
             CniPlugin.env("ADD", containerId, pod, podName),
@@ -167,7 +150,7 @@ final class PodNodes {
     List<String> ips = new ObjectMapper().readTree(out).path("ips").findValuesAsText("address");
     assertEquals(1, ips.size(), out);
     String ip = ips.getFirst().split("/")[0];
-    created.setStatus(new PodStatusBuilder().withPodIP(ip).addNewPodIP(ip).build());
+    created.setStatus(KubeObjects.startedStatus(ip));
     client.resource(created).updateStatus();
     return ip;
   }

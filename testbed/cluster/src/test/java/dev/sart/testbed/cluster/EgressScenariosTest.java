@@ -10,11 +10,11 @@ import dev.sart.crds.Egress;
 import dev.sart.crds.EgressSpec;
 import dev.sart.crds.LockedEdit;
 import dev.sart.crds.Sart;
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.fib.netlink.Netns;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Node;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -253,16 +253,9 @@ class EgressScenariosTest {
             });
     client
         .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace(NS)
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(Map.of("app", "web"))
-                .addNewPort()
-                .withProtocol("TCP")
-                .withPort(8080)
+            KubeObjects.service(NS, "web", Map.of("app", "web"), 8080)
+                .editSpec()
+                .editFirstPort()
                 .withNewTargetPort(KubeletStandIn.HTTP_PORT)
                 .endPort()
                 .endSpec()

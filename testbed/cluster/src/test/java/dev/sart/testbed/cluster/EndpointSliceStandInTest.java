@@ -3,11 +3,10 @@ package dev.sart.testbed.cluster;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.mockapi.MockApi;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -77,23 +76,9 @@ class EndpointSliceStandInTest {
   }
 
   private Pod pod(boolean ready) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace("default")
-        .withName("web-1")
-        .withLabels(Map.of("app", "web"))
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName("node1")
-        .endSpec()
-        .withNewStatus()
-        .withPodIP("203.0.113.130")
-        .addNewCondition()
-        .withType("Ready")
-        .withStatus(ready ? "True" : "False")
-        .endCondition()
-        .endStatus()
-        .build();
+    return KubeObjects.labelled(
+        KubeObjects.readyPod("default", "web-1", "node1", "203.0.113.130", ready),
+        Map.of("app", "web"));
   }
 
   private EndpointSlice slice() {
@@ -116,19 +101,7 @@ class EndpointSliceStandInTest {
   void anUpdatedSliceKeepsTheAnnotationsAndLabelsOthersPutOnIt() {
     client.resource(pod(true)).create();
     client
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withNamespace("default")
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(Map.of("app", "web"))
-                .addNewPort()
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
+        .resource(KubeObjects.service("default", "web", Map.of("app", "web"), 80).build())
         .create();
     await().atMost(Duration.ofSeconds(20)).until(() -> Boolean.TRUE.equals(ready(slice())));
     // what sart's controller writes on a LoadBalancer Service's slices (sart.md §6.2)

@@ -25,6 +25,7 @@ import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.KubeObjects;
+import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
@@ -94,11 +95,7 @@ class CniDualStackTest {
     if (agent != null) {
       agent.close();
     }
-    client.resources(AddressBlock.class).delete();
-    client.resources(BlockRequest.class).delete();
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client.resources(AddressPool.class).delete();
-    client.pods().inAnyNamespace().delete();
+    MockApiCleanup.deleteIpamObjects(client);
     client.namespaces().delete();
   }
 

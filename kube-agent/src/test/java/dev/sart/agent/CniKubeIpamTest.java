@@ -28,6 +28,7 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Sart;
 import dev.sart.crds.testing.KubeObjects;
+import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
@@ -115,11 +116,7 @@ class CniKubeIpamTest {
     if (agent != null) {
       agent.close();
     }
-    client.resources(AddressBlock.class).delete();
-    client.resources(BlockRequest.class).delete();
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client.resources(AddressPool.class).delete();
-    client.pods().inAnyNamespace().delete();
+    MockApiCleanup.deleteIpamObjects(client);
     client.namespaces().delete();
   }
 

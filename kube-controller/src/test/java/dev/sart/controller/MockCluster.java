@@ -4,10 +4,8 @@ import dev.sart.crds.AddressPool;
 import dev.sart.crds.AddressPoolSpec;
 import dev.sart.crds.AddressType;
 import dev.sart.crds.BGPPeer;
-import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.LockedEdit;
-import dev.sart.crds.Sart;
-import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.testbed.mockapi.MockApi;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -75,39 +73,17 @@ public final class MockCluster {
 
   /** A BGPPeer named {@code <node>-65000-<addr>} (an IPv6 address's colons as dashes). */
   public static BGPPeer peer(KubernetesClient client, String node, String addr, String... groups) {
-    var peer =
-        new BGPPeer(
-            node + "-65000-" + addr.replace(':', '-'),
-            new BGPPeerSpec(
-                65000L,
-                addr,
-                null,
-                null,
-                null,
-                node,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                groups.length == 0 ? null : List.of(groups)));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
-    return client.resource(peer).create();
+    return client
+        .resource(peerSpec(node, addr, groups.length == 0 ? null : List.of(groups)))
+        .create();
   }
 
   public static BGPPeer peerSpec(String node, String addr) {
-    var peer =
-        new BGPPeer(
-            node + "-65000-" + addr,
-            new BGPPeerSpec(
-                65000L,
-                addr,
-                null,
-                null,
-                null,
-                node,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    peer.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
-    return peer;
+    return peerSpec(node, addr, null);
+  }
+
+  private static BGPPeer peerSpec(String node, String addr, List<String> groups) {
+    return ControllerObjects.peer(node, 65000L, addr, groups);
   }
 
   public static List<String> ingress(KubernetesClient client, String namespace, String name) {

@@ -9,9 +9,7 @@ import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
-import dev.sart.crds.BGPPeer;
 import dev.sart.crds.BGPPeerCondition;
-import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BGPPeerStatus;
 import dev.sart.crds.NodeBGP;
 import dev.sart.crds.NodeBGPCondition;
@@ -20,6 +18,7 @@ import dev.sart.crds.NodeBGPStatus;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.mockapi.MockApi;
 import dev.sart.testbed.mockapi.MockKubeconfig;
@@ -152,25 +151,10 @@ final class ExplainCluster implements AutoCloseable {
   }
 
   String peer(String node, String addr, BGPPeerCondition.Status state) {
-    String name = node + "-65000-" + addr;
-    var p =
-        new BGPPeer(
-            name,
-            new BGPPeerSpec(
-                65000L,
-                addr,
-                null,
-                null,
-                null,
-                node,
-                null,
-                new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
-    p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
-    var created = client.resource(p).create();
+    var created = client.resource(ControllerObjects.peer(node, 65000L, addr, null)).create();
     created.setStatus(new BGPPeerStatus(0L, List.of(new BGPPeerCondition(state, "reported"))));
     client.resource(created).updateStatus();
-    return name;
+    return created.getMetadata().getName();
   }
 
   /** The controller's advertisement, with the agents' entries. */

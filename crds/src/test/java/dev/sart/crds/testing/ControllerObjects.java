@@ -13,6 +13,7 @@ import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,9 +29,12 @@ public final class ControllerObjects {
         node, new NodeBGPSpec(asn, routerId, new SpeakerConfig(endpoint, 5L, false), null));
   }
 
-  /** {@code <node>-<asn>-<addr>}, the name the controller gives a node's BGPPeer. */
+  /**
+   * {@code <node>-<asn>-<addr>}, the name the controller gives a node's BGPPeer (an IPv6 address's
+   * colons as dashes, as NodePlan names it).
+   */
   public static String peerName(String node, long asn, String addr) {
-    return node + "-" + asn + "-" + addr;
+    return node + "-" + asn + "-" + addr.replace(':', '-');
   }
 
   /**
@@ -44,6 +48,18 @@ public final class ControllerObjects {
       Long holdTime,
       Long keepalive,
       Map<String, String> annotations) {
+    BGPPeer p = newPeer(node, asn, addr, holdTime, keepalive, null);
+    p.getMetadata().setAnnotations(annotations);
+    return p;
+  }
+
+  /** A BGPPeer of {@code node} in these peer groups (null: none), the timers left to defaults. */
+  public static BGPPeer peer(String node, long asn, String addr, List<String> groups) {
+    return newPeer(node, asn, addr, null, null, groups);
+  }
+
+  private static BGPPeer newPeer(
+      String node, long asn, String addr, Long holdTime, Long keepalive, List<String> groups) {
     BGPPeer p =
         new BGPPeer(
             peerName(node, asn, addr),
@@ -56,9 +72,8 @@ public final class ControllerObjects {
                 node,
                 null,
                 new SpeakerConfig("127.0.0.1:5000", null, null),
-                null));
+                groups));
     p.getMetadata().setLabels(Map.of(Sart.BGP_PEER_NODE_LABEL, node));
-    p.getMetadata().setAnnotations(annotations);
     return p;
   }
 

@@ -1,7 +1,10 @@
 package dev.sart.crds.testing;
 
+import dev.sart.crds.AddressBlock;
+import dev.sart.crds.AddressPool;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPPeer;
+import dev.sart.crds.BlockRequest;
 import dev.sart.crds.NodeBGP;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,6 +29,18 @@ public final class MockApiCleanup {
       client.resource(n).edit(MockApiCleanup::withoutFinalizers);
     }
     client.resources(NodeBGP.class).delete();
+  }
+
+  /**
+   * Deletes what pod IPAM wrote and read: every AddressBlock, BlockRequest, BGPAdvertisement,
+   * AddressPool and pod.
+   */
+  public static void deleteIpamObjects(KubernetesClient client) {
+    client.resources(AddressBlock.class).delete();
+    client.resources(BlockRequest.class).delete();
+    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
+    client.resources(AddressPool.class).delete();
+    client.pods().inAnyNamespace().delete();
   }
 
   private static <T extends HasMetadata> T withoutFinalizers(T o) {

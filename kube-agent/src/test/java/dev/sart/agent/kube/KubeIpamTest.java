@@ -25,6 +25,7 @@ import dev.sart.crds.BGPPeerSpec;
 import dev.sart.crds.BlockRequest;
 import dev.sart.crds.Sart;
 import dev.sart.crds.SpeakerConfig;
+import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.mockapi.EnableMockApi;
@@ -80,12 +81,8 @@ class KubeIpamTest {
 
   @AfterEach
   void tearDown() {
-    client.resources(AddressBlock.class).delete();
-    client.resources(BlockRequest.class).delete();
-    client.resources(BGPAdvertisement.class).inAnyNamespace().delete();
-    client.resources(AddressPool.class).delete();
+    MockApiCleanup.deleteIpamObjects(client);
     client.resources(BGPPeer.class).delete();
-    client.pods().inAnyNamespace().delete();
     client.namespaces().delete();
   }
 

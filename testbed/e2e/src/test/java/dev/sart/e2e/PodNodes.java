@@ -158,8 +158,6 @@ final class PodNodes {
   /** Empties the mock API server for the next test (it is shared by the class's tests). */
   static void deleteAll(KubernetesClient client) {
     MockApiCleanup.deleteBgpObjects(client);
-    client.resources(AddressBlock.class).delete();
-    client.resources(AddressPool.class).delete();
-    client.pods().inAnyNamespace().delete();
+    MockApiCleanup.deleteIpamObjects(client);
   }
 }

@@ -6,8 +6,7 @@ import java.lang.management.MemoryNotificationInfo;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -60,9 +59,9 @@ final class HeapBound {
   private final GarbageCollectorMXBean young;
   private final long floor;
   private final long quietMillis;
-  private final ScheduledExecutorService timer =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> Thread.ofPlatform().daemon().name("sartd-heap-bound").unstarted(r));
+  private final ScheduledThreadPoolExecutor timer =
+      new ScheduledThreadPoolExecutor(
+          1, r -> Thread.ofPlatform().daemon().name("sartd-heap-bound").unstarted(r));
   private final AtomicBoolean pending = new AtomicBoolean();
   private volatile long threshold;
 
@@ -99,6 +98,9 @@ final class HeapBound {
       return Optional.empty();
     }
     HeapBound b = new HeapBound(old.get(), young.get(), floor, quietMillis);
+    // its thread from the start, not at the first crossing: a thread count that steps up an hour
+    // into a soak would look like a leak
+    b.timer.prestartCoreThread();
     ((NotificationEmitter) ManagementFactory.getMemoryMXBean())
         .addNotificationListener(
             (n, handback) -> {

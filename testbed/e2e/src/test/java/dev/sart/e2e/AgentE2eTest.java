@@ -142,7 +142,7 @@ class AgentE2eTest {
     Router frr = startFrr(f);
     relay = NamespaceRelay.into(s, 5000);
     java.nio.file.Path kubeconfig =
-        MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration().getMasterUrl());
+        MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration());
     client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
     client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
     advert("lb-2", "203.0.113.20/32");
@@ -443,9 +443,11 @@ class AgentE2eTest {
       throws java.io.IOException {
     java.net.URI api = java.net.URI.create(client.getConfiguration().getMasterUrl());
     relay = NamespaceRelay.outOf(node, api.getPort());
-    // the relay carries the API server's own scheme (the mock serves plain HTTP)
+    // the relay carries TLS through: the mock's certificate names 127.0.0.1
     return MockKubeconfig.write(
-        dir.resolve("kubeconfig"), api.getScheme() + "://127.0.0.1:" + relay.port());
+        dir.resolve("kubeconfig"),
+        "https://127.0.0.1:" + relay.port(),
+        client.getConfiguration().getCaCertData());
   }
 
   /** The agent wrote the NodeBGP's status: it has reached (or failed to reach) its speaker. */

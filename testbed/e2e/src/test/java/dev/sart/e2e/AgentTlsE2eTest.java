@@ -2,17 +2,14 @@ package dev.sart.e2e;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.sart.testbed.Programs;
 import dev.sart.testbed.mockapi.EnableMockApi;
 import dev.sart.testbed.mockapi.MockApi;
 import dev.sart.testbed.mockapi.MockKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,61 +32,38 @@ class AgentTlsE2eTest {
     Path wrong =
         MockKubeconfig.write(
             dir.resolve("wrong-ca"), client.getConfiguration().getMasterUrl(), otherCa);
-    Path log = dir.resolve("wrong-ca.log");
     int before = server.getRequestCount();
-    Process agent = agent(wrong, log);
+    HostAgent agent = agent(wrong, dir.resolve("wrong-ca.log"));
     try {
       await("the agent says the server's certificate is not trusted")
           .atMost(Duration.ofSeconds(120))
-          .until(() -> Files.readString(log).contains("PKIX path"));
+          .until(() -> agent.log().contains("PKIX path"));
       await("no request of the agent's reached the server")
           .during(Duration.ofSeconds(5))
           .atMost(Duration.ofSeconds(10))
           .until(() -> server.getRequestCount() == before);
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError("agent log:\n" + Files.readString(log), e);
+      throw new AssertionError("agent log:\n" + agent.log(), e);
     } finally {
-      stop(agent);
+      agent.close();
     }
 
     // the control: the same agent trusting the server's own CA gets through
     Path right = MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration());
-    Path rightLog = dir.resolve("agent.log");
-    agent = agent(right, rightLog);
+    HostAgent trusting = agent(right, dir.resolve("agent.log"));
     try {
       await("the agent with the server's CA reaches it")
           .atMost(Duration.ofSeconds(120))
           .until(() -> server.getRequestCount() > before);
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError("agent log:\n" + Files.readString(rightLog), e);
+      throw new AssertionError("agent log:\n" + trusting.log(), e);
     } finally {
-      stop(agent);
+      trusting.close();
     }
   }
 
-  /** {@code sartd agent} (load-balancer mode, host namespace) with {@code kubeconfig}. */
-  private static Process agent(Path kubeconfig, Path log) throws IOException {
-    return Programs.processBuilder(
-            JavaMains.sartd(
-                "agent",
-                "--mode=lb",
-                "--kubeconfig",
-                kubeconfig.toString(),
-                "--node-name",
-                "worker1",
-                "--speaker-endpoint",
-                "127.0.0.1:1",
-                "--metrics-address",
-                "127.0.0.1:0"))
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-  }
-
-  private static void stop(Process p) throws InterruptedException {
-    p.destroy();
-    if (!p.waitFor(10, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-    }
+  /** {@code sartd agent} for a node of no speaker (nothing listens on port 1). */
+  private static HostAgent agent(Path kubeconfig, Path log) throws IOException {
+    return HostAgent.start(kubeconfig, "worker1", "127.0.0.1:1", log);
   }
 }

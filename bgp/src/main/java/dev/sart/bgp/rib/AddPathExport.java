@@ -15,11 +15,11 @@ import java.util.Map;
  *
  * <p>Unlike the best path's Adj-RIB-Out (which keeps nothing per route once sent) what each prefix
  * was handed over is kept here: which paths it has is not a function of the Loc-RIB's selection, so
- * it cannot be computed again. It costs one small array per prefix and ADD-PATH peer, kept in the
- * prefix's {@link Destination} for the shard's first ADD-PATH peer ({@link #inDestinations}) and in
- * a map by prefix for any other (and for destinations made before that peer came up). A path whose
- * exported attributes did not change keeps its record: a change of one path of a prefix allocates
- * nothing for the others.
+ * it cannot be computed again. It costs one small array per prefix and ADD-PATH peer, kept in an
+ * IPv4 prefix's {@link Destination} for the shard's first ADD-PATH peer ({@link #inDestinations}),
+ * in a map by prefix otherwise (IPv6, other peers, destinations made before that peer came up). A
+ * path whose exported attributes did not change keeps its record: a change of one path of a prefix
+ * allocates nothing for the others.
  */
 final class AddPathExport {
   private static final int MAX = 1024;

@@ -27,14 +27,14 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
   private byte reason; // a BestPathReason's ordinal
 
   /**
-   * A new destination of {@code p}; {@code addPath}: one that can hold an ADD-PATH export's state
-   * itself ({@link #addPathState}), 8 bytes more.
+   * A new destination of {@code p}; {@code addPath}: an IPv4 one that can hold an ADD-PATH export's
+   * state itself ({@link #addPathState}), 8 bytes more.
    */
   static Destination of(Prefix p, boolean addPath) {
     if (p.isIpv4()) {
       return addPath ? new V4AddPath(p) : new V4(p);
     }
-    return addPath ? new V6AddPath(p) : new V6(p);
+    return new V6(p); // its ADD-PATH state stays in the export's map
   }
 
   /** Whether this destination holds an ADD-PATH export's state ({@link #addPathState}). */
@@ -114,32 +114,8 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     }
   }
 
-  /** An IPv6 destination that holds an ADD-PATH export's state (see {@link V4AddPath}). */
-  static final class V6AddPath extends V6 {
-    private Object addPath;
-
-    V6AddPath(Prefix p) {
-      super(p);
-    }
-
-    @Override
-    boolean holdsAddPath() {
-      return true;
-    }
-
-    @Override
-    Object addPathState() {
-      return addPath;
-    }
-
-    @Override
-    void addPathState(Object state) {
-      addPath = state;
-    }
-  }
-
   /** Any other destination (IPv6): its prefix. */
-  static sealed class V6 extends Destination permits V6AddPath {
+  static final class V6 extends Destination {
     private final Prefix prefix;
 
     V6(Prefix p) {

@@ -47,14 +47,14 @@ import java.util.regex.Pattern;
  * agent, and each time BIRD must receive the /128 and lose it.
  *
  * <p>After the first cycle and every {@code --every} cycles, with the table loaded, a sample: the
- * heap after a full collection ({@code GC.run}, {@code System.trim_native_heap}, then {@code
- * GC.heap_info} over the JDK's attach API), RSS, threads, file descriptors and sockets. The sample
- * after {@code --every} cycles is the baseline; at the end the smallest of each phase's last three
- * samples must be at most 5 % over it for the heap and for the RSS without the JIT's compiled code
- * (both after the full collection; the code is printed beside them), with no more threads,
- * descriptors or sockets than {@code --slack} over it, and nothing stale: with the peer disabled,
- * no route learned from it in the RIB or the kernel, and no advertisement left at the peer. Prints
- * the curve and writes {@code soak.md}; exit code 1 when a check fails.
+ * heap's live bytes ({@code GC.class_histogram}: a full collection, then {@code
+ * System.trim_native_heap}, over the JDK's attach API), RSS, threads, file descriptors and sockets.
+ * The sample after {@code --every} cycles is the baseline; at the end the smallest of each phase's
+ * last three samples must be at most 5 % over it for the heap and for the RSS without the JIT's
+ * compiled code (both after the full collection; the code is printed beside them), with no more
+ * threads, descriptors or sockets than {@code --slack} over it, and nothing stale: with the peer
+ * disabled, no route learned from it in the RIB or the kernel, and no advertisement left at the
+ * peer. Prints the curve and writes {@code soak.md}; exit code 1 when a check fails.
  *
  * <pre>
  * soak [--resets 1000] [--routes 100000] [--services 1000] [--every 50] [--slack 2]
@@ -69,10 +69,13 @@ public final class Soak {
   static final String PEER_ADDRESS = "2001:db8:ffff::1";
   static final String PEER = NODE + "-" + PEER_AS + "-" + PEER_ADDRESS.replace(':', '-');
   static final int METRICS_PORT = 7472;
-  // Serial, Parallel: a line per generation ("PSOldGen total 1024K, used 512K"); G1: one line
-  // ("garbage-first heap total reserved 6172672K, committed 110592K, used 29704K")
-  private static final Pattern USED =
-      Pattern.compile("^\\s*\\S.*? total [^\\n]*?used (\\d+)K", Pattern.MULTILINE);
+  // GC.class_histogram's last line: "Total        284512       21474836" (instances, bytes)
+  private static final Pattern LIVE =
+      Pattern.compile("^Total\\s+\\d+\\s+(\\d+)\\s*$", Pattern.MULTILINE);
+  // its rows for the collector's fillers: "  12:     3   1944000  [Ljdk.internal.vm.FillerElement;"
+  private static final Pattern FILLER =
+      Pattern.compile(
+          "^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+\\S*jdk\\.internal\\.vm\\.Filler", Pattern.MULTILINE);
   // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
   private static final Pattern CODE =
       Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
@@ -88,7 +91,7 @@ public final class Soak {
   record Sample(
       String phase,
       int cycle,
-      long heapAfterGc,
+      long liveHeap,
       long rssBeforeGc,
       long rss,
       long heapRss,
@@ -347,8 +350,8 @@ public final class Soak {
    * cycles load classes, fill caches and let the collector size the heap; the first sample is in
    * the curve to show them). A leak only grows, so it raises each of the phase's last three
    * samples, and the smallest of them is the end; a single sample taken while something was in
-   * flight does not fail the phase. The heap after a full collection wanders by ±1.5 MiB around 21
-   * MiB with 5,000 routes (±7 %, no trend over 30 resets; CI once failed on a median 6 % up).
+   * flight does not fail the phase. The live heap is exact to a few KiB from one sample to the next
+   * (the class histogram without the collector's fillers, {@link #afterGc}).
    *
    * <p>The RSS is compared without the JIT's compiled code (native memory tracking's Code): it
    * grows while more of sartd gets hot, at one advertisement per cycle slowly — 13 → 27 MiB over
@@ -364,7 +367,7 @@ public final class Soak {
     Sample base = of.get(1);
     Sample last = of.getLast();
     List<Sample> end = of.subList(Math.max(2, of.size() - 3), of.size());
-    within(phase, "heap after GC", base.heapAfterGc(), least(end, Sample::heapAfterGc), failures);
+    within(phase, "live heap", base.liveHeap(), least(end, Sample::liveHeap), failures);
     within(
         phase,
         "RSS after GC without compiled code",
@@ -444,12 +447,17 @@ public final class Soak {
         sockets);
   }
 
-  /** What {@link #afterGc} reads: the heap's used bytes and the JIT's compiled code. */
+  /** What {@link #afterGc} reads: the heap's live bytes and the JIT's compiled code. */
   record AfterGc(long heapUsed, long code) {}
 
   /**
-   * A full collection in sartd and its native heap trimmed, then its heap's used bytes and, from
+   * A full collection in sartd and its native heap trimmed, then its heap's live bytes and, from
    * native memory tracking, the bytes of compiled code (the JDK's attach API, as jcmd does).
+   *
+   * <p>The live bytes are the class histogram's total: it collects and walks the heap in one
+   * safepoint. {@code GC.heap_info} after {@code GC.run} also counts what sartd's threads allocated
+   * between the two commands (their new TLABs: up to 1.5 MiB either way, which failed CI's SoakTest
+   * twice with no trend behind it; testbed/perf/LOG.md, 2026-11-27).
    */
   static AfterGc afterGc(long pid) throws Exception {
     var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
@@ -459,25 +467,27 @@ public final class Soak {
       var jcmd =
           Class.forName("sun.tools.attach.HotSpotVirtualMachine")
               .getMethod("executeJCmd", String.class);
-      // the full collection, then glibc's free lists handed back (as the JVM does every 5 s on
-      // its own, -XX:TrimNativeHeapInterval): the RSS read next does not depend on when the last
-      // trim happened or on a compilation's arenas
-      for (String command : List.of("GC.run", "System.trim_native_heap")) {
-        try (var in = (java.io.InputStream) jcmd.invoke(vm, command)) {
-          in.readAllBytes();
-        }
+      String histogram;
+      try (var in = (java.io.InputStream) jcmd.invoke(vm, "GC.class_histogram")) {
+        // transferTo, not readAllBytes: the attach stream's read at an offset near the end of
+        // readAllBytes' 16 KiB buffer throws ArrayIndexOutOfBoundsException (JDK 25)
+        var out = new java.io.ByteArrayOutputStream();
+        in.transferTo(out);
+        histogram = out.toString(StandardCharsets.UTF_8);
       }
-      String info;
-      try (var in = (java.io.InputStream) jcmd.invoke(vm, "GC.heap_info")) {
-        info = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      Matcher m = LIVE.matcher(histogram);
+      if (!m.find()) {
+        throw new IllegalStateException("no Total line in GC.class_histogram:\n" + histogram);
       }
-      Matcher m = USED.matcher(info);
-      long used = 0;
-      while (m.find()) {
-        used += Long.parseLong(m.group(1)) * 1024;
+      long live = Long.parseLong(m.group(1));
+      for (Matcher f = FILLER.matcher(histogram); f.find(); ) {
+        live -= Long.parseLong(f.group(1));
       }
-      if (used == 0) {
-        throw new IllegalStateException("no heap figures in GC.heap_info:\n" + info);
+      // glibc's free lists handed back (as the JVM does every 5 s on its own,
+      // -XX:TrimNativeHeapInterval): the RSS read next does not depend on when the last trim
+      // happened or on a compilation's arenas
+      try (var in = (java.io.InputStream) jcmd.invoke(vm, "System.trim_native_heap")) {
+        in.readAllBytes();
       }
       String nmt;
       try (var in = (java.io.InputStream) jcmd.invoke(vm, "VM.native_memory summary")) {
@@ -487,7 +497,7 @@ public final class Soak {
       if (!c.find()) {
         throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
       }
-      return new AfterGc(used, Long.parseLong(c.group(1)) * 1024);
+      return new AfterGc(live, Long.parseLong(c.group(1)) * 1024);
     } finally {
       vm.detach();
     }
@@ -560,11 +570,11 @@ public final class Soak {
   static String line(Sample s) {
     return String.format(
         Locale.ROOT,
-        "%-8s %5d  heap after GC %6.1f MiB  RSS before GC %6.1f, after %6.1f MiB (heap %6.1f, code"
+        "%-8s %5d  live heap %6.1f MiB  RSS before GC %6.1f, after %6.1f MiB (heap %6.1f, code"
             + " %5.1f, rest %6.1f)  threads %3d  fds %3d  sockets %3d",
         s.phase(),
         s.cycle(),
-        s.heapAfterGc() / 1048576.0,
+        s.liveHeap() / 1048576.0,
         s.rssBeforeGc() / 1048576.0,
         s.rss() / 1048576.0,
         s.heapRss() / 1048576.0,
@@ -593,7 +603,7 @@ public final class Soak {
                 ? ""
                 : "; extra JVM options: `" + String.join(" ", o.sartdOptions()) + "`"));
     b.append(
-        "| phase | cycle | heap after GC (MiB) | RSS before GC (MiB) | RSS after GC (MiB) | of it"
+        "| phase | cycle | live heap (MiB) | RSS before GC (MiB) | RSS after GC (MiB) | of it"
             + " the heap's pages | of it compiled code | threads | fds | sockets |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sample s : r.samples()) {
@@ -603,7 +613,7 @@ public final class Soak {
               "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d |\n",
               s.phase(),
               s.cycle(),
-              s.heapAfterGc() / 1048576.0,
+              s.liveHeap() / 1048576.0,
               s.rssBeforeGc() / 1048576.0,
               s.rss() / 1048576.0,
               s.heapRss() / 1048576.0,
@@ -615,7 +625,7 @@ public final class Soak {
     b.append('\n');
     if (r.failures().isEmpty()) {
       b.append(
-              "**held**: heap after GC and RSS after GC without the JIT's compiled code (the"
+              "**held**: live heap and RSS after GC without the JIT's compiled code (the"
                   + " smallest of the last three samples) at most 5 % over the baseline (cycle "
                   + o.every()
                   + ") of each phase, no"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Trains sartd's two JDK 25 AOT caches for the image (sartd/README.md, "Footprint and start-up"):
 # /opt/sart/sartd.aot (sartd bgp's training) and /opt/sart/sartd-node.aot (sartd node's, against
-# fabric8's mock API server run by the build JDK from sartd's test class path), and writes the sartd
-# launcher that starts `sartd node` from the second and every other command from the first, into
-# ROOT (base.sh's directory, Jib's "extra files").
+# fabric8's mock API server run by the build JDK from sartd's test class path), and the CLI's,
+# /opt/sart/sart.aot (sart-cli's Training: its commands); writes the sartd launcher that starts
+# `sartd node` from the second and every other command from the first, and sart's on the third,
+# into ROOT (base.sh's directory, Jib's "extra files").
 # A cache is only used by the runtime and the class path it was made with, so it is made here with
 # the image's own jlink'ed /opt/java and the jars Jib puts in /opt/sart/app/libs, in the order the
 # launcher names them: copies in a staging directory with the modification time Jib gives every
@@ -37,14 +38,16 @@ for entry in $classpath; do
 done
 IFS=$old_ifs
 
-# train CACHE [ARGUMENTS OF Training]: one training run on the image's runtime and jars
+# sart's (the CLI's) JVM options, as bin/sart's: the launcher below and its training use them
+SART_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+
+# train CACHE JVM-OPTIONS MAIN [ARGUMENTS]: one training run on the image's runtime and jars
 train() {
-  out=$1
-  shift
+  out=$1 opts=$2 main=$3
+  shift 3
   log="$stage/$(basename "$out").log"
-  # shellcheck disable=SC2046
-  if ! "$root/opt/java/bin/java" $(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$jvm_options") \
-    -XX:AOTCacheOutput="$out" -cp "$cp_stage" dev.sart.sartd.Training "$@" >"$log" 2>&1; then
+  # shellcheck disable=SC2086
+  if ! "$root/opt/java/bin/java" $opts -XX:AOTCacheOutput="$out" -cp "$cp_stage" "$main" "$@" >"$log" 2>&1; then
     cat "$log" >&2
     echo "aot.sh: the training run failed (log: $log)" >&2
     exit 1
@@ -53,13 +56,16 @@ train() {
   rm -f "$out.config"
 }
 
-rm -f "$root/opt/sart/sartd.aot" "$root/opt/sart/sartd-node.aot"
+rm -f "$root/opt/sart/sartd.aot" "$root/opt/sart/sartd-node.aot" "$root/opt/sart/sart.aot"
+sartd_opts=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$jvm_options" | tr '\n' ' ')
 if [ "$skip" != true ]; then
   [ -r "$cluster_cp_file" ] || { echo "aot.sh: no $cluster_cp_file (build sartd in the same reactor)" >&2; exit 1; }
   # the runtime's modules file as the image has it (Jib's file time); the cache records it
   touch -d @1 "$root/opt/java/lib/modules"
-  train "$root/opt/sart/sartd.aot"
-  train "$root/opt/sart/sartd-node.aot" node "$java_home/bin/java" "$cluster_dirs:$(cat "$cluster_cp_file")"
+  train "$root/opt/sart/sartd.aot" "$sartd_opts" dev.sart.sartd.Training
+  train "$root/opt/sart/sartd-node.aot" "$sartd_opts" dev.sart.sartd.Training \
+    node "$java_home/bin/java" "$cluster_dirs:$(cat "$cluster_cp_file")"
+  train "$root/opt/sart/sart.aot" "$SART_OPTS" dev.sart.cli.Training
 fi
 
 mkdir -p "$root/usr/local/bin"
@@ -78,10 +84,20 @@ exec /opt/java/bin/java @/opt/sart/sartd.jvm.options \$aot \$SARTD_JAVA_OPTS \\
   -cp '$cp_image' dev.sart.sartd.Sartd "\$@"
 SH
 chmod 755 "$root/usr/local/bin/sartd"
+cat > "$root/usr/local/bin/sart" <<SH
+#!/bin/sh
+# the sart CLI in the image (the options of bin/sart), on the AOT cache trained on its commands
+# (/opt/sart/sart.aot, sart-cli's Training) with sartd's class path; more JVM options from
+# \$SART_JAVA_OPTS (-Xlog:aot shows whether the cache is used, -XX:AOTMode=off turns it off).
+aot=
+[ -f /opt/sart/sart.aot ] && aot="-XX:AOTCache=/opt/sart/sart.aot -Xlog:aot*=off,cds*=off"
+exec /opt/java/bin/java $SART_OPTS \$aot \$SART_JAVA_OPTS -cp '$cp_image' dev.sart.cli.Sart "\$@"
+SH
+chmod 755 "$root/usr/local/bin/sart"
 if [ "$skip" = true ]; then
   echo "aot.sh: no AOT cache in the image (sart.aot.skip)"
 else
-  for c in sartd.aot sartd-node.aot; do
+  for c in sartd.aot sartd-node.aot sart.aot; do
     echo "aot.sh: $root/opt/sart/$c ($(wc -c < "$root/opt/sart/$c") bytes)"
   done
 fi

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Assembles the base of the sart image from files on the build machine, into ROOT (a directory Jib
 # adds as the image's "extra files" layer on top of `scratch`):
-#   /opt/java               a jlink'ed JDK runtime with the modules sartd and sart use (MODULES)
+#   /opt/java               a jlink'ed JDK runtime with the modules sartd and sart use (MODULES),
+#                           with a CDS archive of its own (CDS_OPTS)
 #   /opt/sart/cni           the sart-cni payload: launcher, jar, and its own jlink'ed java.base
 #                           runtime (sart-cni.jre), which the CNI installer copies to the host
 #   /lib, /lib64            the shared libraries those runtimes (and /bin/sh) link against (ldd)
 #   /bin/sh                 dash: the launchers of sartd, sart and sart-cni are sh scripts
-#   /usr/local/bin          the launcher of sart (aot.sh writes sartd's, with its AOT cache)
+#   /usr/local/bin          (aot.sh writes the launchers of sartd and sart, with their AOT caches)
 #   /etc/passwd, /etc/group root and the unprivileged user 65532 (nonroot) the image runs as
 # Arguments: JAVA_HOME (a JDK 25 with jlink), ROOT, the sart-cni dist directory, sartd's jvm.options,
 # the module's class directory (empty: this module has no code, but Jib wants the directory).
@@ -21,12 +22,18 @@ mkdir -p "$classes"
 MODULES=java.base,java.desktop,java.naming,java.net.http,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
 CNI_MODULES=java.base
 JLINK_OPTS="--strip-debug --no-man-pages --no-header-files --compress=zip-6"
+# /opt/java's own CDS archive (jlink's plugin runs the new runtime's -Xshare:dump: JDK 25's default
+# class list, lib/server/classes.jsa): what a JVM of /opt/java shares when no AOT cache of the image
+# applies (sartd with -XX:AOTMode=off, a runtime used by hand). Same bytes on every build (checked by
+# hand: two jlink runs). Only the compressed-oops archive is kept: the image's JVMs run with heaps
+# far below 32 GiB; classes_nocoops.jsa would add 14 MiB (3.6 MiB gzip) for none of them.
+CDS_OPTS="--generate-cds-archive"
 # AWT's window-system and sound libraries: java.desktop ships them, nothing in sart loads them, and
 # they would pull X11 and ALSA into the image.
 UNUSED_LIBS="libawt_xawt.so libjawt.so libsplashscreen.so libjsound.so"
 
 stamp="$root.stamp"
-want="$java_home $MODULES $CNI_MODULES $JLINK_OPTS $UNUSED_LIBS"
+want="$java_home $MODULES $CNI_MODULES $JLINK_OPTS $CDS_OPTS $UNUSED_LIBS"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$root/opt/java/bin/java" ]; then
   rebuilt=no
 else
@@ -34,7 +41,8 @@ else
   rm -rf "$root" "$stamp"
   mkdir -p "$root/opt/sart/cni"
   # shellcheck disable=SC2086
-  "$java_home/bin/jlink" $JLINK_OPTS --add-modules "$MODULES" --output "$root/opt/java"
+  "$java_home/bin/jlink" $JLINK_OPTS $CDS_OPTS --add-modules "$MODULES" --output "$root/opt/java"
+  rm -f "$root/opt/java/lib/server/classes_nocoops.jsa"
   # shellcheck disable=SC2086
   "$java_home/bin/jlink" $JLINK_OPTS --add-modules "$CNI_MODULES" --output "$root/opt/sart/cni/sart-cni.jre"
   for l in $UNUSED_LIBS; do rm -f "$root/opt/java/lib/$l"; done
@@ -58,13 +66,6 @@ fi
 # what changes with every build of the project: the launchers, sart-cni's files, /etc
 mkdir -p "$root/usr/local/bin" "$root/etc" "$root/tmp" "$root/opt/sart"
 grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$jvm_options" > "$root/opt/sart/sartd.jvm.options"
-cat > "$root/usr/local/bin/sart" <<'SH'
-#!/bin/sh
-# the sart CLI in the image (the options of bin/sart)
-exec /opt/java/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-  -Xshare:auto -cp '/opt/sart/app/classes:/opt/sart/app/libs/*' dev.sart.cli.Sart "$@"
-SH
-chmod 755 "$root/usr/local/bin/sart"
 cp -p "$cni_dist/sart-cni" "$cni_dist/sart-veth" "$cni_dist/sart-router" "$cni_dist/sart-cni.jar" "$root/opt/sart/cni/"
 printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$root/etc/group"

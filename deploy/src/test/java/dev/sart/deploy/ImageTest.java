@@ -67,17 +67,22 @@ class ImageTest {
   }
 
   /**
-   * sartd with {@code -XX:AOTMode=on -Xlog:aot}: a JVM that cannot use its cache (another runtime,
-   * class path or jar) exits; the log says which cache it opened.
+   * A launcher ({@code sartd} or {@code sart}) with {@code -XX:AOTMode=on -Xlog:aot} in its
+   * variable for more JVM options: a JVM that cannot use its cache (another runtime, class path or
+   * jar) exits; the log says which cache it opened.
    */
-  private static Shell.Result sartdOnItsAotCache(String... args) {
-    List<String> argv = new ArrayList<>(List.of("/usr/local/bin/sartd"));
+  private static Shell.Result onItsAotCache(String program, String... args) {
+    List<String> argv = new ArrayList<>(List.of("/usr/local/bin/" + program));
     argv.addAll(List.of(args));
-    var r =
-        run(List.of("SARTD_JAVA_OPTS=-XX:AOTMode=on -Xlog:aot"), null, argv.toArray(String[]::new));
+    String var = program.toUpperCase(java.util.Locale.ROOT) + "_JAVA_OPTS";
+    var r = run(List.of(var + "=-XX:AOTMode=on -Xlog:aot"), null, argv.toArray(String[]::new));
     assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
     assertTrue(r.stdout().contains("Using AOT-linked classes: true"), r.stdout());
     return r;
+  }
+
+  private static Shell.Result sartdOnItsAotCache(String... args) {
+    return onItsAotCache("sartd", args);
   }
 
   /** The image's sartd starts from the AOT cache made for it (deploy/src/build/aot.sh). */
@@ -108,6 +113,33 @@ class ImageTest {
     assertEquals(0, r.exitCode(), r.stderr());
     assertTrue(r.stdout().startsWith("Usage: sart "), r.stdout());
     assertTrue(r.stdout().contains("bgp"), r.stdout());
+  }
+
+  /**
+   * {@code sart} (the CLI users run with {@code kubectl exec}) starts from the AOT cache trained on
+   * its commands ({@code /opt/sart/sart.aot}, deploy/src/build/aot.sh).
+   */
+  @Test
+  void sartStartsFromItsAotCache() {
+    var help = onItsAotCache("sart", "--help");
+    assertTrue(help.stdout().contains("/opt/sart/sart.aot"), help.stdout());
+    assertTrue(help.stdout().contains("Usage: sart "), help.stdout());
+    var version = onItsAotCache("sart", "--version");
+    assertTrue(version.stdout().strip().endsWith("sart dev"), version.stdout());
+  }
+
+  /**
+   * {@code /opt/java} has a CDS archive of its own (jlink's {@code --generate-cds-archive}): what a
+   * JVM of that runtime shares when it is given no AOT cache; with {@code -Xshare:on} a JVM that
+   * cannot map it exits.
+   */
+  @Test
+  void theRuntimeSharesItsOwnCdsArchive() {
+    var r = run(List.of(), null, "/opt/java/bin/java", "-Xshare:on", "-Xlog:cds", "-version");
+    assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+    assertTrue(
+        r.stdout().contains("Opened shared archive file /opt/java/lib/server/classes.jsa"),
+        r.stdout());
   }
 
   @Test

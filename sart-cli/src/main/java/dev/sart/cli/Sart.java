@@ -71,6 +71,16 @@ public final class Sart {
           .toList();
 
   public static void main(String[] args) {
+    setUp();
+    System.exit(
+        run(
+            args,
+            new java.io.PrintWriter(System.out, true),
+            new java.io.PrintWriter(System.err, true)));
+  }
+
+  /** The process-wide settings of the CLI: the libraries' logging (also for {@link Training}). */
+  static void setUp() {
     QUIET.forEach(l -> l.setLevel(java.util.logging.Level.SEVERE));
     // fabric8 (sart explain) logs through SLF4J: no provider on the CLI's class path, and no
     // "no providers were found" warning on stderr either
@@ -78,11 +88,6 @@ public final class Sart {
       System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
       System.setProperty("slf4j.internal.verbosity", "WARN");
     }
-    System.exit(
-        run(
-            args,
-            new java.io.PrintWriter(System.out, true),
-            new java.io.PrintWriter(System.err, true)));
   }
 
   /** Runs the CLI with these streams; returns the exit code (for tests). */

@@ -50,7 +50,7 @@ final class ExplainCluster implements AutoCloseable {
     client = server.createClient();
     kubeconfig =
         MockKubeconfig.write(
-            Files.createTempFile("explain", ".kubeconfig"), client.getMasterUrl().toString());
+            Files.createTempFile("explain", ".kubeconfig"), client.getConfiguration());
   }
 
   @Override

@@ -97,6 +97,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     log.install();
     String node = node(nodeName);
     settings(); // every flag and file before anything starts

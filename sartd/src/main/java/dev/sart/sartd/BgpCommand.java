@@ -119,6 +119,7 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     log.install();
     // every input is checked before anything starts: a mistake is one line on stderr, exit 2
     ConfigFile<BgpConfigFile> config =

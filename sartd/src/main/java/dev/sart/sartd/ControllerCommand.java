@@ -133,6 +133,7 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     log.install();
     Resolved r0 = resolve();
     String http = r0.http();

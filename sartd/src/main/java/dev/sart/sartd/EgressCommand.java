@@ -168,6 +168,7 @@ final class EgressCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     log.install();
     Settings s = settings(TunnelProbe.ofRunningKernel());
     LOG.info(

@@ -49,6 +49,7 @@ final class FibCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     log.install();
     ConfigFile<FibConfig.File> config = ConfigFile.readLenient(file, FibConfig.File.class);
     FibConfig cfg = config.check(FibConfig::of);

@@ -139,6 +139,7 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    HeapBound.install();
     List<String> bgpArgs =
         new ArrayList<>(
             List.of(

@@ -37,7 +37,8 @@ public final class TrainingCluster {
     Logger.getLogger("").setLevel(Level.WARNING);
     var server = MockApi.start();
     Path kubeconfig = dir.resolve("kubeconfig");
-    MockKubeconfig.write(kubeconfig, "http://127.0.0.1:" + server.getPort() + "/");
+    MockKubeconfig.write(
+        kubeconfig, "https://127.0.0.1:" + server.getPort() + "/", MockApi.caCertData(server));
     try (KubernetesClient client = server.createClient()) {
       MockApi.applySartCrds(client);
       // what the controller would have made for the node

@@ -15,7 +15,11 @@ import java.util.Map;
  *
  * <p>Unlike the best path's Adj-RIB-Out (which keeps nothing per route once sent) what each prefix
  * was handed over is kept here: which paths it has is not a function of the Loc-RIB's selection, so
- * it cannot be computed again. It costs one small array per prefix and ADD-PATH peer.
+ * it cannot be computed again. It costs one small array per prefix and ADD-PATH peer, kept in an
+ * IPv4 prefix's {@link Destination} for the shard's first ADD-PATH peer ({@link #inDestinations}),
+ * in a map by prefix otherwise (IPv6, other peers, destinations made before that peer came up). A
+ * path whose exported attributes did not change keeps its record: a change of one path of a prefix
+ * allocates nothing for the others.
  */
 final class AddPathExport {
   private static final int MAX = 1024;
@@ -34,6 +38,19 @@ final class AddPathExport {
   private Attrs[] attrs = new Attrs[16];
   private int size;
 
+  // scratch of update (the shard's thread only)
+  private Sent[] scratch = new Sent[4];
+  private Path[] unnumbered = new Path[4];
+  private Attrs[] unnumberedAttrs = new Attrs[4];
+  private final Path[] one = new Path[1];
+
+  /**
+   * Whether this export keeps its state in the destinations that have room for it ({@link
+   * Destination#holdsAddPath}; one export per shard, see {@link RibShard}) rather than in {@link
+   * #sent}.
+   */
+  boolean inDestinations;
+
   AddPathExport(RibPeer peer, AdjRibIn st, AddPathSend send) {
     this.peer = peer;
     this.st = st;
@@ -48,39 +65,58 @@ final class AddPathExport {
     if (!send.covers(p.family())) {
       return;
     }
-    List<Path> candidates = ranked(d.paths(), options);
-    Sent[] was = sent.get(p);
-    List<Sent> now = new ArrayList<>(candidates.size());
-    List<Path> unnumbered = new ArrayList<>(0);
-    List<Attrs> unnumberedAttrs = new ArrayList<>(0);
-    for (Path path : candidates) {
-      if (send.maxPaths() > 0 && now.size() + unnumbered.size() >= send.maxPaths()) {
+    boolean inD = inDestinations && d.holdsAddPath();
+    Sent[] was = inD ? (Sent[]) d.addPathState() : sent.get(p);
+    Path[] candidates = candidates(d, options);
+    int n = candidates == null ? 0 : candidates.length;
+    if (scratch.length < n) {
+      scratch = new Sent[n];
+      unnumbered = new Path[n];
+      unnumberedAttrs = new Attrs[n];
+    }
+    Sent[] now = scratch;
+    int kept = 0;
+    int fresh = 0;
+    int max = send.maxPaths();
+    for (int i = 0; i < n; i++) {
+      if (max > 0 && kept + fresh >= max) {
         break;
       }
+      Path path = candidates[i];
       Attrs a = st.export(p, path, peer, localAs);
       if (a == null) {
         continue;
       }
       Sent old = find(was, path);
-      if (old != null) {
-        now.add(new Sent(path.source(), path.pathId(), old.id(), a));
+      if (old == null) {
+        unnumbered[fresh] = path;
+        unnumberedAttrs[fresh++] = a;
       } else {
-        unnumbered.add(path);
-        unnumberedAttrs.add(a);
+        // unchanged: the record sent before stays (nothing new per path and change)
+        now[kept++] =
+            old.attrs().equals(a) ? old : new Sent(old.source(), old.sourceId(), old.id(), a);
       }
     }
     // new paths take the lowest identifiers free: one that a path gone just now had is reused, so
     // the peer gets a replacement, not a withdrawal and an announcement (§5)
+    int size = kept;
     int next = 1;
-    for (int i = 0; i < unnumbered.size(); i++) {
-      while (taken(now, next)) {
+    for (int i = 0; i < fresh; i++) {
+      while (taken(now, size, next)) {
         next++;
       }
-      Path path = unnumbered.get(i);
-      now.add(new Sent(path.source(), path.pathId(), next, unnumberedAttrs.get(i)));
+      Path path = unnumbered[i];
+      now[size++] = new Sent(path.source(), path.pathId(), next, unnumberedAttrs[i]);
+      unnumbered[i] = null;
+      unnumberedAttrs[i] = null;
     }
-    for (Sent s : now) {
+    one[0] = null;
+    for (int i = 0; i < size; i++) {
+      Sent s = now[i];
       Sent before = byId(was, s.id());
+      if (before == s && !forced) {
+        continue; // sent before as it is
+      }
       Attrs base = before == null ? null : before.attrs();
       if (forced || !s.attrs().equals(base)) {
         add(new PathKey(p, s.id()), base, s.attrs());
@@ -88,19 +124,60 @@ final class AddPathExport {
     }
     if (was != null) {
       for (Sent s : was) {
-        if (!taken(now, s.id())) {
+        if (!taken(now, size, s.id())) {
           add(new PathKey(p, s.id()), s.attrs(), null);
         }
       }
     }
-    if (now.isEmpty()) {
-      sent.remove(p);
-    } else {
-      sent.put(p, now.toArray(Sent[]::new));
-    }
+    store(d, p, inD, was, now, size);
     if (forced) {
       flush(true);
     }
+  }
+
+  /** Keeps {@code now[0..size)} as what {@code p} was handed (unless it is {@code was} again). */
+  private void store(Destination d, Prefix p, boolean inD, Sent[] was, Sent[] now, int size) {
+    Sent[] keep = null;
+    if (size > 0) {
+      keep = same(was, now, size) ? was : Arrays.copyOf(now, size);
+    }
+    Arrays.fill(now, 0, size, null);
+    if (keep == was) {
+      return;
+    }
+    if (inD) {
+      d.addPathState(keep);
+    } else if (keep == null) {
+      sent.remove(p);
+    } else {
+      sent.put(p, keep);
+    }
+  }
+
+  private static boolean same(Sent[] was, Sent[] now, int size) {
+    if (was == null || was.length != size) {
+      return false;
+    }
+    for (int i = 0; i < size; i++) {
+      if (was[i] != now[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The paths of {@code d} in the order they are considered, or null when it has none. */
+  private Path[] candidates(Destination d, BestPath.Options options) {
+    Path single = d.single();
+    if (single != null) {
+      one[0] = single;
+      return one;
+    }
+    Path[] several = d.several();
+    if (several == null || send.maxPaths() == 0) {
+      return several;
+    }
+    return ranked(d.paths(), options).toArray(Path[]::new);
   }
 
   /**
@@ -145,9 +222,9 @@ final class AddPathExport {
     return null;
   }
 
-  private static boolean taken(List<Sent> now, int id) {
-    for (Sent s : now) {
-      if (s.id() == id) {
+  private static boolean taken(Sent[] now, int size, int id) {
+    for (int i = 0; i < size; i++) {
+      if (now[i].id() == id) {
         return true;
       }
     }

@@ -24,6 +24,11 @@ final class DestinationTable {
   private int size;
 
   /**
+   * Whether new destinations hold an ADD-PATH export's state ({@link Destination#holdsAddPath}).
+   */
+  boolean addPathSlots;
+
+  /**
    * The slot of the destination {@link #get} or {@link #getOrCreate} found last: a withdrawal looks
    * its prefix up and then removes the emptied destination, and {@link #remove} starts there
    * instead of probing the table again (checked, so a stale value only costs the probe).
@@ -87,7 +92,7 @@ final class DestinationTable {
         return d;
       }
     }
-    Destination d = Destination.of(p);
+    Destination d = Destination.of(p, addPathSlots);
     s[i] = d;
     t[i] = tag;
     if (++size > (s.length >> 1) + (s.length >> 2)) { // load factor 0.75

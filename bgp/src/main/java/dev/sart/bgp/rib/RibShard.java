@@ -175,6 +175,10 @@ final class RibShard {
     adjRibsIn.put(peer, st);
     AddPathExport x = box.addPath == null ? null : new AddPathExport(peer, st, box.addPath);
     if (x != null) {
+      if (addPathExports.stream().noneMatch(e -> e.inDestinations)) {
+        x.inDestinations = true; // the destinations created from now on hold its state
+        table.addPathSlots = true;
+      }
       addPathExports.add(x);
     }
     for (Destination d : table.values()) {
@@ -204,6 +208,26 @@ final class RibShard {
   static void change(Outbox box, Prefix p, Attrs was, Attrs a) {
     if (a == null ? was != null : !a.equals(was)) {
       box.add(p, was, a);
+    }
+  }
+
+  /**
+   * Drops {@code peer}'s ADD-PATH export; when its state was in the destinations, it is cleared
+   * there, and destinations created from now on have no room for one.
+   */
+  void dropAddPathExport(RibPeer peer) {
+    AddPathExport x = addPathExport(peer);
+    if (x == null) {
+      return;
+    }
+    addPathExports.remove(x);
+    if (x.inDestinations) {
+      table.addPathSlots = false;
+      for (Destination d : table.values()) {
+        if (d.holdsAddPath()) {
+          d.addPathState(null);
+        }
+      }
     }
   }
 
@@ -276,7 +300,7 @@ final class RibShard {
    */
   void peerDown(RibPeer peer) {
     outboxes.removeIf(o -> o.peer == peer);
-    addPathExports.removeIf(x -> x.peer == peer);
+    dropAddPathExport(peer);
     AdjRibIn down = adjRibsIn.remove(peer);
     if (down != null && down.predecessor != null) {
       restart.flushStale(

@@ -73,7 +73,7 @@ final class ShardRestart {
       flushStale(before, null);
     }
     shard.outboxes.removeIf(o -> o.peer == old);
-    shard.addPathExports.removeIf(x -> x.peer == old);
+    shard.dropAddPathExport(old);
     shard.adjRibsIn.remove(old);
     List<Destination> changed = new ArrayList<>();
     for (Destination d : shard.table.values()) {

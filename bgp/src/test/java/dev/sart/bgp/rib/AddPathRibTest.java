@@ -166,6 +166,40 @@ class AddPathRibTest {
     assertEquals(2, announced(sent(v4only)).size(), "both again (RFC 2918 §4)");
   }
 
+  @Test
+  void anAddPathPeerThatComesBackIsSentEveryPathAgainBesideAnotherOne() throws Exception {
+    RibPeer a = peer("192.0.2.2", 65002, null);
+    RibPeer b = peer("192.0.2.3", 65003, null);
+    AddPathSend every = new AddPathSend(Set.of(Family.IPV4_UNICAST), 0);
+    RibPeer first = peer("192.0.2.9", 65009, every);
+    for (RibPeer p : List.of(a, b, first)) {
+      rib.peerUp(p);
+    }
+    for (RibPeer p : List.of(a, b)) {
+      rib.update(p, List.of(), null, List.of(P), null, RibTest.attrs(p.asn()));
+    }
+    assertEquals(Set.of(1, 2), announced(sent(first)).keySet());
+    // a second ADD-PATH peer gets the table when it comes up, the first one's state is its own
+    RibPeer second = peer("192.0.2.10", 65010, every);
+    rib.peerUp(second);
+    Map<Integer, AsPath> ofSecond = announced(sent(second));
+    assertEquals(Set.of(1, 2), ofSecond.keySet());
+
+    // the first one's session ends and a new one comes up: it is sent every path again
+    rib.peerDown(first);
+    RibPeer again = peer("192.0.2.9", 65009, every);
+    rib.peerUp(again);
+    Map<Integer, AsPath> ofAgain = announced(sent(again));
+    assertEquals(
+        Set.of(AsPath.sequence(65001, 65002), AsPath.sequence(65001, 65003)),
+        Set.copyOf(ofAgain.values()));
+
+    // b withdraws: each ADD-PATH peer loses b's path under the identifier it was sent
+    rib.update(b, List.of(P), null, List.of(), null, null);
+    assertEquals(List.of(key(ofAgain, AsPath.sequence(65001, 65003))), withdrawn(sent(again)));
+    assertEquals(List.of(key(ofSecond, AsPath.sequence(65001, 65003))), withdrawn(sent(second)));
+  }
+
   private static int key(Map<Integer, AsPath> ids, AsPath p) {
     return ids.entrySet().stream()
         .filter(e -> e.getValue().equals(p))

@@ -111,17 +111,12 @@ public final class LbBenchmark {
               .redirectError(ProcessBuilder.Redirect.INHERIT)
               .start();
       var out = new BufferedReader(new InputStreamReader(mockProcess.getInputStream()));
-      String line;
-      while ((line = out.readLine()) != null && !line.startsWith("URL ")) {
-        System.out.println("mock: " + line);
-      }
-      if (line == null) {
-        throw new IllegalStateException("the mock server process exited");
-      }
+      var announced =
+          MockApiProcess.Announced.read(out, line -> System.out.println("mock: " + line));
       base =
           new ConfigBuilder(Config.empty())
-              .withMasterUrl(line.substring(4))
-              .withTrustCerts(true)
+              .withMasterUrl(announced.url())
+              .withCaCertData(announced.caCertData())
               .withNamespace("test")
               .build();
       var process = mockProcess;

@@ -15,7 +15,6 @@ import dev.sart.crds.testing.ControllerObjects;
 import dev.sart.crds.testing.MockApiCleanup;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
-import dev.sart.testbed.Programs;
 import dev.sart.testbed.Route;
 import dev.sart.testbed.Router;
 import dev.sart.testbed.RouterConfig;
@@ -142,26 +141,12 @@ class AgentE2eTest {
     Router frr = startFrr(f);
     relay = NamespaceRelay.into(s, 5000);
     java.nio.file.Path kubeconfig =
-        MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration().getMasterUrl());
+        MockKubeconfig.write(dir.resolve("kubeconfig"), client.getConfiguration());
     client.resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.2", "127.0.0.1:5000")).create();
     client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
     advert("lb-2", "203.0.113.20/32");
-    Process agentProcess =
-        Programs.processBuilder(
-                JavaMains.sartd(
-                    "agent",
-                    "--mode=lb",
-                    "--kubeconfig",
-                    kubeconfig.toString(),
-                    "--node-name",
-                    NODE,
-                    "--speaker-endpoint",
-                    "127.0.0.1:" + relay.port(),
-                    "--metrics-address",
-                    "127.0.0.1:0"))
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("agent.log").toFile())
-            .start();
+    HostAgent agentProcess =
+        HostAgent.start(kubeconfig, NODE, "127.0.0.1:" + relay.port(), dir.resolve("agent.log"));
     try {
       // a JVM with fabric8 starts slowly on a busy machine: wait for the agent's first status write
       await("sartd agent configured the speaker")
@@ -176,13 +161,9 @@ class AgentE2eTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> advertStatus("lb-2").get(PEER) == AdvertiseStatus.Advertised);
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError(
-          "agent log:\n" + java.nio.file.Files.readString(dir.resolve("agent.log")), e);
+      throw new AssertionError("agent log:\n" + agentProcess.log(), e);
     } finally {
-      agentProcess.destroy();
-      if (!agentProcess.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-        agentProcess.destroyForcibly();
-      }
+      agentProcess.close();
     }
   }
 
@@ -443,9 +424,11 @@ class AgentE2eTest {
       throws java.io.IOException {
     java.net.URI api = java.net.URI.create(client.getConfiguration().getMasterUrl());
     relay = NamespaceRelay.outOf(node, api.getPort());
-    // the relay carries the API server's own scheme (the mock serves plain HTTP)
+    // the relay carries TLS through: the mock's certificate names 127.0.0.1
     return MockKubeconfig.write(
-        dir.resolve("kubeconfig"), api.getScheme() + "://127.0.0.1:" + relay.port());
+        dir.resolve("kubeconfig"),
+        "https://127.0.0.1:" + relay.port(),
+        client.getConfiguration().getCaCertData());
   }
 
   /** The agent wrote the NodeBGP's status: it has reached (or failed to reach) its speaker. */

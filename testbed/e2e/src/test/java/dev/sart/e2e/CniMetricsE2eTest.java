@@ -42,10 +42,12 @@ class CniMetricsE2eTest {
     Node pod = t.node("pod");
     URI api = URI.create(client.getConfiguration().getMasterUrl());
     try (NamespaceRelay relay = NamespaceRelay.outOf(node, api.getPort())) {
-      // the relay carries the API server's own scheme (the mock serves plain HTTP)
+      // the relay carries TLS through: the mock's certificate names 127.0.0.1
       Path kubeconfig =
           MockKubeconfig.write(
-              dir.resolve("kubeconfig"), api.getScheme() + "://127.0.0.1:" + relay.port());
+              dir.resolve("kubeconfig"),
+              "https://127.0.0.1:" + relay.port(),
+              client.getConfiguration().getCaCertData());
       Path socket = dir.resolve("sart.sock");
       Path cni =
           Files.writeString(

@@ -86,7 +86,7 @@ class ExplainPodE2eTest {
     startNode(N2, n2);
     kubeconfig =
         MockKubeconfig.write(
-            Files.createTempFile("explain", ".kubeconfig"), client.getMasterUrl().toString());
+            Files.createTempFile("explain", ".kubeconfig"), client.getConfiguration());
     String a = PodNodes.addPod(client, N1, n1, podA, "a1b2c3d4e5f6", "pod-a");
     await("node2 learned node1's block")
         .atMost(Duration.ofSeconds(60))

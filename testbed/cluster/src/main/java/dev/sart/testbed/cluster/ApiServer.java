@@ -88,29 +88,24 @@ public final class ApiServer implements AutoCloseable {
               .start();
       BufferedReader out =
           new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-      CompletableFuture<String> first =
+      CompletableFuture<MockApiProcess.Announced> first =
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return out.readLine();
+                  return MockApiProcess.Announced.read(out, line -> {});
                 } catch (IOException e) {
                   throw new UncheckedIOException(e);
                 }
               });
-      String line;
+      MockApiProcess.Announced announced;
       try {
-        line = first.get(60, TimeUnit.SECONDS);
+        announced = first.get(60, TimeUnit.SECONDS);
       } catch (Exception e) {
         p.destroyForcibly();
         throw new IllegalStateException("the mock API server did not start: " + tail(log), e);
       }
-      if (line == null || !line.startsWith("URL ")) {
-        p.destroyForcibly();
-        throw new IllegalStateException("the mock API server said " + line + ": " + tail(log));
-      }
-      String url = line.substring(4).strip();
       Path kubeconfig = dir.resolve("kubeconfig");
-      MockKubeconfig.write(kubeconfig, url);
+      MockKubeconfig.write(kubeconfig, announced.url(), announced.caCertData());
       return new ApiServer(kubeconfig, p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

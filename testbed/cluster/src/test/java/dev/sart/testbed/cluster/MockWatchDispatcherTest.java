@@ -56,7 +56,8 @@ class MockWatchDispatcherTest {
         new KubernetesClientBuilder()
             .withConfig(
                 new ConfigBuilder()
-                    .withMasterUrl("http://127.0.0.1:" + port)
+                    .withMasterUrl("https://127.0.0.1:" + port)
+                    .withCaCertData(MockApi.caCertData(server))
                     .withRequestTimeout(60_000)
                     .build())
             .build();

@@ -1,0 +1,71 @@
+package dev.sart.sartd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Serial's old generation grows with the garbage of every reset until it reaches the maximum heap
+ * unless something collects it; with {@link HeapBound} it stays within its bound. Both runs are
+ * {@link HeapBoundChurn} in a JVM of their own with sartd's collector options.
+ */
+class HeapBoundTest {
+  private static final long MIB = 1L << 20;
+
+  @Test
+  void theOldGenerationStaysNearWhatIsLiveAcrossResets() throws Exception {
+    long[] without = churn("off");
+    long[] with = churn("on");
+    // 10 × 32 MiB of promoted garbage: without a bound it is all still committed at the end
+    assertTrue(
+        without[0] > 200 * MIB,
+        "without the bound the old generation kept growing: " + mib(without[0]));
+    // with it, the largest is one burst's garbage over the 16 MiB floor, and little is used after
+    assertTrue(with[0] < 80 * MIB, "with the bound the old generation peaked at " + mib(with[0]));
+    assertTrue(
+        with[1] < 16 * MIB,
+        "with the bound the old generation uses " + mib(with[1]) + " at the end");
+  }
+
+  private static String mib(long bytes) {
+    return bytes / MIB + " MiB";
+  }
+
+  /** The churn's largest committed old generation and its usage at the end. */
+  private static long[] churn(String mode) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // sartd/jvm.options' collector and sizing, with a maximum the churn cannot reach
+    cmd.addAll(
+        List.of(
+            "-XX:+UseSerialGC",
+            "-Xms8m",
+            "-Xmx1g",
+            "-Xmn4m",
+            "-XX:MaxTenuringThreshold=0",
+            "-XX:MinHeapFreeRatio=20",
+            "-XX:MaxHeapFreeRatio=40",
+            "-XX:-ShrinkHeapInSteps",
+            "-cp",
+            System.getProperty("java.class.path"),
+            HeapBoundChurn.class.getName(),
+            mode));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(2, TimeUnit.MINUTES));
+    assertEquals(0, p.exitValue(), out);
+    String[] w =
+        out.lines()
+            .filter(l -> l.startsWith("peak-committed "))
+            .findFirst()
+            .orElseThrow()
+            .split(" ");
+    return new long[] {Long.parseLong(w[1]), Long.parseLong(w[3])};
+  }
+}

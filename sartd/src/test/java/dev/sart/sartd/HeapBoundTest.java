@@ -3,6 +3,7 @@ package dev.sart.sartd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sart.testbed.Programs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ class HeapBoundTest {
             System.getProperty("java.class.path"),
             HeapBoundChurn.class.getName(),
             mode));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    Process p = Programs.processBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(2, TimeUnit.MINUTES));
     assertEquals(0, p.exitValue(), out);

@@ -69,6 +69,7 @@ public final class Soak {
   static final String PEER_ADDRESS = "2001:db8:ffff::1";
   static final String PEER = NODE + "-" + PEER_AS + "-" + PEER_ADDRESS.replace(':', '-');
   static final int METRICS_PORT = 7472;
+  static final int FIB_METRICS_PORT = 7473;
   // GC.class_histogram's last line: "Total        284512       21474836" (instances, bytes)
   private static final Pattern LIVE =
       Pattern.compile("^Total\\s+\\d+\\s+(\\d+)\\s*$", Pattern.MULTILINE);
@@ -79,6 +80,8 @@ public final class Soak {
   // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
   private static final Pattern CODE =
       Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
+  private static final Pattern INSTALLED =
+      Pattern.compile("^sart_fib_routes_installed\\{[^}]*\\} (\\S+)$", Pattern.MULTILINE);
   private static final Pattern RECEIVED =
       Pattern.compile(
           "^sart_bgp_received_prefixes\\{[^}]*afi=\"ipv6\"[^}]*\\} (\\S+)$", Pattern.MULTILINE);
@@ -101,78 +104,42 @@ public final class Soak {
       int sockets) {}
 
   /** The outcome: the curve and what failed (empty: everything held). */
-  record Outcome(List<Sample> samples, List<String> failures) {}
+  record Outcome(List<Sample> samples, List<Steps> steps, List<String> failures) {}
+
+  /**
+   * Where one reset's time went, in seconds: from {@code enable} until the RIB held the table, from
+   * then until the kernel did, and from {@code disable} until both were empty.
+   */
+  record Steps(double up, double fib, double down) {}
 
   private Soak() {}
 
   public static void main(String[] args) throws Exception {
-    Options o = new Options(1000, 100_000, 1000, 50, 2, List.of());
-    Path out = SartdLauncher.repositoryRoot().resolve("testbed/results");
+    Map<String, String> a =
+        new java.util.HashMap<>(
+            Map.of(
+                "--resets", "1000",
+                "--routes", "100000",
+                "--services", "1000",
+                "--every", "50",
+                "--slack", "2",
+                "--sartd-opts", "",
+                "--out", SartdLauncher.repositoryRoot().resolve("testbed/results").toString()));
     for (int i = 0; i < args.length; i += 2) {
-      String v = i + 1 < args.length ? args[i + 1] : null;
-      if (v == null) {
+      if (i + 1 >= args.length || a.put(args[i], args[i + 1]) == null) {
         usage();
       }
-      o =
-          switch (args[i]) {
-            case "--resets" ->
-                new Options(
-                    Integer.parseInt(v),
-                    o.routes(),
-                    o.services(),
-                    o.every(),
-                    o.slack(),
-                    o.sartdOptions());
-            case "--routes" ->
-                new Options(
-                    o.resets(),
-                    Integer.parseInt(v),
-                    o.services(),
-                    o.every(),
-                    o.slack(),
-                    o.sartdOptions());
-            case "--services" ->
-                new Options(
-                    o.resets(),
-                    o.routes(),
-                    Integer.parseInt(v),
-                    o.every(),
-                    o.slack(),
-                    o.sartdOptions());
-            case "--every" ->
-                new Options(
-                    o.resets(),
-                    o.routes(),
-                    o.services(),
-                    Integer.parseInt(v),
-                    o.slack(),
-                    o.sartdOptions());
-            case "--slack" ->
-                new Options(
-                    o.resets(),
-                    o.routes(),
-                    o.services(),
-                    o.every(),
-                    Integer.parseInt(v),
-                    o.sartdOptions());
-            case "--sartd-opts" ->
-                new Options(
-                    o.resets(),
-                    o.routes(),
-                    o.services(),
-                    o.every(),
-                    o.slack(),
-                    List.of(v.strip().split("\\s+")));
-            case "--out" -> {
-              out = Path.of(v);
-              yield o;
-            }
-            default -> {
-              usage();
-              yield o;
-            }
-          };
     }
+    String extra = a.get("--sartd-opts").strip();
+    Options o =
+        new Options(
+            Integer.parseInt(a.get("--resets")),
+            Integer.parseInt(a.get("--routes")),
+            Integer.parseInt(a.get("--services")),
+            Integer.parseInt(a.get("--every")),
+            Integer.parseInt(a.get("--slack")),
+            extra.isEmpty() ? List.of() : List.of(extra.split("\\s+")));
+    Path out = Path.of(a.get("--out"));
     String load = Files.readString(Path.of("/proc/loadavg")).strip();
     long t0 = System.nanoTime();
     Outcome r = run(o);
@@ -193,6 +160,7 @@ public final class Soak {
   /** Runs both phases; the topology, the API server and every process are gone when it returns. */
   static Outcome run(Options o) throws Exception {
     List<Sample> samples = new ArrayList<>();
+    List<Steps> steps = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     try (Topology t = Topology.create("soak");
         ApiServer api = ApiServer.startMock(t.dir().resolve("api"))) {
@@ -235,17 +203,25 @@ public final class Soak {
         argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
         argv.addAll(
             List.of(
-                "node", "--kubeconfig", kubeconfig.toString(), "--node-name", NODE, "-l", "warn"));
+                "node",
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--node-name",
+                NODE,
+                "--fib-metrics",
+                "127.0.0.1:" + FIB_METRICS_PORT,
+                "-l",
+                "warn"));
         ManagedProcess sartd = node.spawn("sartd", argv);
         try {
-          phases(o, node, bird, sartd, k, samples, failures);
+          phases(o, node, bird, sartd, k, samples, steps, failures);
         } finally {
           sartd.stop();
           bird.close();
         }
       }
     }
-    return new Outcome(samples, failures);
+    return new Outcome(samples, steps, failures);
   }
 
   private static void phases(
@@ -255,10 +231,12 @@ public final class Soak {
       ManagedProcess sartd,
       KubernetesClient k,
       List<Sample> samples,
+      List<Steps> steps,
       List<String> failures)
       throws Exception {
     Duration wait = Duration.ofMinutes(5);
     // phase 1: session resets, each with the whole table
+    long enabled = System.nanoTime();
     for (int cycle = 1; cycle <= o.resets(); cycle++) {
       await("table " + cycle)
           .atMost(wait)
@@ -266,16 +244,22 @@ public final class Soak {
           .failFast("sartd exited:\n" + sartd.tail(30), () -> !sartd.isAlive())
           .ignoreExceptions()
           .until(() -> received(node) == o.routes());
+      long inRib = System.nanoTime();
       // and in the kernel: the FIB follows the speaker's WatchPath stream; a cycle that did not
-      // wait for it would measure the stream's backlog (LOG.md 2026-11-27, "soak")
+      // wait for it would measure the stream's backlog (LOG.md 2026-11-27, "soak"). The kernel's
+      // own count is the oracle; it is read once the FIB's metric says it is done (a dump of
+      // 100,000 routes by ip takes ~0.6 s of a core: polled, it slowed the FIB it waited for).
       await("table " + cycle + " in the kernel")
           .atMost(wait)
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> kernelRoutes(node) == o.routes());
+          .pollInterval(Duration.ofMillis(50))
+          .ignoreExceptions()
+          .until(() -> installed(node) == o.routes() && kernelRoutes(node) == o.routes());
+      long inKernel = System.nanoTime();
       if (cycle == 1 || cycle % o.every() == 0 || cycle == o.resets()) {
         samples.add(sample("resets", cycle, node, sartd));
         System.out.println(line(samples.getLast()));
       }
+      long disabled = System.nanoTime();
       bird.birdc("disable \"gen\"");
       await("withdrawal " + cycle)
           .atMost(wait)
@@ -284,23 +268,34 @@ public final class Soak {
           .until(() -> received(node) == 0);
       // nothing of the peer left: not in the RIB (above), and, once the FIB has followed, not in
       // the kernel
-      if (!eventually(() -> kernelRoutes(node) == 0)) {
+      if (!eventually(() -> installed(node) == 0 && kernelRoutes(node) == 0)) {
         failures.add(
             "reset "
                 + cycle
                 + ": "
                 + kernelRoutes(node)
-                + " routes learned from the peer left in the kernel a minute after the reset");
+                + " routes learned from the peer left in the kernel a minute after the reset (the"
+                + " FIB counts "
+                + installed(node)
+                + ")");
         break;
       }
+      if (cycle > 1) { // the first table came with sartd's start
+        steps.add(
+            new Steps(
+                (inRib - enabled) / 1e9,
+                (inKernel - inRib) / 1e9,
+                (System.nanoTime() - disabled) / 1e9));
+      }
       bird.birdc("enable \"gen\"");
+      enabled = System.nanoTime();
     }
     await("table after the resets")
         .atMost(wait)
         .pollInterval(Duration.ofMillis(50))
         .ignoreExceptions()
         .until(() -> received(node) == o.routes());
-    if (!eventually(() -> kernelRoutes(node) == o.routes())) {
+    if (!eventually(() -> installed(node) == o.routes() && kernelRoutes(node) == o.routes())) {
       failures.add(
           "the kernel holds " + kernelRoutes(node) + " of the peer's " + o.routes() + " routes");
     }
@@ -506,7 +501,11 @@ public final class Soak {
   /** Polls for up to a minute. */
   private static boolean eventually(java.util.concurrent.Callable<Boolean> condition) {
     try {
-      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(250)).until(condition);
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .pollInterval(Duration.ofMillis(50))
+          .ignoreExceptions()
+          .until(condition);
       return true;
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       return false;
@@ -518,11 +517,29 @@ public final class Soak {
    * the peer has no series.
    */
   static long received(Node node) throws Exception {
+    Matcher m = RECEIVED.matcher(scrape(node, METRICS_PORT));
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /**
+   * The routes the FIB has installed in the node's kernel, by its own count ({@code
+   * sart_fib_routes_installed}, every table of its channels).
+   */
+  static long installed(Node node) throws Exception {
+    long n = 0;
+    for (Matcher m = INSTALLED.matcher(scrape(node, FIB_METRICS_PORT)); m.find(); ) {
+      n += (long) Double.parseDouble(m.group(1));
+    }
+    return n;
+  }
+
+  /** A {@code /metrics} of sartd's, from inside its namespace. */
+  static String scrape(Node node, int port) throws Exception {
     CompletableFuture<String> body = new CompletableFuture<>();
     NamespaceThreads.factory(node, "soak-scrape")
         .newThread(
             () -> {
-              try (Socket s = new Socket(InetAddress.getLoopbackAddress(), METRICS_PORT)) {
+              try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 s.getOutputStream()
                     .write("GET /metrics HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 body.complete(
@@ -532,8 +549,7 @@ public final class Soak {
               }
             })
         .start();
-    Matcher m = RECEIVED.matcher(body.get());
-    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+    return body.get();
   }
 
   /** Routes in the node's kernel through the peer (what the FIB installed from it). */
@@ -565,6 +581,10 @@ public final class Soak {
     c.append(
         "  ipv6 {\n    table t;\n    import all;\n    export where proto = \"tbl\";\n  };\n}\n");
     return c.toString();
+  }
+
+  private static double mean(List<Steps> of, java.util.function.ToDoubleFunction<Steps> f) {
+    return of.stream().mapToDouble(f).average().orElse(0);
   }
 
   static String line(Sample s) {
@@ -623,6 +643,20 @@ public final class Soak {
               s.sockets()));
     }
     b.append('\n');
+    if (!r.steps().isEmpty()) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "A reset (mean of %d, seconds): the table in sartd's RIB %.2f after `enable`, in the"
+                  + " kernel %.2f after that, gone from both %.2f after `disable`; in all %.2f"
+                  + " (slowest %.2f), without the samples.\n\n",
+              r.steps().size(),
+              mean(r.steps(), Steps::up),
+              mean(r.steps(), Steps::fib),
+              mean(r.steps(), Steps::down),
+              mean(r.steps(), x -> x.up() + x.fib() + x.down()),
+              r.steps().stream().mapToDouble(x -> x.up() + x.fib() + x.down()).max().orElse(0)));
+    }
     if (r.failures().isEmpty()) {
       b.append(
               "**held**: live heap and RSS after GC without the JIT's compiled code (the"

@@ -44,6 +44,11 @@ public final class Footprint {
   /** Rounds of {@link #warm}: enough for the mock's handshakes and lists to be compiled. */
   private static final int WARM_ROUNDS = Integer.getInteger("footprint.warm", 20);
 
+  /** fabric8's warning that sart's CRDs are v1alpha2, once per client of {@link #warm}. */
+  private static final java.util.logging.Logger VERSION_WARNINGS =
+      java.util.logging.Logger.getLogger(
+          "io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils");
+
   /** One sample of one process. */
   record Sample(
       String target,
@@ -164,6 +169,7 @@ public final class Footprint {
    * its own, a few times, before the node is started (none of it is measured).
    */
   static void warm(ApiServer api) {
+    VERSION_WARNINGS.setLevel(java.util.logging.Level.SEVERE);
     for (int i = 0; i < WARM_ROUNDS; i++) {
       try (KubernetesClient c = api.newClient()) {
         c.resources(NodeBGP.class).list();

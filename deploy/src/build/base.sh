@@ -2,7 +2,7 @@
 # Assembles the base of the sart image from files on the build machine, into ROOT (a directory Jib
 # adds as the image's "extra files" layer on top of `scratch`):
 #   /opt/java               a jlink'ed JDK runtime with the modules sartd and sart use (MODULES),
-#                           with a CDS archive of its own (CDS_OPTS)
+#                           with no CDS archive of its own: sartd and sart start from AOT caches
 #   /opt/sart/cni           the sart-cni payload: launcher, jar, and its own jlink'ed java.base
 #                           runtime (sart-cni.jre), which the CNI installer copies to the host
 #   /lib, /lib64            the shared libraries those runtimes (and /bin/sh) link against (ldd)
@@ -22,18 +22,15 @@ mkdir -p "$classes"
 MODULES=java.base,java.desktop,java.naming,java.net.http,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.unsupported
 CNI_MODULES=java.base
 JLINK_OPTS="--strip-debug --no-man-pages --no-header-files --compress=zip-6"
-# /opt/java's own CDS archive (jlink's plugin runs the new runtime's -Xshare:dump: JDK 25's default
-# class list, lib/server/classes.jsa): what a JVM of /opt/java shares when no AOT cache of the image
-# applies (sartd with -XX:AOTMode=off, a runtime used by hand). Same bytes on every build (checked by
-# hand: two jlink runs). Only the compressed-oops archive is kept: the image's JVMs run with heaps
-# far below 32 GiB; classes_nocoops.jsa would add 14 MiB (3.6 MiB gzip) for none of them.
-CDS_OPTS="--generate-cds-archive"
+# No --generate-cds-archive: the AOT caches (aot.sh) are static archives holding the JDK's classes
+# too, and a JVM given one does not open lib/server/classes.jsa; it would serve only an image built
+# with -Dsart.aot.skip, for 13.7 MiB (3.9 MB gzip) in every image (deploy/README.md, "AOT cache").
 # AWT's window-system and sound libraries: java.desktop ships them, nothing in sart loads them, and
 # they would pull X11 and ALSA into the image.
 UNUSED_LIBS="libawt_xawt.so libjawt.so libsplashscreen.so libjsound.so"
 
 stamp="$root.stamp"
-want="$java_home $MODULES $CNI_MODULES $JLINK_OPTS $CDS_OPTS $UNUSED_LIBS"
+want="$java_home $MODULES $CNI_MODULES $JLINK_OPTS $UNUSED_LIBS"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$root/opt/java/bin/java" ]; then
   rebuilt=no
 else
@@ -41,8 +38,7 @@ else
   rm -rf "$root" "$stamp"
   mkdir -p "$root/opt/sart/cni"
   # shellcheck disable=SC2086
-  "$java_home/bin/jlink" $JLINK_OPTS $CDS_OPTS --add-modules "$MODULES" --output "$root/opt/java"
-  rm -f "$root/opt/java/lib/server/classes_nocoops.jsa"
+  "$java_home/bin/jlink" $JLINK_OPTS --add-modules "$MODULES" --output "$root/opt/java"
   # shellcheck disable=SC2086
   "$java_home/bin/jlink" $JLINK_OPTS --add-modules "$CNI_MODULES" --output "$root/opt/sart/cni/sart-cni.jre"
   for l in $UNUSED_LIBS; do rm -f "$root/opt/java/lib/$l"; done

@@ -129,17 +129,14 @@ class ImageTest {
   }
 
   /**
-   * {@code /opt/java} has a CDS archive of its own (jlink's {@code --generate-cds-archive}): what a
-   * JVM of that runtime shares when it is given no AOT cache; with {@code -Xshare:on} a JVM that
-   * cannot map it exits.
+   * {@code /opt/java} carries no CDS archive ({@code base.sh}): the AOT caches hold the JDK classes
+   * sartd and sart share, and a JVM given one never opens it; it would be 13.7 MiB of every image.
    */
   @Test
-  void theRuntimeSharesItsOwnCdsArchive() {
-    var r = run(List.of(), null, "/opt/java/bin/java", "-Xshare:on", "-Xlog:cds", "-version");
-    assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
-    assertTrue(
-        r.stdout().contains("Opened shared archive file /opt/java/lib/server/classes.jsa"),
-        r.stdout());
+  void theRuntimeCarriesNoCdsArchive() throws IOException {
+    try (var files = Files.walk(root.resolve("opt/java"))) {
+      assertEquals(List.of(), files.filter(f -> f.toString().endsWith(".jsa")).toList());
+    }
   }
 
   @Test

@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
@@ -55,6 +57,9 @@ final class HeapBound {
 
   private static final long POLL_MILLIS = 250;
 
+  /** A young collection count not read: the next one read counts as a change. */
+  private static final long UNKNOWN = -1;
+
   private final MemoryPoolMXBean old;
   private final GarbageCollectorMXBean young;
   private final long floor;
@@ -75,11 +80,15 @@ final class HeapBound {
 
   /** Once per process, for the daemons (not for {@code version} or {@code certgen}). */
   static void install() {
-    install(FLOOR, QUIET_MILLIS);
+    install(FLOOR, QUIET_MILLIS, UnaryOperator.identity());
   }
 
-  /** With another floor and quiet time (tests); empty when installed before or not Serial. */
-  static Optional<HeapBound> install(long floor, long quietMillis) {
+  /**
+   * With another floor and quiet time, and the young collector as {@code young} makes it (tests);
+   * empty when installed before or not Serial.
+   */
+  static Optional<HeapBound> install(
+      long floor, long quietMillis, UnaryOperator<GarbageCollectorMXBean> young) {
     if (!INSTALLED.compareAndSet(false, true)) {
       return Optional.empty();
     }
@@ -89,15 +98,16 @@ final class HeapBound {
             .filter(MemoryPoolMXBean::isUsageThresholdSupported)
             .findFirst();
     // Serial's young collector: "Copy", over "Eden Space" and "Survivor Space"
-    Optional<GarbageCollectorMXBean> young =
+    Optional<GarbageCollectorMXBean> collector =
         ManagementFactory.getGarbageCollectorMXBeans().stream()
             .filter(g -> g.getName().equals("Copy"))
-            .findFirst();
-    if (old.isEmpty() || young.isEmpty()) {
+            .findFirst()
+            .map(young);
+    if (old.isEmpty() || collector.isEmpty()) {
       LOG.fine("event=heap-bound-off reason=\"not the Serial collector\"");
       return Optional.empty();
     }
-    HeapBound b = new HeapBound(old.get(), young.get(), floor, quietMillis);
+    HeapBound b = new HeapBound(old.get(), collector.get(), floor, quietMillis);
     // its thread from the start, not at the first crossing: a thread count that steps up an hour
     // into a soak would look like a leak
     b.timer.prestartCoreThread();
@@ -125,48 +135,83 @@ final class HeapBound {
   private void arm() {
     var after = old.getCollectionUsage();
     long live = after != null && after.getUsed() > 0 ? after.getUsed() : old.getUsage().getUsed();
-    threshold = Math.max(floor, FACTOR * live);
+    long bound = Math.max(floor, FACTOR * live);
+    long max = old.getUsage().getMax(); // -1: undefined
+    // setUsageThreshold refuses more than the pool's maximum (more than half of it live): the
+    // maximum then, where Serial collects by itself
+    threshold = max < 0 ? bound : Math.min(max, bound);
     old.setUsageThreshold(threshold);
   }
 
   /** On the JVM's notification thread: hands the wait to the timer, once per crossing. */
   private void exceeded() {
     if (pending.compareAndSet(false, true)) {
-      long count = young.getCollectionCount();
-      long now = System.nanoTime();
-      timer.schedule(() -> check(count, now), POLL_MILLIS, TimeUnit.MILLISECONDS);
+      long count;
+      try {
+        count = young.getCollectionCount();
+      } catch (RuntimeException e) {
+        count = UNKNOWN; // the first poll then sees a change: the quiet time starts there
+      }
+      poll(count, System.nanoTime(), POLL_MILLIS);
     }
   }
 
+  private void poll(long lastCount, long quietSince, long delay) {
+    timer.schedule(() -> check(lastCount, quietSince), delay, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Waits for sartd to be quiet (or too busy to wait), then collects. While {@link #pending} is set
+   * one check is always scheduled: whatever this throws before it collected is logged and the wait
+   * starts again after the quiet time. Without that, a check that threw would leave the bound
+   * pending for good — no crossing is notified again before the old generation has been below its
+   * threshold — and its exception would be lost in the timer's future.
+   */
   private void check(long lastCount, long quietSince) {
-    long count = young.getCollectionCount();
-    long now = System.nanoTime();
-    if (count != lastCount) {
-      quietSince = now;
+    boolean handled = false; // the next check scheduled, or collected
+    try {
+      long count = young.getCollectionCount();
+      long now = System.nanoTime();
+      if (count != lastCount) {
+        quietSince = now;
+      }
+      long used = old.getUsage().getUsed();
+      boolean quiet = now - quietSince >= TimeUnit.MILLISECONDS.toNanos(quietMillis);
+      if (!quiet && used < BUSY_FACTOR * threshold) {
+        poll(count, quietSince, POLL_MILLIS);
+        handled = true;
+        return;
+      }
+      long bound = threshold;
+      System.gc();
+      arm();
+      handled = true;
+      LOG.fine(
+          () ->
+              "event=heap-bound-collected old-before-mib="
+                  + (used >> 20)
+                  + " bound-mib="
+                  + (bound >> 20)
+                  + " next-bound-mib="
+                  + (threshold >> 20)
+                  + (quiet ? "" : " busy=true"));
+    } catch (RuntimeException e) {
+      LOG.log(
+          Level.WARNING,
+          e,
+          () -> "event=heap-bound-check-failed retry-in-ms=" + quietMillis + " error=" + e);
+    } finally {
+      if (!handled) {
+        poll(UNKNOWN, System.nanoTime(), quietMillis);
+      }
     }
-    long used = old.getUsage().getUsed();
-    boolean quiet = now - quietSince >= TimeUnit.MILLISECONDS.toNanos(quietMillis);
-    if (!quiet && used < BUSY_FACTOR * threshold) {
-      long since = quietSince;
-      timer.schedule(() -> check(count, since), POLL_MILLIS, TimeUnit.MILLISECONDS);
+    if (!handled) {
       return;
     }
-    long bound = threshold;
-    System.gc();
-    arm();
     pending.set(false);
     if (old.getUsage().getUsed() >= threshold) {
       // crossed again while collecting: that notification found this one pending
       exceeded();
     }
-    LOG.fine(
-        () ->
-            "event=heap-bound-collected old-before-mib="
-                + (used >> 20)
-                + " bound-mib="
-                + (bound >> 20)
-                + " next-bound-mib="
-                + (threshold >> 20)
-                + (quiet ? "" : " busy=true"));
   }
 }

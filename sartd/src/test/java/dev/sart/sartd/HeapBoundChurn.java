@@ -1,24 +1,31 @@
 package dev.sart.sartd;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 /**
  * What a session reset does to sartd's heap, in small: ten times, a table of 8 MiB is learned four
  * times over (each copy promoted by the young collections it outlives, the one before it becoming
  * old garbage), then the process is quiet for a second. Prints the old generation's largest
  * committed size and what it uses at the end. {@code on}: with {@link HeapBound} (floor 16 MiB,
- * quiet after 300 ms); {@code off}: without. Run by {@link HeapBoundTest} in a JVM of its own with
- * sartd's collector.
+ * quiet after 300 ms); {@code failing}: with it, its first check failing; {@code off}: without. Run
+ * by {@link HeapBoundTest} in a JVM of its own with sartd's collector.
  */
 final class HeapBoundChurn {
   static volatile List<byte[]> table;
 
   public static void main(String[] args) throws Exception {
-    if (args[0].equals("on")) {
-      HeapBound.install(16L << 20, 300).orElseThrow();
+    switch (args[0]) {
+      case "on" -> HeapBound.install(16L << 20, 300, UnaryOperator.identity()).orElseThrow();
+      case "failing" ->
+          HeapBound.install(16L << 20, 300, HeapBoundChurn::failingOnce).orElseThrow();
+      default -> {}
     }
     MemoryPoolMXBean old =
         ManagementFactory.getMemoryPoolMXBeans().stream()
@@ -42,5 +49,25 @@ final class HeapBoundChurn {
       }
     }
     System.out.println("peak-committed " + peak + " used " + old.getUsage().getUsed());
+  }
+
+  /**
+   * {@code real}, except that the first time the bound's timer asks it for the collection count it
+   * throws, as a check that fails once.
+   */
+  private static GarbageCollectorMXBean failingOnce(GarbageCollectorMXBean real) {
+    AtomicBoolean failed = new AtomicBoolean();
+    return (GarbageCollectorMXBean)
+        Proxy.newProxyInstance(
+            GarbageCollectorMXBean.class.getClassLoader(),
+            new Class<?>[] {GarbageCollectorMXBean.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getCollectionCount")
+                  && Thread.currentThread().getName().equals("sartd-heap-bound")
+                  && failed.compareAndSet(false, true)) {
+                throw new IllegalStateException("the first check fails");
+              }
+              return method.invoke(real, args);
+            });
   }
 }

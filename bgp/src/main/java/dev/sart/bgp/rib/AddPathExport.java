@@ -24,8 +24,11 @@ import java.util.Map;
 final class AddPathExport {
   private static final int MAX = 1024;
 
-  /** A path handed over: where it came from (its source and their Path Identifier) and ours. */
-  private record Sent(RibPeer source, int sourceId, int id, Attrs attrs) {}
+  /**
+   * A path handed over: where it came from (its source and their Path Identifier) and ours. What a
+   * prefix was handed is a {@code Sent[]}, in the prefix's {@link Destination} or {@link #sent}.
+   */
+  record Sent(RibPeer source, int sourceId, int id, Attrs attrs) {}
 
   final RibPeer peer;
   final AdjRibIn st;
@@ -66,7 +69,7 @@ final class AddPathExport {
       return;
     }
     boolean inD = inDestinations && d.holdsAddPath();
-    Sent[] was = inD ? (Sent[]) d.addPathState() : sent.get(p);
+    Sent[] was = inD ? d.addPathState() : sent.get(p);
     Path[] candidates = candidates(d, options);
     int n = candidates == null ? 0 : candidates.length;
     if (scratch.length < n) {

@@ -43,11 +43,11 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
   }
 
   /** What {@link AddPathExport} keeps for this prefix, when {@link #holdsAddPath}. */
-  Object addPathState() {
+  AddPathExport.Sent[] addPathState() {
     return null;
   }
 
-  void addPathState(Object state) {
+  void addPathState(AddPathExport.Sent[] state) {
     throw new UnsupportedOperationException("no ADD-PATH state in this destination");
   }
 
@@ -92,7 +92,7 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
    * map's lookups as the largest part of the export's time).
    */
   static final class V4AddPath extends V4 {
-    private Object addPath;
+    private AddPathExport.Sent[] addPath;
 
     V4AddPath(Prefix p) {
       super(p);
@@ -104,12 +104,12 @@ abstract sealed class Destination permits Destination.V4, Destination.V6 {
     }
 
     @Override
-    Object addPathState() {
+    AddPathExport.Sent[] addPathState() {
       return addPath;
     }
 
     @Override
-    void addPathState(Object state) {
+    void addPathState(AddPathExport.Sent[] state) {
       addPath = state;
     }
   }

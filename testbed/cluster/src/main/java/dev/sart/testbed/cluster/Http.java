@@ -32,6 +32,27 @@ public final class Http {
   /** The body of {@code GET path}, or empty on any failure (also any status but 200). */
   public static Optional<String> get(
       Node from, String address, int port, String path, Duration timeout) {
+    return Optional.ofNullable(attempt(from, address, port, path, timeout).body());
+  }
+
+  /**
+   * What one GET got: the body of a 200, or why there was none; {@code connected}: the failure came
+   * after the TCP handshake had completed (a reset, a timeout or a bad answer on an open
+   * connection), not at the connect.
+   */
+  public record Answer(String body, String error, boolean connected) {
+    public boolean ok() {
+      return body != null;
+    }
+
+    /** The connection was open and then reset by the other end (a RST, not a timeout). */
+    public boolean resetAfterConnect() {
+      return connected && error != null && error.contains("Connection reset");
+    }
+  }
+
+  /** {@code GET path} once; the body, or the failure named (connect timeout, reset, status). */
+  public static Answer attempt(Node from, String address, int port, String path, Duration timeout) {
     CompletableFuture<String> result = new CompletableFuture<>();
     NamespaceThreads.factory(from, "http-" + from.name())
         .newThread(
@@ -44,12 +65,16 @@ public final class Http {
             })
         .start();
     try {
-      return Optional.of(result.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS));
-    } catch (ExecutionException | TimeoutException e) {
-      return Optional.empty();
+      return new Answer(result.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS), null, false);
+    } catch (ExecutionException e) {
+      return e.getCause() instanceof AfterConnect a
+          ? new Answer(null, String.valueOf(a.getCause()), true)
+          : new Answer(null, String.valueOf(e.getCause()), false);
+    } catch (TimeoutException e) {
+      return new Answer(null, "no answer within " + timeout, false);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Optional.empty();
+      return new Answer(null, "interrupted", false);
     }
   }
 
@@ -58,19 +83,34 @@ public final class Http {
     try (Socket s = new Socket()) {
       int ms = (int) timeout.toMillis();
       s.connect(new InetSocketAddress(address, port), ms);
-      s.setSoTimeout(ms);
-      OutputStream out = s.getOutputStream();
-      out.write(
-          ("GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = s.getInputStream();
-      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      if (!response.startsWith("HTTP/1.") || !response.split(" ", 3)[1].equals("200")) {
-        throw new IOException("not a 200: " + response.lines().findFirst().orElse(""));
+      try {
+        return exchange(s, address, path, ms);
+      } catch (IOException e) {
+        throw new AfterConnect(e);
       }
-      int body = response.indexOf("\r\n\r\n");
-      return body < 0 ? "" : response.substring(body + 4);
     }
+  }
+
+  /** A failure on a connection whose handshake had completed. */
+  private static final class AfterConnect extends IOException {
+    AfterConnect(IOException cause) {
+      super(cause);
+    }
+  }
+
+  private static String exchange(Socket s, String address, String path, int ms) throws IOException {
+    s.setSoTimeout(ms);
+    OutputStream out = s.getOutputStream();
+    out.write(
+        ("GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    InputStream in = s.getInputStream();
+    String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    if (!response.startsWith("HTTP/1.") || !response.split(" ", 3)[1].equals("200")) {
+      throw new IOException("not a 200: " + response.lines().findFirst().orElse(""));
+    }
+    int body = response.indexOf("\r\n\r\n");
+    return body < 0 ? "" : response.substring(body + 4);
   }
 }

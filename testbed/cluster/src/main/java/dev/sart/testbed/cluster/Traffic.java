@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -15,9 +14,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Traffic implements AutoCloseable {
   /**
-   * What the client saw; {@code failedAt}: when each failed request was sent, ms after the start.
+   * What the client saw; {@code failedAt}: when each failed request was sent, ms after the start;
+   * {@code failures}: what each failed request got (in the same order).
    */
-  public record Result(int sent, int failed, Map<String, Integer> answers, List<Long> failedAt) {}
+  public record Result(
+      int sent,
+      int failed,
+      Map<String, Integer> answers,
+      List<Long> failedAt,
+      List<Http.Answer> failures) {}
 
   private final Thread thread;
   private final AtomicBoolean running = new AtomicBoolean(true);
@@ -25,6 +30,7 @@ public final class Traffic implements AutoCloseable {
   private int sent;
   private int failed;
   private final List<Long> failedAt = new ArrayList<>();
+  private final List<Http.Answer> failures = new ArrayList<>();
   private final long startNanos = System.nanoTime();
 
   private Traffic(Cluster cluster, String address, int port) {
@@ -36,15 +42,17 @@ public final class Traffic implements AutoCloseable {
                 () -> {
                   while (running.get()) {
                     long at = (System.nanoTime() - startNanos) / 1_000_000;
-                    Optional<String> body =
-                        Http.get(cluster.clientNode(), address, port, Duration.ofSeconds(2));
+                    Http.Answer answer =
+                        Http.attempt(
+                            cluster.clientNode(), address, port, "/", Duration.ofSeconds(2));
                     synchronized (this) {
                       sent++;
-                      if (body.isPresent()) {
-                        answers.merge(body.get(), 1, Integer::sum);
+                      if (answer.ok()) {
+                        answers.merge(answer.body(), 1, Integer::sum);
                       } else {
                         failed++;
                         failedAt.add(at);
+                        failures.add(answer);
                       }
                     }
                     try {
@@ -69,7 +77,8 @@ public final class Traffic implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
-      return new Result(sent, failed, Map.copyOf(answers), List.copyOf(failedAt));
+      return new Result(
+          sent, failed, Map.copyOf(answers), List.copyOf(failedAt), List.copyOf(failures));
     }
   }
 

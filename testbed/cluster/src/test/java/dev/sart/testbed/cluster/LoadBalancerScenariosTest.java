@@ -148,6 +148,15 @@ class LoadBalancerScenariosTest {
     client.resource(Manifests.pod(NS, "app-local-3", n3.name(), app, 6)).create();
     awaitPodsReady(cluster, NS, app, 2);
     awaitNextHops(cluster, vip + "/32", List.of(n1, n3));
+    // the ToRs route over node3 as soon as its agent announces; node3's kube-proxy may program the
+    // new endpoint a moment later: the move starts from a Service both pods answer for
+    await("both pods answer for " + vip)
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                requests(cluster, vip, 80, 12)
+                    .keySet()
+                    .equals(Set.of("app-local-1", "app-local-3")));
 
     try (Traffic traffic = Traffic.start(cluster, vip, 80)) {
       client.pods().inNamespace(NS).withName("app-local-3").delete();
@@ -161,7 +170,13 @@ class LoadBalancerScenariosTest {
       Thread.sleep(500);
       Traffic.Result r = traffic.stop();
       System.err.println("traffic during the move: " + r);
-      assertEquals(0, r.failed(), "requests lost while the endpoint moved: " + r);
+      // A connection open at the instant a ToR drops node3 from its ECMP group is hashed to node1
+      // from then on and reset there: stateless ECMP moves the flows of a withdrawn next hop (no
+      // router keeps them), whatever the pod does. One such reset per ToR at most; a request
+      // dropped, refused or timed out is a request lost.
+      List<Http.Answer> lost = r.failures().stream().filter(a -> !a.resetAfterConnect()).toList();
+      assertEquals(List.of(), lost, "requests lost while the endpoint moved: " + r);
+      assertTrue(r.failed() <= 2, "more resets than ToRs: " + r);
       assertTrue(r.answers().keySet().contains("app-local-1"), "" + r);
     }
     SHARED.end("Local: terminating endpoint withdrawn before the pod is gone, no request lost");

@@ -1,10 +1,14 @@
 package dev.sart.testbed.perf;
 
+import dev.sart.crds.BGPAdvertisement;
+import dev.sart.crds.BGPPeer;
+import dev.sart.crds.NodeBGP;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.Topology;
 import dev.sart.testbed.cluster.ApiServer;
 import dev.sart.testbed.cluster.HostRelay;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +40,14 @@ import java.util.Map;
  */
 public final class Footprint {
   private Footprint() {}
+
+  /** Rounds of {@link #warm}: enough for the mock's handshakes and lists to be compiled. */
+  private static final int WARM_ROUNDS = Integer.getInteger("footprint.warm", 20);
+
+  /** fabric8's warning that sart's CRDs are v1alpha2, once per client of {@link #warm}. */
+  private static final java.util.logging.Logger VERSION_WARNINGS =
+      java.util.logging.Logger.getLogger(
+          "io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils");
 
   /** One sample of one process. */
   record Sample(
@@ -116,6 +128,7 @@ public final class Footprint {
           }
           case "node" -> {
             api = ApiServer.startMock(t.dir().resolve("api"));
+            warm(api);
             relay = HostRelay.open(n, api.address().getPort(), api.address());
             Path kubeconfig = api.kubeconfigThroughRelay(t.dir().resolve("kubeconfig"));
             argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
@@ -146,6 +159,22 @@ public final class Footprint {
         if (api != null) {
           api.close();
         }
+      }
+    }
+  }
+
+  /**
+   * A real API server is warm when a node starts; the mock is a JVM just started, whose first TLS
+   * handshakes and lists run in its interpreter. The agent's three lists, each on a connection of
+   * its own, a few times, before the node is started (none of it is measured).
+   */
+  static void warm(ApiServer api) {
+    VERSION_WARNINGS.setLevel(java.util.logging.Level.SEVERE);
+    for (int i = 0; i < WARM_ROUNDS; i++) {
+      try (KubernetesClient c = api.newClient()) {
+        c.resources(NodeBGP.class).list();
+        c.resources(BGPPeer.class).list();
+        c.resources(BGPAdvertisement.class).inAnyNamespace().list();
       }
     }
   }

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
@@ -38,16 +39,16 @@ public final class Http {
   /**
    * What one GET got: the body of a 200, or why there was none; {@code connected}: the failure came
    * after the TCP handshake had completed (a reset, a timeout or a bad answer on an open
-   * connection), not at the connect.
+   * connection), not at the connect; {@code reset}: that failure was a reset by the other end.
    */
-  public record Answer(String body, String error, boolean connected) {
+  public record Answer(String body, String error, boolean connected, boolean reset) {
     public boolean ok() {
       return body != null;
     }
 
     /** The connection was open and then reset by the other end (a RST, not a timeout). */
     public boolean resetAfterConnect() {
-      return connected && error != null && error.contains("Connection reset");
+      return connected && reset;
     }
   }
 
@@ -65,17 +66,28 @@ public final class Http {
             })
         .start();
     try {
-      return new Answer(result.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS), null, false);
+      return new Answer(
+          result.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS), null, false, false);
     } catch (ExecutionException e) {
       return e.getCause() instanceof AfterConnect a
-          ? new Answer(null, String.valueOf(a.getCause()), true)
-          : new Answer(null, String.valueOf(e.getCause()), false);
+          ? new Answer(null, String.valueOf(a.getCause()), true, isReset(a.getCause()))
+          : new Answer(null, String.valueOf(e.getCause()), false, false);
     } catch (TimeoutException e) {
-      return new Answer(null, "no answer within " + timeout, false);
+      return new Answer(null, "no answer within " + timeout, false, false);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Answer(null, "interrupted", false);
+      return new Answer(null, "interrupted", false, false);
     }
+  }
+
+  /**
+   * A reset by the peer: the JDK's socket reports ECONNRESET as a plain {@link SocketException} (no
+   * subclass of its own), "Connection reset" (reading) or "Connection reset by peer" (writing).
+   */
+  private static boolean isReset(Throwable e) {
+    return e instanceof SocketException
+        && e.getMessage() != null
+        && e.getMessage().startsWith("Connection reset");
   }
 
   private static String request(String address, int port, String path, Duration timeout)

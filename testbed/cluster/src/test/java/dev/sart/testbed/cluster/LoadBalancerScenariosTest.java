@@ -167,14 +167,15 @@ class LoadBalancerScenariosTest {
       await("app-local-3 gone")
           .atMost(Duration.ofSeconds(60))
           .until(() -> client.pods().inNamespace(NS).withName("app-local-3").get() == null);
-      Thread.sleep(500);
+      traffic.awaitMore(5, Duration.ofSeconds(15));
       Traffic.Result r = traffic.stop();
       System.err.println("traffic during the move: " + r);
       // A connection open at the instant a ToR drops node3 from its ECMP group is hashed to node1
       // from then on and reset there: stateless ECMP moves the flows of a withdrawn next hop (no
       // router keeps them), whatever the pod does. One such reset per ToR at most; a request
       // dropped, refused or timed out is a request lost.
-      List<Http.Answer> lost = r.failures().stream().filter(a -> !a.resetAfterConnect()).toList();
+      List<Traffic.Failure> lost =
+          r.failures().stream().filter(f -> !f.answer().resetAfterConnect()).toList();
       assertEquals(List.of(), lost, "requests lost while the endpoint moved: " + r);
       assertTrue(r.failed() <= 2, "more resets than ToRs: " + r);
       assertTrue(r.answers().keySet().contains("app-local-1"), "" + r);

@@ -44,6 +44,13 @@ public final class Footprint {
   /** Rounds of {@link #warm}: enough for the mock's handshakes and lists to be compiled. */
   private static final int WARM_ROUNDS = Integer.getInteger("footprint.warm", 20);
 
+  /**
+   * {@code sartd node} finds its API server as in a pod of the DaemonSet (deploy/base/node.yaml: no
+   * {@code --kubeconfig}), unless {@code -Dfootprint.kubeconfig=true}: with a kubeconfig, as the
+   * cluster on one machine starts it, the agent also reads the kubeconfig's YAML at start.
+   */
+  private static final boolean IN_CLUSTER = !Boolean.getBoolean("footprint.kubeconfig");
+
   /** fabric8's warning that sart's CRDs are v1alpha2, once per client of {@link #warm}. */
   private static final java.util.logging.Logger VERSION_WARNINGS =
       java.util.logging.Logger.getLogger(
@@ -59,7 +66,8 @@ public final class Footprint {
       Map<String, Long> kinds,
       int threads,
       int fds,
-      List<StartupTimeline.Step> timeline) {}
+      List<StartupTimeline.Step> timeline,
+      Map<String, Double> cpuByThread) {}
 
   public static void main(String[] args) throws Exception {
     List<String> targets = List.of("floor", "bgp", "node");
@@ -112,6 +120,7 @@ public final class Footprint {
               .toList());
       argv.addAll(extra);
       String readyLine;
+      Map<String, String> env = Map.of();
       ApiServer api = null;
       HostRelay relay = null;
       try {
@@ -132,24 +141,29 @@ public final class Footprint {
             relay = HostRelay.open(n, api.address().getPort(), api.address());
             Path kubeconfig = api.kubeconfigThroughRelay(t.dir().resolve("kubeconfig"));
             argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
-            argv.addAll(
-                List.of("node", "--kubeconfig", kubeconfig.toString(), "--node-name", "footprint"));
+            argv.addAll(List.of("node", "--node-name", "footprint"));
+            if (IN_CLUSTER) {
+              env = inCluster(kubeconfig, t.dir().resolve("serviceaccount"));
+            } else {
+              argv.addAll(List.of("--kubeconfig", kubeconfig.toString()));
+            }
             readyLine = "event=agent-started";
           }
           default -> throw new IllegalArgumentException("unknown target " + target);
         }
         java.time.Instant exec = java.time.Instant.now();
         long t0 = System.nanoTime();
-        ManagedProcess p = n.spawn("sartd-" + target, argv);
+        ManagedProcess p = n.spawn("sartd-" + target, argv, env);
         double ready = awaitLine(p, readyLine, t0);
         double cpu = ProcStats.of(List.of(p.pid())).cpuSeconds();
+        Map<String, Double> byThread = ProcStats.byThread(p.pid());
         List<StartupTimeline.Step> timeline =
             StartupTimeline.of(Files.readString(p.log()), exec, readyLine);
         Thread.sleep(idleSeconds * 1000L);
         if (!p.isAlive()) {
           throw new IllegalStateException(target + " exited:\n" + p.tail(30));
         }
-        Sample s = sample(target, p.pid(), ready, cpu, timeline);
+        Sample s = sample(target, p.pid(), ready, cpu, timeline, byThread);
         p.stop();
         return s;
       } finally {
@@ -161,6 +175,31 @@ public final class Footprint {
         }
       }
     }
+  }
+
+  /**
+   * The environment of a pod for the API server of {@code kubeconfig}: {@code
+   * KUBERNETES_SERVICE_HOST} and {@code _PORT} as the kubelet sets them, the service account's
+   * token and CA certificate as files in {@code dir} (a pod has them under {@code
+   * /var/run/secrets/kubernetes.io/serviceaccount}; fabric8 reads another place when told by {@code
+   * KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN} and {@code KUBERNETES_CERTS_CA_FILE}), and no kubeconfig
+   * to find ({@code KUBERNETES_AUTH_TRYKUBECONFIG=false}: a pod has none; root here may have one).
+   */
+  static Map<String, String> inCluster(Path kubeconfig, Path dir) throws IOException {
+    io.fabric8.kubernetes.client.Config c =
+        io.fabric8.kubernetes.client.Config.fromKubeconfig(Files.readString(kubeconfig));
+    java.net.URI server = java.net.URI.create(c.getMasterUrl());
+    Files.createDirectories(dir);
+    Path ca = dir.resolve("ca.crt");
+    Files.write(ca, java.util.Base64.getDecoder().decode(c.getCaCertData()));
+    Path token = dir.resolve("token");
+    Files.writeString(token, c.getAutoOAuthToken());
+    return Map.of(
+        "KUBERNETES_SERVICE_HOST", server.getHost(),
+        "KUBERNETES_SERVICE_PORT", Integer.toString(server.getPort()),
+        "KUBERNETES_CERTS_CA_FILE", ca.toString(),
+        "KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", token.toString(),
+        "KUBERNETES_AUTH_TRYKUBECONFIG", "false");
   }
 
   /**
@@ -199,11 +238,16 @@ public final class Footprint {
    * the heap there, and the class space and the archive at 32 GiB and above).
    */
   static Sample sample(String target, long pid, double ready, double cpu) throws IOException {
-    return sample(target, pid, ready, cpu, List.of());
+    return sample(target, pid, ready, cpu, List.of(), Map.of());
   }
 
   static Sample sample(
-      String target, long pid, double ready, double cpu, List<StartupTimeline.Step> timeline)
+      String target,
+      long pid,
+      double ready,
+      double cpu,
+      List<StartupTimeline.Step> timeline,
+      Map<String, Double> cpuByThread)
       throws IOException {
     Map<String, Long> kinds = new LinkedHashMap<>();
     for (String k : List.of("java heap", "CDS/AOT archive", "libjvm.so", "other files", "native")) {
@@ -240,7 +284,8 @@ public final class Footprint {
     long rss = kinds.values().stream().mapToLong(Long::longValue).sum();
     int threads = count(Path.of("/proc", Long.toString(pid), "task"));
     int fds = count(Path.of("/proc", Long.toString(pid), "fd"));
-    return new Sample(target, ready, cpu, rss, privateDirty, kinds, threads, fds, timeline);
+    return new Sample(
+        target, ready, cpu, rss, privateDirty, kinds, threads, fds, timeline, cpuByThread);
   }
 
   private static long kib(String line) {
@@ -269,6 +314,14 @@ public final class Footprint {
     b.append(String.format(Locale.ROOT, "; threads %d, fds %d", s.threads(), s.fds()));
     s.timeline()
         .forEach(st -> b.append(String.format(Locale.ROOT, "%n  %6d ms %s", st.ms(), st.name())));
+    if (!s.cpuByThread().isEmpty()) {
+      b.append("\n  CPU to ready by thread (s):");
+      s.cpuByThread().entrySet().stream()
+          .filter(e -> e.getValue() > 0)
+          .limit(12)
+          .forEach(
+              e -> b.append(String.format(Locale.ROOT, " %s %.2f;", e.getKey(), e.getValue())));
+    }
     return b.toString();
   }
 
@@ -306,6 +359,7 @@ public final class Footprint {
     }
     for (String t : targets) {
       timeline(b, t, samples.stream().filter(s -> s.target().equals(t)).toList());
+      cpuByThread(b, t, samples.stream().filter(s -> s.target().equals(t)).toList());
     }
     return b.toString();
   }
@@ -336,6 +390,36 @@ public final class Footprint {
               .sorted()
               .toArray();
       b.append("| ").append(n).append(" | ").append(v[v.length / 2]).append(" |\n");
+    }
+  }
+
+  /**
+   * Where a target's CPU to ready went, by thread (numbers taken out of the names), median of the
+   * runs; the threads with at least 0.02 s.
+   */
+  private static void cpuByThread(StringBuilder b, String target, List<Sample> of) {
+    List<String> names = new ArrayList<>();
+    of.forEach(
+        s ->
+            s.cpuByThread()
+                .forEach(
+                    (n, v) -> {
+                      if (v >= 0.02 && !names.contains(n)) {
+                        names.add(n);
+                      }
+                    }));
+    if (names.isEmpty()) {
+      return;
+    }
+    b.append("\n`").append(target).append("`'s CPU to ready by thread (s, median of ");
+    b.append(of.size()).append(" runs)\n\n| thread | s |\n|---|---:|\n");
+    for (String n : names) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.2f |%n",
+              n,
+              median(of, s -> s.cpuByThread().getOrDefault(n, 0.0))));
     }
   }
 

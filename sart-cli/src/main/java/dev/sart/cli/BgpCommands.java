@@ -20,10 +20,7 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code sart bgp ...}: sart's commands, same names and JSON. */
-@Command(
-    name = "bgp",
-    description = "The BGP speaker",
-    subcommands = {BgpCommands.Global.class, BgpCommands.Neighbor.class})
+@Command(name = "bgp", description = "The BGP speaker")
 final class BgpCommands {
 
   /** Shared plumbing: the root options, a stub, output. */
@@ -112,10 +109,7 @@ final class BgpCommands {
         : p.getPeerAddr() + " #" + Integer.toUnsignedString(p.getPathId());
   }
 
-  @Command(
-      name = "global",
-      description = "The speaker itself",
-      subcommands = {Global.Get.class, Global.Set.class, Global.Health.class, Global.Rib.class})
+  @Command(name = "global", description = "The speaker itself")
   static final class Global {
 
     @Command(name = "get", description = "AS, router id, port, multipath")
@@ -205,10 +199,7 @@ final class BgpCommands {
       }
     }
 
-    @Command(
-        name = "rib",
-        description = "The Loc-RIB",
-        subcommands = {Rib.Get.class, Rib.Add.class, Rib.Del.class})
+    @Command(name = "rib", description = "The Loc-RIB")
     static final class Rib {
       @Option(
           names = {"-a", "--afi"},
@@ -360,17 +351,7 @@ final class BgpCommands {
     }
   }
 
-  @Command(
-      name = "neighbor",
-      description = "Peers",
-      subcommands = {
-        Neighbor.Get.class,
-        Neighbor.List_.class,
-        Neighbor.Add.class,
-        Neighbor.Del.class,
-        Neighbor.Rib.class,
-        Neighbor.Refresh.class
-      })
+  @Command(name = "neighbor", description = "Peers")
   static final class Neighbor {
 
     static void printPeers(Ctx c, List<Peer> peers, boolean list) {

@@ -28,12 +28,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "explain",
-    description = "Why a Service's, an address's or a pod's address is (not) announced",
-    subcommands = {
-      ExplainCommands.ServiceCmd.class,
-      ExplainCommands.AddressCmd.class,
-      ExplainCommands.PodCmd.class
-    })
+    description = "Why a Service's, an address's or a pod's address is (not) announced")
 final class ExplainCommands {
   @ParentCommand Sart root;
 

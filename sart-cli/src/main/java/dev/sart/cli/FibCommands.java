@@ -30,10 +30,7 @@ import picocli.CommandLine.Spec;
  * {@code sart fib channel get|list|route}: sart's FIB commands against {@code FibManagerApi}
  * (default localhost:5001).
  */
-@Command(
-    name = "fib",
-    description = "The FIB daemon (sartd fib; -e defaults to localhost:5001)",
-    subcommands = {FibCommands.ChannelCmd.class})
+@Command(name = "fib", description = "The FIB daemon (sartd fib; -e defaults to localhost:5001)")
 final class FibCommands {
   /** sart's default endpoint of {@code sart fib}. */
   static final String DEFAULT_ENDPOINT = "localhost:5001";
@@ -169,10 +166,7 @@ final class FibCommands {
     };
   }
 
-  @Command(
-      name = "channel",
-      description = "The channels of the FIB daemon",
-      subcommands = {ChannelCmd.Get.class, ChannelCmd.List_.class, ChannelCmd.RouteCmd.class})
+  @Command(name = "channel", description = "The channels of the FIB daemon")
   static final class ChannelCmd {
 
     @Command(name = "get", description = "One channel: its subscribers and publishers")

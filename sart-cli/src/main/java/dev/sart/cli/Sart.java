@@ -15,14 +15,7 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     version = "sart dev",
     scope = ScopeType.INHERIT,
-    description = "Inspect and drive the sart BGP speaker",
-    subcommands = {
-      BgpCommands.class,
-      FibCommands.class,
-      ExplainCommands.class,
-      CommandLine.HelpCommand.class,
-      picocli.AutoComplete.GenerateCompletion.class
-    })
+    description = "Inspect and drive the sart BGP speaker")
 public final class Sart {
   @Option(
       names = {"-o", "--output"},
@@ -92,44 +85,54 @@ public final class Sart {
 
   /** Runs the CLI with these streams; returns the exit code (for tests). */
   static int run(String[] args, java.io.PrintWriter out, java.io.PrintWriter err) {
-    CommandLine cl = new CommandLine(new Sart());
-    cl.setOut(out);
-    cl.setErr(err);
-    cl.setCaseInsensitiveEnumValuesAllowed(true);
-    cl.setExecutionExceptionHandler(
-        (e, cmd, parsed) -> {
-          Sart root = cmd.getCommandSpec().root().userObject() instanceof Sart s ? s : null;
-          boolean fib = cmd.getCommandSpec().qualifiedName().startsWith("sart fib");
-          String where =
-              root == null
-                  ? ""
-                  : fib ? new FibCommands.Ctx(cmd.getCommandSpec()).endpoint() : root.endpoint;
-          if (e instanceof StatusRuntimeException s) {
-            err.println(
-                switch (s.getStatus().getCode()) {
-                  case UNAVAILABLE ->
-                      "error: cannot reach the sart API at "
-                          + where
-                          + " (is `sartd "
-                          + (fib ? "fib" : "bgp")
-                          + "` running? use -e host:port)";
-                  case DEADLINE_EXCEEDED ->
-                      "error: the sart API at " + where + " did not answer in time";
-                  default ->
-                      "error: "
-                          + s.getStatus()
-                              .getCode()
-                              .name()
-                              .toLowerCase(java.util.Locale.ROOT)
-                              .replace('_', ' ')
-                          + ": "
-                          + s.getStatus().getDescription();
-                });
-            return s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE ? 2 : 1;
-          }
-          err.println("error: " + e.getMessage());
-          return 1;
-        });
-    return cl.execute(args);
+    return Commands.of(args, settings(out, err)).execute(args);
+  }
+
+  /** The parser's settings, streams and error handling of a run. */
+  static java.util.function.Consumer<CommandLine> settings(
+      java.io.PrintWriter out, java.io.PrintWriter err) {
+    return c -> {
+      c.setOut(out);
+      c.setErr(err);
+      c.setCaseInsensitiveEnumValuesAllowed(true);
+      c.setExecutionExceptionHandler(errors(err));
+    };
+  }
+
+  /** Failures as one line on stderr: the API unreachable (exit 2), anything else (exit 1). */
+  private static CommandLine.IExecutionExceptionHandler errors(java.io.PrintWriter err) {
+    return (e, cmd, parsed) -> {
+      Sart root = cmd.getCommandSpec().root().userObject() instanceof Sart s ? s : null;
+      boolean fib = cmd.getCommandSpec().qualifiedName().startsWith("sart fib");
+      String where =
+          root == null
+              ? ""
+              : fib ? new FibCommands.Ctx(cmd.getCommandSpec()).endpoint() : root.endpoint;
+      if (e instanceof StatusRuntimeException s) {
+        err.println(
+            switch (s.getStatus().getCode()) {
+              case UNAVAILABLE ->
+                  "error: cannot reach the sart API at "
+                      + where
+                      + " (is `sartd "
+                      + (fib ? "fib" : "bgp")
+                      + "` running? use -e host:port)";
+              case DEADLINE_EXCEEDED ->
+                  "error: the sart API at " + where + " did not answer in time";
+              default ->
+                  "error: "
+                      + s.getStatus()
+                          .getCode()
+                          .name()
+                          .toLowerCase(java.util.Locale.ROOT)
+                          .replace('_', ' ')
+                      + ": "
+                      + s.getStatus().getDescription();
+            });
+        return s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE ? 2 : 1;
+      }
+      err.println("error: " + e.getMessage());
+      return 1;
+    };
   }
 }

@@ -165,21 +165,21 @@ class SartFibCliTest {
 
   @Test
   void withoutETheFibCommandsUseSartsFibEndpoint() {
-    picocli.CommandLine cl = new picocli.CommandLine(new Sart());
+    picocli.CommandLine cl = Commands.all();
     cl.parseArgs("fib", "channel", "list");
     picocli.CommandLine.ParseResult pr = cl.getParseResult();
     while (pr.hasSubcommand()) {
       pr = pr.subcommand();
     }
     assertEquals("localhost:5001", new FibCommands.Ctx(pr.commandSpec()).endpoint());
-    cl = new picocli.CommandLine(new Sart());
+    cl = Commands.all();
     cl.parseArgs("fib", "-e", "192.0.2.1:7", "channel", "list");
     pr = cl.getParseResult();
     while (pr.hasSubcommand()) {
       pr = pr.subcommand();
     }
     assertEquals("192.0.2.1:7", new FibCommands.Ctx(pr.commandSpec()).endpoint());
-    cl = new picocli.CommandLine(new Sart());
+    cl = Commands.all();
     cl.parseArgs("bgp", "global", "get");
     assertEquals(
         "localhost:5000", ((Sart) cl.getCommand()).endpoint, "the speaker's default is unchanged");

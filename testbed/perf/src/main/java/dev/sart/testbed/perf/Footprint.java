@@ -366,16 +366,12 @@ public final class Footprint {
 
   /** The start-up steps of a target, ms after the exec, median of the runs that logged them. */
   private static void timeline(StringBuilder b, String target, List<Sample> of) {
-    List<String> names = new ArrayList<>();
-    of.forEach(
-        s ->
-            s.timeline()
-                .forEach(
-                    st -> {
-                      if (!names.contains(st.name())) {
-                        names.add(st.name());
-                      }
-                    }));
+    List<String> names =
+        of.stream()
+            .flatMap(s -> s.timeline().stream())
+            .map(StartupTimeline.Step::name)
+            .distinct()
+            .toList();
     if (names.isEmpty()) {
       return;
     }
@@ -398,16 +394,13 @@ public final class Footprint {
    * runs; the threads with at least 0.02 s.
    */
   private static void cpuByThread(StringBuilder b, String target, List<Sample> of) {
-    List<String> names = new ArrayList<>();
-    of.forEach(
-        s ->
-            s.cpuByThread()
-                .forEach(
-                    (n, v) -> {
-                      if (v >= 0.02 && !names.contains(n)) {
-                        names.add(n);
-                      }
-                    }));
+    List<String> names =
+        of.stream()
+            .flatMap(s -> s.cpuByThread().entrySet().stream())
+            .filter(e -> e.getValue() >= 0.02)
+            .map(Map.Entry::getKey)
+            .distinct()
+            .toList();
     if (names.isEmpty()) {
       return;
     }

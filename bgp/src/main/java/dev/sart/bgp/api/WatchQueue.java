@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * The events of one watch subscriber not yet written to its stream, at most one per key (a prefix,
@@ -71,25 +72,29 @@ final class WatchQueue<K, T> {
 
   /**
    * Writes events to {@code call} while it is ready, until it is cancelled or the thread is
-   * interrupted; on the writer's thread.
+   * interrupted; on the writer's thread. {@code message} makes the message of an event, here on the
+   * writer's thread: a producer queues what it has (a RIB shard its prefix and selection) and pays
+   * nothing for the message, and an event replaced while it waited is never made into one.
    */
-  void pump(ServerCallStreamObserver<T> call) throws InterruptedException {
+  <M> void pump(ServerCallStreamObserver<M> call, Function<? super T, ? extends M> message)
+      throws InterruptedException {
     while (!call.isCancelled()) {
       T event = poll(500);
       if (event == null) {
         continue;
       }
+      M m = message.apply(event);
       awaitReady(call);
       if (call.isCancelled()) {
         return;
       }
       synchronized (call) {
-        call.onNext(event);
+        call.onNext(m);
       }
     }
   }
 
-  private void awaitReady(ServerCallStreamObserver<T> call) throws InterruptedException {
+  private void awaitReady(ServerCallStreamObserver<?> call) throws InterruptedException {
     synchronized (ready) {
       while (!call.isReady() && !call.isCancelled()) {
         // onReady wakes us; the timeout covers a signal between the check and the wait, and a

@@ -12,9 +12,9 @@ import io.grpc.stub.StreamObserver;
 
 /**
  * The streaming watches. Events are produced on the RIB's shard threads or peer loops and must
- * never block them: each subscriber has its own {@link WatchQueue} (one event per prefix or peer,
- * coalesced), drained by a virtual thread that writes to the stream only while gRPC's flow control
- * says it is ready.
+ * never block them (nor cost them more than queueing): each subscriber has its own {@link
+ * WatchQueue} (one event per prefix or peer, coalesced), drained by a virtual thread that makes the
+ * messages and writes them to the stream only while gRPC's flow control says it is ready.
  */
 final class Watches {
   private Watches() {}
@@ -47,21 +47,34 @@ final class Watches {
               p.config().address().getHostAddress(),
               PeerStateEvent.newBuilder().setPeer(now).setPrevious(now.getState()).build());
         });
-    pump(q, call, () -> server.removeListener(l));
+    pump(q, call, e -> e, () -> server.removeListener(l));
   }
 
   /** The key of the end-of-initial marker in a paths queue (no prefix is equal to it). */
   private static final Object END_OF_INITIAL = new Object();
 
+  /**
+   * What a paths queue holds: a prefix's selection as the RIB made it (immutable: a record of
+   * records and immutable lists), or the end-of-initial marker. The RIB shard's thread only queues
+   * it; the message (prefixes and addresses as text, every path's attributes) is made by the
+   * writer, and not at all for a selection that a newer one replaced while it waited.
+   */
+  private sealed interface Queued {}
+
+  private record Change(Prefix prefix, BestPath.Selection selection, boolean initial)
+      implements Queued {}
+
+  private record EndOfInitial(Family family) implements Queued {}
+
   static void paths(BgpServer server, Family family, StreamObserver<PathEvent> out) {
     // per prefix: its newest selection replaces one not yet sent
-    WatchQueue<Object, PathEvent> q = new WatchQueue<>((waiting, newer) -> newer);
+    WatchQueue<Object, Queued> q = new WatchQueue<>((waiting, newer) -> newer);
     ServerCallStreamObserver<PathEvent> call = (ServerCallStreamObserver<PathEvent>) out;
     call.setOnReadyHandler(q::onReady);
     RibListener changes =
         (prefix, selection) -> {
           if (prefix.family().equals(family)) {
-            q.put(prefix, event(prefix, selection, false));
+            q.put(prefix, new Change(prefix, selection, false));
           }
         };
     server
@@ -69,47 +82,51 @@ final class Watches {
         .subscribe(
             (prefix, selection) -> {
               if (prefix.family().equals(family)) {
-                q.put(prefix, event(prefix, selection, true));
+                q.put(prefix, new Change(prefix, selection, true));
               }
             },
             // while the speaker restarts (RFC 4724 §4.1) the table is not whole: its end is
             // marked once the restart is complete, behind the changes that completed it, so the
             // FIB replaces its routes (installed before the restart) only then
-            () ->
-                server.whenRestartComplete(
-                    () ->
-                        q.put(
-                            END_OF_INITIAL,
-                            PathEvent.newBuilder()
-                                .setFamily(ProtoMapping.family(family))
-                                .setEndOfInitial(true)
-                                .build())),
+            () -> server.whenRestartComplete(() -> q.put(END_OF_INITIAL, new EndOfInitial(family))),
             changes);
-    pump(q, call, () -> server.rib().removeListener(changes));
+    pump(q, call, Watches::event, () -> server.rib().removeListener(changes));
   }
 
-  private static PathEvent event(Prefix prefix, BestPath.Selection s, boolean initial) {
-    PathEvent.Builder b =
-        PathEvent.newBuilder()
-            .setPrefix(prefix.toString())
-            .setFamily(ProtoMapping.family(prefix.family()))
-            .setInitial(initial)
-            .setReason(s.reason().name().toLowerCase(java.util.Locale.ROOT));
-    for (int i = 0; i < s.selected().size(); i++) {
-      b.addSelected(ProtoMapping.path(prefix, s.selected().get(i), i == 0));
-    }
-    return b.build();
+  private static PathEvent event(Queued queued) {
+    return switch (queued) {
+      case EndOfInitial(Family family) ->
+          PathEvent.newBuilder()
+              .setFamily(ProtoMapping.family(family))
+              .setEndOfInitial(true)
+              .build();
+      case Change(Prefix prefix, BestPath.Selection s, boolean initial) -> {
+        PathEvent.Builder b =
+            PathEvent.newBuilder()
+                .setPrefix(prefix.toString())
+                .setFamily(ProtoMapping.family(prefix.family()))
+                .setInitial(initial)
+                .setReason(s.reason().name().toLowerCase(java.util.Locale.ROOT));
+        for (int i = 0; i < s.selected().size(); i++) {
+          b.addSelected(ProtoMapping.path(prefix, s.selected().get(i), i == 0));
+        }
+        yield b.build();
+      }
+    };
   }
 
-  private static <K, T> void pump(
-      WatchQueue<K, T> q, ServerCallStreamObserver<T> call, Runnable unsubscribe) {
+  private static <K, T, M> void pump(
+      WatchQueue<K, T> q,
+      ServerCallStreamObserver<M> call,
+      java.util.function.Function<? super T, ? extends M> message,
+      Runnable unsubscribe) {
     Thread writer =
         Thread.ofVirtual()
             .name("watch")
             .start(
                 () -> {
                   try {
-                    q.pump(call);
+                    q.pump(call, message);
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                   } catch (RuntimeException e) {

@@ -12,6 +12,7 @@ import dev.sart.bgp.wire.LocalPref;
 import dev.sart.bgp.wire.MultiExitDisc;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
+import dev.sart.proto.LocalEndpoints;
 import dev.sart.proto.v1.BgpExporterApiGrpc;
 import dev.sart.proto.v1.ExportPeerStateRequest;
 import io.grpc.ManagedChannel;
@@ -238,15 +239,22 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
       metrics.beforeScrape(bgpMetrics::refresh);
     }
     HealthStatusManager health = new HealthStatusManager();
+    java.util.concurrent.ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
+    BgpApiService apiService = new BgpApiService(server);
     Server grpc =
         NettyServerBuilder.forAddress(apiAddress)
-            .addService(new BgpApiService(server))
+            .addService(apiService)
             .addService(health.getHealthService())
             .addService(ProtoReflectionServiceV1.newInstance())
-            .executor(Executors.newVirtualThreadPerTaskExecutor())
+            .executor(calls)
             .build()
             .start();
-    LOG.info(() -> "event=api-listening address=" + api);
+    // sartd node's FIB and agent reach this API in process (LocalEndpoints)
+    Server local =
+        LocalEndpoints.serveInProcess(api, List.of(apiService, health.getHealthService()), calls)
+            .orElse(null);
+    LOG.info(
+        () -> "event=api-listening address=" + api + (local != null ? " in_process=true" : ""));
     CountDownLatch stopped = new CountDownLatch(1);
     MetricsServer metricsServer = metrics;
     Runtime.getRuntime()
@@ -256,6 +264,9 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
                   LOG.info("event=stopping");
                   health.enterTerminalState();
                   grpc.shutdown();
+                  if (local != null) {
+                    local.shutdown();
+                  }
                   if (metricsServer != null) {
                     metricsServer.close();
                   }

@@ -2,6 +2,7 @@ package dev.sart.sartd;
 
 import dev.sart.fib.daemon.FibConfig;
 import dev.sart.fib.netlink.Family;
+import dev.sart.proto.LocalEndpoints;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -192,6 +193,9 @@ final class NodeCommand implements java.util.concurrent.Callable<Integer> {
     if (cniSocket != null) {
       agentArgs.addAll(List.of("--cni-socket", cniSocket.toString()));
     }
+    // the FIB and the agent reach the speaker's API in process, not over loopback TCP (DESIGN.md
+    // §3); its TCP listener stays for the CLI and anything else outside this JVM
+    LocalEndpoints.share(api);
     CommandLine bgp = new CommandLine(new BgpCommand());
     bgp.parseArgs(bgpArgs.toArray(String[]::new));
     CommandLine agent = new CommandLine(new AgentCommand());

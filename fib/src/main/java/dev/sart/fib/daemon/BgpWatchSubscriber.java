@@ -17,7 +17,6 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +36,10 @@ import java.util.logging.Logger;
  */
 final class BgpWatchSubscriber implements Subscriber {
   private static final Logger LOG = Logger.getLogger(BgpWatchSubscriber.class.getName());
+
+  /** Path events asked for ahead of the one being read ({@link StreamWindow}). */
+  static final int WINDOW = 512;
+
   static final Duration MIN_BACKOFF = Duration.ofMillis(200);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
@@ -134,8 +137,9 @@ final class BgpWatchSubscriber implements Subscriber {
             .setAfi(family == Family.INET ? AddressFamily.Afi.AFI_IP4 : AddressFamily.Afi.AFI_IP6)
             .setSafi(AddressFamily.Safi.SAFI_UNICAST)
             .build();
-    Iterator<PathEvent> events =
-        stub.watchPath(WatchPathRequest.newBuilder().setFamily(af).build());
+    StreamWindow<PathEvent> events = new StreamWindow<>(WINDOW);
+    BgpApiGrpc.newStub(channel)
+        .watchPath(WatchPathRequest.newBuilder().setFamily(af).build(), events);
     Map<IpPrefix, ChannelRoute> initial = new HashMap<>();
     boolean synced = false;
     while (events.hasNext()) {

@@ -2,6 +2,7 @@ package dev.sart.fib.daemon;
 
 import dev.sart.fib.netlink.Netlink;
 import dev.sart.fib.netlink.Netns;
+import dev.sart.proto.LocalEndpoints;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
@@ -111,8 +112,12 @@ public final class FibDaemon implements AutoCloseable {
 
   private ManagedChannel speaker(String endpoint) {
     // no keep-alive pings: a gRPC server refuses them more often than every 5 minutes by default
+    // in process when the speaker runs in this JVM (sartd node; LocalEndpoints)
     return speakers.computeIfAbsent(
-        endpoint, ep -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext().build());
+        endpoint,
+        ep ->
+            LocalEndpoints.channel(
+                ep, () -> NettyChannelBuilder.forAddress(address(ep)).usePlaintext().build()));
   }
 
   static InetSocketAddress address(String hostPort) {

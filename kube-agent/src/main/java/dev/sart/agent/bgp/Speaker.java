@@ -2,6 +2,7 @@ package dev.sart.agent.bgp;
 
 import com.google.protobuf.Any;
 import dev.sart.crds.AdvertisementAttrs;
+import dev.sart.proto.LocalEndpoints;
 import dev.sart.proto.v1.AddPathRequest;
 import dev.sart.proto.v1.AddPeerRequest;
 import dev.sart.proto.v1.AddressFamily;
@@ -51,7 +52,10 @@ final class Speaker implements AutoCloseable {
   Speaker(String endpoint, Duration timeout) {
     this.endpoint = endpoint;
     this.timeout = timeout;
-    this.channel = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
+    // in process when the speaker runs in this JVM (sartd node; LocalEndpoints)
+    this.channel =
+        LocalEndpoints.channel(
+            endpoint, () -> NettyChannelBuilder.forTarget(endpoint).usePlaintext().build());
   }
 
   String endpoint() {

@@ -221,6 +221,16 @@ class AgentE2eTest {
                   s.exec("ip", "-4", "-o", "route", "show", "table", "main", "proto", "186")
                       .strip(),
               r -> r.startsWith("198.51.100.128/25 via 192.0.2.1 "));
+      // the agent (which announced) and the FIB (which installed) reached the speaker's API in
+      // process: its TCP port, kept for the CLI, has no connection (DESIGN.md §3)
+      assertTrue(
+          java.nio.file.Files.readString(node.log()).contains("in_process=true"),
+          "the speaker's API is served in process");
+      assertEquals(
+          "",
+          s.exec("ss", "-Htn", "state", "established", "( sport = :5000 or dport = :5000 )")
+              .strip(),
+          "connections to the speaker's API over TCP");
     } catch (AssertionError | RuntimeException e) {
       throw new AssertionError("sartd node log:\n" + node.tail(60), e);
     } finally {

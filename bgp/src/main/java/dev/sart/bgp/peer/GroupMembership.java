@@ -58,6 +58,7 @@ final class GroupMembership {
   private Tail tail;
   private int tailAt;
   private boolean joinQueued; // a join is at the barrier or its result on its way
+  private boolean joinAgain; // a join was asked for while one was queued
   private int leavesQueued; // leaves at the barrier or whose result is on its way
 
   GroupMembership(Peer peer) {
@@ -142,13 +143,21 @@ final class GroupMembership {
   /**
    * The session's own Adj-RIB-Out is idle (it holds what the Loc-RIB exports to it): it joins the
    * update group of the peers that export alike, if the speaker has them. Checked again with every
-   * RIB shard stopped, where the move happens (loop).
+   * RIB shard stopped, where the move happens (loop). Asked for while a join is queued, it is asked
+   * again once that one's result is in: the queued one may find the Adj-RIB-Out busy (a re-send's
+   * routes still coming, RFC 7313) and leave the session out, and the drain that emptied it since,
+   * which asked for this, is the last one until something changes.
    */
-  void join(RibPeer rp, Connection c) {
+  void join(RibPeer rp, SessionOptions options) {
     UpdateGroups groups = peer.speaker.updateGroups();
-    if (groups == null
-        || joinQueued
-        || leavesQueued > 0
+    if (groups == null) {
+      return;
+    }
+    if (joinQueued) {
+      joinAgain = true;
+      return;
+    }
+    if (leavesQueued > 0
         || tail != null
         || rp.out().addPath() != null // ADD-PATH sessions send from their own Adj-RIB-Out
         || rp.reflection().client() // a client's own routes would come back to it (RFC 4456)
@@ -158,7 +167,6 @@ final class GroupMembership {
       return;
     }
     joinQueued = true;
-    SessionOptions options = c.codec.options();
     peer.speaker
         .rib()
         .regroup(
@@ -178,7 +186,7 @@ final class GroupMembership {
                   joinAt(r, groups, UpdateGroup.Key.of(rp, options, held), rp);
                 }
               } finally {
-                onLoop(() -> joinQueued = false); // after joined: one loop, its tasks in order
+                onLoop(() -> joinDone(rp, options)); // after joined: one loop, its tasks in order
               }
             });
   }
@@ -192,6 +200,17 @@ final class GroupMembership {
     UpdateGroup g = groups.join(key, rp, peer, r);
     onLoop(() -> joined(rp, g));
     return g;
+  }
+
+  /** A join's barrier is done, whatever it did (loop). */
+  private void joinDone(RibPeer rp, SessionOptions options) {
+    joinQueued = false;
+    if (joinAgain) {
+      joinAgain = false;
+      if (peer.ribPeer == rp && !grouped(rp)) {
+        join(rp, options);
+      }
+    }
   }
 
   /** The barrier put the session {@code rp} into {@code g} (loop). */

@@ -429,7 +429,7 @@ public final class Peer {
     } else if (more && c.channel.isWritable()) {
       drainLater();
     } else if (!more && !grouped) {
-      grouping.join(rp, c);
+      grouping.join(rp, c.codec.options());
     }
   }
 

@@ -247,6 +247,86 @@ class UpdateGroupTest {
   }
 
   @Test
+  void aJoinAskedForWhileOneIsQueuedIsAskedAgain() throws Exception {
+    // a route refresh's race (RFC 7313; UpdateGroupInteropTest failed CI on it): a session's join
+    // waits at the RIB behind the re-sent routes, so its barrier finds the session's own
+    // Adj-RIB-Out busy and leaves it out; the drain that sends those routes asks to join while that
+    // join's result is still on its way, and nothing changes after it
+    RibPeer a = member(1, "192.0.2.5");
+    Peer p = peers.get(a);
+    rib.query(RibView::size).join(); // the session's table is queued
+    onLoop(
+        () -> {
+          p.ribPeer = a;
+          sendAll(a);
+          assertTrue(a.out().isIdle(), "its table and End-of-RIB are out");
+        });
+    java.util.concurrent.CountDownLatch ribHeld = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch loopHeld = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch loopStopped = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch barrierDone = new java.util.concurrent.CountDownLatch(1);
+    rib.regroup(r -> awaitLatch(ribHeld));
+    rib.originate(List.of(Prefix.v4(0xC6120000, 32)), Attrs.of(BASE, new MpNextHop.V4(0)));
+    loop.execute(
+        () -> {
+          p.grouping.join(a, SessionOptions.FOUR_OCTET_AS); // its barrier after the route
+          loopStopped.countDown();
+          awaitLatch(loopHeld);
+        });
+    loopStopped.await();
+    // the drain that sends the route and asks to join: on the loop before the join's result
+    CompletableFuture<Boolean> routePending = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          routePending.complete(a.out().hasPending());
+          sendAll(a);
+          p.grouping.join(a, SessionOptions.FOUR_OCTET_AS);
+        });
+    rib.regroup(r -> barrierDone.countDown());
+    ribHeld.countDown();
+    barrierDone.await();
+    assertEquals(List.of(), groups.sizes(), "the barrier found the route pending");
+    loopHeld.countDown();
+    assertTrue(routePending.join(), "the drain had the route to send");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> groups.sizes(), org.hamcrest.Matchers.equalTo(List.of(1)));
+    CompletableFuture<Integer> group = new CompletableFuture<>();
+    loop.execute(() -> group.complete(p.updateGroup()));
+    assertTrue(group.join() != 0, "the session sends from the group");
+  }
+
+  /** Runs {@code r} on the peers' loop and waits for it. */
+  private void onLoop(Runnable r) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          try {
+            r.run();
+            done.complete(null);
+          } catch (Throwable t) {
+            done.completeExceptionally(t);
+          }
+        });
+    done.join();
+  }
+
+  private static void awaitLatch(java.util.concurrent.CountDownLatch l) {
+    try {
+      l.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** What {@code rp}'s own Adj-RIB-Out holds, End-of-RIB included, taken as its drain does. */
+  private static void sendAll(RibPeer rp) {
+    while (!rp.out().drain(64, rp.families()).isEmpty()) {
+      // sent
+    }
+  }
+
+  @Test
   void aMemberThatHoldsTheOthersUpIsMadeToLeave() throws Exception {
     RibPeer a = member(1, "192.0.2.5");
     RibPeer b = member(2, "192.0.2.9");

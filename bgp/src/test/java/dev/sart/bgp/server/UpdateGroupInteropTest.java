@@ -1,6 +1,7 @@
 package dev.sart.bgp.server;
 
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -137,7 +138,7 @@ class UpdateGroupInteropTest {
     // the origin's two sessions (AS 65010) are groups of one; the members' are two groups of three
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
+        .until(() -> server.updateGroups().sizes(), equalTo(List.of(1, 1, 3, 3)));
     // as the API shows them (GetNeighbor): one group for the IPv4 sessions, another for the IPv6
     api = InProcessApi.serve(server);
     BgpApiGrpc.BgpApiBlockingStub stub = api.stub();
@@ -179,7 +180,7 @@ class UpdateGroupInteropTest {
     members.get(1).vtysh("clear bgp ipv4 unicast " + v4Self(2) + " soft in");
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 3, 3)));
+        .until(() -> server.updateGroups().sizes(), equalTo(List.of(1, 1, 3, 3)));
     assertFromUs(members.get(1), 2, "198.51.100.0/24");
     assertFromUs(members.get(1), 2, "203.0.113.0/24");
     o.withdraw("203.0.113.0/24");
@@ -193,7 +194,7 @@ class UpdateGroupInteropTest {
     members.get(2).stop();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> server.updateGroups().sizes().equals(List.of(1, 1, 2, 2)));
+        .until(() -> server.updateGroups().sizes(), equalTo(List.of(1, 1, 2, 2)));
     assertEquals(
         2,
         stub.getNeighbor(GetNeighborRequest.newBuilder().setAddr("192.0.2.6").build())
@@ -272,7 +273,7 @@ class UpdateGroupInteropTest {
     m2.awaitEstablished("192.0.2.9");
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.updateGroups().sizes().equals(List.of(2)));
+        .until(() -> server.updateGroups().sizes(), equalTo(List.of(2)));
 
     signal(m2, "STOP");
     try {
@@ -298,7 +299,7 @@ class UpdateGroupInteropTest {
         .until(() -> birdCount(m2) == 60_000);
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.updateGroups().sizes().equals(List.of(2)));
+        .until(() -> server.updateGroups().sizes(), equalTo(List.of(2)));
     assertEquals(
         State.ESTABLISHED, server.peer(InetAddress.getByName("192.0.2.10")).status().state());
   }

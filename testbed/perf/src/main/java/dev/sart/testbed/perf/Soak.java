@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  * System.trim_native_heap}, over the JDK's attach API), RSS, threads, file descriptors and sockets.
  * The sample after {@code --every} cycles is the baseline; at the end the smallest of each phase's
  * last three samples must be at most 5 % over it for the heap and for the RSS without the JIT's
- * compiled code and scratch memory (both after the full collection; printed beside them), no more
+ * compiled code and its arenas (both after the full collection; printed beside them), no more
  * threads, descriptors or sockets than {@code --slack} over it, and nothing stale: with the peer
  * disabled, no route learned from it in the RIB or the kernel, and no advertisement left at the
  * peer. Prints the curve and writes {@code soak.md}; exit code 1 when a check fails.
@@ -81,11 +81,12 @@ public final class Soak {
   private static final Pattern CODE =
       Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
 
-  /** The compilers' own memory and the pool of arena chunks they and others return. */
-  private static final Pattern JIT_SCRATCH =
+  /**
+   * The chunks of the JVM's arenas, in use or pooled ("Arena Chunk"; C2's compilations foremost).
+   */
+  private static final Pattern ARENAS =
       Pattern.compile(
-          "^-\\s+(?:Compiler|Arena Chunk) \\(reserved=\\d+KB, committed=(\\d+)KB",
-          Pattern.MULTILINE);
+          "^-\\s+Arena Chunk \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
 
   /** {@code Compiler.queue} with nothing compiling and both queues empty. */
   private static final Pattern COMPILER_IDLE =
@@ -112,7 +113,7 @@ public final class Soak {
       long rss,
       long heapRss,
       long code,
-      long jitScratch,
+      long arenas,
       int threads,
       int fds,
       int sockets) {}
@@ -366,12 +367,12 @@ public final class Soak {
    * grows while more of sartd gets hot, at one advertisement per cycle slowly — 13 → 27 MiB over
    * 200 cycles with the class count flat (10,271 → 10,349) and metaspace 6 → 9 MiB of method
    * profiles (testbed/perf/LOG.md, 2026-11-27, "soak") — and is bounded by the code cache's size,
-   * not by what the cycles leave behind. So is the JIT's scratch memory (native memory tracking's
-   * Compiler and Arena Chunk: a compilation's arenas, and the chunks they return to a pool that the
-   * JVM frees every 5 s): the sample waits until nothing compiles, but the pool still held 0.5–15
-   * MiB at the samples of one run, a step in the RSS that failed CI's SoakTest with the rest flat
-   * (testbed/perf/LOG.md, 2026-12-02). Threads, descriptors and sockets are exact and compared at
-   * the last sample.
+   * not by what the cycles leave behind. So are the JVM's arenas (native memory tracking's Arena
+   * Chunk: the chunks of every arena, in use or in the pool the JVM frees every 5 s; a C2
+   * compilation takes up to ~15 MiB): the sample waits until nothing compiles, but they still held
+   * 0.5–15 MiB at the samples of one run, a step in the RSS that failed CI's SoakTest with the rest
+   * flat (testbed/perf/LOG.md, 2026-12-02). Threads, descriptors and sockets are exact and compared
+   * at the last sample.
    */
   private static void check(String phase, List<Sample> of, Options o, List<String> failures) {
     if (of.size() < 3) {
@@ -383,9 +384,9 @@ public final class Soak {
     within(phase, "live heap", base.liveHeap(), least(end, Sample::liveHeap), failures);
     within(
         phase,
-        "RSS after GC without the JIT's code and scratch",
-        base.rss() - base.code() - base.jitScratch(),
-        least(end, x -> x.rss() - x.code() - x.jitScratch()),
+        "RSS after GC without compiled code and arenas",
+        base.rss() - base.code() - base.arenas(),
+        least(end, x -> x.rss() - x.code() - x.arenas()),
         failures);
     atMost(phase, "threads", base.threads(), last.threads(), o.slack(), failures);
     atMost(phase, "file descriptors", base.fds(), last.fds(), o.slack(), failures);
@@ -455,17 +456,17 @@ public final class Soak {
         s.rssBytes(),
         heapRss,
         after.code(),
-        after.jitScratch(),
+        after.arenas(),
         threads,
         fds,
         sockets);
   }
 
   /**
-   * What {@link #afterGc} reads: the heap's live bytes, the JIT's compiled code and its scratch
-   * memory.
+   * What {@link #afterGc} reads: the heap's live bytes, the JIT's compiled code and the JVM's
+   * arenas.
    */
-  record AfterGc(long heapUsed, long code, long jitScratch) {}
+  record AfterGc(long heapUsed, long code, long arenas) {}
 
   /**
    * A full collection in sartd and its native heap trimmed, then its heap's live bytes and, from
@@ -510,11 +511,12 @@ public final class Soak {
       if (!c.find()) {
         throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
       }
-      long scratch = 0;
-      for (Matcher j = JIT_SCRATCH.matcher(nmt); j.find(); ) {
-        scratch += Long.parseLong(j.group(1)) * 1024;
+      Matcher a = ARENAS.matcher(nmt);
+      if (!a.find()) {
+        throw new IllegalStateException("no Arena Chunk line in VM.native_memory summary:\n" + nmt);
       }
-      return new AfterGc(live, Long.parseLong(c.group(1)) * 1024, scratch);
+      return new AfterGc(
+          live, Long.parseLong(c.group(1)) * 1024, Long.parseLong(a.group(1)) * 1024);
     } finally {
       vm.detach();
     }
@@ -625,7 +627,7 @@ public final class Soak {
     return String.format(
         Locale.ROOT,
         "%-8s %5d  live heap %6.1f MiB  RSS before GC %6.1f, after %6.1f MiB (heap %6.1f, code"
-            + " %5.1f, JIT scratch %5.1f, rest %6.1f)  threads %3d  fds %3d  sockets %3d",
+            + " %5.1f, arenas %5.1f, rest %6.1f)  threads %3d  fds %3d  sockets %3d",
         s.phase(),
         s.cycle(),
         s.liveHeap() / 1048576.0,
@@ -633,8 +635,8 @@ public final class Soak {
         s.rss() / 1048576.0,
         s.heapRss() / 1048576.0,
         s.code() / 1048576.0,
-        s.jitScratch() / 1048576.0,
-        (s.rss() - s.heapRss() - s.code() - s.jitScratch()) / 1048576.0,
+        s.arenas() / 1048576.0,
+        (s.rss() - s.heapRss() - s.code() - s.arenas()) / 1048576.0,
         s.threads(),
         s.fds(),
         s.sockets());
@@ -659,7 +661,7 @@ public final class Soak {
                 : "; extra JVM options: `" + String.join(" ", o.sartdOptions()) + "`"));
     b.append(
         "| phase | cycle | live heap (MiB) | RSS before GC (MiB) | RSS after GC (MiB) | of it"
-            + " the heap's pages | of it compiled code | of it the JIT's scratch | threads | fds |"
+            + " the heap's pages | of it compiled code | of it arenas | threads | fds |"
             + " sockets |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sample s : r.samples()) {
@@ -674,7 +676,7 @@ public final class Soak {
               s.rss() / 1048576.0,
               s.heapRss() / 1048576.0,
               s.code() / 1048576.0,
-              s.jitScratch() / 1048576.0,
+              s.arenas() / 1048576.0,
               s.threads(),
               s.fds(),
               s.sockets()));
@@ -696,7 +698,7 @@ public final class Soak {
     }
     if (r.failures().isEmpty()) {
       b.append(
-              "**held**: live heap and RSS after GC without the JIT's code and scratch (the"
+              "**held**: live heap and RSS after GC without compiled code and arenas (the"
                   + " smallest of the last three samples) at most 5 % over the baseline (cycle "
                   + o.every()
                   + ") of each phase, no"

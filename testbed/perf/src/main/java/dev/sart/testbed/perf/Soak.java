@@ -70,29 +70,6 @@ public final class Soak {
   static final String PEER = NODE + "-" + PEER_AS + "-" + PEER_ADDRESS.replace(':', '-');
   static final int METRICS_PORT = 7472;
   static final int FIB_METRICS_PORT = 7473;
-  // GC.class_histogram's last line: "Total        284512       21474836" (instances, bytes)
-  private static final Pattern LIVE =
-      Pattern.compile("^Total\\s+\\d+\\s+(\\d+)\\s*$", Pattern.MULTILINE);
-  // its rows for the collector's fillers: "  12:     3   1944000  [Ljdk.internal.vm.FillerElement;"
-  private static final Pattern FILLER =
-      Pattern.compile(
-          "^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+\\S*jdk\\.internal\\.vm\\.Filler", Pattern.MULTILINE);
-  // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
-  private static final Pattern CODE =
-      Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
-
-  /**
-   * The chunks of the JVM's arenas, in use or pooled ("Arena Chunk"; C2's compilations foremost).
-   */
-  private static final Pattern ARENAS =
-      Pattern.compile(
-          "^-\\s+Arena Chunk \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
-
-  /** {@code Compiler.queue} with nothing compiling and both queues empty. */
-  private static final Pattern COMPILER_IDLE =
-      Pattern.compile(
-          "Current compiles:\\s*\\n\\s*\\nC1 compile queue:\\s*\\nEmpty\\s*\\n\\s*\\nC2 compile"
-              + " queue:\\s*\\nEmpty");
 
   private static final Pattern INSTALLED =
       Pattern.compile("^sart_fib_routes_installed\\{[^}]*\\} (\\S+)$", Pattern.MULTILINE);
@@ -212,7 +189,7 @@ public final class Soak {
         List<String> argv = new ArrayList<>();
         argv.add(SartdLauncher.java());
         argv.addAll(SartdLauncher.jvmOptions("node"));
-        // what the JIT compiled, apart from the rest of the native memory (afterGc)
+        // what the JIT compiled, apart from the rest of the native memory (AfterGc)
         argv.add("-XX:NativeMemoryTracking=summary");
         argv.addAll(o.sartdOptions());
         argv.addAll(List.of("-cp", SartdLauncher.classPath(), "dev.sart.sartd.Sartd"));
@@ -361,7 +338,7 @@ public final class Soak {
    * the curve to show them). A leak only grows, so it raises each of the phase's last three
    * samples, and the smallest of them is the end; a single sample taken while something was in
    * flight does not fail the phase. The live heap is exact to a few KiB from one sample to the next
-   * (the class histogram without the collector's fillers, {@link #afterGc}).
+   * (the class histogram without the collector's fillers, {@link AfterGc#of}).
    *
    * <p>The RSS is compared without the JIT's compiled code (native memory tracking's Code): it
    * grows while more of sartd gets hot, at one advertisement per cycle slowly — 13 → 27 MiB over
@@ -425,7 +402,7 @@ public final class Soak {
   static Sample sample(String phase, int cycle, Node node, ManagedProcess sartd) throws Exception {
     // the RSS as the node sees it, with whatever garbage the collector has not yet collected
     long before = ProcStats.of(List.of(sartd.pid())).rssBytes();
-    AfterGc after = afterGc(sartd.pid());
+    AfterGc after = AfterGc.of(sartd.pid());
     ProcStats s = ProcStats.of(List.of(sartd.pid()));
     // the part of the RSS that is the Java heap's pages (smaps, as bin/footprint splits it)
     long heapRss = Footprint.sample("soak", sartd.pid(), 0, 0).kinds().get("java heap");
@@ -460,78 +437,6 @@ public final class Soak {
         threads,
         fds,
         sockets);
-  }
-
-  /**
-   * What {@link #afterGc} reads: the heap's live bytes, the JIT's compiled code and the JVM's
-   * arenas.
-   */
-  record AfterGc(long heapUsed, long code, long arenas) {}
-
-  /**
-   * A full collection in sartd and its native heap trimmed, then its heap's live bytes and, from
-   * native memory tracking, the bytes of compiled code (the JDK's attach API, as jcmd does).
-   *
-   * <p>The live bytes are the class histogram's total: it collects and walks the heap in one
-   * safepoint. {@code GC.heap_info} after {@code GC.run} also counts what sartd's threads allocated
-   * between the two commands (their new TLABs: up to 1.5 MiB either way, which failed CI's SoakTest
-   * twice with no trend behind it; testbed/perf/LOG.md, 2026-11-27).
-   */
-  static AfterGc afterGc(long pid) throws Exception {
-    var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid));
-    try {
-      // jcmd's own call; its class is not exported: the JVM runs with
-      // --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED (bin/soak, the test's argLine)
-      var jcmd =
-          Class.forName("sun.tools.attach.HotSpotVirtualMachine")
-              .getMethod("executeJCmd", String.class);
-      // the cycle's last compilations done first: one of C2 holds up to ~15 MiB of arenas while it
-      // runs, a step in the RSS that a sample taken then counted as a leak (testbed/perf/LOG.md,
-      // 2026-12-02)
-      long idleBy = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-      while (!COMPILER_IDLE.matcher(run(jcmd, vm, "Compiler.queue")).find()
-          && System.nanoTime() < idleBy) {
-        Thread.sleep(50);
-      }
-      String histogram = run(jcmd, vm, "GC.class_histogram");
-      Matcher m = LIVE.matcher(histogram);
-      if (!m.find()) {
-        throw new IllegalStateException("no Total line in GC.class_histogram:\n" + histogram);
-      }
-      long live = Long.parseLong(m.group(1));
-      for (Matcher f = FILLER.matcher(histogram); f.find(); ) {
-        live -= Long.parseLong(f.group(1));
-      }
-      // glibc's free lists handed back (as the JVM does every 5 s on its own,
-      // -XX:TrimNativeHeapInterval): the RSS read next does not depend on when the last trim
-      // happened or on a compilation's arenas
-      run(jcmd, vm, "System.trim_native_heap");
-      String nmt = run(jcmd, vm, "VM.native_memory summary");
-      Matcher c = CODE.matcher(nmt);
-      if (!c.find()) {
-        throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
-      }
-      Matcher a = ARENAS.matcher(nmt);
-      if (!a.find()) {
-        throw new IllegalStateException("no Arena Chunk line in VM.native_memory summary:\n" + nmt);
-      }
-      return new AfterGc(
-          live, Long.parseLong(c.group(1)) * 1024, Long.parseLong(a.group(1)) * 1024);
-    } finally {
-      vm.detach();
-    }
-  }
-
-  /** One diagnostic command's output ({@code jcmd}'s own call). */
-  private static String run(java.lang.reflect.Method jcmd, Object vm, String command)
-      throws Exception {
-    try (var in = (java.io.InputStream) jcmd.invoke(vm, command)) {
-      // transferTo, not readAllBytes: the attach stream's read at an offset near the end of
-      // readAllBytes' 16 KiB buffer throws ArrayIndexOutOfBoundsException (JDK 25)
-      var out = new java.io.ByteArrayOutputStream();
-      in.transferTo(out);
-      return out.toString(StandardCharsets.UTF_8);
-    }
   }
 
   /** Polls for up to a minute. */

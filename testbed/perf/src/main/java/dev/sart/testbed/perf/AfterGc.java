@@ -5,11 +5,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a soak sample reads from sartd's JVM after a full collection: the heap's live bytes, the
- * JIT's compiled code and the JVM's arenas (native memory tracking's Code and Arena Chunk), the two
- * parts of the RSS that the soak compares apart ({@link Soak}).
+ * What a soak sample reads from sartd's JVM after a full collection: the heap's live bytes and
+ * committed size, the JIT's compiled code and the JVM's arenas (native memory tracking's Java Heap,
+ * Code and Arena Chunk), what the soak compares the RSS by ({@link Soak}).
  */
-record AfterGc(long heapUsed, long code, long arenas) {
+record AfterGc(long heapUsed, long heapCommitted, long code, long arenas) {
   // GC.class_histogram's last line: "Total        284512       21474836" (instances, bytes)
   private static final Pattern LIVE =
       Pattern.compile("^Total\\s+\\d+\\s+(\\d+)\\s*$", Pattern.MULTILINE);
@@ -17,6 +17,9 @@ record AfterGc(long heapUsed, long code, long arenas) {
   private static final Pattern FILLER =
       Pattern.compile(
           "^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+\\S*jdk\\.internal\\.vm\\.Filler", Pattern.MULTILINE);
+  // NMT summary: "-  Java Heap (reserved=6144000KB, committed=141312KB)"
+  private static final Pattern HEAP =
+      Pattern.compile("^-\\s+Java Heap \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
   // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
   private static final Pattern CODE =
       Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
@@ -37,7 +40,8 @@ record AfterGc(long heapUsed, long code, long arenas) {
   /**
    * Waits until the JVM {@code pid} compiles nothing (at most 10 s), runs a full collection in it
    * and trims its native heap, then reads its heap's live bytes and, from native memory tracking,
-   * the bytes of compiled code and of arenas (the JDK's attach API, as jcmd does).
+   * the heap's committed bytes and the bytes of compiled code and of arenas (the JDK's attach API,
+   * as jcmd does).
    *
    * <p>The live bytes are the class histogram's total: it collects and walks the heap in one
    * safepoint. {@code GC.heap_info} after {@code GC.run} also counts what sartd's threads allocated
@@ -74,6 +78,10 @@ record AfterGc(long heapUsed, long code, long arenas) {
       // happened or on a compilation's arenas
       run(jcmd, vm, "System.trim_native_heap");
       String nmt = run(jcmd, vm, "VM.native_memory summary");
+      Matcher h = HEAP.matcher(nmt);
+      if (!h.find()) {
+        throw new IllegalStateException("no Java Heap line in VM.native_memory summary:\n" + nmt);
+      }
       Matcher c = CODE.matcher(nmt);
       if (!c.find()) {
         throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
@@ -83,7 +91,10 @@ record AfterGc(long heapUsed, long code, long arenas) {
         throw new IllegalStateException("no Arena Chunk line in VM.native_memory summary:\n" + nmt);
       }
       return new AfterGc(
-          live, Long.parseLong(c.group(1)) * 1024, Long.parseLong(a.group(1)) * 1024);
+          live,
+          Long.parseLong(h.group(1)) * 1024,
+          Long.parseLong(c.group(1)) * 1024,
+          Long.parseLong(a.group(1)) * 1024);
     } finally {
       vm.detach();
     }

@@ -17,19 +17,6 @@ record AfterGc(long heapUsed, long heapCommitted, long code, long arenas) {
   private static final Pattern FILLER =
       Pattern.compile(
           "^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+\\S*jdk\\.internal\\.vm\\.Filler", Pattern.MULTILINE);
-  // NMT summary: "-  Java Heap (reserved=6144000KB, committed=141312KB)"
-  private static final Pattern HEAP =
-      Pattern.compile("^-\\s+Java Heap \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
-  // NMT summary: "-  Code (reserved=251908KB, committed=27754KB)" (code heap and its malloc)
-  private static final Pattern CODE =
-      Pattern.compile("^-\\s+Code \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
-
-  /**
-   * The chunks of the JVM's arenas, in use or pooled ("Arena Chunk"; C2's compilations foremost).
-   */
-  private static final Pattern ARENAS =
-      Pattern.compile(
-          "^-\\s+Arena Chunk \\(reserved=\\d+KB, committed=(\\d+)KB", Pattern.MULTILINE);
 
   /** {@code Compiler.queue} with nothing compiling and both queues empty. */
   private static final Pattern COMPILER_IDLE =
@@ -78,26 +65,33 @@ record AfterGc(long heapUsed, long heapCommitted, long code, long arenas) {
       // happened or on a compilation's arenas
       run(jcmd, vm, "System.trim_native_heap");
       String nmt = run(jcmd, vm, "VM.native_memory summary");
-      Matcher h = HEAP.matcher(nmt);
-      if (!h.find()) {
-        throw new IllegalStateException("no Java Heap line in VM.native_memory summary:\n" + nmt);
-      }
-      Matcher c = CODE.matcher(nmt);
-      if (!c.find()) {
-        throw new IllegalStateException("no Code line in VM.native_memory summary:\n" + nmt);
-      }
-      Matcher a = ARENAS.matcher(nmt);
-      if (!a.find()) {
-        throw new IllegalStateException("no Arena Chunk line in VM.native_memory summary:\n" + nmt);
-      }
       return new AfterGc(
           live,
-          Long.parseLong(h.group(1)) * 1024,
-          Long.parseLong(c.group(1)) * 1024,
-          Long.parseLong(a.group(1)) * 1024);
+          committed(nmt, "Java Heap"),
+          // the code heap and its malloc
+          committed(nmt, "Code"),
+          // the chunks of the JVM's arenas, in use or pooled (C2's compilations foremost)
+          committed(nmt, "Arena Chunk"));
     } finally {
       vm.detach();
     }
+  }
+
+  /**
+   * A category's committed bytes in native memory tracking's summary, from its line "- Code
+   * (reserved=251908KB, committed=27754KB)".
+   */
+  private static long committed(String nmt, String category) {
+    Matcher m =
+        Pattern.compile(
+                "^-\\s+" + Pattern.quote(category) + " \\(reserved=\\d+KB, committed=(\\d+)KB",
+                Pattern.MULTILINE)
+            .matcher(nmt);
+    if (!m.find()) {
+      throw new IllegalStateException(
+          "no " + category + " line in VM.native_memory summary:\n" + nmt);
+    }
+    return Long.parseLong(m.group(1)) * 1024;
   }
 
   /** One diagnostic command's output ({@code jcmd}'s own call). */

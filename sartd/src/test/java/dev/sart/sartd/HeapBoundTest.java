@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.testbed.Programs;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,21 +57,28 @@ class HeapBoundTest {
   /** The churn's largest committed old generation, its usage at the end, and what it printed. */
   private record Churn(long peak, long used, String out) {}
 
+  /** The options of {@code sartd/jvm.options}: one a line, without comments and blank lines. */
+  private static List<String> jvmOptions() throws IOException {
+    List<String> options =
+        Files.readAllLines(Path.of("jvm.options")).stream()
+            .map(String::strip)
+            .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+            .toList();
+    assertTrue(options.contains("-XX:+UseSerialGC"), "jvm.options: " + options);
+    return options;
+  }
+
   private static Churn churn(String mode) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    // sartd/jvm.options' collector and sizing, with a maximum the churn cannot reach
+    // sartd/jvm.options as the daemon runs with it, then the churn's own sizing (a later option
+    // wins): a small start and young generation, and a maximum the churn cannot reach
+    cmd.addAll(jvmOptions());
     cmd.addAll(
         List.of(
-            "-XX:+UseSerialGC",
             "-Xms8m",
             "-Xmx1g",
             "-Xmn4m",
-            "-XX:MaxTenuringThreshold=0",
-            "-XX:MinHeapFreeRatio=30",
-            "-XX:MaxHeapFreeRatio=30",
-            "-XX:-ShrinkHeapInSteps",
-            "-XX:MarkSweepDeadRatio=0",
             "-cp",
             System.getProperty("java.class.path"),
             HeapBoundChurn.class.getName(),

@@ -61,22 +61,23 @@ final class PeerReconciler {
   /** Applies the peers of this node; returns the addresses the speaker should have. */
   void reconcile(NodeBGP nb, List<BGPPeer> peers, Speaker speaker, PeerWatch watch) {
     Set<String> wanted = new HashSet<>();
-    for (BGPPeer p : peers) {
+    for (BGPPeer cached : peers) {
+      BGPPeer p = cached;
       String name = p.getMetadata().getName();
+      if (p.getMetadata().getDeletionTimestamp() == null
+          && !p.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
+        // Nothing of a BGPPeer is set up before it holds the finalizer: only then does its deletion
+        // come back here to be undone. One deleted before that (the cache still shows it) would
+        // otherwise stay listed in the NodeBGP, and createListed would bring it back.
+        p = holdFinalizer(name);
+        if (p == null) {
+          LOG.fine(() -> "event=peer-gone-before-held peer=" + name);
+          continue;
+        }
+      }
       if (p.getMetadata().getDeletionTimestamp() != null) {
         delete(nb, p, speaker);
         continue;
-      }
-      if (!p.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-        LockedEdit.edit(
-            client,
-            client.resources(BGPPeer.class).withName(name),
-            cur -> {
-              if (!cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-                cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
-              }
-              return cur;
-            });
       }
       Peer desired;
       try {
@@ -150,6 +151,23 @@ final class PeerReconciler {
         LOG.info(() -> "event=peer-removed address=" + key + " reason=no-bgppeer");
       }
     }
+  }
+
+  /**
+   * Puts the agent's finalizer on the BGPPeer as the API server has it; returns it, or null when it
+   * is gone. One being deleted already gets none (the API server refuses new finalizers then).
+   */
+  private BGPPeer holdFinalizer(String name) {
+    return LockedEdit.edit(
+        client,
+        client.resources(BGPPeer.class).withName(name),
+        cur -> {
+          if (cur.getMetadata().getDeletionTimestamp() == null
+              && !cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
+            cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
+          }
+          return cur;
+        });
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.sart.testbed.Topology;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -179,6 +180,35 @@ class BgpAgentPeerTest extends BgpAgentFixture {
         .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(4))
         .until(() -> told.get() == n);
+  }
+
+  /**
+   * A BGPPeer deleted before the agent put its finalizer on it, while the agent's cache still shows
+   * it (a create and a delete in quick succession): nothing of it is set up, so nothing lists it in
+   * the NodeBGP, from where it would be created again.
+   */
+  @Test
+  void aPeerDeletedBeforeTheAgentHeldItIsNeitherSetUpNorCreatedAgain() throws Exception {
+    speaker = new RealSpeaker(testbed.topology().node("sart")).start();
+    NodeBGP nb =
+        client
+            .resource(ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", speaker.endpoint()))
+            .create();
+    BGPPeer cached = ControllerObjects.peer(NODE, 65003, "192.0.2.6", null, null, null);
+    PeerReconciler peers = new PeerReconciler(client);
+    try (Speaker api = new Speaker(speaker.endpoint(), Duration.ofSeconds(10))) {
+      api.configure(65001, "192.0.2.1");
+      // as a pass does: each peer's export policy first
+      api.setPolicy(ExportPolicies.policy(PEER2, java.util.Set.of(), java.util.Set.of()));
+      peers.reconcile(nb, List.of(cached), api, new PeerWatch(() -> {}));
+      assertNull(speaker.bgp.peer(InetAddress.getByName("192.0.2.6")));
+      NodeBGP now = nodeBgp();
+      assertTrue(
+          now.getSpec().peers() == null || now.getSpec().peers().isEmpty(),
+          () -> "the NodeBGP lists " + now.getSpec().peers());
+      peers.createListed(now, List.of());
+      assertNull(client.resources(BGPPeer.class).withName(PEER2).get());
+    }
   }
 
   private static BGPPeer bgpPeer2() {

@@ -272,8 +272,9 @@ public final class BgpAgent implements AutoCloseable {
       // released (the cache may still show it with our finalizer): the speaker stays cleared
       return true;
     }
-    if (!deleting) {
-      nodeBgp.ensureFinalizer(nb);
+    if (!deleting && !nodeBgp.ensureFinalizer(nb)) {
+      LOG.fine(() -> "event=nodebgp-gone-before-held node=" + node);
+      return true;
     }
     String endpoint = speakerEndpoint != null ? speakerEndpoint : nb.getSpec().speaker().path();
     if (speaker == null || !speaker.endpoint().equals(endpoint)) {

@@ -171,21 +171,28 @@ final class NodeBgpReconciler {
             });
   }
 
-  /** sart's agent puts its finalizer on the node's NodeBGP (sart.md §6.1, §6.5). */
-  void ensureFinalizer(NodeBGP nb) {
+  /**
+   * sart's agent puts its finalizer on the node's NodeBGP (sart.md §6.1, §6.5). Returns whether the
+   * NodeBGP holds it: false when the API server no longer has it, or has it being deleted without
+   * it (the agent's cache may still show it as it was), and then nothing of it may be set up: its
+   * deletion would never come back to the agent to be undone.
+   */
+  boolean ensureFinalizer(NodeBGP nb) {
     if (nb.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
-      return;
+      return true;
     }
-    LockedEdit.edit(
-        client,
-        client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
-        cur -> {
-          if (cur.getMetadata().getDeletionTimestamp() == null
-              && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
-            cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
-          }
-          return cur;
-        });
+    NodeBGP now =
+        LockedEdit.edit(
+            client,
+            client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
+            cur -> {
+              if (cur.getMetadata().getDeletionTimestamp() == null
+                  && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
+                cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
+              }
+              return cur;
+            });
+    return now != null && now.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER);
   }
 
   /** Whether a deleted NodeBGP still waits for this agent (its finalizer is on it). */

@@ -2,6 +2,7 @@ package dev.sart.agent.bgp;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -167,5 +168,21 @@ class BgpAgentNodeBgpTest extends BgpAgentFixture {
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
         .until(() -> speaker.bgp.localAs() == 0);
+  }
+
+  /**
+   * A NodeBGP the agent's cache still shows but the API server no longer has (deleted before the
+   * agent held it) is not taken as held, so the agent sets nothing of it up; one it has gets the
+   * finalizer.
+   */
+  @Test
+  void theFinalizerIsHeldOnlyOnANodeBgpTheApiServerHas() {
+    NodeBgpReconciler nodeBgps = new NodeBgpReconciler(client);
+    NodeBGP cached = ControllerObjects.nodeBgp(NODE, 65001, "192.0.2.1", "127.0.0.1:5000");
+    assertFalse(nodeBgps.ensureFinalizer(cached));
+    assertNull(nodeBgp());
+    client.resource(cached).create();
+    assertTrue(nodeBgps.ensureFinalizer(nodeBgp()));
+    assertTrue(nodeBgp().getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER));
   }
 }

@@ -112,7 +112,8 @@ public final class PoolReconciler implements AutoCloseable {
         .toList();
   }
 
-  private Duration reconcilePool(String name) {
+  /** One pass over the pool {@code name} (package-private: a test runs one on its own). */
+  Duration reconcilePool(String name) {
     var pool = informers.get(AddressPool.class, name);
     if (pool == null || pool.getSpec() == null) {
       return null;
@@ -125,19 +126,32 @@ public final class PoolReconciler implements AutoCloseable {
     gauges(name);
     if (pool.getMetadata().getFinalizers() == null
         || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
-      LockedEdit.edit(
-          client,
-          client.resources(AddressPool.class).withName(name),
-          p -> {
-            var finalizers =
-                new ArrayList<>(
-                    p.getMetadata().getFinalizers() == null
-                        ? List.of()
-                        : p.getMetadata().getFinalizers());
-            finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
-            p.getMetadata().setFinalizers(finalizers);
-            return p;
-          });
+      var held =
+          LockedEdit.edit(
+              client,
+              client.resources(AddressPool.class).withName(name),
+              p -> {
+                if (p.getMetadata().getDeletionTimestamp() != null) {
+                  return p; // the API server refuses new finalizers on an object being deleted
+                }
+                var finalizers =
+                    new ArrayList<>(
+                        p.getMetadata().getFinalizers() == null
+                            ? List.of()
+                            : p.getMetadata().getFinalizers());
+                if (!finalizers.contains(Sart.ADDRESS_POOL_FINALIZER)) {
+                  finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
+                }
+                p.getMetadata().setFinalizers(finalizers);
+                return p;
+              });
+      // deleted before the controller held it (the cache still shows it): nothing is set up for it
+      if (held == null) {
+        return null;
+      }
+      if (held.getMetadata().getDeletionTimestamp() != null) {
+        return deletePool(held);
+      }
     }
     if (spec.type() == AddressType.SERVICE) {
       var block = informers.get(AddressBlock.class, name);

@@ -350,4 +350,35 @@ class PoolReconcilerTest {
         text.contains("sart_controller_max_blocks{pool=\"default-pod-pool\",type=\"pod\"} 32.0"),
         text);
   }
+
+  /**
+   * A pool deleted before the controller put its finalizer on it, while the controller's cache
+   * still shows it (a create and a delete in quick succession): nothing is made for it, not even
+   * its AddressBlock (which only the API server's garbage collector would remove, and the mock
+   * server has none).
+   */
+  @Test
+  void aPoolDeletedBeforeTheControllerHeldItGetsNoBlock() {
+    reconciler.close();
+    var pass = new PoolReconciler(informers, events, metrics);
+    try {
+      client
+          .resource(
+              new AddressPool(
+                  "gone", new AddressPoolSpec("198.51.100.0/24", AddressType.SERVICE, null, true)))
+          .create();
+      await().atMost(WAIT).until(() -> informers.get(AddressPool.class, "gone") != null);
+      // the cache keeps what it has: the deletion below never reaches it
+      informers.of(AddressPool.class).stop();
+      client.resources(AddressPool.class).withName("gone").delete();
+      assertNull(client.resources(AddressPool.class).withName("gone").get());
+      assertNotNull(informers.get(AddressPool.class, "gone"));
+
+      assertNull(pass.reconcilePool("gone"));
+      assertNull(client.resources(AddressBlock.class).withName("gone").get());
+      assertNull(client.resources(AddressPool.class).withName("gone").get());
+    } finally {
+      pass.close();
+    }
+  }
 }

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -54,5 +56,31 @@ public final class LockedEdit {
         }
       }
     }
+  }
+
+  /**
+   * Puts {@code finalizer} on the object as the API server has it. Nothing of an object may be set
+   * up before it holds its controller's finalizer: only then does its deletion come back to be
+   * undone. One being deleted already gets none (the API server refuses new finalizers then).
+   *
+   * @return the object as the API server has it, with the finalizer unless it is being deleted; or
+   *     null when there is no such object (it was deleted before it held the finalizer, though a
+   *     cache may still show it)
+   */
+  public static <T extends HasMetadata> T holdFinalizer(
+      KubernetesClient client, Resource<T> resource, String finalizer) {
+    return edit(
+        client,
+        resource,
+        cur -> {
+          var meta = cur.getMetadata();
+          List<String> held = meta.getFinalizers() == null ? List.of() : meta.getFinalizers();
+          if (meta.getDeletionTimestamp() == null && !held.contains(finalizer)) {
+            var finalizers = new ArrayList<>(held);
+            finalizers.add(finalizer);
+            meta.setFinalizers(finalizers);
+          }
+          return cur;
+        });
   }
 }

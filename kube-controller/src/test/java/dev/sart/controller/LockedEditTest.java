@@ -1,6 +1,7 @@
 package dev.sart.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.sart.crds.BGPPeerSpec;
@@ -94,5 +95,24 @@ class LockedEditTest {
     assertNull(
         LockedEdit.edit(
             client, client.resources(NodeBGP.class).withName("node9"), n -> without(n, "a")));
+  }
+
+  @Test
+  void aFinalizerIsHeldOnceAndNoneIsAddedToAnObjectBeingDeleted() {
+    var resource = client.resources(NodeBGP.class).withName("node1");
+    var held = LockedEdit.holdFinalizer(client, resource, "example.com/a");
+    assertEquals(List.of("example.com/a"), held.getMetadata().getFinalizers());
+    assertEquals(List.of("example.com/a"), resource.get().getMetadata().getFinalizers());
+    String version = resource.get().getMetadata().getResourceVersion();
+    LockedEdit.holdFinalizer(client, resource, "example.com/a");
+    assertEquals(version, resource.get().getMetadata().getResourceVersion(), "held: no write");
+
+    resource.delete(); // kept by example.com/a, now being deleted
+    var deleting = LockedEdit.holdFinalizer(client, resource, "example.com/b");
+    assertNotNull(deleting.getMetadata().getDeletionTimestamp());
+    assertEquals(List.of("example.com/a"), resource.get().getMetadata().getFinalizers());
+    assertNull(
+        LockedEdit.holdFinalizer(
+            client, client.resources(NodeBGP.class).withName("node9"), "example.com/a"));
   }
 }

@@ -182,16 +182,10 @@ final class NodeBgpReconciler {
       return true;
     }
     NodeBGP now =
-        LockedEdit.edit(
+        LockedEdit.holdFinalizer(
             client,
             client.resources(NodeBGP.class).withName(nb.getMetadata().getName()),
-            cur -> {
-              if (cur.getMetadata().getDeletionTimestamp() == null
-                  && !cur.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER)) {
-                cur.getMetadata().getFinalizers().add(Sart.NODE_BGP_FINALIZER);
-              }
-              return cur;
-            });
+            Sart.NODE_BGP_FINALIZER);
     return now != null && now.getMetadata().getFinalizers().contains(Sart.NODE_BGP_FINALIZER);
   }
 

@@ -69,7 +69,9 @@ final class PeerReconciler {
         // Nothing of a BGPPeer is set up before it holds the finalizer: only then does its deletion
         // come back here to be undone. One deleted before that (the cache still shows it) would
         // otherwise stay listed in the NodeBGP, and createListed would bring it back.
-        p = holdFinalizer(name);
+        p =
+            LockedEdit.holdFinalizer(
+                client, client.resources(BGPPeer.class).withName(name), Sart.BGP_PEER_FINALIZER);
         if (p == null) {
           LOG.fine(() -> "event=peer-gone-before-held peer=" + name);
           continue;
@@ -151,23 +153,6 @@ final class PeerReconciler {
         LOG.info(() -> "event=peer-removed address=" + key + " reason=no-bgppeer");
       }
     }
-  }
-
-  /**
-   * Puts the agent's finalizer on the BGPPeer as the API server has it; returns it, or null when it
-   * is gone. One being deleted already gets none (the API server refuses new finalizers then).
-   */
-  private BGPPeer holdFinalizer(String name) {
-    return LockedEdit.edit(
-        client,
-        client.resources(BGPPeer.class).withName(name),
-        cur -> {
-          if (cur.getMetadata().getDeletionTimestamp() == null
-              && !cur.getMetadata().getFinalizers().contains(Sart.BGP_PEER_FINALIZER)) {
-            cur.getMetadata().getFinalizers().add(Sart.BGP_PEER_FINALIZER);
-          }
-          return cur;
-        });
   }
 
   /**

@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.Gauge;
 import java.math.BigInteger;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -127,24 +126,10 @@ public final class PoolReconciler implements AutoCloseable {
     if (pool.getMetadata().getFinalizers() == null
         || !pool.getMetadata().getFinalizers().contains(Sart.ADDRESS_POOL_FINALIZER)) {
       var held =
-          LockedEdit.edit(
+          LockedEdit.holdFinalizer(
               client,
               client.resources(AddressPool.class).withName(name),
-              p -> {
-                if (p.getMetadata().getDeletionTimestamp() != null) {
-                  return p; // the API server refuses new finalizers on an object being deleted
-                }
-                var finalizers =
-                    new ArrayList<>(
-                        p.getMetadata().getFinalizers() == null
-                            ? List.of()
-                            : p.getMetadata().getFinalizers());
-                if (!finalizers.contains(Sart.ADDRESS_POOL_FINALIZER)) {
-                  finalizers.add(Sart.ADDRESS_POOL_FINALIZER);
-                }
-                p.getMetadata().setFinalizers(finalizers);
-                return p;
-              });
+              Sart.ADDRESS_POOL_FINALIZER);
       // deleted before the controller held it (the cache still shows it): nothing is set up for it
       if (held == null) {
         return null;

@@ -183,8 +183,15 @@ public final class Plugin {
                         : "")
                     + e.getMessage()));
       }
-      watchdog.start();
+      // What the socket takes at once is written before the watchdog's thread is started: the
+      // agent works on the request while this JVM creates the thread (~1 ms). Non-blocking, so
+      // that a request the agent does not read cannot block here with no watchdog; the rest, if
+      // any, is written under it.
       ByteBuffer out = ByteBuffer.wrap(request);
+      channel.configureBlocking(false);
+      channel.write(out);
+      channel.configureBlocking(true);
+      watchdog.start();
       while (out.hasRemaining()) {
         channel.write(out);
       }

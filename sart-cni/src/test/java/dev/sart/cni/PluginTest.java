@@ -219,6 +219,42 @@ class PluginTest {
 
   @Test
   @Timeout(30)
+  void anAgentThatDoesNotReadALargeRequestIsSartsTimeoutError() throws Exception {
+    // more than the socket takes at once: the write blocks, and the watchdog must already run
+    Path sock = dir.resolve("deaf.sock");
+    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      server.bind(UnixDomainSocketAddress.of(sock));
+      var released = new java.util.concurrent.CountDownLatch(1);
+      Thread agent =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try (SocketChannel c = server.accept()) {
+                      released.await(); // never reads
+                    } catch (Exception e) {
+                      // the test is over
+                    }
+                  });
+      String padding = "a".repeat(4 << 20);
+      long start = System.nanoTime();
+      Outcome o =
+          run(
+              Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "abc"),
+              "{\"cniVersion\":\"1.0.0\",\"endpoint\":\""
+                  + sock
+                  + "\",\"timeout\":0.3,\"padding\":\""
+                  + padding
+                  + "\"}");
+      released.countDown();
+      agent.join();
+      assertEquals(1, o.code);
+      assertTrue(o.stdout.contains("\"code\":110,"), o.stdout);
+      assertTrue(System.nanoTime() - start >= 300_000_000L, "gave up before the timeout");
+    }
+  }
+
+  @Test
+  @Timeout(30)
   void anAgentThatDoesNotAnswerInTimeIsSartsTimeoutError() throws Exception {
     Path sock = dir.resolve("mute.sock");
     try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {

@@ -36,12 +36,22 @@ import java.util.logging.Logger;
  * <pre>
  * ./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20
  * </pre>
+ *
+ * <p>{@code -Dbench.baseline=DIR} (a {@code sart-cni/target/dist} of another build, e.g. from a
+ * {@code git worktree} of the commit before a change) times that plugin's ADD and DEL too, in the
+ * same rounds against the same agent, in an order that alternates with this build's: a change of a
+ * millisecond is read from the two side by side, not from two runs.
  */
 public final class CniBenchmark {
   static final Path PTP_DIR = Path.of("/usr/lib/cni");
 
   /** The CPU slots of sart-cni's, sart-veth's and sart-router's VERSION and the floor's. */
   private static final int[] JVM_VERSION_KINDS = {4, 7, 8, 9};
+
+  /** The CPU slots of the baseline plugin's ADD and DEL ({@code -Dbench.baseline}). */
+  private static final int BASELINE_ADD = 10;
+
+  private static final int BASELINE_DEL = 11;
 
   /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
   private static final Logger CNI_LOG = Logger.getLogger("dev.sart.agent.cni");
@@ -114,6 +124,17 @@ public final class CniBenchmark {
               .toString();
 
       String[] jvmVersion = {sart, sartVeth, sartRouter, floor};
+      String baselineDir = System.getProperty("bench.baseline", "");
+      String baseline =
+          baselineDir.isEmpty()
+              ? null
+              : Path.of(baselineDir).toAbsolutePath().resolve("sart-cni").toString();
+      if (baseline != null && !Files.isExecutable(Path.of(baseline))) {
+        throw new IllegalStateException("-Dbench.baseline: no plugin at " + baseline);
+      }
+      // wall and CPU of ADD and DEL: this build's [0], [1] and the baseline's [2], [3]
+      long[][] versus = new long[4][rounds];
+      long[][] versusCpu = new long[4][rounds];
       try (CniAgent agent = CniAgent.start(config)) {
         long[][] samples = new long[12][rounds];
         long[][] cpu = new long[7][rounds];
@@ -123,9 +144,24 @@ public final class CniBenchmark {
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
           measuring[0] = i >= 0;
+          long baseAdd = 0;
+          long baseDel = 0;
+          boolean baseFirst = i % 2 == 0;
+          if (baseline != null && baseFirst) {
+            baseAdd =
+                time(BASELINE_ADD, cat(inNode, baseline), env("ADD", id + "b", sartPod), sartConf);
+            baseDel =
+                time(BASELINE_DEL, cat(inNode, baseline), env("DEL", id + "b", sartPod), sartConf);
+          }
           long add = time(0, cat(inNode, sart), env("ADD", id, sartPod), sartConf);
           long ptpAdd = time(1, cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf);
           long del = time(2, cat(inNode, sart), env("DEL", id, sartPod), sartConf);
+          if (baseline != null && !baseFirst) {
+            baseAdd =
+                time(BASELINE_ADD, cat(inNode, baseline), env("ADD", id + "b", sartPod), sartConf);
+            baseDel =
+                time(BASELINE_DEL, cat(inNode, baseline), env("DEL", id + "b", sartPod), sartConf);
+          }
           long ptpDel = time(3, cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf);
           long ptpVersion = time(5, List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf);
           long exec = time(6, cat(inNode, "true"), Map.of(), "");
@@ -159,6 +195,14 @@ public final class CniBenchmark {
             chainedCpu[0][i] = lastCpu[7][0];
             chainedCpu[1][i] = lastCpu[8][0];
             floorCpu[i] = lastCpu[9][0];
+            long[] v = {add, del, baseAdd, baseDel};
+            long[] vc = {
+              lastCpu[0][0], lastCpu[2][0], lastCpu[BASELINE_ADD][0], lastCpu[BASELINE_DEL][0]
+            };
+            for (int k = 0; k < 4; k++) {
+              versus[k][i] = v[k];
+              versusCpu[k][i] = vc[k];
+            }
           }
         }
         String[] names = {"ADD", "DEL", "VERSION"};
@@ -231,6 +275,22 @@ public final class CniBenchmark {
               pct(chainedCpu[k], 50),
               pct(chainedCpu[k], 50) / pct(cpu[4], 50));
         }
+        if (baseline != null) {
+          System.out.printf(
+              "%nThis build against the baseline %s (the same rounds, alternating), ms, p50:%n",
+              baselineDir);
+          System.out.printf(
+              "%-26s %9s %9s %9s %9s %9s %9s%n", "", "wall", "base", "diff", "CPU", "base", "diff");
+          for (int k = 0; k < 2; k++) {
+            double w = pct(versus[k], 50);
+            double bw = pct(versus[k + 2], 50);
+            double c = pct(versusCpu[k], 50);
+            double bc = pct(versusCpu[k + 2], 50);
+            System.out.printf(
+                "%-26s %9.1f %9.1f %+9.1f %9.1f %9.1f %+9.1f%n",
+                k == 0 ? "ADD" : "DEL", w, bw, w - bw, c, bc, c - bc);
+          }
+        }
         synchronized (phases) {
           if (!phases.isEmpty()) {
             System.out.printf(
@@ -282,7 +342,7 @@ public final class CniBenchmark {
    * Per kind of call, the last call's CPU: the child's (with its waited-for children) and this
    * JVM's, ns.
    */
-  private static final long[][] lastCpu = new long[10][2];
+  private static final long[][] lastCpu = new long[12][2];
 
   private static final MethodHandle GETRUSAGE =
       Linker.nativeLinker()

@@ -153,6 +153,30 @@ class ImageTest {
   }
 
   /**
+   * The two conf files the plugin parses at every forwarded call are the JDK's without their
+   * comments (base.sh): the same properties, a small part of the bytes.
+   */
+  @Test
+  void sartCniRuntimesConfHasTheJdksPropertiesWithoutItsComments() throws IOException {
+    for (String f : List.of("security/java.security", "net.properties")) {
+      Path jdk = Path.of(System.getProperty("java.home"), "conf", f);
+      Path image = root.resolve("opt/sart/cni/sart-cni.jre/conf").resolve(f);
+      assertEquals(properties(jdk), properties(image), f);
+      assertTrue(
+          Files.size(image) * 5 < Files.size(jdk),
+          f + ": " + Files.size(image) + " bytes against the JDK's " + Files.size(jdk));
+    }
+  }
+
+  private static java.util.Properties properties(Path file) throws IOException {
+    var p = new java.util.Properties();
+    try (var in = Files.newInputStream(file)) {
+      p.load(in);
+    }
+    return p;
+  }
+
+  /**
    * The plugin's launcher starts the JVM from the cache trained for the image's {@code
    * sart-cni.jre} and jar (deploy/src/build/cni-aot.sh): with {@code -XX:AOTMode=on} (through
    * {@code JDK_JAVA_OPTIONS}: the launcher takes no JVM options) a JVM given no cache, or one it

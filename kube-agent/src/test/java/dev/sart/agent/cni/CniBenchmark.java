@@ -37,10 +37,13 @@ import java.util.logging.Logger;
  * ./mvnw -B -q -pl kube-agent -am -Pcni-bench -DskipTests verify   # as root; -Dbench.rounds=200 -Dbench.warmup=20
  * </pre>
  *
- * <p>{@code -Dbench.baseline=DIR} (a {@code sart-cni/target/dist} of another build, e.g. from a
- * {@code git worktree} of the commit before a change) times that plugin's ADD and DEL too, in the
- * same rounds against the same agent, in an order that alternates with this build's: a change of a
- * millisecond is read from the two side by side, not from two runs.
+ * <p>{@code -Dbench.plugin=DIR} times the plugin of another payload instead of {@code
+ * sart-cni/target/dist}'s: the image's {@code /opt/sart/cni} (unpacked), on its own {@code
+ * sart-cni.jre}; the JVM floor is then that runtime's. {@code -Dbench.baseline=DIR} (a {@code
+ * sart-cni/target/dist} of another build, e.g. from a {@code git worktree} of the commit before a
+ * change) times that plugin's ADD and DEL too, in the same rounds against the same agent, in an
+ * order that alternates with this build's: a change of a millisecond is read from the two side by
+ * side, not from two runs.
  */
 public final class CniBenchmark {
   static final Path PTP_DIR = Path.of("/usr/lib/cni");
@@ -113,14 +116,19 @@ public final class CniBenchmark {
               + "\"ipam\":{\"type\":\"host-local\",\"ranges\":[[{\"subnet\":\"203.0.113.0/24\"}]],\"dataDir\":\""
               + t.dir().resolve("host-local")
               + "\"}}";
-      String sart = CniRuntime.PLUGIN.toString();
+      // -Dbench.plugin=DIR: another payload, e.g. the image's /opt/sart/cni (its own runtime)
+      String pluginDir = System.getProperty("bench.plugin", "");
+      Path plugin =
+          pluginDir.isEmpty()
+              ? CniRuntime.PLUGIN
+              : Path.of(pluginDir).toAbsolutePath().resolve("sart-cni");
+      String sart = plugin.toString();
       String ptp = PTP_DIR.resolve("ptp").toString();
-      String sartVeth = CniRuntime.PLUGIN.resolveSibling("sart-veth").toString();
-      String sartRouter = CniRuntime.PLUGIN.resolveSibling("sart-router").toString();
+      String sartVeth = plugin.resolveSibling("sart-veth").toString();
+      String sartRouter = plugin.resolveSibling("sart-router").toString();
       List<String> inNode = List.of("ip", "netns", "exec", node.netns());
       String floor =
-          JvmFloor.create(
-                  CniRuntime.PLUGIN.getParent(), Path.of("target/cni-bench-floor").toAbsolutePath())
+          JvmFloor.create(plugin.getParent(), Path.of("target/cni-bench-floor").toAbsolutePath())
               .toString();
 
       String[] jvmVersion = {sart, sartVeth, sartRouter, floor};

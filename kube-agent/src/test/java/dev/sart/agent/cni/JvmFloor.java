@@ -42,12 +42,23 @@ final class JvmFloor {
       out.write(Files.readAllBytes(classes.resolve("dev/sart/cni/SartCni.class")));
       out.closeEntry();
     }
-    for (String f : List.of("sart-cni", "sart-cni.java-home")) {
-      Files.copy(
-          dist.resolve(f),
-          dir.resolve(f),
-          StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.COPY_ATTRIBUTES);
+    // the launcher, and the runtime it finds: a JDK named in sart-cni.java-home (target/dist) or
+    // sart-cni.jre next to it (the image's payload); no cache of an earlier run (the launcher would
+    // pass it to the training, and it may be another runtime's)
+    for (String f : List.of("sart-cni", "sart-cni.java-home", "sart-cni.aot")) {
+      Files.deleteIfExists(dir.resolve(f));
+      if (!f.endsWith(".aot") && Files.exists(dist.resolve(f))) {
+        Files.copy(
+            dist.resolve(f),
+            dir.resolve(f),
+            StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.COPY_ATTRIBUTES);
+      }
+    }
+    Path jre = dir.resolve("sart-cni.jre");
+    Files.deleteIfExists(jre);
+    if (Files.isDirectory(dist.resolve("sart-cni.jre"))) {
+      Files.createSymbolicLink(jre, dist.resolve("sart-cni.jre").toAbsolutePath());
     }
     Path launcher = dir.resolve("sart-cni");
     // the launcher passes no cache while there is none; JDK_JAVA_OPTIONS adds the output

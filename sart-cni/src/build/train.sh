@@ -1,11 +1,12 @@
 #!/bin/sh
-# Trains the plugin's JDK 25 AOT cache (JEP 514: one run of dev.sart.cni.Training with
-# -XX:AOTCacheOutput) with a given runtime and jar: dist.sh for target/dist (the build JDK), and the
-# image's build (deploy/src/build/cni-aot.sh) for /opt/sart/cni (its jlink'ed sart-cni.jre). A cache
-# is used only with the runtime and the jar it was made with (their paths may move together; their
-# sizes and modification times may not).
+# Trains the plugin's two JDK 25 AOT caches (JEP 514: -XX:AOTCacheOutput) with a given runtime and
+# jar: OUT from one run of dev.sart.cni.Training (every command), OUT's name with -version.aot from
+# one VERSION call. Used by dist.sh for target/dist (the build JDK), and by the image's build
+# (deploy/src/build/cni-aot.sh) for /opt/sart/cni (its jlink'ed sart-cni.jre). A cache is used only
+# with the runtime and the jar it was made with (their paths may move together; their sizes and
+# modification times may not).
 # Arguments: the java of the stand-in agent (any JDK 25: its JVM is not recorded), the java of the
-# recorded run (the runtime the plugin will run on), the jar, the cache to write.
+# recorded run (the runtime the plugin will run on), the jar, OUT.
 set -eu
 agent_java=$1 java=$2 jar=$3 out=$4
 rm -f "$out"
@@ -29,3 +30,14 @@ done
   --add-exports java.base/sun.security.jca=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
   -cp "$jar" dev.sart.cni.Training "$sock"
 [ -s "$out" ] || { echo "train.sh: the AOT cache $out was not written" >&2; exit 1; }
+# VERSION's own cache (the launcher chooses it by CNI_COMMAND): one VERSION call through the
+# plugin's main, as the launcher starts it, and nothing else
+version_out=${out%.aot}-version.aot
+rm -f "$version_out"
+printf '{"cniVersion":"1.1.0","name":"training","type":"sart-cni"}' | CNI_COMMAND=VERSION \
+  "$java" -XX:AOTCacheOutput="$version_out" -Xlog:disable -Xlog:all=error:stderr \
+  -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
+  --add-exports java.base/sun.security.jca=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
+  -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni
+echo
+[ -s "$version_out" ] || { echo "train.sh: the AOT cache $version_out was not written" >&2; exit 1; }

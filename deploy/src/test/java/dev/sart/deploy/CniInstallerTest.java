@@ -180,9 +180,11 @@ class CniInstallerTest {
                   throw new java.io.UncheckedIOException(e);
                 }
               });
+      // from the plugin's AOT cache (VERSION's is another): a JVM that cannot use it exits
       var add =
           plugin(
               PLUGIN_CONF,
+              "JDK_JAVA_OPTIONS=-XX:AOTMode=on",
               "CNI_COMMAND=ADD",
               "CNI_CONTAINERID=c0ffee",
               "CNI_NETNS=/var/run/netns/pod",

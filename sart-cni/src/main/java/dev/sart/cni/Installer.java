@@ -20,21 +20,27 @@ import java.util.Map;
  * --src-conf-dir} (/host/etc/cni/net.d). Other configurations in {@code --conf-dir} are removed
  * first: a runtime uses the first one by name.
  *
- * <p>The plugin is three files (launcher, jar, AOT cache), plus the launcher under the names of the
- * chained plugins ({@code sart-veth}, {@code sart-router}; optional: an image without them installs
- * {@code sart-cni} alone), and, when {@code --src-bin-dir} has it, the Java runtime the launcher
- * finds next to itself ({@code sart-cni.jre/}: a node has no JDK). Files are copied with their
- * modification times, which the AOT cache checks against the jar, and renamed into place so that a
- * runtime never executes a half-written file. The runtime is a directory, which rename(2) cannot
- * swap for another: it is copied to {@code .sart-cni.jre-<digest>/} and {@code sart-cni.jre} is a
- * symbolic link to it, replaced by a rename (the previous runtime stays until the next install, for
- * a plugin still starting on it). The order is runtime, jar, cache, launcher: a new launcher never
- * starts with an old jar (an old launcher on a new jar works; a cache that does not match its jar
- * is skipped by the JVM).
+ * <p>The plugin is four files (launcher, jar, its AOT cache and VERSION's), plus the launcher under
+ * the names of the chained plugins ({@code sart-veth}, {@code sart-router}; optional: an image
+ * without them installs {@code sart-cni} alone), and, when {@code --src-bin-dir} has it, the Java
+ * runtime the launcher finds next to itself ({@code sart-cni.jre/}: a node has no JDK). Files are
+ * copied with their modification times, which the AOT cache checks against the jar, and renamed
+ * into place so that a runtime never executes a half-written file. The runtime is a directory,
+ * which rename(2) cannot swap for another: it is copied to {@code .sart-cni.jre-<digest>/} and
+ * {@code sart-cni.jre} is a symbolic link to it, replaced by a rename (the previous runtime stays
+ * until the next install, for a plugin still starting on it). The order is runtime, jar, cache,
+ * launcher: a new launcher never starts with an old jar (an old launcher on a new jar works; a
+ * cache that does not match its jar is skipped by the JVM).
  */
 final class Installer {
   static final List<String> DEFAULT_BINARIES =
-      List.of("sart-cni.jar", "sart-cni.aot", "sart-cni", "sart-veth", "sart-router");
+      List.of(
+          "sart-cni.jar",
+          "sart-cni.aot",
+          "sart-cni-version.aot",
+          "sart-cni",
+          "sart-veth",
+          "sart-router");
   static final String RUNTIME = "sart-cni.jre";
   static final String CONFLIST = "10-netconf.conflist";
 

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The plugin as installed (its three files copied elsewhere, times kept): it uses the AOT cache
- * trained at build time, and still answers, with nothing but the CNI output on stdout, when the
- * cache is missing, stale (another jar) or corrupt.
+ * The plugin as installed (its files copied elsewhere, times kept): it uses the AOT caches trained
+ * at build time (VERSION its own), and still answers, with nothing but the CNI output on stdout,
+ * when a cache is missing, stale (another jar) or corrupt.
  */
 class CniLauncherTest {
   private static final String VERSION_OUT =
@@ -34,10 +34,22 @@ class CniLauncherTest {
             "sart-router",
             "sart-cni.jar",
             "sart-cni.aot",
+            "sart-cni-version.aot",
             "sart-cni.java-home")) {
       Files.copy(dist.resolve(f), dir.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
     }
     return dir.resolve("sart-cni");
+  }
+
+  /** STATUS with no agent: sart's error, alone on stdout. */
+  private void assertNotAvailable(Path plugin) {
+    String out =
+        Shell.exec(
+                List.of("env", "-i", "CNI_COMMAND=STATUS", plugin.toString()),
+                "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}")
+            .stdout();
+    assertEquals(true, out.startsWith("{\"cniVersion\":\"1.0.0\",\"code\":50,"), out);
+    assertEquals(1, out.lines().count(), out);
   }
 
   private static String version(Path plugin) {
@@ -89,6 +101,47 @@ class CniLauncherTest {
     assertEquals(chained, v.stdout(), "the cache holds with the plugin's name: " + v.stderr());
   }
 
+  /**
+   * VERSION starts from its own cache, every other command from the plugin's: with {@code
+   * -XX:AOTMode=on} (through {@code JDK_JAVA_OPTIONS}) a JVM whose cache cannot be used exits
+   * instead of answering, so a broken cache shows which one a command was given.
+   */
+  @Test
+  void versionStartsFromItsOwnCacheAndTheOtherCommandsFromThePlugins() throws Exception {
+    Path plugin = install();
+    Path aot = dir.resolve("sart-cni.aot");
+    Path versionAot = dir.resolve("sart-cni-version.aot");
+    Path saved = Files.copy(aot, dir.resolve("saved.aot"), StandardCopyOption.COPY_ATTRIBUTES);
+    // STATUS with no agent: sart's "not available" error, when the JVM starts at all
+    String status = "\"code\":50";
+
+    Files.write(aot, new byte[] {1, 2, 3, 4});
+    assertEquals(VERSION_OUT, strict(plugin, "VERSION").stdout());
+    var broken = strict(plugin, "STATUS");
+    assertEquals(false, broken.stdout().contains(status), broken.stdout());
+
+    Files.move(saved, aot, StandardCopyOption.REPLACE_EXISTING);
+    Files.write(versionAot, new byte[] {1, 2, 3, 4});
+    var fine = strict(plugin, "STATUS");
+    assertEquals(true, fine.stdout().contains(status), fine.stdout() + fine.stderr());
+    assertNotEquals(VERSION_OUT, strict(plugin, "VERSION").stdout());
+  }
+
+  private Shell.Result strict(Path plugin, String command) {
+    return Shell.exec(
+        List.of(
+            "env",
+            "-i",
+            "CNI_COMMAND=" + command,
+            "CNI_CONTAINERID=c",
+            "CNI_IFNAME=eth0",
+            "CNI_NETNS=/var/run/netns/none",
+            "CNI_PATH=/opt/cni/bin",
+            "JDK_JAVA_OPTIONS=-XX:AOTMode=on",
+            plugin.toString()),
+        "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}");
+  }
+
   @Test
   void aMissingStaleOrCorruptCacheOnlyCostsTime() throws Exception {
     Path plugin = install();
@@ -109,12 +162,18 @@ class CniLauncherTest {
     }
     Files.move(rebuilt, jar, StandardCopyOption.REPLACE_EXISTING);
     assertEquals(VERSION_OUT, version(plugin));
+    assertNotAvailable(plugin);
 
+    Path versionAot = dir.resolve("sart-cni-version.aot");
     Files.write(aot, new byte[] {1, 2, 3, 4});
+    Files.write(versionAot, new byte[] {1, 2, 3, 4});
     assertEquals(VERSION_OUT, version(plugin));
+    assertNotAvailable(plugin);
 
     Files.delete(aot);
+    Files.delete(versionAot);
     assertEquals(VERSION_OUT, version(plugin));
+    assertNotAvailable(plugin);
 
     Files.delete(dir.resolve("sart-cni.java-home"));
     Shell.Result noJava =

@@ -45,7 +45,8 @@ final class JvmFloor {
     // the launcher, and the runtime it finds: a JDK named in sart-cni.java-home (target/dist) or
     // sart-cni.jre next to it (the image's payload); no cache of an earlier run (the launcher would
     // pass it to the training, and it may be another runtime's)
-    for (String f : List.of("sart-cni", "sart-cni.java-home", "sart-cni.aot")) {
+    for (String f :
+        List.of("sart-cni", "sart-cni.java-home", "sart-cni.aot", "sart-cni-version.aot")) {
       Files.deleteIfExists(dir.resolve(f));
       if (!f.endsWith(".aot") && Files.exists(dist.resolve(f))) {
         Files.copy(

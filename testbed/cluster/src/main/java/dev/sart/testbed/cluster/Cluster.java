@@ -335,7 +335,7 @@ public final class Cluster implements AutoCloseable {
                 "--conf-dir",
                 n.cniConfDir().toString(),
                 "--binaries",
-                "sart-cni,sart-cni.jar,sart-cni.aot,sart-cni.java-home"));
+                "sart-cni,sart-cni.jar,sart-cni.aot,sart-cni-version.aot,sart-cni.java-home"));
     if (!r.ok()) {
       throw new IllegalStateException("cni-installer on " + n.name() + ": " + r.stderr());
     }

@@ -39,5 +39,4 @@ printf '{"cniVersion":"1.1.0","name":"training","type":"sart-cni"}' | CNI_COMMAN
   -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
   --add-exports java.base/sun.security.jca=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
   -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni
-echo
 [ -s "$version_out" ] || { echo "train.sh: the AOT cache $version_out was not written" >&2; exit 1; }

@@ -28,7 +28,7 @@ import java.util.Map;
  * into place so that a runtime never executes a half-written file. The runtime is a directory,
  * which rename(2) cannot swap for another: it is copied to {@code .sart-cni.jre-<digest>/} and
  * {@code sart-cni.jre} is a symbolic link to it, replaced by a rename (the previous runtime stays
- * until the next install, for a plugin still starting on it). The order is runtime, jar, cache,
+ * until the next install, for a plugin still starting on it). The order is runtime, jar, caches,
  * launcher: a new launcher never starts with an old jar (an old launcher on a new jar works; a
  * cache that does not match its jar is skipped by the JVM).
  */

@@ -25,18 +25,17 @@ until [ -S "$sock" ]; do
   sleep 0.1
 done
 # the same flags as the launcher's (the cache records the GC, heap layout and module options)
-"$java" -XX:AOTCacheOutput="$out" -Xlog:disable -Xlog:all=error:stderr \
-  -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
-  --add-exports java.base/sun.security.jca=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
-  -cp "$jar" dev.sart.cni.Training "$sock"
+flags="-Xlog:disable -Xlog:all=error:stderr -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m
+  -Xmx64m -XX:ReservedCodeCacheSize=8m --add-exports java.base/sun.security.jca=ALL-UNNAMED
+  --add-exports java.base/sun.nio.ch=ALL-UNNAMED"
+# shellcheck disable=SC2086
+"$java" -XX:AOTCacheOutput="$out" $flags -cp "$jar" dev.sart.cni.Training "$sock"
 [ -s "$out" ] || { echo "train.sh: the AOT cache $out was not written" >&2; exit 1; }
 # VERSION's own cache (the launcher chooses it by CNI_COMMAND): one VERSION call through the
 # plugin's main, as the launcher starts it, and nothing else
 version_out=${out%.aot}-version.aot
 rm -f "$version_out"
+# shellcheck disable=SC2086
 printf '{"cniVersion":"1.1.0","name":"training","type":"sart-cni"}' | CNI_COMMAND=VERSION \
-  "$java" -XX:AOTCacheOutput="$version_out" -Xlog:disable -Xlog:all=error:stderr \
-  -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m -Xmx64m -XX:ReservedCodeCacheSize=8m \
-  --add-exports java.base/sun.security.jca=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED \
-  -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni
+  "$java" -XX:AOTCacheOutput="$version_out" $flags -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni
 [ -s "$version_out" ] || { echo "train.sh: the AOT cache $version_out was not written" >&2; exit 1; }

@@ -152,23 +152,17 @@ public final class CniBenchmark {
         for (int i = -warmup; i < rounds; i++) {
           String id = "bench" + (i + warmup);
           measuring[0] = i >= 0;
-          long baseAdd = 0;
-          long baseDel = 0;
+          // the baseline's ADD and DEL, before this build's in even rounds and after them in odd
+          long[] base = {0, 0};
           boolean baseFirst = i % 2 == 0;
           if (baseline != null && baseFirst) {
-            baseAdd =
-                time(BASELINE_ADD, cat(inNode, baseline), env("ADD", id + "b", sartPod), sartConf);
-            baseDel =
-                time(BASELINE_DEL, cat(inNode, baseline), env("DEL", id + "b", sartPod), sartConf);
+            base = addAndDel(baseline, inNode, id + "b", sartPod, sartConf);
           }
           long add = time(0, cat(inNode, sart), env("ADD", id, sartPod), sartConf);
           long ptpAdd = time(1, cat(inNode, ptp), env("ADD", id, ptpPod), ptpConf);
           long del = time(2, cat(inNode, sart), env("DEL", id, sartPod), sartConf);
           if (baseline != null && !baseFirst) {
-            baseAdd =
-                time(BASELINE_ADD, cat(inNode, baseline), env("ADD", id + "b", sartPod), sartConf);
-            baseDel =
-                time(BASELINE_DEL, cat(inNode, baseline), env("DEL", id + "b", sartPod), sartConf);
+            base = addAndDel(baseline, inNode, id + "b", sartPod, sartConf);
           }
           long ptpDel = time(3, cat(inNode, ptp), env("DEL", id, ptpPod), ptpConf);
           long ptpVersion = time(5, List.of(ptp), Map.of("CNI_COMMAND", "VERSION"), ptpConf);
@@ -203,7 +197,7 @@ public final class CniBenchmark {
             chainedCpu[0][i] = lastCpu[7][0];
             chainedCpu[1][i] = lastCpu[8][0];
             floorCpu[i] = lastCpu[9][0];
-            long[] v = {add, del, baseAdd, baseDel};
+            long[] v = {add, del, base[0], base[1]};
             long[] vc = {
               lastCpu[0][0], lastCpu[2][0], lastCpu[BASELINE_ADD][0], lastCpu[BASELINE_DEL][0]
             };
@@ -324,6 +318,15 @@ public final class CniBenchmark {
     long start = System.nanoTime();
     CniRuntime.inProcess(env, conf).ok();
     return System.nanoTime() - start;
+  }
+
+  /** The baseline plugin's ADD then DEL of one attachment, as CPU slots BASELINE_ADD, _DEL. */
+  private static long[] addAndDel(
+      String plugin, List<String> inNode, String id, Node pod, String conf)
+      throws IOException, InterruptedException {
+    long add = time(BASELINE_ADD, cat(inNode, plugin), env("ADD", id, pod), conf);
+    long del = time(BASELINE_DEL, cat(inNode, plugin), env("DEL", id, pod), conf);
+    return new long[] {add, del};
   }
 
   private static Map<String, String> env(String command, String id, Node pod) {

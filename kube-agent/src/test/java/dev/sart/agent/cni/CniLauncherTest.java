@@ -20,6 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * when a cache is missing, stale (another jar) or corrupt.
  */
 class CniLauncherTest {
+  /** STATUS's answer with no agent (CNI error 50). */
+  private static final String NOT_AVAILABLE = "{\"cniVersion\":\"1.0.0\",\"code\":50,";
+
   private static final String VERSION_OUT =
       "{\"cniVersion\":\"1.0.0\",\"supportedVersions\":[\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n";
 
@@ -43,13 +46,30 @@ class CniLauncherTest {
 
   /** STATUS with no agent: sart's error, alone on stdout. */
   private void assertNotAvailable(Path plugin) {
-    String out =
-        Shell.exec(
-                List.of("env", "-i", "CNI_COMMAND=STATUS", plugin.toString()),
-                "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}")
-            .stdout();
-    assertEquals(true, out.startsWith("{\"cniVersion\":\"1.0.0\",\"code\":50,"), out);
+    String out = call(plugin, "STATUS").stdout();
+    assertEquals(true, out.startsWith(NOT_AVAILABLE), out);
     assertEquals(1, out.lines().count(), out);
+  }
+
+  /**
+   * {@code command} as a runtime calls the plugin (with an endpoint nobody listens on), the
+   * environment only the CNI variables and {@code jvmEnv}.
+   */
+  private Shell.Result call(Path plugin, String command, String... jvmEnv) {
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                "env",
+                "-i",
+                "CNI_COMMAND=" + command,
+                "CNI_CONTAINERID=c",
+                "CNI_IFNAME=eth0",
+                "CNI_NETNS=/var/run/netns/none",
+                "CNI_PATH=/opt/cni/bin"));
+    argv.addAll(List.of(jvmEnv));
+    argv.add(plugin.toString());
+    return Shell.exec(
+        argv, "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}");
   }
 
   private static String version(Path plugin) {
@@ -112,34 +132,18 @@ class CniLauncherTest {
     Path aot = dir.resolve("sart-cni.aot");
     Path versionAot = dir.resolve("sart-cni-version.aot");
     Path saved = Files.copy(aot, dir.resolve("saved.aot"), StandardCopyOption.COPY_ATTRIBUTES);
-    // STATUS with no agent: sart's "not available" error, when the JVM starts at all
-    String status = "\"code\":50";
+    String strict = "JDK_JAVA_OPTIONS=-XX:AOTMode=on";
 
     Files.write(aot, new byte[] {1, 2, 3, 4});
-    assertEquals(VERSION_OUT, strict(plugin, "VERSION").stdout());
-    var broken = strict(plugin, "STATUS");
-    assertEquals(false, broken.stdout().contains(status), broken.stdout());
+    assertEquals(VERSION_OUT, call(plugin, "VERSION", strict).stdout());
+    var broken = call(plugin, "STATUS", strict);
+    assertEquals(false, broken.stdout().startsWith(NOT_AVAILABLE), broken.stdout());
 
     Files.move(saved, aot, StandardCopyOption.REPLACE_EXISTING);
     Files.write(versionAot, new byte[] {1, 2, 3, 4});
-    var fine = strict(plugin, "STATUS");
-    assertEquals(true, fine.stdout().contains(status), fine.stdout() + fine.stderr());
-    assertNotEquals(VERSION_OUT, strict(plugin, "VERSION").stdout());
-  }
-
-  private Shell.Result strict(Path plugin, String command) {
-    return Shell.exec(
-        List.of(
-            "env",
-            "-i",
-            "CNI_COMMAND=" + command,
-            "CNI_CONTAINERID=c",
-            "CNI_IFNAME=eth0",
-            "CNI_NETNS=/var/run/netns/none",
-            "CNI_PATH=/opt/cni/bin",
-            "JDK_JAVA_OPTIONS=-XX:AOTMode=on",
-            plugin.toString()),
-        "{\"cniVersion\":\"1.0.0\",\"endpoint\":\"" + dir.resolve("absent.sock") + "\"}");
+    var fine = call(plugin, "STATUS", strict);
+    assertEquals(true, fine.stdout().startsWith(NOT_AVAILABLE), fine.stdout() + fine.stderr());
+    assertNotEquals(VERSION_OUT, call(plugin, "VERSION", strict).stdout());
   }
 
   @Test

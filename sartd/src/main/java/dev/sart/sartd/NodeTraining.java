@@ -115,7 +115,10 @@ final class NodeTraining {
     Training.scrape(agentMetrics, "");
     Training.scrape(fibMetrics, "");
     cluster.getOutputStream().close();
-    cluster.waitFor(10, TimeUnit.SECONDS);
+    if (cluster.waitFor(10, TimeUnit.SECONDS)) {
+      // the cluster's kubeconfig and log; a training that failed keeps them
+      Training.deleteTree(dir);
+    }
     // the JVM writes the AOT cache at exit (the daemon's shutdown hook stops it first)
     System.exit(0);
   }

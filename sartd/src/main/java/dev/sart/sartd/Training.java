@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * The training run of sartd's JDK 25 AOT cache (JEP 483, 514, 515), run once at build time with
@@ -99,6 +101,9 @@ final class Training {
       }
       Thread.sleep(20);
     }
+    // sartd read its file at start and does not watch it: nothing of the run is left in /tmp
+    Files.delete(conf);
+    Files.delete(dir);
     scrape(metricsPort, "sart_bgp_session_up");
     Thread.sleep(1500);
     scrape(metricsPort, "sart_bgp_session_up");
@@ -124,6 +129,15 @@ final class Training {
       if (!answer.startsWith("HTTP/1.1 200") || !answer.contains(holding)) {
         throw new IllegalStateException(
             "training: /metrics answered " + answer.lines().findFirst().orElse(""));
+      }
+    }
+  }
+
+  /** Deletes {@code dir} and everything under it. */
+  static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
       }
     }
   }

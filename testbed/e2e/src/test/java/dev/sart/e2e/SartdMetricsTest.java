@@ -36,12 +36,13 @@ class SartdMetricsTest {
     t.link(s, p).addresses("192.0.2.2/24", "192.0.2.1/24");
     SartdNode sart = SartdNode.start(s, "--as", "65001", "--router-id", "192.0.2.2");
     // three prefixes, one of which FRR sends with our AS in its path (a loop: received, not
-    // accepted)
+    // accepted); FRR waits for sartd's connection, so that there is one OPEN each way (when both
+    // connect at once, the collision (RFC 4271 §6.8) makes it two)
     Frr frr =
         new Frr(
             p,
             RouterConfig.of(65000, "192.0.2.1")
-                .neighbor(Neighbor.of("192.0.2.2", 65001))
+                .neighbor(Neighbor.of("192.0.2.2", 65001).asPassive())
                 .originate("198.51.100.0/25", "198.51.100.128/25", "203.0.113.0/24"));
     frr.start();
     frr.vtysh(

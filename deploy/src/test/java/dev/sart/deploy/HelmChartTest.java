@@ -138,7 +138,8 @@ class HelmChartTest {
               nodeSelector: {sart.terassyi.net/bgp: "true"}
               tolerations: [{key: dedicated, operator: Exists}]
               resources: {requests: {cpu: 50m}}
-            controller: {replicas: 3, tolerations: [{key: infra, operator: Exists}]}
+              javaOptions: -Xmn8m -Xlog:gc
+            controller: {replicas: 3, tolerations: [{key: infra, operator: Exists}], javaOptions: -Xmx256m}
             cni: {binDir: /usr/libexec/cni}
             """);
     JsonNode pod = Manifests.one(docs, "DaemonSet", "sartd-node").at("/spec/template/spec");
@@ -150,9 +151,12 @@ class HelmChartTest {
     assertEquals(
         "[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]", pod.path("tolerations").toString());
     assertEquals("50m", pod.at("/containers/0/resources/requests/cpu").asText());
+    assertEquals("-Xmn8m -Xlog:gc", env(pod.at("/containers/0"), "SARTD_JAVA_OPTS"));
     assertTrue(pod.path("volumes").toString().contains("\"path\":\"/usr/libexec/cni\""));
     JsonNode controller = Manifests.one(docs, "Deployment", "sart-controller");
     assertEquals(3, controller.at("/spec/replicas").asInt());
+    assertEquals(
+        "-Xmx256m", env(controller.at("/spec/template/spec/containers/0"), "SARTD_JAVA_OPTS"));
     assertEquals(
         List.of("node-role.kubernetes.io/control-plane", "node.kubernetes.io/not-ready", "infra"),
         controller.at("/spec/template/spec/tolerations").findValuesAsText("key"));
@@ -307,5 +311,16 @@ class HelmChartTest {
       return "";
     }
     return a.equals(b) ? "" : at + ": " + a + " against " + b;
+  }
+
+  /** The value of the container's environment variable {@code name}; fails when it has none. */
+  private static String env(JsonNode container, String name) {
+    for (JsonNode e : container.path("env")) {
+      if (e.path("name").asText().equals(name)) {
+        return e.path("value").asText();
+      }
+    }
+    throw new AssertionError(
+        container.path("name").asText() + " has no " + name + ": " + container.path("env"));
   }
 }

@@ -151,12 +151,13 @@ class HelmChartTest {
     assertEquals(
         "[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]", pod.path("tolerations").toString());
     assertEquals("50m", pod.at("/containers/0/resources/requests/cpu").asText());
-    assertEquals("-Xmn8m -Xlog:gc", env(pod.at("/containers/0"), "SARTD_JAVA_OPTS"));
+    assertEquals("-Xmn8m -Xlog:gc", Manifests.env(pod.at("/containers/0")).get("SARTD_JAVA_OPTS"));
     assertTrue(pod.path("volumes").toString().contains("\"path\":\"/usr/libexec/cni\""));
     JsonNode controller = Manifests.one(docs, "Deployment", "sart-controller");
     assertEquals(3, controller.at("/spec/replicas").asInt());
     assertEquals(
-        "-Xmx256m", env(controller.at("/spec/template/spec/containers/0"), "SARTD_JAVA_OPTS"));
+        "-Xmx256m",
+        Manifests.env(controller.at("/spec/template/spec/containers/0")).get("SARTD_JAVA_OPTS"));
     assertEquals(
         List.of("node-role.kubernetes.io/control-plane", "node.kubernetes.io/not-ready", "infra"),
         controller.at("/spec/template/spec/tolerations").findValuesAsText("key"));
@@ -311,16 +312,5 @@ class HelmChartTest {
       return "";
     }
     return a.equals(b) ? "" : at + ": " + a + " against " + b;
-  }
-
-  /** The value of the container's environment variable {@code name}; fails when it has none. */
-  private static String env(JsonNode container, String name) {
-    for (JsonNode e : container.path("env")) {
-      if (e.path("name").asText().equals(name)) {
-        return e.path("value").asText();
-      }
-    }
-    throw new AssertionError(
-        container.path("name").asText() + " has no " + name + ": " + container.path("env"));
   }
 }

@@ -95,8 +95,8 @@ final class Manifests {
     return sartd;
   }
 
-  /** The container's command and args, with the kubelet's $(VAR) substitution from its env. */
-  static List<String> argv(JsonNode container) {
+  /** The container's env as the kubelet gives it (fieldRefs from the test's own values). */
+  static Map<String, String> env(JsonNode container) {
     Map<String, String> env = new HashMap<>();
     for (JsonNode e : container.path("env")) {
       String field = e.path("valueFrom").path("fieldRef").path("fieldPath").asText(null);
@@ -104,6 +104,12 @@ final class Manifests {
           e.path("name").asText(),
           field != null ? FIELD_VALUES.get(field) : e.path("value").asText(""));
     }
+    return env;
+  }
+
+  /** The container's command and args, with the kubelet's $(VAR) substitution from its env. */
+  static List<String> argv(JsonNode container) {
+    Map<String, String> env = env(container);
     List<String> argv = new ArrayList<>();
     for (String key : List.of("command", "args")) {
       for (JsonNode a : container.path(key)) {

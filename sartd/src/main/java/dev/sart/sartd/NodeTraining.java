@@ -117,7 +117,9 @@ final class NodeTraining {
     cluster.getOutputStream().close();
     if (cluster.waitFor(10, TimeUnit.SECONDS)) {
       // the cluster's kubeconfig and log; a training that failed keeps them
-      Training.deleteTree(dir);
+      Files.delete(Path.of(kubeconfig));
+      Files.delete(dir.resolve("cluster.log"));
+      Files.delete(dir);
     }
     // the JVM writes the AOT cache at exit (the daemon's shutdown hook stops it first)
     System.exit(0);

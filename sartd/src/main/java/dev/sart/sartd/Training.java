@@ -11,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * The training run of sartd's JDK 25 AOT cache (JEP 483, 514, 515), run once at build time with
@@ -129,15 +127,6 @@ final class Training {
       if (!answer.startsWith("HTTP/1.1 200") || !answer.contains(holding)) {
         throw new IllegalStateException(
             "training: /metrics answered " + answer.lines().findFirst().orElse(""));
-      }
-    }
-  }
-
-  /** Deletes {@code dir} and everything under it. */
-  static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
       }
     }
   }

@@ -179,6 +179,7 @@ class GracefulRestartHelperTest {
             () ->
                 locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
     long killed = System.nanoTime();
+    long killedAt = System.currentTimeMillis();
     kill(frr);
     await("kept for the restart time")
         .during(Duration.ofSeconds(3))
@@ -194,15 +195,17 @@ class GracefulRestartHelperTest {
     double after = (System.nanoTime() - killed) / 1e9;
     assertTrue(after >= 4.5, () -> "flushed after " + after + " s, before the restart time");
     assertEquals(List.of("198.51.100.0/25"), List.copyOf(withdrawn));
-    assertEquals(0, endOfRibAt());
+    // the routes went with the restart timer, not with an End-of-RIB (one may have come before
+    // the kill: a session that lost a connection collision comes back as a restart)
+    assertTrue(endOfRibAt() < killedAt, () -> "an End-of-RIB after the kill at " + killedAt);
   }
 
-  /** When the first {@code event=end-of-rib} was logged (epoch ms), 0 if never. */
+  /** When the last {@code event=end-of-rib} was logged (epoch ms), 0 if never. */
   private long endOfRibAt() {
     return peerLog.records().stream()
         .filter(r -> String.valueOf(r.getMessage()).contains("event=end-of-rib"))
         .mapToLong(LogRecord::getMillis)
-        .findFirst()
+        .max()
         .orElse(0);
   }
 }

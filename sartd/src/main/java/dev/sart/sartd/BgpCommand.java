@@ -261,7 +261,8 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  LOG.info("event=stopping");
+                  // a restarting speaker leaves its peers helping (BgpServer.close)
+                  LOG.info("event=stopping graceful-restart=" + (server.restart() != null));
                   health.enterTerminalState();
                   grpc.shutdown();
                   if (local != null) {

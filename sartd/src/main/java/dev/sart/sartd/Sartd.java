@@ -31,6 +31,10 @@ public final class Sartd extends SartdCommand {
   static final int FAILED = 1;
 
   public static void main(String[] args) {
+    if (System.getProperty("java.util.logging.manager") == null) {
+      // before anything logs: the shutdown hooks' lines must not be lost (SartdLogManager)
+      System.setProperty("java.util.logging.manager", SartdLogManager.class.getName());
+    }
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 

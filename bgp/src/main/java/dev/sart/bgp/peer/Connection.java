@@ -242,6 +242,20 @@ final class Connection {
     }
   }
 
+  /**
+   * Closes the TCP connection without a NOTIFICATION and leaves the FSM where it is: the speaker
+   * stops to start again (RFC 4724 §4.1), and to the peer this is how a restart ends a session
+   * (§4.2). Its closing is no event: nothing runs here afterwards, the process ends.
+   */
+  void closeForRestart() {
+    cancelTimers();
+    Channel ch = channel;
+    channel = null;
+    if (ch != null) {
+      ch.close();
+    }
+  }
+
   /** Whether we opened this connection. */
   boolean outgoing() {
     return outgoing;

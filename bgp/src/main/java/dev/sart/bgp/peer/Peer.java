@@ -269,18 +269,45 @@ public final class Peer {
           }
           secondary = null;
           helper.flushStale(); // a peer stopped (deleted) keeps nothing
-          CompletableFuture.allOf(
-                  channels.stream()
-                      .map(
-                          ch -> {
-                            CompletableFuture<Void> f = new CompletableFuture<>();
-                            ch.closeFuture().addListener(x -> f.complete(null));
-                            return f;
-                          })
-                      .toArray(CompletableFuture[]::new))
-              .whenComplete((v, e) -> done.complete(null));
+          closed(channels).whenComplete((v, e) -> done.complete(null));
         });
     return done;
+  }
+
+  /**
+   * The speaker stops to start again (RFC 4724 §4.1): every connection is closed without a
+   * NOTIFICATION, so that a helper keeps our routes, stale, until we are back or our restart time
+   * has passed (§4.2); a Cease would end its help. Completes when the connections are closed.
+   */
+  public CompletableFuture<Void> closeForRestart() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          List<Channel> channels = new ArrayList<>();
+          for (Connection c : new Connection[] {primary, secondary}) {
+            if (c != null) {
+              if (c.channel != null) {
+                channels.add(c.channel);
+              }
+              c.closeForRestart();
+            }
+          }
+          LOG.info(() -> "peer=" + name() + " event=closed-for-restart state=" + state);
+          closed(channels).whenComplete((v, e) -> done.complete(null));
+        });
+    return done;
+  }
+
+  private static CompletableFuture<Void> closed(List<Channel> channels) {
+    return CompletableFuture.allOf(
+        channels.stream()
+            .map(
+                ch -> {
+                  CompletableFuture<Void> f = new CompletableFuture<>();
+                  ch.closeFuture().addListener(x -> f.complete(null));
+                  return f;
+                })
+            .toArray(CompletableFuture[]::new));
   }
 
   /** The RIB's view of the session while it is Established (for Adj-RIB-In queries), else null. */

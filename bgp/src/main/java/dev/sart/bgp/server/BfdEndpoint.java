@@ -350,13 +350,23 @@ final class BfdEndpoint implements AutoCloseable {
 
   @Override
   public void close() {
-    CompletableFuture.allOf(
-            Map.copyOf(status).keySet().stream()
-                .map(this::remove)
-                .toArray(CompletableFuture[]::new))
-        .orTimeout(2, TimeUnit.SECONDS)
-        .exceptionally(x -> null)
-        .join();
+    close(true);
+  }
+
+  /**
+   * Ends every session, with one AdminDown packet each when {@code adminDown}; without, the
+   * sessions just stop, as in a crash, and the peers see them down after their Detection Time.
+   */
+  void close(boolean adminDown) {
+    if (adminDown) {
+      CompletableFuture.allOf(
+              Map.copyOf(status).keySet().stream()
+                  .map(this::remove)
+                  .toArray(CompletableFuture[]::new))
+          .orTimeout(2, TimeUnit.SECONDS)
+          .exceptionally(x -> null)
+          .join();
+    }
     loop.execute(
         () -> {
           if (receiver != null) {

@@ -437,6 +437,16 @@ public final class BgpServer implements AutoCloseable {
         : CompletableFuture.allOf(stopped, b.remove(normalize(address)));
   }
 
+  private CompletableFuture<Void> closeForRestart(InetAddress address) {
+    return management.call(
+        () -> {
+          Peer peer = peers.get(normalize(address));
+          return peer == null
+              ? CompletableFuture.<Void>completedFuture(null)
+              : peer.closeForRestart();
+        });
+  }
+
   /** The BFD session of a peer (RFC 5880), or null when the peer has none (any thread). */
   public dev.sart.bgp.bfd.BfdStatus bfdStatus(InetAddress address) {
     BfdEndpoint b = bfdIfAny();
@@ -518,11 +528,23 @@ public final class BgpServer implements AutoCloseable {
     return a;
   }
 
+  /**
+   * Stops the speaker. A restarting speaker ({@link #restartGracefully}) stops to start again: its
+   * sessions end without a NOTIFICATION, so that each helper keeps our routes (RFC 4724 §4.2) while
+   * the FIB keeps the kernel's (the F bit), and then its BFD sessions stop without AdminDown, as in
+   * a crash (our BFD shares fate with the control plane: C bit clear). FRR 8.4's bfdd passes a
+   * neighbour's AdminDown to bgpd as a plain down, and bgpd then ended the BGP session itself,
+   * Cease and all, before our TCP close reached it; the silent BFD session goes down at the peer a
+   * Detection Time later, when it is helping already. Otherwise every peer is deleted: Cease.
+   */
   @Override
   public void close() {
     interfacePeers.close();
+    boolean restarting = restart != null;
     CompletableFuture.allOf(
-            peers.keySet().stream().map(this::deletePeer).toArray(CompletableFuture[]::new))
+            peers.keySet().stream()
+                .map(a -> restarting ? closeForRestart(a) : deletePeer(a))
+                .toArray(CompletableFuture[]::new))
         .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
         .exceptionally(e -> null)
         .join();
@@ -531,7 +553,7 @@ public final class BgpServer implements AutoCloseable {
     }
     BfdEndpoint b = bfdIfAny();
     if (b != null) {
-      b.close();
+      b.close(!restarting);
     }
     group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     management.close();

@@ -93,6 +93,12 @@ final class SartdNode {
     return json("bgp", "neighbor", "get", neighbor).get("state").asText();
   }
 
+  /** Our BFD session with {@code neighbor} as the CLI shows it ("up", "down", ...), or "none". */
+  String bfdState(String neighbor) {
+    JsonNode b = json("bgp", "neighbor", "get", neighbor).path("bfd");
+    return b.isMissingNode() ? "none" : b.path("state").asText();
+  }
+
   void awaitEstablished(String neighbor) {
     await("sart: " + neighbor + " Established")
         .atMost(Duration.ofSeconds(40))

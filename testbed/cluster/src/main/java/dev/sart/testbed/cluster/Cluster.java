@@ -451,7 +451,15 @@ public final class Cluster implements AutoCloseable {
     NodeDaemons.processes(n).forEach(NodeDaemons::kill);
   }
 
-  /** Starts a killed node's sart processes again; returns at once ({@link #awaitNodeReady}). */
+  /**
+   * Stops every sart process of the node with SIGTERM, as the kubelet does in a rolling update of
+   * the DaemonSet, and waits until they have exited.
+   */
+  public void stopSartd(ClusterNode n) {
+    NodeDaemons.processes(n).forEach(NodeDaemons::terminate);
+  }
+
+  /** Starts a stopped node's sart processes again; returns at once ({@link #awaitNodeReady}). */
   public void startSartdAgain(ClusterNode n) {
     restarts++;
     if (n.split()) {

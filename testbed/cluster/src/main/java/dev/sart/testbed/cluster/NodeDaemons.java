@@ -144,6 +144,15 @@ final class NodeDaemons {
     return out;
   }
 
+  /**
+   * Stops {@code p} with SIGTERM, as the kubelet stops a container (a rolling update of the
+   * DaemonSet), and waits until it has exited; its grace period is the kubelet's default, 30 s.
+   */
+  static void terminate(ManagedProcess p) {
+    ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroy);
+    await(p.name() + " exited").atMost(Duration.ofSeconds(30)).until(() -> !p.isAlive());
+  }
+
   /** Kills {@code p} with SIGKILL (a crashed container) and waits until it is gone. */
   static void kill(ManagedProcess p) {
     ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);

@@ -119,7 +119,9 @@ record Fabric(Node bridgeA, Node bridgeB, Node client, List<Frr> tors) {
     }
     List<Frr> tors = new ArrayList<>();
     for (var pair : List.of(Map.entry(tor1, c1), Map.entry(tor2, c2))) {
-      Frr frr = new Frr(pair.getKey(), pair.getValue(), true);
+      // bfdd for every node's sessions (300 ms × 3, FRR's defaults); a session is Up only where the
+      // node's BGPPeer asks for BFD too (its template's spec.bfd), and BGP does not wait for it
+      Frr frr = new Frr(pair.getKey(), pair.getValue(), true).withBfd(300, 300, 3);
       frr.start();
       // ECMP over the nodes, whose AS paths differ (one AS per node)
       frr.vtysh(

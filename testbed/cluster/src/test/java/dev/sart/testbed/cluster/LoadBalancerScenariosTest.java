@@ -197,17 +197,42 @@ class LoadBalancerScenariosTest {
 
     long cut = System.nanoTime();
     cluster.uplinks(n2, false);
-    // no BFD yet: the ToRs notice when the hold timer (9 s, from the BGPPeerTemplate) expires
+    // without BFD the ToRs notice when the hold timer (9 s, from the BGPPeerTemplate) expires
     awaitNextHops(cluster, vip + "/32", List.of(n1));
     System.err.printf(
-        "ToRs stopped routing to %s %.1f s after its links went down%n",
+        "ToRs stopped routing to %s %.1f s after its links went down (hold timer 9 s, no BFD)%n",
         n2, (System.nanoTime() - cut) / 1e9);
+    assertEquals(Map.of("app-local-1", 20), requests(cluster, vip, 80, 20));
+    cluster.uplinks(n2, true);
+    awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
+
+    // BFD (RFC 5880, 300 ms × 3) on every session from here on, from the peer templates: the
+    // controller replaces the BGPPeers, each agent its speaker's peers; the ToRs run bfdd already
+    applyTemplates(BFD);
+    // FRR's bgpd hands bfdd the session's local address once BGP is up, and bfdd replaces its BFD
+    // session, which can take the BGP session down once more (bgp/docs/bfd.md): settled when every
+    // node's BFD sessions stay Up
+    await("BFD Up between every node and both ToRs, for 3 s")
+        .atMost(Duration.ofSeconds(90))
+        .during(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster.nodes().stream().allMatch(n -> bfdOnBoth(n, "up")));
+    awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
+    cut = System.nanoTime();
+    cluster.uplinks(n2, false);
+    awaitNextHops(cluster, vip + "/32", List.of(n1));
+    double withBfd = (System.nanoTime() - cut) / 1e9;
+    System.err.printf(
+        "with BFD: ToRs stopped routing to %s %.1f s after its links went down%n", n2, withBfd);
+    assertTrue(bfdOnBoth(n2, "down"), "both ToRs' BFD sessions with node2 are down");
+    // far below the hold time: what BFD is for (its detection time is 0.9 s; the rest is FRR)
+    assertTrue(withBfd < 9.0 / 2, "with BFD, routed around node2 only after " + withBfd + " s");
     assertEquals(Map.of("app-local-1", 20), requests(cluster, vip, 80, 20));
 
     cluster.uplinks(n2, true);
     awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
     assertEquals(Set.of("app-local-1", "app-local-2"), requests(cluster, vip, 80, 30).keySet());
-    SHARED.end("failure: a node loses its links, the ToRs route around it, it comes back");
+    SHARED.end("failure: a node loses its links, the ToRs route around it (hold timer, then BFD)");
   }
 
   @Test
@@ -282,6 +307,29 @@ class LoadBalancerScenariosTest {
     assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
     assertEquals(before, addresses(), "Service addresses after the restart");
     SHARED.end("restart sartd node (SIGTERM): ToRs keep its route (GR), no request lost");
+  }
+
+  /** The peer templates' {@code spec.bfd}: 300 ms × 3, as the ToRs' bfdd. */
+  private static final String BFD = "  bfd:\n    minTx: 300\n    minRx: 300\n    multiplier: 3\n";
+
+  /** The two peer templates of {@link Scenarios#CLUSTER_BGP} applied again with {@code spec}. */
+  private void applyTemplates(String spec) {
+    String[] docs = Scenarios.CLUSTER_BGP.split("(?m)^---\\s*$");
+    Manifests.apply(
+        client,
+        (docs[0] + "---\n" + docs[1])
+            .replace("  keepaliveTime: 3\n", "  keepaliveTime: 3\n" + spec));
+  }
+
+  /** Both ToRs' bfdd show their session with {@code n} in {@code state} (FRR's view). */
+  private boolean bfdOnBoth(ClusterNode n, String state) {
+    for (int i = 0; i < 2; i++) {
+      java.net.InetAddress peer = dev.sart.net.Ip.parse(TorGracefulRestart.nodeAddress(n, i));
+      if (!state.equals(cluster.tors().get(i).bfdState(peer))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -566,17 +614,10 @@ class LoadBalancerScenariosTest {
     String prefix = vip + "/32";
     // The restart time comes from the peer templates (spec.gracefulRestart.restartTime): the
     // controller owns the BGPPeers, so node1's cannot be shortened alone; every node's sessions are
-    // replaced with it. Last scenario of the class: the templates are not set back.
+    // replaced with it (BFD kept, from scenario 5). Last scenario of the class: the templates are
+    // not set back.
     int restartTime = 6;
-    Manifests.apply(
-        client,
-        Scenarios.CLUSTER_BGP
-            .split("(?m)^---\\s*$")[0]
-            .concat("---\n")
-            .concat(Scenarios.CLUSTER_BGP.split("(?m)^---\\s*$")[1])
-            .replace(
-                "  keepaliveTime: 3\n",
-                "  keepaliveTime: 3\n  gracefulRestart:\n    restartTime: " + restartTime + "\n"));
+    applyTemplates(BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");
     await("both ToRs read node1's restart time of " + restartTime + " s")
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(500))

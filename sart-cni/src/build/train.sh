@@ -28,8 +28,11 @@ done
 flags="-Xlog:disable -Xlog:all=error:stderr -Xint -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Xms8m
   -Xmx64m -XX:ReservedCodeCacheSize=8m --add-exports java.base/sun.security.jca=ALL-UNNAMED
   --add-exports java.base/sun.nio.ch=ALL-UNNAMED"
+# the JVM's and the launcher's chatter about the cache goes to a log, shown only when a run fails
+log=$tmp/training.log
 # shellcheck disable=SC2086
-"$java" -XX:AOTCacheOutput="$out" $flags -cp "$jar" dev.sart.cni.Training "$sock"
+"$java" -XX:AOTCacheOutput="$out" $flags -cp "$jar" dev.sart.cni.Training "$sock" >"$log" 2>&1 ||
+  { cat "$log" >&2; echo "train.sh: the training run failed" >&2; exit 1; }
 [ -s "$out" ] || { echo "train.sh: the AOT cache $out was not written" >&2; exit 1; }
 # VERSION's own cache (the launcher chooses it by CNI_COMMAND): one VERSION call through the
 # plugin's main, as the launcher starts it, and nothing else
@@ -37,5 +40,6 @@ version_out=${out%.aot}-version.aot
 rm -f "$version_out"
 # shellcheck disable=SC2086
 printf '{"cniVersion":"1.1.0","name":"training","type":"sart-cni"}' | CNI_COMMAND=VERSION \
-  "$java" -XX:AOTCacheOutput="$version_out" $flags -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni
+  "$java" -XX:AOTCacheOutput="$version_out" $flags -Dsart.cni.plugin=sart-cni -cp "$jar" dev.sart.cni.SartCni \
+  >"$log" 2>&1 || { cat "$log" >&2; echo "train.sh: the VERSION run failed" >&2; exit 1; }
 [ -s "$version_out" ] || { echo "train.sh: the AOT cache $version_out was not written" >&2; exit 1; }

@@ -15,6 +15,13 @@ import java.util.logging.Logger;
 final class LogFormat extends Formatter {
   private final boolean json;
 
+  /**
+   * Netty's and gRPC's loggers, held: java.util.logging keeps loggers weakly, and one collected
+   * comes back without the level set on it.
+   */
+  private static final java.util.List<Logger> CHATTY =
+      java.util.List.of(Logger.getLogger("io.netty"), Logger.getLogger("io.grpc"));
+
   private LogFormat(boolean json) {
     this.json = json;
   }
@@ -68,8 +75,7 @@ final class LogFormat extends Formatter {
     h.setFormatter(new LogFormat("json".equalsIgnoreCase(format)));
     root.addHandler(h);
     // Netty and gRPC are chatty below INFO
-    Logger.getLogger("io.netty").setLevel(Level.INFO);
-    Logger.getLogger("io.grpc").setLevel(Level.INFO);
+    CHATTY.forEach(c -> c.setLevel(Level.INFO));
   }
 
   @Override

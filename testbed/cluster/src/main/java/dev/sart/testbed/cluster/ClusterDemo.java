@@ -26,11 +26,22 @@ public final class ClusterDemo {
 
   private static final String NS = "default";
 
+  /**
+   * Loggers made quieter, held here: java.util.logging keeps loggers weakly, and one collected
+   * comes back at the default level (the stand-ins' pod lines used to reappear mid-demo).
+   */
+  private static final List<java.util.logging.Logger> QUIET =
+      List.of(
+          java.util.logging.Logger.getLogger("dev.sart.testbed.cluster"),
+          java.util.logging.Logger.getLogger(
+              "io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils"));
+
   public static void main(String[] args) throws Exception {
     boolean keep = List.of(args).contains("--keep");
-    // the stand-ins log each pod at INFO: the demo prints what matters itself
-    java.util.logging.Logger.getLogger("dev.sart.testbed.cluster")
-        .setLevel(java.util.logging.Level.WARNING);
+    // the stand-ins log each pod at INFO, fabric8 warns of each v1alpha2 kind: the demo prints
+    // what matters itself
+    QUIET.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+    QUIET.getLast().setLevel(java.util.logging.Level.SEVERE);
     long t0 = System.nanoTime();
     try (Topology t = Topology.create("demo");
         Cluster cluster = Cluster.start(t, Cluster.Options.defaults())) {

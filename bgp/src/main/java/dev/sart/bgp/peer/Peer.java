@@ -254,24 +254,15 @@ public final class Peer {
 
   /** ManualStop: Cease to the peer, routes withdrawn; completes when the connection is closed. */
   public CompletableFuture<Void> stop() {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    loop.execute(
+    return endConnections(
+        c -> {
+          c.handle(new Event.ManualStop());
+          c.cancelTimers();
+        },
         () -> {
-          List<Channel> channels = new ArrayList<>();
-          for (Connection c : new Connection[] {primary, secondary}) {
-            if (c != null) {
-              if (c.channel != null) {
-                channels.add(c.channel);
-              }
-              c.handle(new Event.ManualStop());
-              c.cancelTimers();
-            }
-          }
           secondary = null;
           helper.flushStale(); // a peer stopped (deleted) keeps nothing
-          closed(channels).whenComplete((v, e) -> done.complete(null));
         });
-    return done;
   }
 
   /**
@@ -280,6 +271,17 @@ public final class Peer {
    * has passed (§4.2); a Cease would end its help. Completes when the connections are closed.
    */
   public CompletableFuture<Void> closeForRestart() {
+    return endConnections(
+        Connection::closeForRestart,
+        () -> LOG.info(() -> "peer=" + name() + " event=closed-for-restart state=" + state));
+  }
+
+  /**
+   * On the loop: {@code end} on each connection, then {@code after}; completes when the channels
+   * the connections had are closed.
+   */
+  private CompletableFuture<Void> endConnections(
+      java.util.function.Consumer<Connection> end, Runnable after) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     loop.execute(
         () -> {
@@ -289,25 +291,22 @@ public final class Peer {
               if (c.channel != null) {
                 channels.add(c.channel);
               }
-              c.closeForRestart();
+              end.accept(c);
             }
           }
-          LOG.info(() -> "peer=" + name() + " event=closed-for-restart state=" + state);
-          closed(channels).whenComplete((v, e) -> done.complete(null));
+          after.run();
+          CompletableFuture.allOf(
+                  channels.stream()
+                      .map(
+                          ch -> {
+                            CompletableFuture<Void> f = new CompletableFuture<>();
+                            ch.closeFuture().addListener(x -> f.complete(null));
+                            return f;
+                          })
+                      .toArray(CompletableFuture[]::new))
+              .whenComplete((v, e) -> done.complete(null));
         });
     return done;
-  }
-
-  private static CompletableFuture<Void> closed(List<Channel> channels) {
-    return CompletableFuture.allOf(
-        channels.stream()
-            .map(
-                ch -> {
-                  CompletableFuture<Void> f = new CompletableFuture<>();
-                  ch.closeFuture().addListener(x -> f.complete(null));
-                  return f;
-                })
-            .toArray(CompletableFuture[]::new));
   }
 
   /** The RIB's view of the session while it is Established (for Adj-RIB-In queries), else null. */

@@ -4,8 +4,13 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
@@ -33,6 +38,23 @@ public final class LockedEdit {
    */
   public static <T extends HasMetadata> T edit(
       KubernetesClient client, Resource<T> resource, UnaryOperator<T> change) {
+    return edit(client, resource, change, false);
+  }
+
+  /**
+   * The same for the status subresource: a map in {@code status} that two writers edit by key (a
+   * BGPAdvertisement's {@code status.peers}: the controller and each node's agent). fabric8's
+   * {@code editStatus} patches the keys it changed, and a real API server refuses (422) a JSON
+   * Patch that removes or replaces a key another writer removed meanwhile; here the status is
+   * written whole with the resourceVersion it was decided from ({@link #wholeStatus}).
+   */
+  public static <T extends HasMetadata> T editStatus(
+      KubernetesClient client, Resource<T> resource, UnaryOperator<T> change) {
+    return edit(client, resource, change, true);
+  }
+
+  private static <T extends HasMetadata> T edit(
+      KubernetesClient client, Resource<T> resource, UnaryOperator<T> change, boolean status) {
     var json = client.getKubernetesSerialization();
     for (int attempt = 1; ; attempt++) {
       T current = resource.get();
@@ -40,13 +62,19 @@ public final class LockedEdit {
         return null;
       }
       String before = json.asJson(current);
+      String version = current.getMetadata().getResourceVersion();
       T changed = change.apply(current);
       if (json.asJson(changed).equals(before)) {
         return changed;
       }
       try {
-        // update() writes with the object's resourceVersion: 409 when someone wrote meanwhile
-        return client.resource(changed).update();
+        // both write with the object's resourceVersion: 409 when someone wrote meanwhile
+        return status
+            ? client
+                .resource(changed)
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON), wholeStatus(json, changed, version))
+            : client.resource(changed).update();
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
           return null;
@@ -56,6 +84,24 @@ public final class LockedEdit {
         }
       }
     }
+  }
+
+  /**
+   * A JSON Patch (RFC 6902) of the status subresource that sets the whole status ("add" sets a
+   * member whether or not it exists, §4.1) under the resourceVersion it was decided from: the API
+   * server answers 409 when the object changed since. Not a PUT of the status: fabric8's mock
+   * server takes a stale resourceVersion there.
+   */
+  private static String wholeStatus(
+      KubernetesSerialization json, HasMetadata changed, String version) {
+    Object status = json.convertValue(changed, Map.class).get("status");
+    var set = new HashMap<String, Object>(); // Map.of takes no null: a status set to none
+    set.put("op", "add");
+    set.put("path", "/status");
+    set.put("value", status);
+    return json.asJson(
+        List.of(
+            Map.of("op", "replace", "path", "/metadata/resourceVersion", "value", version), set));
   }
 
   /**

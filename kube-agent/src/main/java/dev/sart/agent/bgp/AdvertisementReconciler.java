@@ -4,6 +4,7 @@ import dev.sart.crds.AdvertiseStatus;
 import dev.sart.crds.AdvertisementAttrs;
 import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementStatus;
+import dev.sart.crds.LockedEdit;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -156,40 +157,41 @@ final class AdvertisementReconciler {
     }
     updates.forEach(
         (a, next) ->
-            client
-                .resources(BGPAdvertisement.class)
-                .inNamespace(a.getMetadata().getNamespace())
-                .withName(a.getMetadata().getName())
-                .editStatus(
-                    cur -> {
-                      // each changed entry of ours is applied only if the server still has the
-                      // value it was decided
-                      // from (the controller may have written Withdraw meanwhile); the rest is kept
-                      // as it is
-                      Map<String, AdvertiseStatus> base =
-                          a.getStatus() == null || a.getStatus().peers() == null
+            LockedEdit.editStatus(
+                client,
+                client
+                    .resources(BGPAdvertisement.class)
+                    .inNamespace(a.getMetadata().getNamespace())
+                    .withName(a.getMetadata().getName()),
+                cur -> {
+                  // each changed entry of ours is applied only if the server still has the
+                  // value it was decided
+                  // from (the controller may have written Withdraw meanwhile); the rest is kept
+                  // as it is
+                  Map<String, AdvertiseStatus> base =
+                      a.getStatus() == null || a.getStatus().peers() == null
+                          ? Map.of()
+                          : a.getStatus().peers();
+                  Map<String, AdvertiseStatus> merged =
+                      new LinkedHashMap<>(
+                          cur.getStatus() == null || cur.getStatus().peers() == null
                               ? Map.of()
-                              : a.getStatus().peers();
-                      Map<String, AdvertiseStatus> merged =
-                          new LinkedHashMap<>(
-                              cur.getStatus() == null || cur.getStatus().peers() == null
-                                  ? Map.of()
-                                  : cur.getStatus().peers());
-                      Set<String> keys = new HashSet<>(base.keySet());
-                      keys.addAll(next.keySet());
-                      for (String k : keys) {
-                        if (java.util.Objects.equals(merged.get(k), base.get(k))
-                            && !java.util.Objects.equals(base.get(k), next.get(k))) {
-                          if (next.containsKey(k)) {
-                            merged.put(k, next.get(k));
-                          } else {
-                            merged.remove(k);
-                          }
-                        }
+                              : cur.getStatus().peers());
+                  Set<String> keys = new HashSet<>(base.keySet());
+                  keys.addAll(next.keySet());
+                  for (String k : keys) {
+                    if (java.util.Objects.equals(merged.get(k), base.get(k))
+                        && !java.util.Objects.equals(base.get(k), next.get(k))) {
+                      if (next.containsKey(k)) {
+                        merged.put(k, next.get(k));
+                      } else {
+                        merged.remove(k);
                       }
-                      cur.setStatus(new BGPAdvertisementStatus(merged));
-                      return cur;
-                    }));
+                    }
+                  }
+                  cur.setStatus(new BGPAdvertisementStatus(merged));
+                  return cur;
+                }));
   }
 
   /**

@@ -98,6 +98,7 @@ public final class Cluster implements AutoCloseable {
   private Node bridgeA;
   private Node bridgeB;
   private StandIns standIns;
+  private ScenarioObjects scenarioObjects;
 
   private Cluster(Topology topology, ApiServer api) {
     this.topology = topology;
@@ -141,6 +142,7 @@ public final class Cluster implements AutoCloseable {
     for (String ns : List.of("kube-system", "kube-node-lease", "default")) {
       ensureNamespace(ns, Map.of());
     }
+    scenarioObjects = ScenarioObjects.atStart(k);
     phases.mark("api server and CRDs");
     fabric(options.nodes());
     phases.mark("ToRs and client");
@@ -647,6 +649,13 @@ public final class Cluster implements AutoCloseable {
 
   @Override
   public void close() {
+    if (scenarioObjects != null) {
+      try {
+        scenarioObjects.remove(api.client());
+      } catch (RuntimeException e) {
+        System.err.println("removing the scenarios' objects: " + e);
+      }
+    }
     if (standIns != null) {
       standIns.close();
     }

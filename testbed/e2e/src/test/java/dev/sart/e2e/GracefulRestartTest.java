@@ -260,12 +260,23 @@ class GracefulRestartTest {
     return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))};
   }
 
+  /** SIGKILL to the speaker and the FIB (a crash), then their exit. */
   private static void kill(SartdNode s, Node node, String fibName) {
-    ProcessHandle.of(s.process.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    stop(s, node, fibName, ProcessHandle::destroyForcibly);
+  }
+
+  /** SIGTERM to the speaker and the FIB (the kubelet's stop), then their exit. */
+  private static void terminate(SartdNode s, Node node, String fibName) {
+    stop(s, node, fibName, ProcessHandle::destroy);
+  }
+
+  private static void stop(
+      SartdNode s, Node node, String fibName, java.util.function.Consumer<ProcessHandle> signal) {
+    ProcessHandle.of(s.process.pid()).ifPresent(signal);
     node.topology().processes().stream()
         .filter(p -> p.name().equals(fibName))
-        .forEach(p -> ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly));
-    await().atMost(Duration.ofSeconds(10)).until(() -> !s.process.isAlive());
+        .forEach(p -> ProcessHandle.of(p.pid()).ifPresent(signal));
+    await().atMost(Duration.ofSeconds(20)).until(() -> !s.process.isAlive());
   }
 
   @Test
@@ -340,11 +351,7 @@ class GracefulRestartTest {
   @ParameterizedTest(name = "bfd={0}")
   @ValueSource(booleans = {false, true})
   void aSpeakerStoppedWithSigtermIsHelpedAsAKilledOneAndNoPingIsLost(boolean bfd) throws Exception {
-    build(120, bfd);
-    SartdNode first = startSart("sartd");
-    originate(ADDRESS);
-    frr.awaitRoute(ADDRESS + "/32");
-    fib.join();
+    SartdNode first = startedWithOurRoute(120, bfd);
     if (bfd) {
       // FRR replaces its BFD session once its BGP session is up, which may flap that session once
       // (bgp/docs/bfd.md): settled when both stay up
@@ -378,15 +385,6 @@ class GracefulRestartTest {
     fib.join();
     int[] sr = summary(pings);
     assertEquals(sr[0], sr[1], "pings lost across the SIGTERM restart: " + (sr[0] - sr[1]));
-  }
-
-  /** SIGTERM to the speaker and the FIB (the kubelet's stop), then their exit. */
-  private static void terminate(SartdNode s, Node node, String fibName) {
-    ProcessHandle.of(s.process.pid()).ifPresent(ProcessHandle::destroy);
-    node.topology().processes().stream()
-        .filter(p -> p.name().equals(fibName))
-        .forEach(p -> ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroy));
-    await().atMost(Duration.ofSeconds(20)).until(() -> !s.process.isAlive());
   }
 
   @Test
@@ -499,7 +497,12 @@ class GracefulRestartTest {
 
   /** sart started, its address announced to FRR and the FIB reconciled. */
   private SartdNode startedWithOurRoute(int restartTime) throws IOException {
-    build(restartTime);
+    return startedWithOurRoute(restartTime, false);
+  }
+
+  /** The same, with BFD to FRR or not. */
+  private SartdNode startedWithOurRoute(int restartTime, boolean bfd) throws IOException {
+    build(restartTime, bfd);
     SartdNode s = startSart("sartd");
     originate(ADDRESS);
     frr.awaitRoute(ADDRESS + "/32");

@@ -165,9 +165,8 @@ final class AdvertisementReconciler {
                     .withName(a.getMetadata().getName()),
                 cur -> {
                   // each changed entry of ours is applied only if the server still has the
-                  // value it was decided
-                  // from (the controller may have written Withdraw meanwhile); the rest is kept
-                  // as it is
+                  // value it was decided from (the controller may have written Withdraw
+                  // meanwhile); the rest is kept as it is
                   Map<String, AdvertiseStatus> base =
                       a.getStatus() == null || a.getStatus().peers() == null
                           ? Map.of()

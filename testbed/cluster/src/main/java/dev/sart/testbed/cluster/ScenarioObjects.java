@@ -32,10 +32,11 @@ import org.awaitility.core.ConditionTimeoutException;
  * outlives the cluster, the next scenario class would find the last one's ClusterBGPs (more
  * BGPPeers than it expects) and its Services (other addresses than it expects). Taken at the start
  * (the UIDs of what is already there, so that only what came after is removed), removed at the
- * close while the controllers and agents still run: the configuration is deleted as a user would
- * delete it and the controllers remove what follows from it; whatever is still there after 20 s
- * (what a real API server's garbage collector would remove, which fabric8's mock does not have)
- * goes with its finalizers stripped, and is named on standard error.
+ * close while the controllers, agents and stand-ins still run: pods and the configuration are
+ * deleted as a user would delete them, the kubelet stand-in and the controllers remove what follows
+ * from them, and an object whose owners are all gone is deleted here as a garbage collector would
+ * (fabric8's mock has none); whatever is still there after 20 s goes with its finalizers stripped,
+ * and is named on standard error.
  */
 final class ScenarioObjects {
   /** Deleted first, as a user would: what the controllers derive the rest from. */
@@ -88,8 +89,8 @@ final class ScenarioObjects {
     return new ScenarioObjects(uids);
   }
 
-  /** Deletes what the scenarios made (see the class comment); returns what had to be forced. */
-  List<String> remove(KubernetesClient k) {
+  /** Deletes what the scenarios made (see the class comment). */
+  void remove(KubernetesClient k) {
     for (var kind : CONFIGURATION) {
       for (var o : ours(k, kind)) {
         if (o.getMetadata().getDeletionTimestamp() == null) {
@@ -102,7 +103,6 @@ final class ScenarioObjects {
           .atMost(Duration.ofSeconds(20))
           .pollInterval(Duration.ofMillis(250))
           .until(() -> collectGarbage(k).isEmpty());
-      return List.of();
     } catch (ConditionTimeoutException e) {
       var forced = new ArrayList<String>();
       for (var o : left(k)) {
@@ -117,7 +117,6 @@ final class ScenarioObjects {
         delete(k, o);
       }
       System.err.println("removed without the controllers (after 20 s): " + forced);
-      return forced;
     }
   }
 

@@ -41,30 +41,16 @@ IFS=$old_ifs
 # sart's (the CLI's) JVM options, as bin/sart's: the launcher below and its training use them
 SART_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 
-# run CACHE LOG JVM-OPTIONS MAIN [ARGUMENTS]: one training run on the image's runtime and jars
-run() {
-  out=$1 log=$2 opts=$3 main=$4
-  shift 4
-  rm -f "$out"
-  # shellcheck disable=SC2086
-  "$root/opt/java/bin/java" $opts -XX:AOTCacheOutput="$out" -cp "$cp_stage" "$main" "$@" >"$log" 2>&1
-}
-
-# train CACHE JVM-OPTIONS MAIN [ARGUMENTS]: a second run when the first fails (a loopback port
-# taken between its choice and its use, as in sartd/src/build/aot.sh)
+# train CACHE JVM-OPTIONS MAIN [ARGUMENTS]: one training run on the image's runtime and jars
 train() {
-  out=$1
-  shift
+  out=$1 opts=$2 main=$3
+  shift 3
   log="$stage/$(basename "$out").log"
-  if ! run "$out" "$log" "$@"; then
-    grep -v 'warning\]\[aot\]' "$log" | grep -m 3 -e 'level=error' -e 'Exception' >&2 || true
-    echo "aot.sh: the training run failed (log: $log.1); once more" >&2
-    mv "$log" "$log.1"
-    if ! run "$out" "$log" "$@"; then
-      cat "$log" >&2
-      echo "aot.sh: the training run failed twice (logs: $log.1, $log)" >&2
-      exit 1
-    fi
+  # shellcheck disable=SC2086
+  if ! "$root/opt/java/bin/java" $opts -XX:AOTCacheOutput="$out" -cp "$cp_stage" "$main" "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "aot.sh: the training run failed (log: $log)" >&2
+    exit 1
   fi
   [ -s "$out" ] || { cat "$log" >&2; echo "aot.sh: no cache $out written" >&2; exit 1; }
   rm -f "$out.config"

@@ -15,33 +15,18 @@ set -eu
 java_home=$1 jar=$2 cp_file=$3 options=$4 aot=$5
 node_aot=${6:-} classes=${7:-} test_cp_file=${8:-}
 
-# run OUTPUT LOG [ARGUMENTS OF Training]: one training run
-run() {
-  out=$1 log=$2
-  shift 2
-  rm -f "$out"
-  # shellcheck disable=SC2046
-  "$java_home/bin/java" $(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$options") \
-    -XX:AOTCacheOutput="$out" -cp "$jar:$(cat "$cp_file")" dev.sart.sartd.Training "$@" >"$log" 2>&1
-}
-
-# train OUTPUT [ARGUMENTS OF Training]: a second run when the first fails. The training's servers
-# listen on loopback ports that were free a moment before (bind(0)), and once in about six full
-# builds one was taken meanwhile ("Address already in use": the kernel gives the same range to
-# outgoing connections); the second run gets other ports.
+# train OUTPUT [ARGUMENTS OF Training]
 train() {
   out=$1
   shift
   log="$out.log"
-  if ! run "$out" "$log" "$@"; then
-    grep -v 'warning\]\[aot\]' "$log" | grep -m 3 -e 'level=error' -e 'Exception' >&2 || true
-    echo "aot.sh: the training run failed (log: $log.1); once more" >&2
-    mv "$log" "$log.1"
-    if ! run "$out" "$log" "$@"; then
-      cat "$log" >&2
-      echo "aot.sh: the training run failed twice (logs: $log.1, $log)" >&2
-      exit 1
-    fi
+  rm -f "$out"
+  # shellcheck disable=SC2046
+  if ! "$java_home/bin/java" $(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$options") \
+    -XX:AOTCacheOutput="$out" -cp "$jar:$(cat "$cp_file")" dev.sart.sartd.Training "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "aot.sh: the training run failed (log: $log)" >&2
+    exit 1
   fi
   [ -s "$out" ] || { cat "$log" >&2; echo "aot.sh: the AOT cache $out was not written" >&2; exit 1; }
 }

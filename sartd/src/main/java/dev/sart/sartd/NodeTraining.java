@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
  * agent's {@code /metrics} and exits, and the JVM writes the cache.
  *
  * <p>Nothing leaves the loopback interface and nothing is written to the kernel: the peer's address
- * is one nobody listens on (so the session stays in Connect/Active, as in {@link Training}), no
- * route is received, and the FIB's table is one no one uses ({@link #FIB_TABLE}), which it only
- * dumps. No CNI server: a node of deploy/lb runs none.
+ * is a loopback one nobody listens on (so the session stays in Connect/Active, as in {@link
+ * Training}), no route is received, and the FIB's table is one no one uses ({@link #FIB_TABLE}),
+ * which it only dumps. No CNI server: a node of deploy/lb runs none.
  */
 final class NodeTraining {
   /** An unused kernel routing table: the FIB finds it empty and has nothing to install. */
@@ -38,12 +38,14 @@ final class NodeTraining {
    * @param clusterClassPath the class path of {@code TrainingCluster} (sartd's test class path)
    */
   static void run(String java, String clusterClassPath) throws Exception {
-    int apiPort = Training.freePort();
-    int bgpPort = Training.freePort();
-    int bgpMetrics = Training.freePort();
-    int agentMetrics = Training.freePort();
-    int fibEndpoint = Training.freePort();
-    int fibMetrics = Training.freePort();
+    int[] ports = Training.freePorts(6);
+    int apiPort = ports[0];
+    int bgpPort = ports[1];
+    int bgpMetrics = ports[2];
+    int agentMetrics = ports[3];
+    int fibEndpoint = ports[4];
+    int fibMetrics = ports[5];
+    String host = "127.0.0.1:";
     Path dir = Files.createTempDirectory("sartd-node-training");
     Process cluster =
         new ProcessBuilder(
@@ -54,9 +56,12 @@ final class NodeTraining {
                 clusterClassPath,
                 "dev.sart.sartd.TrainingCluster",
                 dir.toString(),
-                "127.0.0.1:" + apiPort)
+                host + apiPort)
             .redirectError(dir.resolve("cluster.log").toFile())
             .start();
+    // however this JVM ends (a part of the node that exits it, an error, a signal), not without it
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(cluster::destroyForcibly, "training-cluster-end"));
     BlockingQueue<String> said = new ArrayBlockingQueue<>(16);
     Thread.ofPlatform()
         .daemon()
@@ -90,17 +95,17 @@ final class NodeTraining {
                           "--node-name",
                           "training",
                           "--api",
-                          "127.0.0.1:" + apiPort,
+                          host + apiPort,
                           "--port",
                           Integer.toString(bgpPort),
                           "--bgp-metrics-address",
-                          "127.0.0.1:" + bgpMetrics,
+                          host + bgpMetrics,
                           "--agent-metrics-address",
-                          "127.0.0.1:" + agentMetrics,
+                          host + agentMetrics,
                           "--fib-endpoint",
-                          "127.0.0.1:" + fibEndpoint,
+                          host + fibEndpoint,
                           "--fib-metrics",
-                          "127.0.0.1:" + fibMetrics,
+                          host + fibMetrics,
                           "--fib-table",
                           Integer.toString(FIB_TABLE),
                           "--resync",

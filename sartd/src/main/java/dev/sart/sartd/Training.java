@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Random;
 
 /**
  * The training run of sartd's JDK 25 AOT cache (JEP 483, 514, 515), run once at build time with
@@ -21,11 +22,11 @@ import java.time.Duration;
  * <p>It runs {@code sartd bgp} as a user would — picocli, the YAML file with a neighbour and a
  * path, the warm-up over the route path (codec, RIB, best path, Adj-RIB-Out, packer, with
  * announcements and withdrawals), the BGP listener, the gRPC API (one connection) and {@code
- * /metrics} (two scrapes) — on loopback ports that were free, then exits, and the JVM writes the
- * cache. Deliberately no more than that: the JVM loads every class of the cache at start, so a
- * class only a training needs (a gRPC client, a second speaker) would cost every start memory and
- * time (sartd/README.md, "Footprint and start-up"). The neighbour's address is a port nobody
- * listens on; nothing leaves the loopback interface.
+ * /metrics} (two scrapes) — on loopback ports that were free ({@link #freePorts}), then exits, and
+ * the JVM writes the cache. Deliberately no more than that: the JVM loads every class of the cache
+ * at start, so a class only a training needs (a gRPC client, a second speaker) would cost every
+ * start memory and time (sartd/README.md, "Footprint and start-up"). The neighbour's address is a
+ * port nobody listens on; nothing leaves the loopback interface.
  */
 final class Training {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -36,18 +37,28 @@ final class Training {
    * No arguments: {@code sartd bgp}'s training; {@code node JAVA CLASSPATH}: {@code sartd node}'s
    * ({@link NodeTraining}).
    */
-  public static void main(String[] args) throws Exception {
-    if (args.length == 3 && args[0].equals("node")) {
-      NodeTraining.run(args[1], args[2]);
-      return;
+  public static void main(String[] args) {
+    try {
+      if (args.length == 3 && args[0].equals("node")) {
+        NodeTraining.run(args[1], args[2]);
+      } else if (args.length == 0) {
+        bgp();
+      } else {
+        throw new IllegalArgumentException("usage: Training [node JAVA CLASSPATH]");
+      }
+    } catch (Exception e) {
+      // sartd's threads would keep this JVM alive; the exit ends the node training's cluster too
+      e.printStackTrace();
+      System.exit(1);
     }
-    if (args.length != 0) {
-      throw new IllegalArgumentException("usage: Training [node JAVA CLASSPATH]");
-    }
-    int bgpPort = freePort();
-    int peerPort = freePort();
-    int apiPort = freePort();
-    int metricsPort = freePort();
+  }
+
+  private static void bgp() throws Exception {
+    int[] ports = freePorts(4);
+    int bgpPort = ports[0];
+    int peerPort = ports[1];
+    int apiPort = ports[2];
+    int metricsPort = ports[3];
     Path dir = Files.createTempDirectory("sartd-training");
     Path conf = dir.resolve("sartd.yaml");
     Files.writeString(
@@ -131,9 +142,50 @@ final class Training {
     }
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  /**
+   * {@code n} different ports, each free on every address when chosen, none of them in the kernel's
+   * ephemeral range: a connection's source port comes from that range, so a port chosen free there
+   * could be taken before the server that it is for listens ("Address already in use"), and the BGP
+   * listener takes its port on every address.
+   */
+  static int[] freePorts(int n) throws IOException {
+    int below = 32768;
+    try {
+      below =
+          Integer.parseInt(
+              Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                  .getFirst()
+                  .split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      // not Linux: its default
+    }
+    int from = Math.max(1024, below - 12288);
+    if (below - from < 1024) {
+      throw new IOException("the ephemeral ports start at " + below + ": no room below them");
+    }
+    ServerSocket[] held = new ServerSocket[n];
+    try {
+      int[] ports = new int[n];
+      var random = new Random();
+      for (int i = 0, tries = 0; i < n; tries++) {
+        if (tries > 1000) {
+          throw new IOException("no free port in " + from + ".." + (below - 1));
+        }
+        int port = from + random.nextInt(below - from);
+        try {
+          held[i] = new ServerSocket(port, 1);
+          ports[i++] = port;
+        } catch (IOException taken) {
+          // in use; another
+        }
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        if (s != null) {
+          s.close();
+        }
+      }
     }
   }
 }

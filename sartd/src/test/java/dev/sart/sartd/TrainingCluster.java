@@ -18,16 +18,20 @@ import java.util.logging.Logger;
 /**
  * The cluster of {@code sartd node}'s AOT training ({@code NodeTraining}, run at build time with
  * sartd's test class path): fabric8's mock API server with sart's CRDs and what the controller
- * would have made for node {@code training} — its NodeBGP, a BGPPeer (192.0.2.1, where nobody
- * listens) and a BGPAdvertisement for the peer. Prints {@code KUBECONFIG path}, waits until the
- * agent has reported the peer's state, deletes the advertisement (a withdrawal), waits two of the
- * agent's passes, prints {@code TRAINED} and runs until its standard input closes.
+ * would have made for node {@code training} — its NodeBGP, a BGPPeer and a BGPAdvertisement for the
+ * peer. The peer is {@link #PEER_ADDRESS}, a loopback address where nobody listens on port 179: the
+ * speaker's connection is refused on the machine itself, and no packet leaves it (a documentation
+ * address would go out by the default route — on a machine numbered in 192.0.2.0/24 to its real
+ * gateway). Prints {@code KUBECONFIG path}, waits until the agent has reported the peer's state,
+ * deletes the advertisement (a withdrawal), waits two of the agent's passes, prints {@code TRAINED}
+ * and runs until its standard input closes.
  *
  * <p>Arguments: a directory for its files, the speaker's API address ({@code host:port}).
  */
 public final class TrainingCluster {
   static final String NODE = "training";
-  static final String PEER = "training-65000-192.0.2.1";
+  static final String PEER_ADDRESS = "127.0.0.2";
+  static final String PEER = "training-65000-" + PEER_ADDRESS;
 
   private TrainingCluster() {}
 
@@ -43,7 +47,7 @@ public final class TrainingCluster {
       MockApi.applySartCrds(client);
       // what the controller would have made for the node
       client.resource(ControllerObjects.nodeBgp(NODE, 65001, "127.0.0.1", speaker)).create();
-      client.resource(ControllerObjects.peer(NODE, 65000, "192.0.2.1", null, null, null)).create();
+      client.resource(ControllerObjects.peer(NODE, 65000, PEER_ADDRESS, null, null, null)).create();
       ControllerObjects.advert(
           client,
           "default",

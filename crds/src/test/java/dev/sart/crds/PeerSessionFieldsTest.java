@@ -40,6 +40,7 @@ class PeerSessionFieldsTest {
     assertEquals(255, bfd.path("multiplier").path("maximum").asInt(), where);
     JsonNode gr = spec.path("properties").path("gracefulRestart").path("properties");
     assertEquals("boolean", gr.path("helper").path("type").asText(), where);
+    assertEquals("boolean", gr.path("notification").path("type").asText(), where);
     assertEquals(0, gr.path("restartTime").path("minimum").asInt(), where);
     assertEquals(4095, gr.path("restartTime").path("maximum").asInt(), where);
     for (JsonNode r : spec.path("required")) {

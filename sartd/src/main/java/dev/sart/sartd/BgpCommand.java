@@ -484,7 +484,8 @@ final class BgpCommand implements java.util.concurrent.Callable<Integer> {
               !Boolean.FALSE.equals(gr.helper()),
               gr.restartTime() == null
                   ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                  : Duration.ofSeconds(gr.restartTime())));
+                  : Duration.ofSeconds(gr.restartTime()),
+              Boolean.TRUE.equals(gr.notification())));
     }
     return b.build();
   }

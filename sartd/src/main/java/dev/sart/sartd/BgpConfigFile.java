@@ -89,9 +89,11 @@ record BgpConfigFile(
 
   /**
    * RFC 4724 per neighbour: {@code helper} (default true) keeps its routes stale while it restarts;
-   * {@code restart_time} (seconds, 0..4095, default 120) is the one we advertise.
+   * {@code restart_time} (seconds, 0..4095, default 120) is the one we advertise; {@code
+   * notification} (default false) sends RFC 8538's N bit.
    */
-  record GracefulRestartDef(Boolean helper, @JsonProperty("restart_time") Integer restartTime) {}
+  record GracefulRestartDef(
+      Boolean helper, @JsonProperty("restart_time") Integer restartTime, Boolean notification) {}
 
   /** A named policy: statements in order, then the default ("accept" or "reject"). */
   record PolicyDef(

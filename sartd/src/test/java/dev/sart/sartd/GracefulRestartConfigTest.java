@@ -44,6 +44,19 @@ class GracefulRestartConfigTest {
   }
 
   @Test
+  void theNotificationBitOfRfc8538IsOffUnlessAsked() throws Exception {
+    assertEquals(
+        new PeerConfig.GracefulRestart(true, Duration.ofSeconds(120), true),
+        neighbor("{asn: 65000, address: 192.0.2.2, graceful_restart: {notification: true}}")
+            .gracefulRestart());
+    assertEquals(
+        false,
+        neighbor("{asn: 65000, address: 192.0.2.2, graceful_restart: {restart_time: 60}}")
+            .gracefulRestart()
+            .notification());
+  }
+
+  @Test
   void aRestartTimeBeyondTwelveBitsIsRefusedNamingTheKey() {
     IllegalArgumentException e =
         assertThrows(

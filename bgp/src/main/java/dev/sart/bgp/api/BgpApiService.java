@@ -333,7 +333,8 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                     !p.getGracefulRestart().getHelperDisabled(),
                     p.getGracefulRestart().getRestartTime() == 0
                         ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                        : Duration.ofSeconds(p.getGracefulRestart().getRestartTime())));
+                        : Duration.ofSeconds(p.getGracefulRestart().getRestartTime()),
+                    p.getGracefulRestart().getNotification()));
           }
           FabricMapping.addPath(p, b);
           b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());

@@ -75,7 +75,8 @@ final class ProtoMapping {
             .setGracefulRestart(
                 dev.sart.proto.v1.GracefulRestart.newBuilder()
                     .setHelperDisabled(!p.config().gracefulRestart().helper())
-                    .setRestartTime((int) p.config().gracefulRestart().restartTime().toSeconds()));
+                    .setRestartTime((int) p.config().gracefulRestart().restartTime().toSeconds())
+                    .setNotification(p.config().gracefulRestart().notification()));
     if (p.config().bfd() != null) {
       b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
     }

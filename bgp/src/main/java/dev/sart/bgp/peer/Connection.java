@@ -13,7 +13,6 @@ import dev.sart.bgp.fsm.Transition;
 import dev.sart.bgp.rib.RibPeer;
 import dev.sart.bgp.wire.BgpCodec;
 import dev.sart.bgp.wire.Capability;
-import dev.sart.bgp.wire.ErrorNames;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Keepalive;
@@ -82,6 +81,12 @@ final class Connection {
   /** The event being handled (what {@link #release} looks at). */
   private Event handling;
 
+  /** The NOTIFICATION sent or received while handling the outermost event, or null. */
+  private Notification ending;
+
+  /** RFC 8538 §2: both OPENs of {@link #negotiation} carried the N bit. */
+  private boolean notificationRestart;
+
   Peer peer() {
     return peer;
   }
@@ -93,6 +98,9 @@ final class Connection {
       step(e);
     } finally {
       handling = outer;
+      if (outer == null) {
+        ending = null;
+      }
     }
   }
 
@@ -150,14 +158,18 @@ final class Connection {
         }
       }
       case Action.SendNotification n -> {
-        Notification notification = new Notification(n.code(), n.subcode(), octets(n.data()));
-        peer.error("sent " + ErrorNames.describe(n.code(), n.subcode()));
+        Notification notification =
+            GracefulNotification.toSend(
+                new Notification(n.code(), n.subcode(), octets(n.data())),
+                negotiation != null && notificationRestart);
+        ending = notification;
+        peer.error("sent " + notification.describe());
         LOG.info(
             () ->
                 "peer="
                     + peer.name()
                     + " event=notification-sent error=\""
-                    + ErrorNames.describe(n.code(), n.subcode())
+                    + notification.describe()
                     + "\"");
         if (channel != null) {
           send(notification);
@@ -237,8 +249,13 @@ final class Connection {
     Negotiation was = negotiation;
     negotiation = null;
     if (this == peer.primary && peer.ribPeer != null) {
-      // RFC 4724 §4.2: without a NOTIFICATION (either way) the peer may be restarting
-      peer.sessionDown(was, handling instanceof Event.TcpConnectionFails);
+      // RFC 4724 §4.2: without a NOTIFICATION (either way) the peer may be restarting; RFC 8538
+      // §4: with one too, when both sent the N bit, unless it is a Hard Reset
+      boolean failed = handling instanceof Event.TcpConnectionFails;
+      peer.sessionDown(
+          was,
+          failed
+              || (ending != null && GracefulNotification.restarting(ending, notificationRestart)));
     }
   }
 
@@ -367,14 +384,15 @@ final class Connection {
       case Update u -> onUpdate(u);
       case Keepalive k -> handle(new Event.KeepAliveMsg());
       case Notification n -> {
-        peer.error("received " + ErrorNames.describe(n.code(), n.subcode()));
+        peer.error("received " + n.describe());
         LOG.info(
             () ->
                 "peer="
                     + peer.name()
                     + " event=notification-received error=\""
-                    + ErrorNames.describe(n.code(), n.subcode())
+                    + n.describe()
                     + "\"");
+        ending = n;
         handle(
             n.code() == Iana.ErrorCode.OPEN_MESSAGE
                     && n.subcode() == Iana.ErrorSubcode.UNSUPPORTED_VERSION_NUMBER
@@ -404,6 +422,7 @@ final class Connection {
       return;
     }
     negotiation = n;
+    notificationRestart = GracefulNotification.negotiated(ours, o);
     codec = new BgpCodec(n.options());
     decoder.codec(codec);
     handle(new Event.BgpOpen(n.fsm()));

@@ -30,12 +30,19 @@ final class LocalOpen {
     // listed they do not.
     // As the restarting speaker (RFC 4724 §4.1, RestartingSpeaker) every family is listed, with the
     // Forwarding State bit, and the Restart State bit until the restart is complete.
+    // Both with RFC 8538's N bit when configured: a session that ends with a NOTIFICATION other
+    // than a Hard Reset is a restart too, for us as a helper and for a helper of ours
+    // (GracefulNotification).
     RestartingSpeaker restart = peer.speaker.restart();
     caps.add(
         restart != null
             ? restart.capability(peer.config)
             : new Capability.GracefulRestart(
-                0, (int) peer.config.gracefulRestart().restartTime().toSeconds(), List.of()));
+                peer.config.gracefulRestart().notification()
+                    ? Capability.GracefulRestart.NOTIFICATION
+                    : 0,
+                (int) peer.config.gracefulRestart().restartTime().toSeconds(),
+                List.of()));
     caps.add(new Capability.FourOctetAs(peer.speaker.localAs()));
     Capability.AddPath addPath = FabricCapabilities.addPath(peer.config);
     if (addPath != null) {

@@ -528,15 +528,17 @@ public final class Peer {
   }
 
   /**
-   * The primary connection's session ended ({@code was}: what it had negotiated); {@code failed}:
-   * its TCP connection failed, without a NOTIFICATION either way (loop).
+   * The primary connection's session ended ({@code was}: what it had negotiated); {@code
+   * restarting}: as a restart ends one — its TCP connection failed without a NOTIFICATION either
+   * way (RFC 4724 §4.2), or with one other than a Hard Reset after both sent the N bit (RFC 8538
+   * §4) (loop).
    */
-  void sessionDown(Negotiation was, boolean failed) {
+  void sessionDown(Negotiation was, boolean restarting) {
     grouping.leave(ribPeer, "session down", false); // a member gone would hold up its group's queue
-    // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose connection went
-    // without a NOTIFICATION (either way) is restarting: its routes stay, stale
+    // RFC 4724 §4.2: a peer that sent the graceful restart capability and whose session ended so
+    // is restarting: its routes stay, stale
     Capability.GracefulRestart gr = was == null ? null : Connection.gracefulRestart(was.received());
-    if (gr != null && config.gracefulRestart().helper() && failed) {
+    if (gr != null && config.gracefulRestart().helper() && restarting) {
       helper.restarting(ribPeer, gr);
     } else {
       speaker.rib().peerDown(ribPeer);

@@ -138,10 +138,23 @@ public record PeerConfig(
    * @param helper keep its routes, stale, while it restarts (§4.2)
    * @param restartTime the Restart Time of our capability (§3), 0..4095 s
    */
-  public record GracefulRestart(boolean helper, Duration restartTime) {
-    /** The helper on, a restart time of 120 s. */
+  /**
+   * @param helper keep the peer's routes, stale, while it restarts (RFC 4724 §4.2)
+   * @param restartTime the restart time of our capability (§3)
+   * @param notification send RFC 8538's N bit: when the peer sends it too, a session that ends with
+   *     a NOTIFICATION other than a Hard Reset is a restart as well, on both sides — a hold timer
+   *     expiry included, so that without BFD a peer that helps us keeps our routes for our restart
+   *     time after we are gone (off by default)
+   */
+  public record GracefulRestart(boolean helper, Duration restartTime, boolean notification) {
+    /** The helper on, a restart time of 120 s, no N bit. */
     public static final GracefulRestart DEFAULT =
-        new GracefulRestart(true, Duration.ofSeconds(120));
+        new GracefulRestart(true, Duration.ofSeconds(120), false);
+
+    /** Without RFC 8538's N bit. */
+    public GracefulRestart(boolean helper, Duration restartTime) {
+      this(helper, restartTime, false);
+    }
 
     public GracefulRestart {
       Objects.requireNonNull(restartTime, "restartTime");

@@ -137,8 +137,9 @@ public final class RestartingSpeaker {
 
   /**
    * The graceful restart capability of our OPEN to {@code config}'s peer (§3): the restart time
-   * configured for it, the Restart State bit until the restart is complete, and every family with
-   * the Forwarding State bit as {@link Settings#forwardingState} says.
+   * configured for it, the Restart State bit until the restart is complete, RFC 8538's N bit if
+   * configured, and every family with the Forwarding State bit as {@link Settings#forwardingState}
+   * says.
    */
   Capability.GracefulRestart capability(PeerConfig config) {
     List<Capability.GracefulRestart.Entry> families = new ArrayList<>();
@@ -151,7 +152,8 @@ public final class RestartingSpeaker {
         java.util.Comparator.comparingInt(
             (Capability.GracefulRestart.Entry e) -> e.family().afi() * 256 + e.family().safi()));
     return new Capability.GracefulRestart(
-        complete ? 0 : Capability.GracefulRestart.RESTART_STATE,
+        (config.gracefulRestart().notification() ? Capability.GracefulRestart.NOTIFICATION : 0)
+            | (complete ? 0 : Capability.GracefulRestart.RESTART_STATE),
         (int) config.gracefulRestart().restartTime().toSeconds(),
         families);
   }

@@ -47,6 +47,48 @@ public record Notification(int code, int subcode, Octets data) implements Messag
   }
 
   /**
+   * RFC 8538 §3: Cease / Hard Reset carrying {@code inner}: its data is the inner error code and
+   * subcode, then the inner data.
+   */
+  public static Notification hardReset(Notification inner) {
+    byte[] d = inner.data.toByteArray();
+    byte[] out = new byte[2 + d.length];
+    out[0] = (byte) inner.code;
+    out[1] = (byte) inner.subcode;
+    System.arraycopy(d, 0, out, 2, d.length);
+    return new Notification(Iana.ErrorCode.CEASE, Iana.ErrorSubcode.HARD_RESET, Octets.of(out));
+  }
+
+  /** Whether this is a Cease / Hard Reset (RFC 8538 §3). */
+  public boolean isHardReset() {
+    return code == Iana.ErrorCode.CEASE && subcode == Iana.ErrorSubcode.HARD_RESET;
+  }
+
+  /**
+   * RFC 8538 §3: the NOTIFICATION a Hard Reset carries (its data: code, subcode, data), if it is
+   * one and holds at least the two octets.
+   */
+  public Optional<Notification> hardResetReason() {
+    if (!isHardReset() || data.length() < 2) {
+      return Optional.empty();
+    }
+    byte[] d = data.toByteArray();
+    return Optional.of(
+        new Notification(d[0] & 0xff, d[1] & 0xff, Octets.copyOf(d, 2, d.length - 2)));
+  }
+
+  /**
+   * The error for a log line: {@link ErrorNames#describe}, and for a Hard Reset the error it
+   * carries ({@code Cease / Hard Reset (6/9) of Cease / Administrative Reset (6/4)}).
+   */
+  public String describe() {
+    String d = ErrorNames.describe(code, subcode);
+    return hardResetReason()
+        .map(r -> d + " of " + ErrorNames.describe(r.code(), r.subcode()))
+        .orElse(d);
+  }
+
+  /**
    * RFC 9003 §2: the Shutdown Communication of a Cease / Administrative Shutdown or Reset, if the
    * data is a well-formed one (a length octet, then that many octets of UTF-8).
    */

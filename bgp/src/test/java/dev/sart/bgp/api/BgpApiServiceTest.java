@@ -120,7 +120,8 @@ class BgpApiServiceTest {
                     .setGracefulRestart(
                         dev.sart.proto.v1.GracefulRestart.newBuilder()
                             .setHelperDisabled(true)
-                            .setRestartTime(30)))
+                            .setRestartTime(30)
+                            .setNotification(true)))
             .build());
     api.addPeer(
         AddPeerRequest.newBuilder()
@@ -131,7 +132,8 @@ class BgpApiServiceTest {
                     .setPassiveOpen(true))
             .build());
     assertEquals(
-        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, java.time.Duration.ofSeconds(30)),
+        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(
+            false, java.time.Duration.ofSeconds(30), true),
         speaker.peer(java.net.InetAddress.getByName("192.0.2.2")).config().gracefulRestart());
     assertEquals(
         dev.sart.bgp.peer.PeerConfig.GracefulRestart.DEFAULT,
@@ -143,6 +145,7 @@ class BgpApiServiceTest {
             .getGracefulRestart();
     assertTrue(reported.getHelperDisabled());
     assertEquals(30, reported.getRestartTime());
+    assertTrue(reported.getNotification());
   }
 
   @Test

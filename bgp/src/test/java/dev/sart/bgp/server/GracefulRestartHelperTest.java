@@ -2,6 +2,7 @@ package dev.sart.bgp.server;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.bgp.fsm.State;
@@ -64,6 +65,11 @@ class GracefulRestartHelperTest {
   }
 
   private Frr frrUp(int restartTime, String... originate) throws Exception {
+    return frrUp(restartTime, false, originate);
+  }
+
+  /** {@code notification}: our capability carries RFC 8538's N bit. */
+  private Frr frrUp(int restartTime, boolean notification, String... originate) throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
     peerNode = t.node("peer");
@@ -88,7 +94,11 @@ class GracefulRestartHelperTest {
     frr.start();
     peer =
         server.addPeer(
-            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002)));
+            SpeakerInteropTest.quick(PeerConfig.of(InetAddress.getByName("192.0.2.2"), 65002))
+                .toBuilder()
+                .gracefulRestart(
+                    new PeerConfig.GracefulRestart(true, Duration.ofSeconds(120), notification))
+                .build());
     server.addPaths(List.of(Prefix.parse("203.0.113.0/24")), PathAttributes.of(Origin.IGP));
     frr.awaitEstablished("192.0.2.1");
     frr.awaitRoute("203.0.113.0/24");
@@ -198,6 +208,80 @@ class GracefulRestartHelperTest {
     // the routes went with the restart timer, not with an End-of-RIB (one may have come before
     // the kill: a session that lost a connection collision comes back as a restart)
     assertTrue(endOfRibAt() < killedAt, () -> "an End-of-RIB after the kill at " + killedAt);
+  }
+
+  /**
+   * RFC 8538: both sides sent the N bit, so FRR's Cease / Administrative Reset (sent as such once
+   * {@code no bgp hard-administrative-reset}) ends the session as a restart would: its routes stay
+   * with us, stale, and are never withdrawn, until its new session's End-of-RIB. FRR saw our N bit.
+   */
+  @Test
+  void withTheNBitAResetThatIsNotHardKeepsThePeersRoutes() throws Exception {
+    Frr frr = frrUp(120, true, "198.51.100.0/25");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    InetAddress us = InetAddress.getByName("192.0.2.1");
+    assertTrue(
+        frr.neighbor(us).path("gracefulRestartInfo").path("nBit").asBoolean(),
+        () -> "FRR saw no N bit: " + frr.neighbor(us).path("gracefulRestartInfo"));
+    frr.vtysh("configure", "router bgp 65002", "no bgp hard-administrative-reset");
+    long reset = System.currentTimeMillis();
+    frr.vtysh("clear bgp 192.0.2.1");
+    await("a new session after the reset")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> endOfRibAt() > reset && peer.status().state() == State.ESTABLISHED);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    assertTrue(logged("event=notification-received error=\"Cease / Administrative Reset (6/4)\""));
+    assertTrue(logged("event=graceful-restart-helper"), "kept as a restart's");
+    assertEquals(List.of(), List.copyOf(withdrawn), "nothing withdrawn across the reset");
+  }
+
+  /**
+   * RFC 8538 §3: FRR's reset is a Hard Reset by default ({@code bgp hard-administrative-reset}):
+   * its routes go at once, N bit or not; and a peer we stop gets a Hard Reset from us, which FRR
+   * reports as such.
+   */
+  @Test
+  void aHardResetEitherWayEndsTheSessionForGood() throws Exception {
+    Frr frr = frrUp(120, true, "198.51.100.0/25");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    frr.vtysh("clear bgp 192.0.2.1");
+    await("withdrawn at once")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> withdrawn.contains("198.51.100.0/25"));
+    assertTrue(
+        logged(
+            "event=notification-received error=\"Cease / Hard Reset (6/9) of Cease /"
+                + " Administrative Reset (6/4)\""),
+        "the Hard Reset and what it carries are logged");
+    assertFalse(logged("event=graceful-restart-helper"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> peer.status().state() == State.ESTABLISHED);
+
+    peer.stop().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    InetAddress us = InetAddress.getByName("192.0.2.1");
+    await("FRR got a Hard Reset")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> frr.neighbor(us).path("lastNotificationHardReset").asBoolean());
+    assertTrue(
+        logged(
+            "event=notification-sent error=\"Cease / Hard Reset (6/9) of Cease /"
+                + " Administrative Shutdown (6/2)\""));
+    frr.awaitNoRoute("203.0.113.0/24");
+  }
+
+  private boolean logged(String text) {
+    return peerLog.records().stream().anyMatch(r -> String.valueOf(r.getMessage()).contains(text));
   }
 
   /** When the last {@code event=end-of-rib} was logged (epoch ms), 0 if never. */

@@ -52,6 +52,23 @@ class SimpleMessagesTest {
   }
 
   @Test
+  void aHardResetCarriesTheErrorItReplaces() throws Exception {
+    // RFC 8538 §3: Cease / Hard Reset, then the inner code, subcode and data
+    Notification n = Notification.hardReset(Notification.administrativeReset("re"));
+    assertGolden(ANY, message(3, "06 09 06 04 02 7265"), n);
+    assertEquals(true, n.isHardReset());
+    assertEquals(Optional.of(Notification.administrativeReset("re")), n.hardResetReason());
+    assertEquals("Cease / Hard Reset (6/9) of Cease / Administrative Reset (6/4)", n.describe());
+    // too short to carry an error: a Hard Reset all the same, with no reason to name
+    Notification bare = new Notification(6, 9, Octets.fromHex("06"));
+    assertEquals(true, bare.isHardReset());
+    assertEquals(Optional.empty(), bare.hardResetReason());
+    assertEquals("Cease / Hard Reset (6/9)", bare.describe());
+    assertEquals(false, Notification.administrativeReset("x").isHardReset());
+    assertEquals(Optional.empty(), new Notification(4, 0).hardResetReason());
+  }
+
+  @Test
   void aShutdownCommunicationIsCutTo255OctetsAtACharacterBoundary() {
     Notification n = Notification.administrativeShutdown("é".repeat(200));
     assertEquals(255, n.data().length()); // 127 two-octet characters + the length octet

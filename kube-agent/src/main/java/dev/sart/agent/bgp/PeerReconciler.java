@@ -392,7 +392,8 @@ final class PeerReconciler {
               .setRestartTime(
                   s.gracefulRestart().restartTime() == null
                       ? 0
-                      : (int) (long) s.gracefulRestart().restartTime()));
+                      : (int) (long) s.gracefulRestart().restartTime())
+              .setNotification(Boolean.TRUE.equals(s.gracefulRestart().notification())));
     }
     return b.build();
   }

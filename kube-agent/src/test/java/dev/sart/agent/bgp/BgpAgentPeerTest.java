@@ -53,7 +53,7 @@ class BgpAgentPeerTest extends BgpAgentFixture {
                   s.speaker(),
                   s.groups(),
                   new dev.sart.crds.BfdSpec(100L, 200L, 5L),
-                  new dev.sart.crds.GracefulRestartSpec(false, 30L)));
+                  new dev.sart.crds.GracefulRestartSpec(false, 30L, true)));
           return p;
         });
     await("the new settings in the speaker")
@@ -64,7 +64,7 @@ class BgpAgentPeerTest extends BgpAgentFixture {
                     && dev.sart.bgp.bfd.BfdConfig.ofMillis(100, 200, 5)
                         .equals(speaker.bgp.peer(addr).config().bfd()));
     assertEquals(
-        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, Duration.ofSeconds(30)),
+        new dev.sart.bgp.peer.PeerConfig.GracefulRestart(false, Duration.ofSeconds(30), true),
         speaker.bgp.peer(addr).config().gracefulRestart());
   }
 

@@ -319,6 +319,15 @@ public final class Frr extends Router {
     return f.isIpv4() ? "ipv4" : "ipv6";
   }
 
+  /**
+   * {@code show bgp neighbors X json}: FRR's view of its neighbour (its {@code
+   * gracefulRestartInfo}, {@code lastNotificationReason}, ...), or a missing node.
+   */
+  public JsonNode neighbor(InetAddress neighbor) {
+    return json(vtysh("show bgp neighbors " + Ip.format(neighbor) + " json"))
+        .path(Ip.format(neighbor));
+  }
+
   @Override
   public SessionState sessionState(InetAddress neighbor) {
     config.neighbor(neighbor);

@@ -64,6 +64,14 @@ class GracefulRestartHelperTest {
         .toList();
   }
 
+  /** FRR's 198.51.100.0/25 and our own 203.0.113.0/24, fresh. */
+  private static final List<String> ONE_FROM_FRR =
+      List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ");
+
+  private void awaitLocRib(List<String> expected) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> locRib().equals(expected));
+  }
+
   private Frr frrUp(int restartTime, String... originate) throws Exception {
     return frrUp(restartTime, false, originate);
   }
@@ -163,9 +171,7 @@ class GracefulRestartHelperTest {
     again.awaitEstablished("192.0.2.1");
     await("after FRR's End-of-RIB")
         .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+        .until(() -> locRib().equals(ONE_FROM_FRR));
     // nothing was withdrawn before FRR's End-of-RIB (FRR 8.4, not restarting as far as it knows,
     // may send its End-of-RIB before its own routes: then the route sent again comes back right
     // after it, as FRR as a helper would do too)
@@ -183,11 +189,7 @@ class GracefulRestartHelperTest {
   @Test
   void aPeerAwayLongerThanItsRestartTimeLosesItsRoutes() throws Exception {
     Frr frr = frrUp(5, "198.51.100.0/25");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    awaitLocRib(ONE_FROM_FRR);
     long killed = System.nanoTime();
     long killedAt = System.currentTimeMillis();
     kill(frr);
@@ -218,11 +220,7 @@ class GracefulRestartHelperTest {
   @Test
   void withTheNBitAResetThatIsNotHardKeepsThePeersRoutes() throws Exception {
     Frr frr = frrUp(120, true, "198.51.100.0/25");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    awaitLocRib(ONE_FROM_FRR);
     InetAddress us = InetAddress.getByName("192.0.2.1");
     assertTrue(
         frr.neighbor(us).path("gracefulRestartInfo").path("nBit").asBoolean(),
@@ -233,29 +231,21 @@ class GracefulRestartHelperTest {
     await("a new session after the reset")
         .atMost(Duration.ofSeconds(20))
         .until(() -> endOfRibAt() > reset && peer.status().state() == State.ESTABLISHED);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    awaitLocRib(ONE_FROM_FRR);
     assertTrue(logged("event=notification-received error=\"Cease / Administrative Reset (6/4)\""));
     assertTrue(logged("event=graceful-restart-helper"), "kept as a restart's");
     assertEquals(List.of(), List.copyOf(withdrawn), "nothing withdrawn across the reset");
   }
 
   /**
-   * RFC 8538 §3: FRR's reset is a Hard Reset by default ({@code bgp hard-administrative-reset}):
-   * its routes go at once, N bit or not; and a peer we stop gets a Hard Reset from us, which FRR
-   * reports as such.
+   * RFC 8538 §3, with the N bit on both sides: FRR's reset is a Hard Reset by default ({@code bgp
+   * hard-administrative-reset}), so its routes go at once; and a peer we stop gets a Hard Reset
+   * from us, which FRR reports as such.
    */
   @Test
   void aHardResetEitherWayEndsTheSessionForGood() throws Exception {
     Frr frr = frrUp(120, true, "198.51.100.0/25");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                locRib().equals(List.of("198.51.100.0/25 from 192.0.2.2", "203.0.113.0/24 from ")));
+    awaitLocRib(ONE_FROM_FRR);
     frr.vtysh("clear bgp 192.0.2.1");
     await("withdrawn at once")
         .atMost(Duration.ofSeconds(5))

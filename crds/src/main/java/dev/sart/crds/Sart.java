@@ -69,6 +69,14 @@ public final class Sart {
   public static final String BGP_PEER_NODE_LABEL = "bgppeer.sart.terassyi.net/node";
   public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
+  /**
+   * Kubernetes' well-known Node label that takes a node out of external load balancers (its
+   * presence, whatever its value, as the service controller reads it): the peers of such a node
+   * announce no Service address.
+   */
+  public static final String EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL =
+      "node.kubernetes.io/exclude-from-external-load-balancers";
+
   /** Node labels the ClusterBGP selectors read. */
   public static final String ASN_NODE_LABEL = "sart.terassyi.net/asn";
 

@@ -98,12 +98,34 @@ final class ServiceChain {
             .list()
             .getItems();
     List<BGPPeer> peers = client.resources(BGPPeer.class).list().getItems();
+    Set<String> excluded = excludedNodes();
     for (String ip : ingress) {
       if (onlyAddress == null || onlyAddress.equals(ip)) {
-        root.add(address(s, ip, adverts, slices, peers));
+        root.add(address(s, ip, adverts, slices, peers, excluded));
       }
     }
     return root;
+  }
+
+  /**
+   * The nodes labelled {@link Sart#EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL}; none when the user
+   * may not list Nodes (the chain then reads as if no node were excluded).
+   */
+  private Set<String> excludedNodes() {
+    var out = new java.util.TreeSet<String>();
+    try {
+      client
+          .nodes()
+          .withLabel(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL)
+          .list()
+          .getItems()
+          .forEach(n -> out.add(n.getMetadata().getName()));
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e;
+      }
+    }
+    return out;
   }
 
   // --- pool and address
@@ -247,7 +269,8 @@ final class ServiceChain {
       String ip,
       List<BGPAdvertisement> adverts,
       List<EndpointSlice> slices,
-      List<BGPPeer> peers) {
+      List<BGPPeer> peers,
+      Set<String> excluded) {
     String prefix = ip + (ip.contains(":") ? "/128" : "/32");
     Link l = Link.ok("address", ip, "in status.loadBalancer.ingress");
     boolean local = "Local".equals(s.getSpec().getExternalTrafficPolicy());
@@ -296,6 +319,7 @@ final class ServiceChain {
     // target peers as the controller computes them
     Set<String> groups = new HashSet<>(list(annotations(s).get(Sart.PEER_GROUP_ANNOTATION)));
     TreeMap<String, List<BGPPeer>> targets = new TreeMap<>();
+    var left = new java.util.TreeSet<String>(); // nodes that would announce but are excluded
     for (BGPPeer p : peers) {
       if (p.getSpec() == null || p.getMetadata().getDeletionTimestamp() != null) {
         continue;
@@ -304,8 +328,30 @@ final class ServiceChain {
       boolean matches =
           groups.isEmpty() || pg == null || pg.isEmpty() || pg.stream().anyMatch(groups::contains);
       if (matches && (!local || readyByNode.containsKey(p.getSpec().nodeBGPRef()))) {
-        targets.computeIfAbsent(p.getSpec().nodeBGPRef(), k -> new ArrayList<>()).add(p);
+        if (excluded.contains(p.getSpec().nodeBGPRef())) {
+          left.add(p.getSpec().nodeBGPRef());
+        } else {
+          targets.computeIfAbsent(p.getSpec().nodeBGPRef(), k -> new ArrayList<>()).add(p);
+        }
       }
+    }
+    String unlabel =
+        "kubectl label node "
+            + String.join(" ", left)
+            + " "
+            + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL
+            + "-";
+    if (!left.isEmpty() && !targets.isEmpty()) {
+      Link skipped =
+          new Link(
+              "excluded",
+              String.join(", ", left),
+              Link.State.skipped,
+              "labelled "
+                  + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL
+                  + ": their peers do not announce the address");
+      skipped.fix = "to announce from them again: " + unlabel;
+      l.add(skipped);
     }
     Optional<BGPAdvertisement> adv =
         adverts.stream()
@@ -333,15 +379,22 @@ final class ServiceChain {
               advName,
               peers.isEmpty()
                   ? "no BGPPeer in the cluster: there is no router to announce to"
-                  : local
-                      ? "no BGPPeer on the nodes with a ready endpoint ("
-                          + String.join(", ", readyByNode.keySet())
-                          + ")"
-                      : "no BGPPeer in the Service's peer groups " + groups,
+                  : !left.isEmpty()
+                      ? "the nodes that would announce it ("
+                          + String.join(", ", left)
+                          + ") are labelled "
+                          + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL
+                      : local
+                          ? "no BGPPeer on the nodes with a ready endpoint ("
+                              + String.join(", ", readyByNode.keySet())
+                              + ")"
+                          : "no BGPPeer in the Service's peer groups " + groups,
               peers.isEmpty()
                   ? "create a ClusterBGP (with peer templates) that selects the nodes"
-                  : "give those nodes peers (ClusterBGP nodeSelector) or change "
-                      + Sart.PEER_GROUP_ANNOTATION));
+                  : !left.isEmpty()
+                      ? unlabel
+                      : "give those nodes peers (ClusterBGP nodeSelector) or change "
+                          + Sart.PEER_GROUP_ANNOTATION));
       return l;
     }
     long advertised =

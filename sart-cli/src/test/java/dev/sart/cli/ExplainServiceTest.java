@@ -136,6 +136,38 @@ class ExplainServiceTest {
   }
 
   @Test
+  void aNodeExcludedFromExternalLoadBalancersIsNamedWithTheCommandThatBringsItBack()
+      throws Exception {
+    cluster.pool("lb", "203.0.113.0/28", true);
+    cluster.service("web", "Local", Map.of(), "203.0.113.1");
+    cluster.endpoints("web", "node-a", true);
+    cluster.peer("node-a", "192.0.2.2", BGPPeerCondition.Status.Established);
+    cluster.advertisement("web", "203.0.113.1", Map.of());
+    cluster
+        .client
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName("node-a")
+                .addToLabels(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, "true")
+                .endMetadata()
+                .build())
+        .create();
+    JsonNode b = firstBroken("service", "default/web");
+    assertEquals("advertisement", b.path("kind").asText());
+    assertTrue(
+        b.path("summary")
+            .asText()
+            .contains(
+                "the nodes that would announce it (node-a) are labelled"
+                    + " node.kubernetes.io/exclude-from-external-load-balancers"),
+        b::toString);
+    assertEquals(
+        "kubectl label node node-a node.kubernetes.io/exclude-from-external-load-balancers-",
+        b.path("fix").asText());
+  }
+
+  @Test
   void anUnreachableSpeakerSaysWhereItLookedAndHowToPointElsewhere() throws Exception {
     cluster.pool("lb", "203.0.113.0/28", true);
     cluster.service("web", "Cluster", Map.of(), "203.0.113.1");

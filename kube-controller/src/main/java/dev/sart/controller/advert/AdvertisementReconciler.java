@@ -16,6 +16,7 @@ import dev.sart.crds.Protocol;
 import dev.sart.crds.Sart;
 import dev.sart.net.Ip;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -32,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
@@ -67,6 +69,12 @@ public final class AdvertisementReconciler implements AutoCloseable {
 
   /** Per Service key, the annotation problems last reported (one Event per new problem). */
   private final Map<String, List<String>> reported = new HashMap<>();
+
+  /**
+   * The nodes labelled {@link Sart#EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL} ({@link Targets}),
+   * kept by the Node informer's handler.
+   */
+  private final Set<String> excludedNodes = ConcurrentHashMap.newKeySet();
 
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
     this(informers, loadBalancerClass, metrics, null, null);
@@ -128,6 +136,25 @@ public final class AdvertisementReconciler implements AutoCloseable {
     informers.watch(Service.class, s -> loop.enqueue(ServiceViews.key(s)));
     informers.watch(EndpointSlice.class, s -> byService.apply(s).forEach(loop::enqueue));
     informers.watch(BGPPeer.class, p -> enqueueAllWithAddresses());
+    informers
+        .of(Node.class)
+        .addEventHandler(
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(Node node) {
+                excluded(node.getMetadata().getName(), excludedFromLoadBalancers(node));
+              }
+
+              @Override
+              public void onUpdate(Node old, Node node) {
+                excluded(node.getMetadata().getName(), excludedFromLoadBalancers(node));
+              }
+
+              @Override
+              public void onDelete(Node node, boolean unknown) {
+                excluded(node.getMetadata().getName(), false);
+              }
+            });
     // a pool's path attributes go into its addresses' advertisements
     informers.watch(AddressPool.class, p -> enqueueAllWithAddresses());
     if (decisions != null) {
@@ -136,8 +163,35 @@ public final class AdvertisementReconciler implements AutoCloseable {
   }
 
   public void start() {
+    // from the synced cache, before the first pass: the handler's first events may come later,
+    // and an excluded node must not announce in between (a controller that starts or takes over)
+    for (var node : informers.list(Node.class)) {
+      if (excludedFromLoadBalancers(node)) {
+        excludedNodes.add(node.getMetadata().getName());
+      }
+    }
     loop.start();
     enqueueAllWithAddresses();
+  }
+
+  static boolean excludedFromLoadBalancers(Node node) {
+    var labels = node.getMetadata().getLabels();
+    return labels != null && labels.containsKey(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
+  }
+
+  /** A node's label changed (or it went): every Service's targets are looked at again. */
+  private void excluded(String node, boolean excluded) {
+    boolean changed = excluded ? excludedNodes.add(node) : excludedNodes.remove(node);
+    if (changed) {
+      LOG.info(
+          "node "
+              + (excluded ? "excluded from" : "back in")
+              + " external load balancers node="
+              + node
+              + " label="
+              + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
+      enqueueAllWithAddresses();
+    }
   }
 
   private void enqueueAllWithAddresses() {
@@ -209,7 +263,7 @@ public final class AdvertisementReconciler implements AutoCloseable {
       if (writer.busy(advertKey)) {
         continue; // a write of ours is on its way; its end brings this Service back
       }
-      var targets = Targets.of(service, slices, peers, family);
+      var targets = Targets.of(service, slices, peers, family, excludedNodes);
       // our last write's answer while the informer has not delivered it (the cache is older)
       var advert = writer.newest(advertKey, existing.get(entry.getKey()));
       if (advert == null) {
@@ -274,7 +328,8 @@ public final class AdvertisementReconciler implements AutoCloseable {
         service,
         informers.of(EndpointSlice.class).getIndexer().byIndex(BY_SERVICE, key),
         informers.list(BGPPeer.class),
-        family);
+        family,
+        excludedNodes);
   }
 
   /** A Warning Event for each annotation problem not reported before. */

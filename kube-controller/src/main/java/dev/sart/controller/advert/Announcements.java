@@ -89,7 +89,8 @@ final class Announcements {
                 + (notCarried.isEmpty() ? "" : "; not announced: " + notCarried);
         case "NoPeerForFamily" -> "cannot be announced: " + notCarried;
         case "NoTargets" ->
-            "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one";
+            "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one (and are"
+                + " not excluded from external load balancers)";
         case "Pending" -> "waiting for the agents to announce it to " + targets + " peer(s)";
         default -> "cannot be announced: none of the " + targets + " target peer(s) is Established";
       };

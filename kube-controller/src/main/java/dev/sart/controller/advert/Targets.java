@@ -22,24 +22,31 @@ import java.util.TreeSet;
  * </ul>
  *
  * An endpoint counts only while its EndpointSlice says it is ready and not terminating: a
- * terminating pod is withdrawn before it is gone. Peers are filtered by the Service's {@code
- * bgppeer.sart.terassyi.net/group} list (a peer without groups always matches, as in sart), and by
- * address family: a peer carries the family of its own address (the agent opens an IPv4 session
- * with IPv4 unicast only and an IPv6 session with IPv6 unicast only, RFC 4760 §8), so an IPv6
- * address is announced only to IPv6 peers; listing an IPv4 peer would have its agent report
- * Advertised for a prefix the session cannot carry. An unnumbered peer ({@code interface}) carries
- * both: its agent opens the link-local IPv6 session with IPv4 unicast (RFC 8950 next hops) and IPv6
- * unicast.
+ * terminating pod is withdrawn before it is gone. The peers of a node labelled {@code
+ * node.kubernetes.io/exclude-from-external-load-balancers} are never targets (a node being drained,
+ * or kept out of external traffic): under {@code Cluster} its endpoints still count, as the other
+ * nodes forward to them; under {@code Local} its endpoints have no announcement. Peers are filtered
+ * by the Service's {@code bgppeer.sart.terassyi.net/group} list (a peer without groups always
+ * matches, as in sart), and by address family: a peer carries the family of its own address (the
+ * agent opens an IPv4 session with IPv4 unicast only and an IPv6 session with IPv6 unicast only,
+ * RFC 4760 §8), so an IPv6 address is announced only to IPv6 peers; listing an IPv4 peer would have
+ * its agent report Advertised for a prefix the session cannot carry. An unnumbered peer ({@code
+ * interface}) carries both: its agent opens the link-local IPv6 session with IPv4 unicast (RFC 8950
+ * next hops) and IPv6 unicast.
  */
 public final class Targets {
   private Targets() {}
 
-  /** The peers that announce an address of {@code family}. */
+  /**
+   * The peers that announce an address of {@code family}; {@code excludedNodes}: the nodes labelled
+   * {@link Sart#EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL}.
+   */
   public static Set<String> of(
       Service service,
       Collection<EndpointSlice> slices,
       Collection<BGPPeer> peers,
-      Protocol family) {
+      Protocol family,
+      Set<String> excludedNodes) {
     var groups = groups(service);
     boolean local = "Local".equals(service.getSpec().getExternalTrafficPolicy());
     var readyNodes = new HashSet<String>();
@@ -62,7 +69,7 @@ public final class Targets {
       return targets;
     }
     for (var peer : peers) {
-      if (!candidate(groups, peer, family)) {
+      if (!candidate(groups, peer, family) || excludedNodes.contains(peer.getSpec().nodeBGPRef())) {
         continue;
       }
       if (!local || readyNodes.contains(peer.getSpec().nodeBGPRef())) {

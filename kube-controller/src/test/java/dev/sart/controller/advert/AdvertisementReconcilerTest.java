@@ -333,6 +333,118 @@ class AdvertisementReconcilerTest {
     await().ignoreExceptions().atMost(WAIT).until(() -> !cluster.exists(fresh));
   }
 
+  /** A node as its kubelet registers it, with or without the exclusion label. */
+  private void node(String name, boolean excluded) {
+    var labels = new java.util.HashMap<String, String>();
+    labels.put("kubernetes.io/hostname", name);
+    if (excluded) {
+      labels.put(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, "");
+    }
+    var node =
+        new io.fabric8.kubernetes.api.model.NodeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withLabels(labels)
+            .endMetadata()
+            .build();
+    if (client.nodes().withName(name).get() == null) {
+      client.resource(node).create();
+    } else {
+      client
+          .nodes()
+          .withName(name)
+          .edit(
+              n -> {
+                n.getMetadata().setLabels(labels);
+                return n;
+              });
+    }
+  }
+
+  /**
+   * Kubernetes' {@code node.kubernetes.io/exclude-from-external-load-balancers} (a node being
+   * drained, say): its peers withdraw every Service address — under Cluster the others keep it, its
+   * endpoints still count — and announce again once the label is gone.
+   */
+  @Test
+  void aNodeExcludedFromExternalLoadBalancersWithdrawsAndComesBack() {
+    node("node1", false);
+    node("node3", false);
+    createService("app-svc-cluster", "Cluster", Map.of());
+    String advert = "app-svc-cluster-10-0-1-1";
+    client
+        .resource(
+            slice(
+                "test",
+                "app-svc-cluster",
+                "app-svc-cluster-abc",
+                List.of(endpoint("10.100.0.1", "node3", true, false))))
+        .create();
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", NA,
+            "node2-65000-9.9.9.9", NA,
+            "node3-65000-9.9.9.9", NA,
+            "node3-65000-7.7.7.7", NA));
+    cluster.playAgents(advert);
+
+    node("node3", true);
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", "Advertised",
+            "node2-65000-9.9.9.9", "Advertised",
+            "node3-65000-9.9.9.9", "Withdraw",
+            "node3-65000-7.7.7.7", "Withdraw"));
+    cluster.playAgents(advert);
+    cluster.awaitPeers(
+        advert, Map.of("node1-65000-9.9.9.9", "Advertised", "node2-65000-9.9.9.9", "Advertised"));
+
+    node("node3", false);
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9",
+            "Advertised",
+            "node2-65000-9.9.9.9",
+            "Advertised",
+            "node3-65000-9.9.9.9",
+            NA,
+            "node3-65000-7.7.7.7",
+            NA));
+  }
+
+  /** Under Local, an excluded node's endpoints have no announcement at all. */
+  @Test
+  void underLocalTheEndpointsOfAnExcludedNodeAreNotAnnounced() {
+    node("node1", true);
+    createService("app-svc-local", "Local", Map.of());
+    String advert = "app-svc-local-10-0-1-1";
+    client
+        .resource(
+            slice(
+                "test",
+                "app-svc-local",
+                "app-svc-local-1",
+                List.of(
+                    endpoint("10.100.0.1", "node1", true, false),
+                    endpoint("10.100.0.2", "node2", true, false))))
+        .create();
+    cluster.awaitPeers(advert, Map.of("node2-65000-9.9.9.9", NA));
+    cluster.playAgents(advert);
+    client
+        .nodes()
+        .withName("node1")
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().remove(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
+              return n;
+            });
+    cluster.awaitPeers(
+        advert, Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", "Advertised"));
+  }
+
   @Test
   void aPeerAddedLaterBecomesATarget() {
     createService("late", "Cluster", Map.of(Sart.PEER_GROUP_ANNOTATION, "to-router2"));

@@ -104,7 +104,8 @@ class AnnouncementsTest {
     awaitCondition(
         "False",
         "NoTargets",
-        "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one");
+        "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one (and are"
+            + " not excluded from external load balancers)");
 
     client
         .resource(
@@ -132,7 +133,9 @@ class AnnouncementsTest {
     cluster.awaitPeers(
         advert, Map.of("node1-65000-9.9.9.9", "Withdraw", "node2-65000-9.9.9.9", "Withdraw"));
     cluster.playAgents(advert);
-    String gone = "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one";
+    String gone =
+        "no target peer: no ready endpoint, or no BGPPeer on the nodes that have one (and are"
+            + " not excluded from external load balancers)";
     awaitCondition("False", "NoTargets", gone);
     awaitEvent("Normal", "Withdrawn", "withdrawn everywhere: " + gone);
     assertEquals(

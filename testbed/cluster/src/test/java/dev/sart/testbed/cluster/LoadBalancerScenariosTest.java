@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sart.crds.BGPPeer;
+import dev.sart.crds.Sart;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.SessionState;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -614,8 +615,8 @@ class LoadBalancerScenariosTest {
     String prefix = vip + "/32";
     // The restart time comes from the peer templates (spec.gracefulRestart.restartTime): the
     // controller owns the BGPPeers, so node1's cannot be shortened alone; every node's sessions are
-    // replaced with it (BFD kept, from scenario 5). Last scenario of the class: the templates are
-    // not set back.
+    // replaced with it (BFD kept, from scenario 5). The templates are not set back: scenario 14,
+    // the last, does not mind them.
     int restartTime = 6;
     applyTemplates(BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");
     await("both ToRs read node1's restart time of " + restartTime + " s")
@@ -645,6 +646,52 @@ class LoadBalancerScenariosTest {
     awaitNextHops(cluster, prefix, nodes);
     assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
     SHARED.end("a restart longer than the restart time: the ToRs flush the node's route");
+  }
+
+  @Test
+  @Order(14)
+  void aNodeExcludedFromExternalLoadBalancersLeavesTheTorsAndItsPodStillServes() {
+    SHARED.begin();
+    List<ClusterNode> nodes = cluster.nodes();
+    ClusterNode n3 = nodes.get(2);
+    String vip = addresses().get("app-svc-cluster").split(",")[0];
+    String prefix = vip + "/32";
+    awaitNextHops(cluster, prefix, nodes);
+    // what an operator (or a drain tool) sets to take a node out of external traffic
+    label(n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, "true");
+    try {
+      long t = System.nanoTime();
+      awaitNextHops(cluster, prefix, nodes.subList(0, 2));
+      System.err.printf(
+          "%s labelled %s: both ToRs route around it %.1f s later%n",
+          n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, (System.nanoTime() - t) / 1e9);
+      // Cluster: node1 and node2 forward to every ready endpoint, node3's pod included
+      Map<String, Integer> answers = requests(cluster, vip, 80, 40);
+      assertEquals(40, answers.values().stream().mapToInt(Integer::intValue).sum(), "" + answers);
+      assertTrue(answers.containsKey("app-cluster-" + n3.name()), "" + answers);
+    } finally {
+      label(n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, null);
+    }
+    awaitNextHops(cluster, prefix, nodes);
+    SHARED.end("a node excluded from external load balancers: routed around, its pod serves");
+  }
+
+  /** Sets ({@code value} null: removes) a label of the node's Node object. */
+  static void label(ClusterNode n, String key, String value) {
+    client
+        .nodes()
+        .withName(n.name())
+        .edit(
+            node -> {
+              var labels = new java.util.HashMap<>(node.getMetadata().getLabels());
+              if (value == null) {
+                labels.remove(key);
+              } else {
+                labels.put(key, value);
+              }
+              node.getMetadata().setLabels(labels);
+              return node;
+            });
   }
 
   static long nodeBgpBackoff(ClusterNode n) {

@@ -117,6 +117,18 @@ final class Views {
     if (!p.getRemoteAs().isEmpty()) {
       m.put("remoteAs", p.getRemoteAs()); // external|internal: asn is the one the OPEN named
     }
+    if (p.hasGracefulRestart()) {
+      // RFC 4724 and RFC 8538 settings, only when not the defaults (helper on, 120 s, no N bit)
+      var gr = p.getGracefulRestart();
+      int restartTime = gr.getRestartTime() == 0 ? 120 : gr.getRestartTime();
+      if (gr.getHelperDisabled() || restartTime != 120 || gr.getNotification()) {
+        Map<String, Object> g = new LinkedHashMap<>();
+        g.put("helper", !gr.getHelperDisabled());
+        g.put("restartTime", restartTime);
+        g.put("notification", gr.getNotification());
+        m.put("gracefulRestart", g);
+      }
+    }
     if (p.hasBfd()) {
       Map<String, Object> b = new LinkedHashMap<>();
       b.put("state", p.getBfd().getState());

@@ -75,9 +75,31 @@ class ViewsTest {
     Peer plain = Peer.newBuilder().setAddress("192.0.2.6").setAsn(65002).build();
     Map<String, Object> m = Views.peer(plain);
     for (String k :
-        List.of("addPath", "routeReflectorClient", "nextHopSelf", "interface", "remoteAs")) {
+        List.of(
+            "addPath",
+            "routeReflectorClient",
+            "nextHopSelf",
+            "interface",
+            "remoteAs",
+            "gracefulRestart")) {
       assertFalse(m.containsKey(k), k);
     }
+    // the speaker reports its graceful restart settings always; shown when not the defaults
+    assertFalse(
+        Views.peer(
+                plain.toBuilder()
+                    .setGracefulRestart(
+                        dev.sart.proto.v1.GracefulRestart.newBuilder().setRestartTime(120))
+                    .build())
+            .containsKey("gracefulRestart"));
+    assertEquals(
+        Map.of("helper", true, "restartTime", 120, "notification", true),
+        Views.peer(
+                plain.toBuilder()
+                    .setGracefulRestart(
+                        dev.sart.proto.v1.GracefulRestart.newBuilder().setNotification(true))
+                    .build())
+            .get("gracefulRestart"));
     assertEquals("192.0.2.6", Views.neighbor(plain));
 
     dev.sart.proto.v1.AddressFamily v4 =

@@ -139,9 +139,12 @@ class HelmChartTest {
               tolerations: [{key: dedicated, operator: Exists}]
               resources: {requests: {cpu: 50m}}
               javaOptions: -Xmn8m -Xlog:gc
-            controller: {replicas: 3, tolerations: [{key: infra, operator: Exists}], javaOptions: -Xmx256m}
+            controller: {replicas: 3, tolerations: [{key: infra, operator: Exists}], javaOptions: -Xmx256m,
+              withdrawFromCordonedNodes: true}
             cni: {binDir: /usr/libexec/cni}
             """);
+    // every sartd command line parses as sartd parses it, the controller's new flag included
+    assertEquals(3, Manifests.checkCommandLines(docs, "chart cni with values"));
     JsonNode pod = Manifests.one(docs, "DaemonSet", "sartd-node").at("/spec/template/spec");
     for (JsonNode c : pod.findParents("image")) {
       assertEquals("registry.example/sart:0.1.0", c.path("image").asText());
@@ -161,6 +164,12 @@ class HelmChartTest {
     assertEquals(
         List.of("node-role.kubernetes.io/control-plane", "node.kubernetes.io/not-ready", "infra"),
         controller.at("/spec/template/spec/tolerations").findValuesAsText("key"));
+    assertTrue(
+        controller
+            .at("/spec/template/spec/containers/0/args")
+            .toString()
+            .contains("\"--withdraw-from-cordoned-nodes\""),
+        controller.at("/spec/template/spec/containers/0/args")::toString);
   }
 
   @Test

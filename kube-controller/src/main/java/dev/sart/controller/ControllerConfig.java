@@ -15,6 +15,9 @@ import java.time.Duration;
  * @param leaseDuration how long a leader's claim lasts without renewal
  * @param renewDeadline how long the leader keeps trying to renew before it gives up leading
  * @param retryPeriod how often candidates try
+ * @param withdrawFromCordoned the peers of a cordoned node ({@code spec.unschedulable}, what {@code
+ *     kubectl cordon} and {@code drain} set) withdraw every Service address, as those of a node
+ *     labelled {@code node.kubernetes.io/exclude-from-external-load-balancers} always do
  */
 public record ControllerConfig(
     Mode mode,
@@ -25,7 +28,32 @@ public record ControllerConfig(
     String identity,
     Duration leaseDuration,
     Duration renewDeadline,
-    Duration retryPeriod) {
+    Duration retryPeriod,
+    boolean withdrawFromCordoned) {
+
+  /** Cordoned nodes keep announcing (the default). */
+  public ControllerConfig(
+      Mode mode,
+      String loadBalancerClass,
+      boolean leaderElection,
+      String leaseNamespace,
+      String leaseName,
+      String identity,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod) {
+    this(
+        mode,
+        loadBalancerClass,
+        leaderElection,
+        leaseNamespace,
+        leaseName,
+        identity,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        false);
+  }
 
   public static ControllerConfig defaults(String identity) {
     return new ControllerConfig(
@@ -50,7 +78,8 @@ public record ControllerConfig(
         identity,
         duration,
         renew,
-        retry);
+        retry,
+        withdrawFromCordoned);
   }
 
   public ControllerConfig withMode(Mode m) {
@@ -63,6 +92,21 @@ public record ControllerConfig(
         identity,
         leaseDuration,
         renewDeadline,
-        retryPeriod);
+        retryPeriod,
+        withdrawFromCordoned);
+  }
+
+  public ControllerConfig withWithdrawFromCordoned(boolean on) {
+    return new ControllerConfig(
+        mode,
+        loadBalancerClass,
+        leaderElection,
+        leaseNamespace,
+        leaseName,
+        identity,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        on);
   }
 }

@@ -36,7 +36,8 @@ final class Reconcilers implements AutoCloseable {
     var adverts =
         config.mode().lb()
             ? new AdvertisementReconciler(
-                informers, config.loadBalancerClass(), metrics, events, services.decisions())
+                    informers, config.loadBalancerClass(), metrics, events, services.decisions())
+                .withdrawFromCordoned(config.withdrawFromCordoned())
             : null;
     // pools also serve service pools (their AddressBlock, deletion guard), so they run in every
     // mode

@@ -81,6 +81,14 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
       defaultValue = "/etc/sartd/cert")
   Path certDir;
 
+  @Option(
+      names = "--withdraw-from-cordoned-nodes",
+      description =
+          "the peers of a cordoned node (kubectl cordon, drain) withdraw every Service address, as"
+              + " those of a node labelled node.kubernetes.io/exclude-from-external-load-balancers"
+              + " always do")
+  boolean withdrawFromCordoned;
+
   @Mixin SartDaemonOptions sart;
 
   @Mixin LogOptions log;
@@ -114,7 +122,8 @@ final class ControllerCommand implements java.util.concurrent.Callable<Integer> 
             id,
             Duration.ofSeconds(15),
             Duration.ofSeconds(10),
-            Duration.ofSeconds(2));
+            Duration.ofSeconds(2),
+            withdrawFromCordoned);
     SSLContext tls = null;
     if (!https.isEmpty() && s.tlsGiven()) {
       tls = s.tls(); // sart's --tls-cert/--tls-key or the file's tls: {cert, key}

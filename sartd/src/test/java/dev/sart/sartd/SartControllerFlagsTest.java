@@ -180,6 +180,13 @@ class SartControllerFlagsTest {
     assertNotNull(r.tls());
     ControllerCommand.Resolved flags = parse("-f", f.toString(), "--http-port", "9090").resolve();
     assertEquals("0.0.0.0:9090", flags.http(), "the flag wins over the file");
+    assertEquals(false, r.config().withdrawFromCordoned(), "cordoned nodes announce by default");
+    assertEquals(
+        true,
+        parse("-f", f.toString(), "--withdraw-from-cordoned-nodes")
+            .resolve()
+            .config()
+            .withdrawFromCordoned());
   }
 
   private static String[] concat(String[] a, String... b) {

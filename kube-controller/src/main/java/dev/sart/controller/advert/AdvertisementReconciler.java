@@ -76,6 +76,9 @@ public final class AdvertisementReconciler implements AutoCloseable {
    */
   private final Set<String> excludedNodes = ConcurrentHashMap.newKeySet();
 
+  /** Cordoned nodes ({@code spec.unschedulable}) are excluded too; set before {@link #start}. */
+  private volatile boolean withdrawFromCordoned;
+
   public AdvertisementReconciler(Informers informers, String loadBalancerClass, Metrics metrics) {
     this(informers, loadBalancerClass, metrics, null, null);
   }
@@ -174,9 +177,22 @@ public final class AdvertisementReconciler implements AutoCloseable {
     enqueueAllWithAddresses();
   }
 
-  static boolean excludedFromLoadBalancers(Node node) {
+  /**
+   * The peers of a cordoned node ({@code spec.unschedulable}: {@code kubectl cordon}, {@code
+   * drain}) withdraw every Service address too, as with the label; off by default (a cordoned node
+   * still forwards). Returns this.
+   */
+  public AdvertisementReconciler withdrawFromCordoned(boolean on) {
+    withdrawFromCordoned = on;
+    return this;
+  }
+
+  private boolean excludedFromLoadBalancers(Node node) {
     var labels = node.getMetadata().getLabels();
-    return labels != null && labels.containsKey(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
+    return labels != null && labels.containsKey(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL)
+        || withdrawFromCordoned
+            && node.getSpec() != null
+            && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
   }
 
   /** A node's label changed (or it went): every Service's targets are looked at again. */
@@ -188,8 +204,10 @@ public final class AdvertisementReconciler implements AutoCloseable {
               + (excluded ? "excluded from" : "back in")
               + " external load balancers node="
               + node
-              + " label="
-              + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
+              + " (label "
+              + Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL
+              + (withdrawFromCordoned ? ", or cordoned" : "")
+              + ")");
       enqueueAllWithAddresses();
     }
   }

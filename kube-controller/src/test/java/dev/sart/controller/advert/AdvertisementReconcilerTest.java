@@ -415,6 +415,109 @@ class AdvertisementReconcilerTest {
             NA));
   }
 
+  private void cordon(String name, boolean on) {
+    client
+        .nodes()
+        .withName(name)
+        .edit(
+            n -> {
+              n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+              n.getSpec().setUnschedulable(on ? Boolean.TRUE : null);
+              return n;
+            });
+  }
+
+  /**
+   * A cordoned node ({@code kubectl cordon}, {@code drain}) keeps announcing by default; with
+   * {@code --withdraw-from-cordoned-nodes} its peers withdraw, and announce again when it is
+   * uncordoned.
+   */
+  @Test
+  void aCordonedNodeWithdrawsOnlyWhenTheControllerIsToldTo() throws Exception {
+    node("node1", false);
+    node("node3", false);
+    createService("app-svc-cluster", "Cluster", Map.of());
+    String advert = "app-svc-cluster-10-0-1-1";
+    client
+        .resource(
+            slice(
+                "test",
+                "app-svc-cluster",
+                "app-svc-cluster-abc",
+                List.of(endpoint("10.100.0.1", "node1", true, false))))
+        .create();
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", NA,
+            "node2-65000-9.9.9.9", NA,
+            "node3-65000-9.9.9.9", NA,
+            "node3-65000-7.7.7.7", NA));
+    cordon("node3", true);
+    // a later change that is acted on: by then node3's cordon has been seen and left alone
+    node("node1", true);
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", "Withdraw",
+            "node2-65000-9.9.9.9", NA,
+            "node3-65000-9.9.9.9", NA,
+            "node3-65000-7.7.7.7", NA));
+    cluster.close();
+
+    cluster =
+        new ReconcilersOnMock(
+            false,
+            true,
+            c -> {
+              pool(c, "default-lb-pool", "10.0.1.0/24", true);
+              peer(c, "node1", "9.9.9.9", "to-router0");
+              peer(c, "node2", "9.9.9.9", "to-router0");
+              peer(c, "node3", "9.9.9.9", "to-router0");
+              peer(c, "node3", "7.7.7.7", "to-router1");
+            });
+    client = cluster.client;
+    node("node3", false);
+    createService("app-svc-cluster", "Cluster", Map.of());
+    client
+        .resource(
+            slice(
+                "test",
+                "app-svc-cluster",
+                "app-svc-cluster-abc",
+                List.of(endpoint("10.100.0.1", "node1", true, false))))
+        .create();
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", NA,
+            "node2-65000-9.9.9.9", NA,
+            "node3-65000-9.9.9.9", NA,
+            "node3-65000-7.7.7.7", NA));
+    cluster.playAgents(advert);
+    cordon("node3", true);
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9", "Advertised",
+            "node2-65000-9.9.9.9", "Advertised",
+            "node3-65000-9.9.9.9", "Withdraw",
+            "node3-65000-7.7.7.7", "Withdraw"));
+    cluster.playAgents(advert);
+    cordon("node3", false);
+    cluster.awaitPeers(
+        advert,
+        Map.of(
+            "node1-65000-9.9.9.9",
+            "Advertised",
+            "node2-65000-9.9.9.9",
+            "Advertised",
+            "node3-65000-9.9.9.9",
+            NA,
+            "node3-65000-7.7.7.7",
+            NA));
+  }
+
   /** Under Local, an excluded node's endpoints have no announcement at all. */
   @Test
   void underLocalTheEndpointsOfAnExcludedNodeAreNotAnnounced() {

@@ -45,6 +45,13 @@ final class ReconcilersOnMock implements AutoCloseable {
    * announcement Events.
    */
   ReconcilersOnMock(boolean advertEvents, Consumer<KubernetesClient> seed) throws Exception {
+    this(advertEvents, false, seed);
+  }
+
+  /** {@code withdrawFromCordoned}: the controller's {@code --withdraw-from-cordoned-nodes}. */
+  ReconcilersOnMock(
+      boolean advertEvents, boolean withdrawFromCordoned, Consumer<KubernetesClient> seed)
+      throws Exception {
     server = MockCluster.server();
     client = server.createClient();
     seed.accept(client);
@@ -54,11 +61,12 @@ final class ReconcilersOnMock implements AutoCloseable {
     services = new ServiceReconciler(informers, Sart.LOAD_BALANCER_CLASS, events, metrics);
     adverts =
         new AdvertisementReconciler(
-            informers,
-            Sart.LOAD_BALANCER_CLASS,
-            metrics,
-            advertEvents ? events : null,
-            services.decisions());
+                informers,
+                Sart.LOAD_BALANCER_CLASS,
+                metrics,
+                advertEvents ? events : null,
+                services.decisions())
+            .withdrawFromCordoned(withdrawFromCordoned);
     informers.start();
     services.start();
     adverts.start();

@@ -31,30 +31,6 @@ public record ControllerConfig(
     Duration retryPeriod,
     boolean withdrawFromCordoned) {
 
-  /** Cordoned nodes keep announcing (the default). */
-  public ControllerConfig(
-      Mode mode,
-      String loadBalancerClass,
-      boolean leaderElection,
-      String leaseNamespace,
-      String leaseName,
-      String identity,
-      Duration leaseDuration,
-      Duration renewDeadline,
-      Duration retryPeriod) {
-    this(
-        mode,
-        loadBalancerClass,
-        leaderElection,
-        leaseNamespace,
-        leaseName,
-        identity,
-        leaseDuration,
-        renewDeadline,
-        retryPeriod,
-        false);
-  }
-
   public static ControllerConfig defaults(String identity) {
     return new ControllerConfig(
         Mode.DUAL,
@@ -65,7 +41,8 @@ public record ControllerConfig(
         identity,
         Duration.ofSeconds(15),
         Duration.ofSeconds(10),
-        Duration.ofSeconds(2));
+        Duration.ofSeconds(2),
+        false);
   }
 
   public ControllerConfig withLease(Duration duration, Duration renew, Duration retry) {
@@ -94,19 +71,5 @@ public record ControllerConfig(
         renewDeadline,
         retryPeriod,
         withdrawFromCordoned);
-  }
-
-  public ControllerConfig withWithdrawFromCordoned(boolean on) {
-    return new ControllerConfig(
-        mode,
-        loadBalancerClass,
-        leaderElection,
-        leaseNamespace,
-        leaseName,
-        identity,
-        leaseDuration,
-        renewDeadline,
-        retryPeriod,
-        on);
   }
 }

@@ -102,7 +102,8 @@ class DeletionTest {
             "deletion-test",
             Duration.ofSeconds(15),
             Duration.ofSeconds(10),
-            Duration.ofSeconds(2));
+            Duration.ofSeconds(2),
+            false);
     controller = new SartController(client, config, new Metrics());
     controller.start();
     await()

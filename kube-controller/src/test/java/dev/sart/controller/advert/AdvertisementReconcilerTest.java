@@ -37,19 +37,19 @@ class AdvertisementReconcilerTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    cluster =
-        new ReconcilersOnMock(
-            false,
-            c -> {
-              pool(c, "default-lb-pool", "10.0.1.0/24", true);
-              pool(c, "other", "10.0.100.0/24", false);
-              peer(c, "node1", "9.9.9.9", "to-router0");
-              peer(c, "node2", "9.9.9.9", "to-router0");
-              peer(c, "node3", "9.9.9.9", "to-router0");
-              peer(c, "node3", "7.7.7.7", "to-router1");
-            });
+    cluster = new ReconcilersOnMock(false, AdvertisementReconcilerTest::seed);
     client = cluster.client;
     metrics = cluster.metrics;
+  }
+
+  /** Two pools; one peer on node1 and node2, two on node3. */
+  private static void seed(KubernetesClient c) {
+    pool(c, "default-lb-pool", "10.0.1.0/24", true);
+    pool(c, "other", "10.0.100.0/24", false);
+    peer(c, "node1", "9.9.9.9", "to-router0");
+    peer(c, "node2", "9.9.9.9", "to-router0");
+    peer(c, "node3", "9.9.9.9", "to-router0");
+    peer(c, "node3", "7.7.7.7", "to-router1");
   }
 
   @AfterEach
@@ -362,6 +362,43 @@ class AdvertisementReconcilerTest {
   }
 
   /**
+   * The peer map of an advertisement by node: the state of node1's, node2's and both of node3's
+   * peers (null: no entry).
+   */
+  private static Map<String, String> byNode(String node1, String node2, String node3) {
+    var m = new java.util.HashMap<String, String>();
+    if (node1 != null) {
+      m.put("node1-65000-9.9.9.9", node1);
+    }
+    if (node2 != null) {
+      m.put("node2-65000-9.9.9.9", node2);
+    }
+    if (node3 != null) {
+      m.put("node3-65000-9.9.9.9", node3);
+      m.put("node3-65000-7.7.7.7", node3);
+    }
+    return m;
+  }
+
+  /**
+   * A Cluster Service with a ready endpoint on {@code node}, announced to every peer; its advert.
+   */
+  private String clusterServiceWithAnEndpointOn(String node) {
+    createService("app-svc-cluster", "Cluster", Map.of());
+    client
+        .resource(
+            slice(
+                "test",
+                "app-svc-cluster",
+                "app-svc-cluster-abc",
+                List.of(endpoint("10.100.0.1", node, true, false))))
+        .create();
+    String advert = "app-svc-cluster-10-0-1-1";
+    cluster.awaitPeers(advert, byNode(NA, NA, NA));
+    return advert;
+  }
+
+  /**
    * Kubernetes' {@code node.kubernetes.io/exclude-from-external-load-balancers} (a node being
    * drained, say): its peers withdraw every Service address — under Cluster the others keep it, its
    * endpoints still count — and announce again once the label is gone.
@@ -370,49 +407,16 @@ class AdvertisementReconcilerTest {
   void aNodeExcludedFromExternalLoadBalancersWithdrawsAndComesBack() {
     node("node1", false);
     node("node3", false);
-    createService("app-svc-cluster", "Cluster", Map.of());
-    String advert = "app-svc-cluster-10-0-1-1";
-    client
-        .resource(
-            slice(
-                "test",
-                "app-svc-cluster",
-                "app-svc-cluster-abc",
-                List.of(endpoint("10.100.0.1", "node3", true, false))))
-        .create();
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", NA,
-            "node2-65000-9.9.9.9", NA,
-            "node3-65000-9.9.9.9", NA,
-            "node3-65000-7.7.7.7", NA));
+    String advert = clusterServiceWithAnEndpointOn("node3");
     cluster.playAgents(advert);
 
     node("node3", true);
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", "Advertised",
-            "node2-65000-9.9.9.9", "Advertised",
-            "node3-65000-9.9.9.9", "Withdraw",
-            "node3-65000-7.7.7.7", "Withdraw"));
+    cluster.awaitPeers(advert, byNode("Advertised", "Advertised", "Withdraw"));
     cluster.playAgents(advert);
-    cluster.awaitPeers(
-        advert, Map.of("node1-65000-9.9.9.9", "Advertised", "node2-65000-9.9.9.9", "Advertised"));
+    cluster.awaitPeers(advert, byNode("Advertised", "Advertised", null));
 
     node("node3", false);
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9",
-            "Advertised",
-            "node2-65000-9.9.9.9",
-            "Advertised",
-            "node3-65000-9.9.9.9",
-            NA,
-            "node3-65000-7.7.7.7",
-            NA));
+    cluster.awaitPeers(advert, byNode("Advertised", "Advertised", NA));
   }
 
   private void cordon(String name, boolean on) {
@@ -436,86 +440,23 @@ class AdvertisementReconcilerTest {
   void aCordonedNodeWithdrawsOnlyWhenTheControllerIsToldTo() throws Exception {
     node("node1", false);
     node("node3", false);
-    createService("app-svc-cluster", "Cluster", Map.of());
-    String advert = "app-svc-cluster-10-0-1-1";
-    client
-        .resource(
-            slice(
-                "test",
-                "app-svc-cluster",
-                "app-svc-cluster-abc",
-                List.of(endpoint("10.100.0.1", "node1", true, false))))
-        .create();
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", NA,
-            "node2-65000-9.9.9.9", NA,
-            "node3-65000-9.9.9.9", NA,
-            "node3-65000-7.7.7.7", NA));
+    String advert = clusterServiceWithAnEndpointOn("node1");
     cordon("node3", true);
     // a later change that is acted on: by then node3's cordon has been seen and left alone
     node("node1", true);
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", "Withdraw",
-            "node2-65000-9.9.9.9", NA,
-            "node3-65000-9.9.9.9", NA,
-            "node3-65000-7.7.7.7", NA));
+    cluster.awaitPeers(advert, byNode("Withdraw", NA, NA));
     cluster.close();
 
-    cluster =
-        new ReconcilersOnMock(
-            false,
-            true,
-            c -> {
-              pool(c, "default-lb-pool", "10.0.1.0/24", true);
-              peer(c, "node1", "9.9.9.9", "to-router0");
-              peer(c, "node2", "9.9.9.9", "to-router0");
-              peer(c, "node3", "9.9.9.9", "to-router0");
-              peer(c, "node3", "7.7.7.7", "to-router1");
-            });
+    cluster = new ReconcilersOnMock(false, true, AdvertisementReconcilerTest::seed);
     client = cluster.client;
     node("node3", false);
-    createService("app-svc-cluster", "Cluster", Map.of());
-    client
-        .resource(
-            slice(
-                "test",
-                "app-svc-cluster",
-                "app-svc-cluster-abc",
-                List.of(endpoint("10.100.0.1", "node1", true, false))))
-        .create();
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", NA,
-            "node2-65000-9.9.9.9", NA,
-            "node3-65000-9.9.9.9", NA,
-            "node3-65000-7.7.7.7", NA));
+    clusterServiceWithAnEndpointOn("node1");
     cluster.playAgents(advert);
     cordon("node3", true);
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9", "Advertised",
-            "node2-65000-9.9.9.9", "Advertised",
-            "node3-65000-9.9.9.9", "Withdraw",
-            "node3-65000-7.7.7.7", "Withdraw"));
+    cluster.awaitPeers(advert, byNode("Advertised", "Advertised", "Withdraw"));
     cluster.playAgents(advert);
     cordon("node3", false);
-    cluster.awaitPeers(
-        advert,
-        Map.of(
-            "node1-65000-9.9.9.9",
-            "Advertised",
-            "node2-65000-9.9.9.9",
-            "Advertised",
-            "node3-65000-9.9.9.9",
-            NA,
-            "node3-65000-7.7.7.7",
-            NA));
+    cluster.awaitPeers(advert, byNode("Advertised", "Advertised", NA));
   }
 
   /** Under Local, an excluded node's endpoints have no announcement at all. */
@@ -536,14 +477,7 @@ class AdvertisementReconcilerTest {
         .create();
     cluster.awaitPeers(advert, Map.of("node2-65000-9.9.9.9", NA));
     cluster.playAgents(advert);
-    client
-        .nodes()
-        .withName("node1")
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().remove(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL);
-              return n;
-            });
+    node("node1", false);
     cluster.awaitPeers(
         advert, Map.of("node1-65000-9.9.9.9", NA, "node2-65000-9.9.9.9", "Advertised"));
   }

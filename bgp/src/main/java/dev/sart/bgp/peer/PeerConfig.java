@@ -133,14 +133,10 @@ public record PeerConfig(
   }
 
   /**
-   * RFC 4724 for one neighbour.
+   * Graceful restart (RFC 4724) for one neighbour.
    *
    * @param helper keep its routes, stale, while it restarts (§4.2)
    * @param restartTime the Restart Time of our capability (§3), 0..4095 s
-   */
-  /**
-   * @param helper keep the peer's routes, stale, while it restarts (RFC 4724 §4.2)
-   * @param restartTime the restart time of our capability (§3)
    * @param notification send RFC 8538's N bit: when the peer sends it too, a session that ends with
    *     a NOTIFICATION other than a Hard Reset is a restart as well, on both sides — a hold timer
    *     expiry included, so that without BFD a peer that helps us keeps our routes for our restart

@@ -217,7 +217,8 @@ class LoadBalancerScenariosTest {
         .atMost(Duration.ofSeconds(90))
         .during(Duration.ofSeconds(3))
         .pollInterval(Duration.ofMillis(500))
-        .until(() -> cluster.nodes().stream().allMatch(n -> bfdOnBoth(n, "up")));
+        .until(
+            () -> cluster.nodes().stream().allMatch(n -> FabricViews.bfdOnBoth(cluster, n, "up")));
     awaitNextHops(cluster, vip + "/32", List.of(n1, n2));
     cut = System.nanoTime();
     cluster.uplinks(n2, false);
@@ -225,7 +226,8 @@ class LoadBalancerScenariosTest {
     double withBfd = (System.nanoTime() - cut) / 1e9;
     System.err.printf(
         "with BFD: ToRs stopped routing to %s %.1f s after its links went down%n", n2, withBfd);
-    assertTrue(bfdOnBoth(n2, "down"), "both ToRs' BFD sessions with node2 are down");
+    assertTrue(
+        FabricViews.bfdOnBoth(cluster, n2, "down"), "both ToRs' BFD sessions with node2 are down");
     // far below the hold time: what BFD is for (its detection time is 0.9 s; the rest is FRR)
     assertTrue(withBfd < 9.0 / 2, "with BFD, routed around node2 only after " + withBfd + " s");
     assertEquals(Map.of("app-local-1", 20), requests(cluster, vip, 80, 20));
@@ -253,7 +255,7 @@ class LoadBalancerScenariosTest {
       assertTrue(gr.path("ipv4Unicast").path("fBit").asBoolean(), gr::toString);
       assertTrue(gr.path("timers").path("receivedRestartTimer").asInt() > 0, gr::toString);
     }
-    String kernel = kernelState(n1);
+    String kernel = FabricViews.kernelState(n1);
     long trafficStart = System.nanoTime();
     try (Traffic traffic = Traffic.start(cluster, vip, 80)) {
       long t = System.nanoTime();
@@ -275,16 +277,21 @@ class LoadBalancerScenariosTest {
           .pollInterval(Duration.ofMillis(300))
           .until(
               () ->
-                  nextHopsOn(prefix, nodes)
-                      && keptKernelState(kernel, kernelState(n1), "while sartd node starts"));
+                  FabricViews.nextHopsOn(cluster, prefix, nodes)
+                      && FabricViews.keptKernelState(
+                          kernel, FabricViews.kernelState(n1), "while sartd node starts"));
       // ... until the new session's End-of-RIB, which replaces the stale path (RFC 4724 §4.2)
       await("node1's End-of-RIB clears the stale marks on both ToRs")
           .atMost(Duration.ofSeconds(180))
           .pollInterval(Duration.ofMillis(300))
-          .failFast("a ToR stopped routing over node1", () -> !nextHopsOn(prefix, nodes))
+          .failFast(
+              "a ToR stopped routing over node1",
+              () -> !FabricViews.nextHopsOn(cluster, prefix, nodes))
           .failFast(
               "a route or rule of node1 went",
-              () -> !keptKernelState(kernel, kernelState(n1), "before the End-of-RIB"))
+              () ->
+                  !FabricViews.keptKernelState(
+                      kernel, FabricViews.kernelState(n1), "before the End-of-RIB"))
           .until(() -> TorGracefulRestart.staleOnBoth(cluster, n1, prefix, false));
       double clearedAfter = (System.nanoTime() - t) / 1e9;
       Traffic.Result seen = traffic.stop();
@@ -303,7 +310,7 @@ class LoadBalancerScenariosTest {
     }
     cluster.awaitNodeReady(n1);
     assertTrue(
-        keptKernelState(kernel, kernelState(n1), "after the restart"),
+        FabricViews.keptKernelState(kernel, FabricViews.kernelState(n1), "after the restart"),
         "node1's routes and rules after the restart");
     assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
     assertEquals(before, addresses(), "Service addresses after the restart");
@@ -320,40 +327,6 @@ class LoadBalancerScenariosTest {
         client,
         (docs[0] + "---\n" + docs[1])
             .replace("  keepaliveTime: 3\n", "  keepaliveTime: 3\n" + spec));
-  }
-
-  /** Both ToRs' bfdd show their session with {@code n} in {@code state} (FRR's view). */
-  private boolean bfdOnBoth(ClusterNode n, String state) {
-    for (int i = 0; i < 2; i++) {
-      java.net.InetAddress peer = dev.sart.net.Ip.parse(TorGracefulRestart.nodeAddress(n, i));
-      if (!state.equals(cluster.tors().get(i).bfdState(peer))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Whether every route and rule the node had is still there (what graceful restart promises: the
-   * FIB's routes outlive the daemon). Routes added meanwhile are printed, not failed: a Local
-   * Service's address learned from the ToRs can be installed for a moment after the restart, before
-   * the agent has originated it again (open: bgp/docs/graceful-restart.md).
-   */
-  static boolean keptKernelState(String before, String now, String when) {
-    Set<String> gone = new TreeSet<>(before.lines().toList());
-    gone.removeAll(now.lines().toList());
-    Set<String> added = new TreeSet<>(now.lines().toList());
-    added.removeAll(before.lines().toList());
-    if (!gone.isEmpty() || !added.isEmpty()) {
-      System.err.printf("node1's kernel changed %s: gone %s, added %s%n", when, gone, added);
-    }
-    return gone.isEmpty();
-  }
-
-  /** The node's IPv4 routes (every table: pods, FIB) and nftables rules (kube-proxy's). */
-  static String kernelState(ClusterNode n) {
-    return n.netns().exec("ip", "-4", "route", "show", "table", "all")
-        + n.netns().exec("nft", "list", "ruleset");
   }
 
   @Test
@@ -574,7 +547,7 @@ class LoadBalancerScenariosTest {
           .during(Duration.ofSeconds(5))
           .atMost(Duration.ofSeconds(8))
           .pollInterval(Duration.ofMillis(300))
-          .until(() -> nextHopsOn(vip + "/32", cluster.nodes()));
+          .until(() -> FabricViews.nextHopsOn(cluster, vip + "/32", cluster.nodes()));
       long t = System.nanoTime();
       cluster.startAgent(n3);
       System.err.printf(
@@ -585,7 +558,7 @@ class LoadBalancerScenariosTest {
           .during(Duration.ofSeconds(5))
           .atMost(Duration.ofSeconds(8))
           .pollInterval(Duration.ofMillis(300))
-          .until(() -> nextHopsOn(vip + "/32", cluster.nodes()));
+          .until(() -> FabricViews.nextHopsOn(cluster, vip + "/32", cluster.nodes()));
       Traffic.Result seen = traffic.stop();
       assertEquals(0, seen.failed(), "requests lost during the agent's restart: " + seen);
       assertTrue(seen.answers().size() >= 2, "answers from one pod only: " + seen);
@@ -633,7 +606,7 @@ class LoadBalancerScenariosTest {
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
         .pollInterval(Duration.ofMillis(300))
-        .until(() -> nextHopsOn(prefix, nodes));
+        .until(() -> FabricViews.nextHopsOn(cluster, prefix, nodes));
     // RFC 4724 §4.2: the restart timer expired without a new session: the stale path goes
     awaitNextHops(cluster, prefix, nodes.subList(1, 3));
     System.err.printf(
@@ -699,15 +672,6 @@ class LoadBalancerScenariosTest {
     return nb.getStatus() == null || nb.getStatus().backoff() == null
         ? 0
         : nb.getStatus().backoff();
-  }
-
-  /** Both ToRs' kernels route {@code prefix} over exactly these nodes now. */
-  static boolean nextHopsOn(String prefix, List<ClusterNode> nodes) {
-    List<Frr> tors = cluster.tors();
-    return Cluster.fibNextHops(tors.get(0), prefix)
-            .equals(nodes.stream().map(ClusterNode::internalIp).collect(Collectors.toSet()))
-        && Cluster.fibNextHops(tors.get(1), prefix)
-            .equals(nodes.stream().map(ClusterNode::addressB).collect(Collectors.toSet()));
   }
 
   /** Every LoadBalancer Service's addresses, by name. */

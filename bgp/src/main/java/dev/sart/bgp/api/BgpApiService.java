@@ -291,71 +291,116 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           dev.sart.proto.v1.Peer p = request.getPeer();
-          InetAddress address =
-              p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
-          Set<Family> families = new HashSet<>();
-          for (AddressFamily f : p.getFamiliesList()) {
-            Family fam = ProtoMapping.family(f);
-            if (fam != null) {
-              families.add(fam);
-            }
-          }
-          // proto3: 0 and "" are "not given", and the builder's defaults stand
-          PeerConfig.Builder b =
-              PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
-                  .name(p.getName())
-                  .passive(p.getPassiveOpen())
-                  .multihopTtl(p.getMultihopTtl())
-                  .ttlSecurity(p.getTtlSecurity())
-                  .families(families)
-                  .bfd(ProtoMapping.bfdConfig(p));
-          if (p.getPort() != 0) {
-            b.port(p.getPort());
-          }
-          if (!p.getLocalAddress().isEmpty()) {
-            b.localAddress(address(p.getLocalAddress()));
-          }
-          if (!p.getPassword().isEmpty()) {
-            b.password(p.getPassword());
-          }
-          if (p.getHoldTime() != 0) {
-            b.holdTime(Duration.ofSeconds(p.getHoldTime()));
-          }
-          if (p.getKeepaliveTime() != 0) {
-            b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
-          }
-          if (p.getConnectRetryTime() != 0) {
-            b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
-          }
-          if (p.hasGracefulRestart()) {
-            b.gracefulRestart(
-                new PeerConfig.GracefulRestart(
-                    !p.getGracefulRestart().getHelperDisabled(),
-                    p.getGracefulRestart().getRestartTime() == 0
-                        ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                        : Duration.ofSeconds(p.getGracefulRestart().getRestartTime()),
-                    p.getGracefulRestart().getNotification()));
-          }
-          FabricMapping.addPath(p, b);
-          b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
-          FabricMapping.unnumbered(p, b);
-          PeerConfig c = b.build();
-          if (server.peer(address) != null) {
+          PeerConfig c = peerConfig(p);
+          if (server.peer(c.address()) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")
                 .asRuntimeException();
           }
-          server.addPeer(
-              c,
-              PolicyMapping.peerPolicy(
-                  server.policies(),
-                  p.getImportPolicy(),
-                  p.getExportPolicy(),
-                  p.getMaxPrefix(),
-                  p.getSoftReconfigurationInbound(),
-                  p.getAdvertisePeerAs()));
+          server.addPeer(c, peerPolicy(p));
           return Empty.getDefaultInstance();
         });
+  }
+
+  @Override
+  public void updatePeer(UpdatePeerRequest request, StreamObserver<Empty> out) {
+    CompletableFuture<Void> replaced;
+    try {
+      replaced =
+          ApiErrors.request(
+              () -> {
+                dev.sart.proto.v1.Peer p = request.getPeer();
+                PeerConfig c = peerConfig(p);
+                if (p.getInterface().isEmpty()) {
+                  peer(p.getAddress()); // NOT_FOUND naming it
+                } else if (!server.interfacePeers().contains(p.getInterface())) {
+                  throw Status.NOT_FOUND
+                      .withDescription("no peer on interface " + p.getInterface())
+                      .asRuntimeException();
+                }
+                return server.replacePeer(c, peerPolicy(p));
+              });
+    } catch (RuntimeException e) {
+      out.onError(ApiErrors.toStatus(e));
+      return;
+    }
+    replyAsync(
+        out,
+        replaced
+            .exceptionally(
+                e -> {
+                  Throwable t =
+                      e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                          ? e.getCause()
+                          : e;
+                  // deleted meanwhile
+                  throw t instanceof IllegalArgumentException a
+                      ? Status.NOT_FOUND.withDescription(a.getMessage()).asRuntimeException()
+                      : new java.util.concurrent.CompletionException(t);
+                })
+            .thenApply(v -> Empty.getDefaultInstance()));
+  }
+
+  /** The peer's session configuration (proto3: 0 and "" are "not given": the defaults stand). */
+  private static PeerConfig peerConfig(dev.sart.proto.v1.Peer p) {
+    InetAddress address =
+        p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
+    Set<Family> families = new HashSet<>();
+    for (AddressFamily f : p.getFamiliesList()) {
+      Family fam = ProtoMapping.family(f);
+      if (fam != null) {
+        families.add(fam);
+      }
+    }
+    PeerConfig.Builder b =
+        PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
+            .name(p.getName())
+            .passive(p.getPassiveOpen())
+            .multihopTtl(p.getMultihopTtl())
+            .ttlSecurity(p.getTtlSecurity())
+            .families(families)
+            .bfd(ProtoMapping.bfdConfig(p));
+    if (p.getPort() != 0) {
+      b.port(p.getPort());
+    }
+    if (!p.getLocalAddress().isEmpty()) {
+      b.localAddress(address(p.getLocalAddress()));
+    }
+    if (!p.getPassword().isEmpty()) {
+      b.password(p.getPassword());
+    }
+    if (p.getHoldTime() != 0) {
+      b.holdTime(Duration.ofSeconds(p.getHoldTime()));
+    }
+    if (p.getKeepaliveTime() != 0) {
+      b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
+    }
+    if (p.getConnectRetryTime() != 0) {
+      b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
+    }
+    if (p.hasGracefulRestart()) {
+      b.gracefulRestart(
+          new PeerConfig.GracefulRestart(
+              !p.getGracefulRestart().getHelperDisabled(),
+              p.getGracefulRestart().getRestartTime() == 0
+                  ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                  : Duration.ofSeconds(p.getGracefulRestart().getRestartTime()),
+              p.getGracefulRestart().getNotification()));
+    }
+    FabricMapping.addPath(p, b);
+    b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
+    FabricMapping.unnumbered(p, b);
+    return b.build();
+  }
+
+  private dev.sart.bgp.policy.PeerPolicy peerPolicy(dev.sart.proto.v1.Peer p) {
+    return PolicyMapping.peerPolicy(
+        server.policies(),
+        p.getImportPolicy(),
+        p.getExportPolicy(),
+        p.getMaxPrefix(),
+        p.getSoftReconfigurationInbound(),
+        p.getAdvertisePeerAs());
   }
 
   @Override

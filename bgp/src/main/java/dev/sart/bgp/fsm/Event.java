@@ -20,7 +20,16 @@ public sealed interface Event {
     }
   }
 
-  record ManualStop() implements Event {
+  /**
+   * Event 2. The NOTIFICATION it sends, where §8.2.2 sends one, is a Cease with this subcode (RFC
+   * 4486 §4): Administrative Shutdown by default, Peer De-configured when the peer is deleted,
+   * Other Configuration Change when its configuration changed.
+   */
+  record ManualStop(int ceaseSubcode) implements Event {
+    public ManualStop() {
+      this(dev.sart.bgp.wire.Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN);
+    }
+
     public int number() {
       return 2;
     }

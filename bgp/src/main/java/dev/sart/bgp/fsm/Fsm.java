@@ -42,7 +42,6 @@ public final class Fsm {
   static final int FSM_UNEXPECTED_IN_ESTABLISHED =
       Iana.ErrorSubcode.UNEXPECTED_MESSAGE_IN_ESTABLISHED;
   // RFC 4486 §4: Cease subcodes
-  static final int CEASE_ADMINISTRATIVE_SHUTDOWN = Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN;
   static final int CEASE_CONNECTION_COLLISION_RESOLUTION =
       Iana.ErrorSubcode.CONNECTION_COLLISION_RESOLUTION;
 
@@ -168,7 +167,7 @@ public final class Fsm {
       case Event.ManualStop m ->
           s.manualStop(
               s.session.delayOpenTimerRunning() && s.config.sendNotificationWithoutOpen()
-                  ? SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN)
+                  ? SendNotification.of(CEASE, m.ceaseSubcode())
                   : null);
       case Event.ConnectRetryTimerExpires t -> {
         // A passive peer keeps waiting: it never initiates (departure from §8.2.2, see class
@@ -210,8 +209,7 @@ public final class Fsm {
 
   private static void openSent(Step s, Event e) {
     switch (e) {
-      case Event.ManualStop m ->
-          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, m.ceaseSubcode()));
       case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t ->
           s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
@@ -257,8 +255,7 @@ public final class Fsm {
 
   private static void openConfirm(Step s, Event e) {
     switch (e) {
-      case Event.ManualStop m ->
-          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, m.ceaseSubcode()));
       case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t ->
           s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);
@@ -308,8 +305,7 @@ public final class Fsm {
   private static void established(Step s, Event e) {
     Negotiated n = s.session.negotiated();
     switch (e) {
-      case Event.ManualStop m ->
-          s.manualStop(SendNotification.of(CEASE, CEASE_ADMINISTRATIVE_SHUTDOWN));
+      case Event.ManualStop m -> s.manualStop(SendNotification.of(CEASE, m.ceaseSubcode()));
       case Event.AutomaticStop a -> s.automaticStop(a);
       case Event.HoldTimerExpires t ->
           s.toIdle(SendNotification.of(HOLD_TIMER_EXPIRED, 0), Counter.INCREMENT, true);

@@ -123,6 +123,17 @@ public final class Peer {
     return helper.staleFamilies();
   }
 
+  /**
+   * The routes of a session kept stale while the peer restarts (RFC 4724 §4.2), handed from a peer
+   * to the one that replaces it ({@link #stopForChange}, {@link #adopt}).
+   *
+   * @param session the ended session whose routes are kept
+   * @param families the families kept
+   * @param restartTime how long they stay if no new session comes up
+   */
+  public record StaleRoutes(
+      RibPeer session, java.util.Set<Family> families, Duration restartTime) {}
+
   public Peer(PeerConfig config, Speaker speaker, EventLoop loop, int ribPeerId) {
     this.config = config;
     this.speaker = speaker;
@@ -254,15 +265,54 @@ public final class Peer {
 
   /** ManualStop: Cease to the peer, routes withdrawn; completes when the connection is closed. */
   public CompletableFuture<Void> stop() {
+    return stop(Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN);
+  }
+
+  /**
+   * ManualStop with Cease / {@code ceaseSubcode} (RFC 4486 §4: Peer De-configured for a deleted
+   * peer), routes withdrawn; completes when the connection is closed.
+   */
+  public CompletableFuture<Void> stop(int ceaseSubcode) {
     return endConnections(
         c -> {
-          c.handle(new Event.ManualStop());
+          c.handle(new Event.ManualStop(ceaseSubcode));
           c.cancelTimers();
         },
         () -> {
           secondary = null;
           helper.flushStale(); // a peer stopped (deleted) keeps nothing
+          return null;
         });
+  }
+
+  /**
+   * Ends the session because the neighbour's configuration changed, for the peer that replaces this
+   * one: ManualStop with Cease / Other Configuration Change (RFC 4486 §4). With RFC 8538's N bit on
+   * both sides that is no Hard Reset, so both speakers keep the other's routes, stale, until the
+   * new session has sent them again (§4; RFC 4724 §4.2): the routes kept here are handed over, not
+   * withdrawn. Completes, when the connection is closed, with what was kept (null: nothing).
+   */
+  public CompletableFuture<StaleRoutes> stopForChange() {
+    return endConnections(
+        c -> {
+          c.handle(new Event.ManualStop(Iana.ErrorSubcode.OTHER_CONFIGURATION_CHANGE));
+          c.cancelTimers();
+        },
+        () -> {
+          secondary = null;
+          return helper.handOver();
+        });
+  }
+
+  /**
+   * Before {@link #start}: the routes of the peer this one replaces, kept stale while its session
+   * restarts ({@link #stopForChange}); they go at this session's End-of-RIB as a restarted peer's
+   * do, or at once when this configuration is no helper.
+   */
+  public void adopt(StaleRoutes kept) {
+    if (kept != null) {
+      loop.execute(() -> helper.adopt(kept));
+    }
   }
 
   /**
@@ -273,16 +323,19 @@ public final class Peer {
   public CompletableFuture<Void> closeForRestart() {
     return endConnections(
         Connection::closeForRestart,
-        () -> LOG.info(() -> "peer=" + name() + " event=closed-for-restart state=" + state));
+        () -> {
+          LOG.info(() -> "peer=" + name() + " event=closed-for-restart state=" + state);
+          return null;
+        });
   }
 
   /**
-   * On the loop: {@code end} on each connection, then {@code after}; completes when the channels
-   * the connections had are closed.
+   * On the loop: {@code end} on each connection, then {@code after}; completes with what {@code
+   * after} returned when the channels the connections had are closed.
    */
-  private CompletableFuture<Void> endConnections(
-      java.util.function.Consumer<Connection> end, Runnable after) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
+  private <T> CompletableFuture<T> endConnections(
+      java.util.function.Consumer<Connection> end, java.util.function.Supplier<T> after) {
+    CompletableFuture<T> done = new CompletableFuture<>();
     loop.execute(
         () -> {
           List<Channel> channels = new ArrayList<>();
@@ -294,7 +347,7 @@ public final class Peer {
               end.accept(c);
             }
           }
-          after.run();
+          T result = after.get();
           CompletableFuture.allOf(
                   channels.stream()
                       .map(
@@ -304,7 +357,7 @@ public final class Peer {
                             return f;
                           })
                       .toArray(CompletableFuture[]::new))
-              .whenComplete((v, e) -> done.complete(null));
+              .whenComplete((v, e) -> done.complete(result));
         });
     return done;
   }

@@ -32,6 +32,9 @@ final class RestartHelper {
 
   private java.util.concurrent.ScheduledFuture<?> staleTimer;
 
+  /** The restart time of the session in {@link #session}. */
+  private Duration restartTime = Duration.ZERO;
+
   RestartHelper(Peer peer) {
     this.peer = peer;
   }
@@ -60,19 +63,26 @@ final class RestartHelper {
       flushStale(); // it restarted again before the session before had sent everything again
     }
     peer.speaker.rib().peerRestarting(old, keep);
-    if (keep.isEmpty()) {
-      return;
+    if (!keep.isEmpty()) {
+      keep(old, keep, Duration.ofSeconds(gr.restartTime()));
     }
+  }
+
+  /**
+   * The routes of {@code old} of {@code families}, stale already, stay until a new session is up or
+   * {@code wait} has passed.
+   */
+  private void keep(RibPeer old, java.util.Set<Family> families, Duration wait) {
     cancelStaleTimer();
     session = old;
-    staleFamilies = keep;
-    Duration wait = Duration.ofSeconds(gr.restartTime());
+    staleFamilies = families;
+    restartTime = wait;
     LOG.info(
         () ->
             "peer="
                 + peer.name()
                 + " event=graceful-restart-helper families="
-                + keep
+                + families
                 + " restart-time="
                 + wait.toSeconds()
                 + "s");
@@ -86,6 +96,37 @@ final class RestartHelper {
             },
             wait.toMillis(),
             TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * What is kept, for the peer that replaces this one ({@link Peer#stopForChange}); this helper
+   * forgets it without withdrawing it. Null: nothing is kept.
+   */
+  Peer.StaleRoutes handOver() {
+    RibPeer old = session;
+    if (old == null) {
+      return null;
+    }
+    cancelStaleTimer();
+    Peer.StaleRoutes kept = new Peer.StaleRoutes(old, staleFamilies, restartTime);
+    session = null;
+    staleFamilies = java.util.Set.of();
+    return kept;
+  }
+
+  /**
+   * The routes the peer this one replaced kept ({@link Peer#adopt}): kept on here as the routes of
+   * a restarting session, or withdrawn at once when this neighbour's configuration is no helper.
+   */
+  void adopt(Peer.StaleRoutes kept) {
+    if (session != null) {
+      flushStale();
+    }
+    if (peer.config.gracefulRestart().helper()) {
+      keep(kept.session(), kept.families(), kept.restartTime());
+    } else {
+      peer.speaker.rib().flushStale(kept.session(), null);
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.BestPath;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.rib.Rib;
+import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.MpNextHop;
 import dev.sart.bgp.wire.PathAttributes;
 import io.netty.bootstrap.ServerBootstrap;
@@ -415,12 +416,16 @@ public final class BgpServer implements AutoCloseable {
     }
   }
 
-  /** Stops a peer (Cease, routes withdrawn) and forgets it. */
+  /** Stops a peer (Cease / Peer De-configured, RFC 4486 §4; routes withdrawn) and forgets it. */
   public CompletableFuture<Void> deletePeer(InetAddress address) {
     return management.call(() -> deletePeerNow(address));
   }
 
   private CompletableFuture<Void> deletePeerNow(InetAddress address) {
+    return deletePeerNow(address, Iana.ErrorSubcode.PEER_DE_CONFIGURED);
+  }
+
+  private CompletableFuture<Void> deletePeerNow(InetAddress address, int ceaseSubcode) {
     Peer peer = peers.remove(normalize(address));
     if (peer == null) {
       return CompletableFuture.failedFuture(
@@ -430,11 +435,99 @@ public final class BgpServer implements AutoCloseable {
     if (restart != null) {
       restart.peerRemoved(); // the restart may have waited for it
     }
-    CompletableFuture<Void> stopped = peer.stop();
+    CompletableFuture<Void> stopped = peer.stop(ceaseSubcode);
     BfdEndpoint b = bfdIfAny();
     return b == null || peer.config().bfd() == null
         ? stopped
         : CompletableFuture.allOf(stopped, b.remove(normalize(address)));
+  }
+
+  /**
+   * Gives the peer at {@code config}'s address a new configuration. The same configuration only
+   * sets the policies (as {@link Peer#setPolicy} does: no session restarts). Another one ends the
+   * session with Cease / Other Configuration Change (RFC 4486 §4) and starts a new one with it:
+   * where both sides sent RFC 8538's N bit that is a graceful restart for both, each keeps the
+   * other's routes, stale, until the new session has sent them again ({@link Peer#stopForChange});
+   * otherwise the routes go, as after a deletion. The BFD session stays when its settings did not
+   * change. An unnumbered neighbour is given by its interface; a missing peer is an error.
+   */
+  public CompletableFuture<Void> replacePeer(
+      PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
+    return management.call(
+        () -> {
+          if (config.interfaceName() != null && config.address().isAnyLocalAddress()) {
+            InetAddress learned = interfacePeers.replace(config, policy);
+            return learned == null
+                ? CompletableFuture.<Void>completedFuture(null)
+                : replacePeerNow(config.withAddress(learned), policy);
+          }
+          return replacePeerNow(config, policy);
+        });
+  }
+
+  private CompletableFuture<Void> replacePeerNow(
+      PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy) {
+    InetAddress addr = normalize(config.address());
+    Peer old = peers.get(addr);
+    if (old == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("no peer " + addr.getHostAddress()));
+    }
+    if (old.config().equals(config)) {
+      old.setPolicy(policy);
+      return CompletableFuture.completedFuture(null);
+    }
+    return old.stopForChange()
+        // on the management thread, not on the peer loop that completed the stop
+        .thenAcceptAsync(
+            kept -> management.run(() -> startReplacement(old, config, policy, kept)),
+            r -> Thread.ofVirtual().start(r));
+  }
+
+  private void startReplacement(
+      Peer old, PeerConfig config, dev.sart.bgp.policy.PeerPolicy policy, Peer.StaleRoutes kept) {
+    InetAddress addr = normalize(config.address());
+    if (peers.get(addr) != old) {
+      // deleted (or replaced again) while it stopped: what it kept goes with it
+      if (kept != null) {
+        rib.flushStale(kept.session(), null);
+      }
+      return;
+    }
+    Peer peer = new Peer(config, new Speaker(), group.next(), ribPeerIds.addAndGet(1 << 20));
+    peers.put(addr, peer);
+    updateMd5Keys();
+    peer.setPolicy(policy);
+    BfdEndpoint b = bfdIfAny();
+    boolean sameBfd =
+        java.util.Objects.equals(old.config().bfd(), config.bfd())
+            && java.util.Objects.equals(old.config().localAddress(), config.localAddress());
+    if (b != null && old.config().bfd() != null && !sameBfd) {
+      BfdEndpoint was = b;
+      was.remove(addr)
+          .thenRun(
+              () -> {
+                if (config.bfd() != null) {
+                  was.add(addr, config.localAddress(), config.bfd());
+                }
+              });
+    } else if (config.bfd() != null && old.config().bfd() == null) {
+      bfd().add(addr, config.localAddress(), config.bfd());
+    }
+    if (config.bfd() != null) {
+      BfdEndpoint now = bfd();
+      peer.bfdStatusFrom(() -> now.status(addr));
+    }
+    peer.adopt(kept);
+    peer.start();
+    LOG.info(
+        () ->
+            "event=peer-replaced peer="
+                + addr.getHostAddress()
+                + " asn="
+                + config.asn()
+                + " stale-kept="
+                + (kept == null ? "[]" : kept.families()));
   }
 
   private CompletableFuture<Void> closeForRestart(InetAddress address) {
@@ -543,7 +636,12 @@ public final class BgpServer implements AutoCloseable {
     boolean restarting = restart != null;
     CompletableFuture.allOf(
             peers.keySet().stream()
-                .map(a -> restarting ? closeForRestart(a) : deletePeer(a))
+                .map(
+                    a ->
+                        restarting
+                            ? closeForRestart(a)
+                            : management.call(
+                                () -> deletePeerNow(a, Iana.ErrorSubcode.ADMINISTRATIVE_SHUTDOWN)))
                 .toArray(CompletableFuture[]::new))
         .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
         .exceptionally(e -> null)

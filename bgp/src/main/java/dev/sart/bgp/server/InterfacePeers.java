@@ -31,8 +31,8 @@ final class InterfacePeers implements AutoCloseable {
   }
 
   private static final class Entry {
-    final PeerConfig template;
-    final PeerPolicy policy;
+    volatile PeerConfig template;
+    volatile PeerPolicy policy;
     final NeighborDiscovery discovery;
     volatile int index; // the interface's, once discovery has opened its socket
     volatile Inet6Address current; // the neighbour's address, once learned
@@ -65,6 +65,21 @@ final class InterfacePeers implements AutoCloseable {
     made[0] = new Entry(template, policy, nd);
     byInterface.put(ifname, made[0]);
     LOG.info(() -> "event=unnumbered-peer-added interface=" + ifname);
+  }
+
+  /**
+   * A new configuration for the unnumbered neighbour on {@code template}'s interface, for the peer
+   * made from now on; returns the address learned there (the caller replaces that peer), or null
+   * (management thread).
+   */
+  InetAddress replace(PeerConfig template, PeerPolicy policy) {
+    Entry e = byInterface.get(template.interfaceName());
+    if (e == null) {
+      throw new IllegalArgumentException("no peer on interface " + template.interfaceName());
+    }
+    e.template = template;
+    e.policy = policy;
+    return e.current;
   }
 
   /** Whether an unnumbered neighbour is configured on {@code ifname}. */

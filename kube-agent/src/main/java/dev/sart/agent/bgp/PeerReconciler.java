@@ -116,10 +116,9 @@ final class PeerReconciler {
         }
         applied.put(addr, desired);
       } else if (!was.equals(desired)) {
-        // the speaker has no UpdatePeer: a changed session is replaced
-        speaker.deletePeer(addr);
+        // its session restarts: Cease / Other Configuration Change, graceful with RFC 8538
+        speaker.updatePeer(desired);
         watch.forget(addr);
-        speaker.addPeer(desired);
         applied.put(addr, desired);
         LOG.info(() -> "event=peer-updated peer=" + name + " address=" + addr);
       }

@@ -102,6 +102,22 @@ final class Speaker implements AutoCloseable {
     }
   }
 
+  /**
+   * A new configuration for a peer the speaker has (UpdatePeer: its session restarts with Cease /
+   * Other Configuration Change, graceful where both sides sent RFC 8538's N bit); a peer it does
+   * not have is added.
+   */
+  void updatePeer(Peer peer) {
+    try {
+      api().updatePeer(dev.sart.proto.v1.UpdatePeerRequest.newBuilder().setPeer(peer).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        throw e;
+      }
+      addPeer(peer);
+    }
+  }
+
   /** Deletes a peer; a peer the speaker does not have is fine. */
   void deletePeer(String address) {
     try {

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /** The node's BGPPeers: their sessions on the speaker, their status, annotations and deletion. */
 class BgpAgentPeerTest extends BgpAgentFixture {
   /**
-   * The additions {@code bfd} and {@code gracefulRestart} of a BGPPeer reach the speaker's AddPeer;
-   * the speaker has no UpdatePeer, so a change replaces the session.
+   * The additions {@code bfd} and {@code gracefulRestart} of a BGPPeer reach the speaker's AddPeer,
+   * and a change of them its UpdatePeer.
    */
   @Test
   void bfdAndGracefulRestartOfTheSpecReachTheSpeakerAndAChangeReplacesTheSession()
@@ -89,8 +89,12 @@ class BgpAgentPeerTest extends BgpAgentFixture {
                     && nodeBgp().getSpec().peers().stream().anyMatch(x -> x.name().equals(PEER)));
   }
 
+  /**
+   * A changed hold time restarts the session through the speaker's UpdatePeer: BIRD is told why
+   * (Cease / Other Configuration Change, RFC 4486), and the new session has the new hold time.
+   */
   @Test
-  void aChangedTimerReplacesTheSession() throws Exception {
+  void aChangedTimerRestartsTheSession() throws Exception {
     start();
     awaitEstablished();
     LockedEdit.edit(
@@ -120,6 +124,9 @@ class BgpAgentPeerTest extends BgpAgentFixture {
                   && p.status().holdTime().equals(Duration.ofSeconds(20));
             });
     awaitEstablished();
+    // BIRD's log: "n0: Received: Other configuration change"
+    String birdLog = bird.logTail();
+    assertTrue(birdLog.contains("Received: Other configuration change"), birdLog);
   }
 
   @Test

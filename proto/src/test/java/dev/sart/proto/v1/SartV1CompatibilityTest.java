@@ -57,7 +57,8 @@ class SartV1CompatibilityTest {
             "ListPolicy",
             "SetNeighborPolicy",
             "ExplainExport",
-            "LocalPathsComplete"),
+            "LocalPathsComplete",
+            "UpdatePeer"),
         bgpApi.subList(15, bgpApi.size()));
     assertEquals(
         List.of("ExportPeer", "ExportPeerState"),

@@ -328,6 +328,18 @@ public final class Frr extends Router {
         .path(Ip.format(neighbor));
   }
 
+  /**
+   * Whether FRR's first path to {@code prefix} (IPv4 unicast) is stale: kept while the neighbour it
+   * came from restarts (RFC 4724 §4.2), as {@code show bgp ipv4 unicast PREFIX} marks it.
+   */
+  public boolean pathStale(String prefix) {
+    return json(vtysh("show bgp ipv4 unicast " + prefix + " json"))
+        .path("paths")
+        .path(0)
+        .path("stale")
+        .asBoolean();
+  }
+
   @Override
   public SessionState sessionState(InetAddress neighbor) {
     config.neighbor(neighbor);

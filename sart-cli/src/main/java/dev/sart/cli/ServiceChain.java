@@ -98,34 +98,44 @@ final class ServiceChain {
             .list()
             .getItems();
     List<BGPPeer> peers = client.resources(BGPPeer.class).list().getItems();
-    Set<String> excluded = excludedNodes();
+    NodeMarks marks = nodeMarks();
     for (String ip : ingress) {
       if (onlyAddress == null || onlyAddress.equals(ip)) {
-        root.add(address(s, ip, adverts, slices, peers, excluded));
+        root.add(address(s, ip, adverts, slices, peers, marks));
       }
     }
     return root;
   }
 
   /**
-   * The nodes labelled {@link Sart#EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL}; none when the user
-   * may not list Nodes (the chain then reads as if no node were excluded).
+   * What of the nodes decides whether they announce.
+   *
+   * @param excluded labelled {@link Sart#EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL}
+   * @param cordoned {@code spec.unschedulable} ({@code kubectl cordon}, {@code drain}), which the
+   *     controller honours only with {@code --withdraw-from-cordoned-nodes}
    */
-  private Set<String> excludedNodes() {
-    var out = new java.util.TreeSet<String>();
+  private record NodeMarks(Set<String> excluded, Set<String> cordoned) {}
+
+  /** The nodes' marks; none when the user may not list Nodes (the chain then reads without). */
+  private NodeMarks nodeMarks() {
+    var excluded = new java.util.TreeSet<String>();
+    var cordoned = new java.util.TreeSet<String>();
     try {
-      client
-          .nodes()
-          .withLabel(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL)
-          .list()
-          .getItems()
-          .forEach(n -> out.add(n.getMetadata().getName()));
+      for (var n : client.nodes().list().getItems()) {
+        var labels = n.getMetadata().getLabels();
+        if (labels != null && labels.containsKey(Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL)) {
+          excluded.add(n.getMetadata().getName());
+        }
+        if (n.getSpec() != null && Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
+          cordoned.add(n.getMetadata().getName());
+        }
+      }
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
       if (e.getCode() != 403) {
         throw e;
       }
     }
-    return out;
+    return new NodeMarks(excluded, cordoned);
   }
 
   // --- pool and address
@@ -270,7 +280,7 @@ final class ServiceChain {
       List<BGPAdvertisement> adverts,
       List<EndpointSlice> slices,
       List<BGPPeer> peers,
-      Set<String> excluded) {
+      NodeMarks marks) {
     String prefix = ip + (ip.contains(":") ? "/128" : "/32");
     Link l = Link.ok("address", ip, "in status.loadBalancer.ingress");
     boolean local = "Local".equals(s.getSpec().getExternalTrafficPolicy());
@@ -328,7 +338,7 @@ final class ServiceChain {
       boolean matches =
           groups.isEmpty() || pg == null || pg.isEmpty() || pg.stream().anyMatch(groups::contains);
       if (matches && (!local || readyByNode.containsKey(p.getSpec().nodeBGPRef()))) {
-        if (excluded.contains(p.getSpec().nodeBGPRef())) {
+        if (marks.excluded().contains(p.getSpec().nodeBGPRef())) {
           left.add(p.getSpec().nodeBGPRef());
         } else {
           targets.computeIfAbsent(p.getSpec().nodeBGPRef(), k -> new ArrayList<>()).add(p);
@@ -396,6 +406,45 @@ final class ServiceChain {
                       : "give those nodes peers (ClusterBGP nodeSelector) or change "
                           + Sart.PEER_GROUP_ANNOTATION));
       return l;
+    }
+    // a cordoned node the controller took its peers from (every entry gone or Withdraw): it runs
+    // with --withdraw-from-cordoned-nodes
+    var cordonedOut = new java.util.TreeSet<String>();
+    for (String node : marks.cordoned()) {
+      List<BGPPeer> ps = targets.get(node);
+      if (ps != null
+          && ps.stream()
+              .map(p -> entries.get(p.getMetadata().getName()))
+              .allMatch(v -> v == null || v == AdvertiseStatus.Withdraw)) {
+        cordonedOut.add(node);
+      }
+    }
+    if (!cordonedOut.isEmpty()) {
+      targets.keySet().removeAll(cordonedOut);
+      String why =
+          "cordoned, and the controller withdraws from cordoned nodes"
+              + " (--withdraw-from-cordoned-nodes)";
+      String uncordon = "kubectl uncordon " + String.join(" ", cordonedOut);
+      if (targets.isEmpty()) {
+        l.add(
+            Link.broken(
+                "advertisement",
+                advName,
+                "the nodes that would announce it ("
+                    + String.join(", ", cordonedOut)
+                    + ") are "
+                    + why,
+                uncordon));
+        return l;
+      }
+      Link skipped =
+          new Link(
+              "cordoned",
+              String.join(", ", cordonedOut),
+              Link.State.skipped,
+              why + ": their peers do not announce the address");
+      skipped.fix = "to announce from them again: " + uncordon;
+      l.add(skipped);
     }
     long advertised =
         entries.values().stream().filter(v -> v == AdvertiseStatus.Advertised).count();

@@ -167,6 +167,58 @@ class ExplainServiceTest {
         b.path("fix").asText());
   }
 
+  private void cordon(String node) {
+    cluster
+        .client
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .endMetadata()
+                .withNewSpec()
+                .withUnschedulable(true)
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * A cordoned node the controller took the address from (it runs with {@code
+   * --withdraw-from-cordoned-nodes}: its peer has no entry) is named with {@code kubectl uncordon}.
+   */
+  @Test
+  void aCordonedNodeTheControllerWithdrewFromIsNamedWithUncordon() throws Exception {
+    cluster.pool("lb", "203.0.113.0/28", true);
+    cluster.service("web", "Cluster", Map.of(), "203.0.113.1");
+    cluster.endpoints("web", "node-a", true);
+    cluster.peer("node-a", "192.0.2.2", BGPPeerCondition.Status.Established);
+    cluster.advertisement("web", "203.0.113.1", Map.of());
+    cordon("node-a");
+    JsonNode b = firstBroken("service", "default/web");
+    assertEquals("advertisement", b.path("kind").asText());
+    assertEquals(
+        "the nodes that would announce it (node-a) are cordoned, and the controller withdraws from"
+            + " cordoned nodes (--withdraw-from-cordoned-nodes)",
+        b.path("summary").asText());
+    assertEquals("kubectl uncordon node-a", b.path("fix").asText());
+  }
+
+  /** A cordoned node whose peer still has the address: the controller does not withdraw. */
+  @Test
+  void aCordonedNodeStillAnnouncingIsNotBlamed() throws Exception {
+    cluster.pool("lb", "203.0.113.0/28", true);
+    cluster.service("web", "Cluster", Map.of(), "203.0.113.1");
+    cluster.endpoints("web", "node-a", true);
+    cluster.nodeBgp("node-a", "127.0.0.1:1");
+    String peer = cluster.peer("node-a", "192.0.2.2", BGPPeerCondition.Status.Established);
+    cluster.advertisement("web", "203.0.113.1", Map.of(peer, AdvertiseStatus.Advertised));
+    cordon("node-a");
+    JsonNode b = firstBroken("service", "default/web");
+    assertEquals("peer", b.path("kind").asText(), b::toString);
+    ExplainCluster.Run r = cluster.explain("service", "default/web");
+    assertTrue(!r.out().contains("cordoned"), r::out);
+  }
+
   @Test
   void anUnreachableSpeakerSaysWhereItLookedAndHowToPointElsewhere() throws Exception {
     cluster.pool("lb", "203.0.113.0/28", true);

@@ -17,6 +17,7 @@ import dev.sart.proto.v1.DeletePeerRequest;
 import dev.sart.proto.v1.GracefulRestart;
 import dev.sart.proto.v1.UpdatePeerRequest;
 import dev.sart.testbed.Frr;
+import dev.sart.testbed.GoBgp;
 import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
@@ -67,7 +68,7 @@ class PeerReplacementTest {
     }
   }
 
-  /** Our peer as AddPeer and UpdatePeer take it: FRR at 192.0.2.2, AS 65002. */
+  /** Our peer as AddPeer and UpdatePeer take it: FRR (or GoBGP) at 192.0.2.2, AS 65002. */
   private static dev.sart.proto.v1.Peer.Builder frrPeer(int holdTime, boolean notification) {
     return dev.sart.proto.v1.Peer.newBuilder()
         .setAddress("192.0.2.2")
@@ -78,20 +79,17 @@ class PeerReplacementTest {
         .setGracefulRestart(GracefulRestart.newBuilder().setNotification(notification));
   }
 
-  /**
-   * FRR with graceful restart (it sends the N bit), we its neighbour with or without it, our own
-   * graceful restart on.
-   */
-  private void up(boolean notification) throws Exception {
+  /** Us at 192.0.2.1 (AS 65001, our own graceful restart on), linked to a peer node at .2. */
+  private void speaker() throws Exception {
     Topology t = testbed.topology();
     Node sart = t.node("sart");
-    frrNode = t.node("frr");
+    frrNode = t.node("peer");
     t.link(sart, frrNode).addresses("192.0.2.1/30", "192.0.2.2/30");
     server = new BgpServer(179, 1, NamespaceThreads.factory(sart, "bgp-io"));
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
-    // as sartd node: our capability lists IPv4 with its F bit, so FRR can keep our routes (RFC 4724
-    // §4.2 keeps only the families listed there)
+    // as sartd node: our capability lists IPv4 with its F bit, so the peer can keep our routes (RFC
+    // 4724 §4.2 keeps only the families listed there)
     server.restartGracefully(dev.sart.bgp.peer.RestartingSpeaker.Settings.DEFAULT);
     server.start();
     server
@@ -104,6 +102,12 @@ class PeerReplacementTest {
                   }
                 });
     api = InProcessApi.serve(server);
+    server.addPaths(List.of(Prefix.parse(OURS)), PathAttributes.of(Origin.IGP));
+  }
+
+  /** FRR with graceful restart (it sends the N bit), we its neighbour with or without it. */
+  private void up(boolean notification) throws Exception {
+    speaker();
     frr =
         new Frr(
                 frrNode,
@@ -114,7 +118,6 @@ class PeerReplacementTest {
     frr.start();
     frr.vtysh("configure", "router bgp 65002", "bgp log-neighbor-changes");
     api.stub().addPeer(AddPeerRequest.newBuilder().setPeer(frrPeer(90, notification)).build());
-    server.addPaths(List.of(Prefix.parse(OURS)), PathAttributes.of(Origin.IGP));
     frr.awaitEstablished("192.0.2.1");
     frr.awaitRoute(OURS);
     await().atMost(Duration.ofSeconds(10)).until(() -> inOurRib(FRRS));
@@ -254,5 +257,63 @@ class PeerReplacementTest {
                         UpdatePeerRequest.newBuilder().setPeer(frrPeer(30, false)).build()));
     assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("192.0.2.2"), e::getMessage);
+  }
+
+  /**
+   * The same with GoBGP 3.10 ({@code notification-enabled}) as the other implementation, the change
+   * a mistyped password and its fix: while the session is down GoBGP keeps our route, stale, and we
+   * keep its route; once the password is right again both are fresh.
+   */
+  @Test
+  void goBgpKeepsOurRouteAcrossAMistypedPasswordAndItsFix() throws Exception {
+    speaker();
+    GoBgp gobgp =
+        new GoBgp(
+                frrNode,
+                RouterConfig.of(65002, "192.0.2.2")
+                    .neighbor(Neighbor.of("192.0.2.1", 65001).withPassword(PASSWORD))
+                    .originate(FRRS))
+            .withGracefulRestart(120, true);
+    gobgp.start();
+    api.stub()
+        .addPeer(
+            AddPeerRequest.newBuilder().setPeer(frrPeer(90, true).setPassword(PASSWORD)).build());
+    gobgp.awaitEstablished("192.0.2.1");
+    gobgp.awaitRoute(OURS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> inOurRib(FRRS));
+
+    api.stub()
+        .updatePeer(
+            UpdatePeerRequest.newBuilder()
+                .setPeer(frrPeer(90, true).setPassword("typo-" + PASSWORD))
+                .build());
+    await("GoBGP keeps our route, stale")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> gobgp.pathStale(OURS));
+    assertTrue(
+        api.ipv4Paths().stream().anyMatch(p -> p.getNlri().equals(FRRS) && p.getStale()),
+        "we keep GoBGP's, stale");
+    assertEquals(
+        List.of(), List.copyOf(withdrawn), "nothing left our RIB while the session was down");
+
+    api.stub()
+        .updatePeer(
+            UpdatePeerRequest.newBuilder()
+                .setPeer(frrPeer(90, true).setPassword(PASSWORD))
+                .build());
+    gobgp.awaitEstablished("192.0.2.1");
+    await("both fresh again after the End-of-RIBs")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                !gobgp.pathStale(OURS)
+                    && gobgp.routes(dev.sart.testbed.Family.IPV4_UNICAST).stream()
+                        .anyMatch(r -> r.prefix().toString().equals(OURS))
+                    && api.ipv4Paths().stream()
+                        .anyMatch(p -> p.getNlri().equals(FRRS) && !p.getStale()));
+    // GoBGP keeps no forwarding state: its new OPEN has no Forwarding State bit, so RFC 4724 §4.2
+    // has us drop its stale route once its session is back, and take it again from its UPDATE
+    assertTrue(
+        logged("event=graceful-restart-peer-back restart-state=false stale-until-end-of-rib=[]"));
   }
 }

@@ -48,10 +48,33 @@ public final class GoBgp extends Router {
 
   private final Set<IpPrefix> originated = new LinkedHashSet<>();
   private boolean originatedInstalled;
+  private int gracefulRestartTime; // 0: no graceful restart
+  private boolean gracefulNotification;
 
   public GoBgp(Node node, RouterConfig config) {
     super(node, config);
     originated.addAll(config.originate());
+  }
+
+  /**
+   * Graceful restart (RFC 4724) on every neighbour and family, with this restart time; {@code
+   * notification}: RFC 8538's N bit too ({@code notification-enabled}). GoBGP then helps a
+   * restarting neighbour: it keeps the neighbour's routes, stale ({@link #pathStale}).
+   */
+  public GoBgp withGracefulRestart(int restartTimeSeconds, boolean notification) {
+    gracefulRestartTime = restartTimeSeconds;
+    gracefulNotification = notification;
+    return this;
+  }
+
+  /** Whether GoBGP's path to {@code prefix} from a neighbour (IPv4 unicast) is stale. */
+  public boolean pathStale(String prefix) {
+    for (JsonNode path : parse(gobgp("global", "rib", "-a", "ipv4", prefix)).path(prefix)) {
+      if (!path.path("neighbor-ip").asText("").isEmpty()) {
+        return path.path("stale").asBoolean();
+      }
+    }
+    return false;
   }
 
   @Override
@@ -137,6 +160,12 @@ public final class GoBgp extends Router {
         c.append("  [neighbors.transport.config]\n");
         c.append("    passive-mode = true\n");
       }
+      if (gracefulRestartTime > 0) {
+        c.append("  [neighbors.graceful-restart.config]\n");
+        c.append("    enabled = true\n");
+        c.append("    restart-time = ").append(gracefulRestartTime).append('\n');
+        c.append("    notification-enabled = ").append(gracefulNotification).append('\n');
+      }
       if (n.multihopTtl() > 0) {
         c.append("  [neighbors.ebgp-multihop.config]\n");
         c.append("    enabled = true\n");
@@ -154,6 +183,10 @@ public final class GoBgp extends Router {
         c.append("      afi-safi-name = ")
             .append(quote(f.isIpv4() ? "ipv4-unicast" : "ipv6-unicast"))
             .append('\n');
+        if (gracefulRestartTime > 0) {
+          c.append("    [neighbors.afi-safis.mp-graceful-restart.config]\n");
+          c.append("      enabled = true\n");
+        }
         if (n.addPathReceive() || n.addPathSend()) {
           // RFC 7911, per family
           c.append("    [neighbors.afi-safis.add-paths.config]\n");

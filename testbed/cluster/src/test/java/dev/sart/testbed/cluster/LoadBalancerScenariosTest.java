@@ -462,14 +462,7 @@ class LoadBalancerScenariosTest {
             - peerTemplateRef: tor1
         """);
     String vip = awaitAddress(cluster, NS, "app-svc-cluster");
-    client
-        .nodes()
-        .withName(n3.name())
-        .edit(
-            x -> {
-              x.getMetadata().getLabels().put("bgp", "b");
-              return x;
-            });
+    label(n3, "bgp", "b");
     // node3 keeps tor1 (from clusterbgp-b) and loses tor2: only tor1 routes to it
     List<Frr> tors = cluster.tors();
     Set<String> a =
@@ -487,14 +480,7 @@ class LoadBalancerScenariosTest {
                 Cluster.fibNextHops(tors.get(0), vip + "/32").equals(a)
                     && Cluster.fibNextHops(tors.get(1), vip + "/32").equals(b));
     assertTrue(requests(cluster, vip, 80, 10).size() >= 1);
-    client
-        .nodes()
-        .withName(n3.name())
-        .edit(
-            x -> {
-              x.getMetadata().getLabels().put("bgp", "a");
-              return x;
-            });
+    label(n3, "bgp", "a");
     awaitNextHops(cluster, vip + "/32", cluster.nodes());
     client.resources(dev.sart.crds.ClusterBGP.class).withName("clusterbgp-b").delete();
     Scenarios.awaitPeersEstablished(cluster);

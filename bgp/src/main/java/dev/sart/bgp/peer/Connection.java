@@ -263,7 +263,7 @@ final class Connection {
    * peer's kernel drops what it had not read yet, the NOTIFICATION too: FRR then logged "Connection
    * reset by peer" instead of our Cease.
    */
-  private static void closeAfterNotification(io.netty.channel.socket.DuplexChannel ch) {
+  static void closeAfterNotification(io.netty.channel.socket.DuplexChannel ch) {
     ch.config().setAutoRead(true);
     ch.writeAndFlush(Unpooled.EMPTY_BUFFER)
         .addListener(

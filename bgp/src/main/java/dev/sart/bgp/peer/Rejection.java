@@ -68,6 +68,15 @@ final class Rejection extends ChannelInboundHandlerAdapter {
   }
 
   /**
+   * A connection from an address that is no neighbour of ours gets Cease / Connection Rejected: RFC
+   * 4486 §4 names "the peer is not configured locally" as the case (or the Message Header Error its
+   * first bytes deserve), never a silent close.
+   */
+  static void rejectUnconfigured(Channel ch, Consumer<Notification> sent) {
+    reject(ch, Iana.ErrorSubcode.CONNECTION_REJECTED, sent);
+  }
+
+  /**
    * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
    * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
    * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses
@@ -134,9 +143,13 @@ final class Rejection extends ChannelInboundHandlerAdapter {
     if (grace != null) {
       grace.cancel(false);
     }
-    ch.config().setAutoRead(false);
     sent.accept(n);
-    ch.writeAndFlush(Unpooled.wrappedBuffer(CODEC.encode(n)))
-        .addListener(ChannelFutureListener.CLOSE);
+    ch.write(Unpooled.wrappedBuffer(CODEC.encode(n)));
+    if (ch instanceof io.netty.channel.socket.DuplexChannel d) {
+      Connection.closeAfterNotification(d); // what the peer sends on is read and dropped
+    } else {
+      ch.config().setAutoRead(false);
+      ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
   }
 }

@@ -173,12 +173,14 @@ public final class BgpServer implements AutoCloseable {
                       return;
                     }
                     if (peer == null) {
-                      LOG.fine(
+                      Peer.rejectUnconfigured(
+                          ch,
                           () ->
-                              "event=connection-refused from="
-                                  + remote.getHostAddress()
-                                  + " reason=unknown-peer");
-                      ch.close();
+                              LOG.fine(
+                                  () ->
+                                      "event=connection-rejected from="
+                                          + remote.getHostAddress()
+                                          + " reason=unknown-peer"));
                       return;
                     }
                     PeerSockets.applyTtl(peer.config(), ch, localAs);

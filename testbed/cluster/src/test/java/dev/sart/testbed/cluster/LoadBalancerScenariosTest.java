@@ -462,7 +462,7 @@ class LoadBalancerScenariosTest {
             - peerTemplateRef: tor1
         """);
     String vip = awaitAddress(cluster, NS, "app-svc-cluster");
-    label(n3, "bgp", "b");
+    ClusterObjects.label(client, n3, "bgp", "b");
     // node3 keeps tor1 (from clusterbgp-b) and loses tor2: only tor1 routes to it
     List<Frr> tors = cluster.tors();
     Set<String> a =
@@ -480,7 +480,7 @@ class LoadBalancerScenariosTest {
                 Cluster.fibNextHops(tors.get(0), vip + "/32").equals(a)
                     && Cluster.fibNextHops(tors.get(1), vip + "/32").equals(b));
     assertTrue(requests(cluster, vip, 80, 10).size() >= 1);
-    label(n3, "bgp", "a");
+    ClusterObjects.label(client, n3, "bgp", "a");
     awaitNextHops(cluster, vip + "/32", cluster.nodes());
     client.resources(dev.sart.crds.ClusterBGP.class).withName("clusterbgp-b").delete();
     Scenarios.awaitPeersEstablished(cluster);
@@ -525,7 +525,7 @@ class LoadBalancerScenariosTest {
     Map<String, String> before = addresses();
     String vip = before.get("app-svc-cluster3");
     awaitNextHops(cluster, vip + "/32", cluster.nodes());
-    long backoff = nodeBgpBackoff(n3);
+    long backoff = ClusterObjects.nodeBgpBackoff(client, n3);
     try (Traffic traffic = Traffic.start(cluster, vip, 80)) {
       cluster.killAgent(n3);
       // the speaker keeps its sessions and the prefixes the agent gave it
@@ -550,7 +550,10 @@ class LoadBalancerScenariosTest {
       assertTrue(seen.answers().size() >= 2, "answers from one pod only: " + seen);
     }
     assertEquals(before, addresses(), "Service addresses after the agent's restart");
-    assertEquals(backoff, nodeBgpBackoff(n3), "the speaker was not restarted: no backoff");
+    assertEquals(
+        backoff,
+        ClusterObjects.nodeBgpBackoff(client, n3),
+        "the speaker was not restarted: no backoff");
     // the new agent does its work: a new Service is announced by node3 too
     client
         .resource(
@@ -617,7 +620,7 @@ class LoadBalancerScenariosTest {
     String prefix = vip + "/32";
     awaitNextHops(cluster, prefix, nodes);
     // what an operator (or a drain tool) sets to take a node out of external traffic
-    label(n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, "true");
+    ClusterObjects.label(client, n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, "true");
     try {
       long t = System.nanoTime();
       awaitNextHops(cluster, prefix, nodes.subList(0, 2));
@@ -629,51 +632,14 @@ class LoadBalancerScenariosTest {
       assertEquals(40, answers.values().stream().mapToInt(Integer::intValue).sum(), "" + answers);
       assertTrue(answers.containsKey("app-cluster-" + n3.name()), "" + answers);
     } finally {
-      label(n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, null);
+      ClusterObjects.label(client, n3, Sart.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS_LABEL, null);
     }
     awaitNextHops(cluster, prefix, nodes);
     SHARED.end("a node excluded from external load balancers: routed around, its pod serves");
   }
 
-  /** Sets ({@code value} null: removes) a label of the node's Node object. */
-  static void label(ClusterNode n, String key, String value) {
-    client
-        .nodes()
-        .withName(n.name())
-        .edit(
-            node -> {
-              var labels = new java.util.HashMap<>(node.getMetadata().getLabels());
-              if (value == null) {
-                labels.remove(key);
-              } else {
-                labels.put(key, value);
-              }
-              node.getMetadata().setLabels(labels);
-              return node;
-            });
-  }
-
-  static long nodeBgpBackoff(ClusterNode n) {
-    var nb = client.resources(dev.sart.crds.NodeBGP.class).withName(n.name()).get();
-    return nb.getStatus() == null || nb.getStatus().backoff() == null
-        ? 0
-        : nb.getStatus().backoff();
-  }
-
-  /** Every LoadBalancer Service's addresses, by name. */
-  static Map<String, String> addresses() {
-    Map<String, String> out = new java.util.TreeMap<>();
-    for (var s : client.services().inNamespace(NS).list().getItems()) {
-      if (s.getStatus() != null
-          && s.getStatus().getLoadBalancer() != null
-          && s.getStatus().getLoadBalancer().getIngress() != null) {
-        out.put(
-            s.getMetadata().getName(),
-            s.getStatus().getLoadBalancer().getIngress().stream()
-                .map(i -> i.getIp())
-                .collect(Collectors.joining(",")));
-      }
-    }
-    return out;
+  /** Every LoadBalancer Service's addresses in {@link #NS}, by name. */
+  private static Map<String, String> addresses() {
+    return ClusterObjects.addresses(client, NS);
   }
 }

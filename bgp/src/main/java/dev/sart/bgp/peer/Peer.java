@@ -148,14 +148,6 @@ public final class Peer {
     this.primary = new Connection(this, Session.initial(fsmConfig), false);
   }
 
-  /**
-   * Answers a connection from an address that is no neighbour: Cease / Connection Rejected (RFC
-   * 4486 §4), then the close ({@code rejected} is told, on the channel's loop).
-   */
-  public static void rejectUnconfigured(Channel ch, Runnable rejected) {
-    Rejection.rejectUnconfigured(ch, n -> rejected.run());
-  }
-
   public PeerConfig config() {
     return config;
   }

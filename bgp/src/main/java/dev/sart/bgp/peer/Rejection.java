@@ -68,15 +68,6 @@ final class Rejection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A connection from an address that is no neighbour of ours gets Cease / Connection Rejected: RFC
-   * 4486 §4 names "the peer is not configured locally" as the case (or the Message Header Error its
-   * first bytes deserve), never a silent close.
-   */
-  static void rejectUnconfigured(Channel ch, Consumer<Notification> sent) {
-    reject(ch, Iana.ErrorSubcode.CONNECTION_REJECTED, sent);
-  }
-
-  /**
    * A connection the FSM cannot take gets a NOTIFICATION, never a silent close ({@link Rejection}):
    * Cease / Connection Collision Resolution against an Established session (RFC 4271 §6.8: the new
    * connection is the one closed), Cease / Connection Rejected otherwise (in Idle, which "refuses

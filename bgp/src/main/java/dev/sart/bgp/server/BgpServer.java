@@ -173,14 +173,15 @@ public final class BgpServer implements AutoCloseable {
                       return;
                     }
                     if (peer == null) {
-                      Peer.rejectUnconfigured(
-                          ch,
+                      // closed without a NOTIFICATION: a Cease / Connection Rejected (RFC 4486 §4)
+                      // sends a speaker that is about to configure us (another node) into its
+                      // damped Idle, and two that then refuse each other in Idle never meet
+                      LOG.fine(
                           () ->
-                              LOG.fine(
-                                  () ->
-                                      "event=connection-rejected from="
-                                          + remote.getHostAddress()
-                                          + " reason=unknown-peer"));
+                              "event=connection-refused from="
+                                  + remote.getHostAddress()
+                                  + " reason=unknown-peer");
+                      ch.close();
                       return;
                     }
                     PeerSockets.applyTtl(peer.config(), ch, localAs);

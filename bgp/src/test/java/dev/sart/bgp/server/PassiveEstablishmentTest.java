@@ -155,34 +155,6 @@ class PassiveEstablishmentTest {
   }
 
   /**
-   * RFC 4486 §4: a connection from an address that is no neighbour ("the peer is not configured
-   * locally") gets Cease / Connection Rejected, whatever it sends but a bad header, which gets its
-   * Message Header Error; never a silent close.
-   */
-  @Test
-  void aConnectionFromAnAddressThatIsNoNeighbourGetsConnectionRejected() throws Exception {
-    Topology t = testbed.topology();
-    Node sart = t.node("sart");
-    Node client = t.node("client");
-    t.link(sart, client).addresses("192.0.2.1/30", "192.0.2.2/30");
-    clientSide = Executors.newSingleThreadExecutor(NamespaceThreads.factory(client, "raw-client"));
-    server = speaker(sart, "192.0.2.1");
-    String connectionRejected = MARKER + "0015" + "03" + "0605";
-    String open = MARKER + "001d" + "01" + "04" + "fdea" + "005a" + "c0000202" + "00";
-    assertEquals(List.of(connectionRejected), exchange(""));
-    assertEquals(List.of(connectionRejected), exchange(open));
-    assertEquals(
-        List.of(MARKER + "0015" + "03" + "0101"),
-        exchange("00000000000000000000000000000000" + "0013" + "04"));
-    assertTrue(
-        bgpLog.records().stream()
-            .anyMatch(
-                r ->
-                    String.valueOf(r.getMessage())
-                        .contains("event=connection-rejected from=192.0.2.2 reason=unknown-peer")));
-  }
-
-  /**
    * Connects from the client, sends {@code hex}, and reads until the connection closes: an OPEN
    * shows as "OPEN", anything else as its bytes in hex.
    */

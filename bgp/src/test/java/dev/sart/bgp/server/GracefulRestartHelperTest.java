@@ -9,7 +9,6 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.rib.Prefix;
-import dev.sart.bgp.rib.RibListener;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
@@ -24,7 +23,6 @@ import dev.sart.testbed.Topology;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +40,7 @@ class GracefulRestartHelperTest {
   private InProcessApi api;
   private Node peerNode;
   private Peer peer;
-  private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
-  private final ConcurrentLinkedQueue<Long> withdrawals = new ConcurrentLinkedQueue<>();
+  private Withdrawals withdrawn;
   @RegisterExtension final LogCapture peerLog = new LogCapture(Peer.class.getName());
 
   @AfterEach
@@ -86,17 +83,7 @@ class GracefulRestartHelperTest {
     server.setLocalAs(65001);
     server.setRouterId(Ip.parseV4("192.0.2.1"));
     server.start();
-    // what the FIB would be told: a prefix whose selection became empty
-    server
-        .rib()
-        .addListener(
-            (RibListener)
-                (prefix, now) -> {
-                  if (now.selected().isEmpty()) {
-                    withdrawn.add(prefix.toString());
-                    withdrawals.add(System.currentTimeMillis());
-                  }
-                });
+    withdrawn = Withdrawals.of(server.rib()); // what the FIB would be told
     api = InProcessApi.serve(server);
     Frr frr = new Frr(peerNode, config(originate)).withGracefulRestart(restartTime);
     frr.start();
@@ -180,9 +167,9 @@ class GracefulRestartHelperTest {
     metrics.refresh();
     assertEquals(0.0, staleGauge(registry, "ipv4"), "no stale routes after the End-of-RIB");
     assertTrue(
-        withdrawals.stream().allMatch(w -> w >= endOfRib),
-        () -> "withdrawn before the End-of-RIB at " + endOfRib + ": " + withdrawals);
-    assertTrue(withdrawn.contains("198.51.100.128/25"), withdrawn::toString);
+        withdrawn.times().stream().allMatch(w -> w >= endOfRib),
+        () -> "withdrawn before the End-of-RIB at " + endOfRib + ": " + withdrawn.times());
+    assertTrue(withdrawn.contains("198.51.100.128/25"), withdrawn.prefixes()::toString);
     assertEquals(1, again.awaitRoute("203.0.113.0/24").asPath().size());
   }
 
@@ -206,7 +193,7 @@ class GracefulRestartHelperTest {
         .until(() -> locRib().equals(List.of("203.0.113.0/24 from ")));
     double after = (System.nanoTime() - killed) / 1e9;
     assertTrue(after >= 4.5, () -> "flushed after " + after + " s, before the restart time");
-    assertEquals(List.of("198.51.100.0/25"), List.copyOf(withdrawn));
+    assertEquals(List.of("198.51.100.0/25"), withdrawn.prefixes());
     // the routes went with the restart timer, not with an End-of-RIB (one may have come before
     // the kill: a session that lost a connection collision comes back as a restart)
     assertTrue(endOfRibAt() < killedAt, () -> "an End-of-RIB after the kill at " + killedAt);
@@ -234,7 +221,7 @@ class GracefulRestartHelperTest {
     awaitLocRib(ONE_FROM_FRR);
     assertTrue(logged("event=notification-received error=\"Cease / Administrative Reset (6/4)\""));
     assertTrue(logged("event=graceful-restart-helper"), "kept as a restart's");
-    assertEquals(List.of(), List.copyOf(withdrawn), "nothing withdrawn across the reset");
+    assertEquals(List.of(), withdrawn.prefixes(), "nothing withdrawn across the reset");
   }
 
   /**

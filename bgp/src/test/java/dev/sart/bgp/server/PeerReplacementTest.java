@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.rib.Prefix;
-import dev.sart.bgp.rib.RibListener;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
@@ -31,7 +30,6 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,7 +54,7 @@ class PeerReplacementTest {
   private InProcessApi api;
   private Node frrNode;
   private Frr frr;
-  private final ConcurrentLinkedQueue<String> withdrawn = new ConcurrentLinkedQueue<>();
+  private Withdrawals withdrawn;
 
   @AfterEach
   void stop() {
@@ -92,15 +90,7 @@ class PeerReplacementTest {
     // 4724 §4.2 keeps only the families listed there)
     server.restartGracefully(dev.sart.bgp.peer.RestartingSpeaker.Settings.DEFAULT);
     server.start();
-    server
-        .rib()
-        .addListener(
-            (RibListener)
-                (prefix, now) -> {
-                  if (now.selected().isEmpty()) {
-                    withdrawn.add(prefix.toString());
-                  }
-                });
+    withdrawn = Withdrawals.of(server.rib()); // what the FIB would be told
     api = InProcessApi.serve(server);
     server.addPaths(List.of(Prefix.parse(OURS)), PathAttributes.of(Origin.IGP));
   }
@@ -197,7 +187,7 @@ class PeerReplacementTest {
                     && api.ipv4Paths().stream()
                         .anyMatch(p -> p.getNlri().equals(FRRS) && !p.getStale()));
     assertTrue(logged("event=graceful-restart-helper"), "FRR's route kept as a restart's");
-    assertEquals(List.of(), List.copyOf(withdrawn), "nothing left our RIB");
+    assertEquals(List.of(), withdrawn.prefixes(), "nothing left our RIB");
   }
 
   /** The control: the same change without the N bit withdraws on both sides, as RFC 4724 wants. */
@@ -294,7 +284,7 @@ class PeerReplacementTest {
         api.ipv4Paths().stream().anyMatch(p -> p.getNlri().equals(FRRS) && p.getStale()),
         "we keep GoBGP's, stale");
     assertEquals(
-        List.of(), List.copyOf(withdrawn), "nothing left our RIB while the session was down");
+        List.of(), withdrawn.prefixes(), "nothing left our RIB while the session was down");
 
     api.stub()
         .updatePeer(

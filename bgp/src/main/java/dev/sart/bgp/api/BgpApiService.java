@@ -24,11 +24,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.net.InetAddress;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -291,7 +288,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
         out,
         () -> {
           dev.sart.proto.v1.Peer p = request.getPeer();
-          PeerConfig c = peerConfig(p);
+          PeerConfig c = ProtoMapping.peerConfig(p);
           if (server.peer(c.address()) != null) {
             throw Status.ALREADY_EXISTS
                 .withDescription("peer " + p.getAddress() + " exists")
@@ -310,7 +307,7 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
           ApiErrors.request(
               () -> {
                 dev.sart.proto.v1.Peer p = request.getPeer();
-                PeerConfig c = peerConfig(p);
+                PeerConfig c = ProtoMapping.peerConfig(p);
                 if (p.getInterface().isEmpty()) {
                   peer(p.getAddress()); // NOT_FOUND naming it
                 } else if (!server.interfacePeers().contains(p.getInterface())) {
@@ -339,58 +336,6 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
                       : new java.util.concurrent.CompletionException(t);
                 })
             .thenApply(v -> Empty.getDefaultInstance()));
-  }
-
-  /** The peer's session configuration (proto3: 0 and "" are "not given": the defaults stand). */
-  private static PeerConfig peerConfig(dev.sart.proto.v1.Peer p) {
-    InetAddress address =
-        p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
-    Set<Family> families = new HashSet<>();
-    for (AddressFamily f : p.getFamiliesList()) {
-      Family fam = ProtoMapping.family(f);
-      if (fam != null) {
-        families.add(fam);
-      }
-    }
-    PeerConfig.Builder b =
-        PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
-            .name(p.getName())
-            .passive(p.getPassiveOpen())
-            .multihopTtl(p.getMultihopTtl())
-            .ttlSecurity(p.getTtlSecurity())
-            .families(families)
-            .bfd(ProtoMapping.bfdConfig(p));
-    if (p.getPort() != 0) {
-      b.port(p.getPort());
-    }
-    if (!p.getLocalAddress().isEmpty()) {
-      b.localAddress(address(p.getLocalAddress()));
-    }
-    if (!p.getPassword().isEmpty()) {
-      b.password(p.getPassword());
-    }
-    if (p.getHoldTime() != 0) {
-      b.holdTime(Duration.ofSeconds(p.getHoldTime()));
-    }
-    if (p.getKeepaliveTime() != 0) {
-      b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
-    }
-    if (p.getConnectRetryTime() != 0) {
-      b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
-    }
-    if (p.hasGracefulRestart()) {
-      b.gracefulRestart(
-          new PeerConfig.GracefulRestart(
-              !p.getGracefulRestart().getHelperDisabled(),
-              p.getGracefulRestart().getRestartTime() == 0
-                  ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
-                  : Duration.ofSeconds(p.getGracefulRestart().getRestartTime()),
-              p.getGracefulRestart().getNotification()));
-    }
-    FabricMapping.addPath(p, b);
-    b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
-    FabricMapping.unnumbered(p, b);
-    return b.build();
   }
 
   private dev.sart.bgp.policy.PeerPolicy peerPolicy(dev.sart.proto.v1.Peer p) {
@@ -569,20 +514,11 @@ public final class BgpApiService extends BgpApiGrpc.BgpApiImplBase {
     if (onInterface != null) {
       return onInterface;
     }
-    Peer p = server.peer(address(addr));
+    Peer p = server.peer(ProtoMapping.address(addr));
     if (p == null) {
       throw Status.NOT_FOUND.withDescription("no peer " + addr).asRuntimeException();
     }
     return p;
-  }
-
-  private static InetAddress address(String text) {
-    try {
-      return InetAddress.ofLiteral(text.strip());
-    } catch (IllegalArgumentException e) {
-      throw new ApiErrors.RequestException(
-          Status.Code.INVALID_ARGUMENT, "not an IP address: '" + text + "'");
-    }
   }
 
   private static Family familyOrIpv4(AddressFamily f) {

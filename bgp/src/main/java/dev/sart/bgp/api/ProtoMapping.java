@@ -3,6 +3,7 @@ package dev.sart.bgp.api;
 import com.google.protobuf.Timestamp;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
+import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.peer.PeerStatus;
 import dev.sart.bgp.rib.Attrs;
 import dev.sart.bgp.rib.Path;
@@ -12,10 +13,16 @@ import dev.sart.bgp.wire.Family;
 import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.MpNextHop;
+import dev.sart.proto.ApiErrors;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.AsSegment;
 import dev.sart.proto.v1.MessageCounter;
+import io.grpc.Status;
+import java.net.InetAddress;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
 
 /** Domain values → sart.v1 messages, in one place. */
 final class ProtoMapping {
@@ -213,5 +220,67 @@ final class ProtoMapping {
       case MpNextHop.V6WithLinkLocal v6 -> Ip.formatV6(v6.high(), v6.low());
       case MpNextHop.Opaque o -> o.toString();
     };
+  }
+
+  /** An IP address the API was given; INVALID_ARGUMENT naming it otherwise. */
+  static InetAddress address(String text) {
+    try {
+      return InetAddress.ofLiteral(text.strip());
+    } catch (IllegalArgumentException e) {
+      throw new ApiErrors.RequestException(
+          Status.Code.INVALID_ARGUMENT, "not an IP address: '" + text + "'");
+    }
+  }
+
+  /** The peer's session configuration (proto3: 0 and "" are "not given": the defaults stand). */
+  static PeerConfig peerConfig(dev.sart.proto.v1.Peer p) {
+    InetAddress address =
+        p.getInterface().isEmpty() ? address(p.getAddress()) : PeerConfig.UNNUMBERED;
+    Set<Family> families = new HashSet<>();
+    for (AddressFamily f : p.getFamiliesList()) {
+      Family fam = ProtoMapping.family(f);
+      if (fam != null) {
+        families.add(fam);
+      }
+    }
+    PeerConfig.Builder b =
+        PeerConfig.builder(address, Integer.toUnsignedLong(p.getAsn()))
+            .name(p.getName())
+            .passive(p.getPassiveOpen())
+            .multihopTtl(p.getMultihopTtl())
+            .ttlSecurity(p.getTtlSecurity())
+            .families(families)
+            .bfd(ProtoMapping.bfdConfig(p));
+    if (p.getPort() != 0) {
+      b.port(p.getPort());
+    }
+    if (!p.getLocalAddress().isEmpty()) {
+      b.localAddress(address(p.getLocalAddress()));
+    }
+    if (!p.getPassword().isEmpty()) {
+      b.password(p.getPassword());
+    }
+    if (p.getHoldTime() != 0) {
+      b.holdTime(Duration.ofSeconds(p.getHoldTime()));
+    }
+    if (p.getKeepaliveTime() != 0) {
+      b.keepaliveTime(Duration.ofSeconds(p.getKeepaliveTime()));
+    }
+    if (p.getConnectRetryTime() != 0) {
+      b.connectRetryTime(Duration.ofSeconds(p.getConnectRetryTime()));
+    }
+    if (p.hasGracefulRestart()) {
+      b.gracefulRestart(
+          new PeerConfig.GracefulRestart(
+              !p.getGracefulRestart().getHelperDisabled(),
+              p.getGracefulRestart().getRestartTime() == 0
+                  ? PeerConfig.GracefulRestart.DEFAULT.restartTime()
+                  : Duration.ofSeconds(p.getGracefulRestart().getRestartTime()),
+              p.getGracefulRestart().getNotification()));
+    }
+    FabricMapping.addPath(p, b);
+    b.routeReflectorClient(p.getRouteReflectorClient()).nextHopSelf(p.getNextHopSelf());
+    FabricMapping.unnumbered(p, b);
+    return b.build();
   }
 }

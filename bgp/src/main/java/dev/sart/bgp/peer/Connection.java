@@ -237,7 +237,7 @@ final class Connection {
     channel = null;
     if (ch != null) {
       if (ending != null && ch instanceof io.netty.channel.socket.DuplexChannel d) {
-        closeAfterNotification(d);
+        NotificationClose.close(d);
       } else {
         ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
       }
@@ -246,36 +246,6 @@ final class Connection {
     sentOpen = null;
     blockedSinceNanos = -1;
     endPause();
-  }
-
-  /**
-   * How long a connection whose NOTIFICATION went out waits for the peer to close it before it is
-   * closed anyway.
-   */
-  static final long NOTIFICATION_LINGER_MILLIS = 2_000;
-
-  /**
-   * Closes {@code ch} after a NOTIFICATION without losing it (RFC 4271 §6: the connection is closed
-   * right after it is sent): what is queued is flushed, then our side is shut down (a FIN after the
-   * NOTIFICATION) while what the peer still sends is read and dropped ({@link #onMessage} ignores a
-   * connection no longer ours) until it closes, at most {@link #NOTIFICATION_LINGER_MILLIS}. Closed
-   * at once with unread data in its receive queue, the socket would answer with a RST, and the
-   * peer's kernel drops what it had not read yet, the NOTIFICATION too: FRR then logged "Connection
-   * reset by peer" instead of our Cease.
-   */
-  static void closeAfterNotification(io.netty.channel.socket.DuplexChannel ch) {
-    ch.config().setAutoRead(true);
-    ch.writeAndFlush(Unpooled.EMPTY_BUFFER)
-        .addListener(
-            f -> {
-              if (!f.isSuccess()) {
-                ch.close();
-                return;
-              }
-              ch.shutdownOutput();
-              ch.eventLoop()
-                  .schedule(() -> ch.close(), NOTIFICATION_LINGER_MILLIS, TimeUnit.MILLISECONDS);
-            });
   }
 
   private void release() {

@@ -137,7 +137,7 @@ final class Rejection extends ChannelInboundHandlerAdapter {
     sent.accept(n);
     ch.write(Unpooled.wrappedBuffer(CODEC.encode(n)));
     if (ch instanceof io.netty.channel.socket.DuplexChannel d) {
-      Connection.closeAfterNotification(d); // what the peer sends on is read and dropped
+      NotificationClose.close(d); // what the peer sends on is read and dropped
     } else {
       ch.config().setAutoRead(false);
       ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);

@@ -248,4 +248,16 @@ public sealed interface Event {
       return 100;
     }
   }
+
+  /**
+   * Ours: a NOTIFICATION Cease / Connection Rejected (RFC 4486 §4) before the peer's OPEN. The peer
+   * refused the connection (a speaker in Idle "refuses all incoming BGP connections", RFC 4271
+   * §8.2.2) and will connect itself when it leaves Idle; the FSM treats it as a refused connect,
+   * not as an error of the session.
+   */
+  record ConnectionRejected() implements Event {
+    public int number() {
+      return 101;
+    }
+  }
 }

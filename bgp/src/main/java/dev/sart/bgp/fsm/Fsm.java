@@ -23,9 +23,10 @@ import java.util.List;
  *
  * <p>Where we depart from the letter of §8.2.2 the method says so and why. The main ones: a passive
  * peer never initiates a connection (operators' meaning of "passive"); a failed connect waits in
- * Active, listening, instead of Idle ({@code connectFailed}), and the ConnectRetryTimer backs off;
- * a NOTIFICATION is never answered with a NOTIFICATION; FSM errors carry the RFC 6608 subcodes;
- * Idle restarts the session by itself after the IdleHoldTimer (whose value doubles with
+ * Active, listening, instead of Idle ({@code connectFailed}), and so does a connection the peer
+ * refused with Cease / Connection Rejected ({@code connectionRejected}), the ConnectRetryTimer
+ * backing off; a NOTIFICATION is never answered with a NOTIFICATION; FSM errors carry the RFC 6608
+ * subcodes; Idle restarts the session by itself after the IdleHoldTimer (whose value doubles with
  * DampPeerOscillations).
  */
 public final class Fsm {
@@ -131,8 +132,9 @@ public final class Fsm {
       case Event.DelayOpenTimerExpires t -> s.sendOpen();
       case Event.TcpConnectionValid t -> {}
       case Event.TcpCrInvalid t -> {}
-      case Event.TcpCrAcked t -> s.connectionUp();
-      case Event.TcpConnectionConfirmed t -> s.connectionUp();
+      case Event.TcpCrAcked t -> s.connectionUp(false);
+      case Event.TcpConnectionConfirmed t -> s.connectionUp(true);
+      case Event.ConnectionRejected r -> s.connectionRejected();
       case Event.TcpConnectionFails t -> {
         if (s.session.delayOpenTimerRunning()) {
           s.act(new StartTimer(Timer.CONNECT_RETRY, s.config.connectRetryTime()));
@@ -184,8 +186,9 @@ public final class Fsm {
       case Event.DelayOpenTimerExpires t -> s.sendOpen();
       case Event.TcpConnectionValid t -> {}
       case Event.TcpCrInvalid t -> {}
-      case Event.TcpCrAcked t -> s.connectionUp();
-      case Event.TcpConnectionConfirmed t -> s.connectionUp();
+      case Event.TcpCrAcked t -> s.connectionUp(false);
+      case Event.TcpConnectionConfirmed t -> s.connectionUp(true);
+      case Event.ConnectionRejected r -> s.connectionRejected();
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, true);
       case Event.BgpOpen o when s.session.delayOpenTimerRunning() ->
           s.openWhileDelayed(o.negotiated());
@@ -242,6 +245,7 @@ public final class Fsm {
       // §8.2.2 lists event 25 among "any other event" (answered with an FSM error); a NOTIFICATION
       // is never answered with one (§6.4: the connection closes right after it), so we only close.
       case Event.NotifMsg n -> s.toIdle(null, Counter.INCREMENT, true);
+      case Event.ConnectionRejected r -> s.connectionRejected();
       case Event.KeepAliveMsg k -> s.fsmError(FSM_UNEXPECTED_IN_OPEN_SENT);
       case Event.UpdateMsg u -> s.fsmError(FSM_UNEXPECTED_IN_OPEN_SENT);
       case Event.UpdateMsgErr u -> s.fsmError(FSM_UNEXPECTED_IN_OPEN_SENT);
@@ -268,7 +272,9 @@ public final class Fsm {
       case Event.TcpConnectionConfirmed t -> {}
       case Event.TcpCrInvalid t -> {}
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, true);
+      // the peer's OPEN was accepted: a rejection now is an error like any other NOTIFICATION
       case Event.NotifMsg n -> s.toIdle(null, Counter.INCREMENT, true);
+      case Event.ConnectionRejected r -> s.toIdle(null, Counter.INCREMENT, true);
       case Event.NotifMsgVerErr n -> s.toIdle(null, Counter.KEEP, false);
       // The peer layer resolves collisions before an OPEN reaches an FSM (and sends event 23 to the
       // loser); a second OPEN on this very connection is an unexpected message.
@@ -328,6 +334,7 @@ public final class Fsm {
       case Event.TcpConnectionFails t -> s.toIdle(null, Counter.INCREMENT, false);
       case Event.NotifMsgVerErr v -> s.toIdle(null, Counter.INCREMENT, false);
       case Event.NotifMsg v -> s.toIdle(null, Counter.INCREMENT, false);
+      case Event.ConnectionRejected v -> s.toIdle(null, Counter.INCREMENT, false);
       case Event.KeepAliveMsg k -> s.restartHoldTimer();
       case Event.UpdateMsg u -> {
         s.act(new ProcessUpdate());
@@ -428,9 +435,44 @@ public final class Fsm {
       to(State.ACTIVE);
     }
 
-    /** Connect/Active, events 16/17: the connection is up. */
-    void connectionUp() {
-      session = session.withConnectFailures(0);
+    /**
+     * OpenSent, or Connect/Active while the DelayOpenTimer runs: the peer sent Cease / Connection
+     * Rejected (RFC 4486 §4) before its OPEN (event 101, ours). §8.2.2 sends the FSM to Idle on any
+     * NOTIFICATION here, damped; but a speaker in Idle "refuses all incoming BGP connections", and
+     * the peer that refused us is in Idle itself (or has its connection already) and will connect
+     * when its IdleHoldTimer ends. Two speakers that each answer the other in Idle with this Cease
+     * then refuse each other in turn for ever, each connecting while the other waits in Idle, the
+     * wait doubling each time (two sart nodes did). We handle it as our connect refused ({@link
+     * #connectFailed}): the connection goes, the counter counts it, the ConnectRetryTimer backs off
+     * (the failures in a row are kept until the peer connects or sends its OPEN), and we wait in
+     * Active, where the peer's connection is accepted.
+     */
+    void connectionRejected() {
+      if (session.state() == State.OPEN_SENT) {
+        act(new StopTimer(Timer.HOLD));
+      }
+      stopDelayOpenTimer();
+      act(new DropTcp());
+      session =
+          session
+              .withCounter(session.connectRetryCounter() + 1)
+              .withConnectFailures(session.connectFailures() + 1);
+      act(
+          new StartTimer(
+              Timer.CONNECT_RETRY, config.connectRetryTimeAfter(session.connectFailures())));
+      to(State.ACTIVE);
+    }
+
+    /**
+     * Connect/Active, events 16/17: the connection is up. The back-off of our connects is forgotten
+     * when the peer connected to us ({@code incoming}, event 17) or, for our own connection, once
+     * its OPEN arrives ({@link #startNegotiatedTimers}): a peer that accepts the connection only to
+     * refuse it ({@link #connectionRejected}) is not yet answering.
+     */
+    void connectionUp(boolean incoming) {
+      if (incoming) {
+        session = session.withConnectFailures(0);
+      }
       act(new StopTimer(Timer.CONNECT_RETRY));
       if (config.delayOpen()) {
         act(new StartTimer(Timer.DELAY_OPEN, config.delayOpenTime()));
@@ -464,9 +506,12 @@ public final class Fsm {
       to(State.OPEN_CONFIRM);
     }
 
-    /** §4.2: hold time 0 means no Hold and no Keepalive timer. */
+    /**
+     * The peer's OPEN was accepted (events 19/20): §4.2, hold time 0 means no Hold and no Keepalive
+     * timer. The peer answers, so the back-off of our connects is forgotten.
+     */
     void startNegotiatedTimers(Negotiated n) {
-      session = session.withNegotiated(n);
+      session = session.withNegotiated(n).withConnectFailures(0);
       if (n.holdTime().isZero()) {
         act(new StopTimer(Timer.HOLD));
         act(new StopTimer(Timer.KEEPALIVE));

@@ -13,9 +13,9 @@ import java.time.Duration;
  * @param automaticRestart whether the session restarts by itself after an error (false after
  *     ManualStop)
  * @param negotiated the OPEN negotiation once an OPEN was accepted, else null
- * @param connectFailures our connects that failed in a row since the last TCP connection (ours or
- *     the peer's): the ConnectRetryTimer backs off with it ({@link
- *     FsmConfig#connectRetryTimeAfter})
+ * @param connectFailures our connects that failed or that the peer refused (Cease / Connection
+ *     Rejected) in a row, since the peer last connected to us or sent its OPEN: the
+ *     ConnectRetryTimer backs off with it ({@link FsmConfig#connectRetryTimeAfter})
  */
 public record Session(
     State state,

@@ -400,7 +400,10 @@ final class Connection {
             n.code() == Iana.ErrorCode.OPEN_MESSAGE
                     && n.subcode() == Iana.ErrorSubcode.UNSUPPORTED_VERSION_NUMBER
                 ? new Event.NotifMsgVerErr()
-                : new Event.NotifMsg());
+                : n.code() == Iana.ErrorCode.CEASE
+                        && n.subcode() == Iana.ErrorSubcode.CONNECTION_REJECTED
+                    ? new Event.ConnectionRejected()
+                    : new Event.NotifMsg());
       }
       case RouteRefresh r -> onRouteRefresh(r);
     }

@@ -162,6 +162,44 @@ class FsmBehaviourTest {
   }
 
   @Test
+  void aPeerThatRefusesUsWhileIdleIsAcceptedWhenItConnectsAndItsRefusalsBackOff() {
+    // our connection reaches the peer, which answers Cease / Connection Rejected (it is in Idle)
+    Session s = run(Session.initial(CFG), new Event.ManualStart());
+    List<Duration> waits = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      s = run(s, new Event.TcpCrAcked());
+      assertEquals(State.OPEN_SENT, s.state());
+      Transition t = Fsm.step(CFG, s, new Event.ConnectionRejected());
+      assertEquals(State.ACTIVE, t.next().state(), "not Idle, which would refuse the peer");
+      assertTrue(t.next().acceptsConnection(), "listening for the peer's connection");
+      waits.add(
+          t.actions().stream()
+              .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.CONNECT_RETRY)
+              .map(a -> ((Action.StartTimer) a).duration())
+              .findFirst()
+              .orElseThrow());
+      s = run(t.next(), new Event.ConnectRetryTimerExpires());
+    }
+    Duration r = CFG.connectRetryTime();
+    assertEquals(List.of(r, r.multipliedBy(2), r.multipliedBy(4)), waits, "backed off");
+    assertEquals(3, s.connectRetryCounter(), "each refusal counted");
+    // our next connection is answered with the peer's OPEN: the back-off ends
+    s = run(s, new Event.TcpCrAcked());
+    assertEquals(3, s.connectFailures(), "a connection alone is no answer");
+    s = run(s, new Event.BgpOpen(N90));
+    assertEquals(State.OPEN_CONFIRM, s.state());
+    assertEquals(0, s.connectFailures());
+    // and had the peer, out of Idle, connected to us while we waited: accepted
+    Session waiting =
+        run(
+            Session.initial(CFG),
+            new Event.ManualStart(),
+            new Event.TcpCrAcked(),
+            new Event.ConnectionRejected());
+    assertEquals(State.OPEN_SENT, run(waiting, new Event.TcpConnectionConfirmed()).state());
+  }
+
+  @Test
   void onlyConnectAndActiveAcceptAnIncomingConnection() {
     assertFalse(Session.initial(CFG).acceptsConnection());
     assertTrue(run(Session.initial(CFG), new Event.ManualStart()).acceptsConnection());

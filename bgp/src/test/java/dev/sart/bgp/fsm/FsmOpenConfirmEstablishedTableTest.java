@@ -73,6 +73,13 @@ class FsmOpenConfirmEstablishedTableTest extends FsmTable {
                 3,
                 teardown(null, false, IDLE_HOLD)),
             row(
+                "OpenConfirm: Cease/Connection Rejected after the OPEN is a NOTIFICATION as any",
+                openConfirm(),
+                new Event.ConnectionRejected(),
+                State.IDLE,
+                3,
+                teardown(null, false, IDLE_HOLD)),
+            row(
                 "OpenConfirm: NotifMsgVerErr goes to Idle without counting",
                 openConfirm(),
                 new Event.NotifMsgVerErr(),
@@ -208,6 +215,13 @@ class FsmOpenConfirmEstablishedTableTest extends FsmTable {
                 "Established: a NOTIFICATION deletes the routes without damping",
                 established(),
                 new Event.NotifMsg(),
+                State.IDLE,
+                3,
+                teardown(null, true, IDLE_HOLD)),
+            row(
+                "Established: Cease/Connection Rejected is a NOTIFICATION as any",
+                established(),
+                new Event.ConnectionRejected(),
                 State.IDLE,
                 3,
                 teardown(null, true, IDLE_HOLD)),

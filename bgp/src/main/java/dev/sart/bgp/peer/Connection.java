@@ -112,6 +112,14 @@ final class Connection {
       perform(a);
     }
     State after = session.state();
+    if (this == peer.secondary && channel == null) {
+      // the peer's second connection is gone (closed by either side, for the collision or an
+      // error): what tracked it goes too. It is not a session of its own: left in Idle or Active it
+      // restarted after its IdleHoldTimer or ConnectRetryTimer and connected to the peer beside the
+      // session, and the peer's next connection was refused while it was "tracked"
+      cancelTimers();
+      peer.dropSecondary(this);
+    }
     if (this == peer.primary) {
       if (before != after) {
         int failed = peer.failures.connectFailuresInARow;
@@ -595,10 +603,6 @@ final class Connection {
     if (ch == channel) {
       channel = null;
       handle(new Event.TcpConnectionFails());
-      if (this == peer.secondary && session.state() == State.IDLE) {
-        cancelTimers();
-        peer.dropSecondary(this);
-      }
     }
   }
 

@@ -2,6 +2,7 @@ package dev.sart.bgp.server;
 
 import static dev.sart.bgp.server.RawBgp.KEEPALIVE;
 import static dev.sart.bgp.server.RawBgp.NOTIFICATION;
+import static dev.sart.bgp.server.RawBgp.OPEN;
 import static dev.sart.bgp.server.RawBgp.keepalive;
 import static dev.sart.bgp.server.RawBgp.open;
 import static dev.sart.bgp.server.RawBgp.read;
@@ -53,6 +54,39 @@ class CollisionWinnerTest {
           .atMost(Duration.ofSeconds(10))
           .until(() -> c.peer.status().state() == State.ESTABLISHED);
       assertEquals(0, c.peer.status().flaps(), "the lost connection took nothing along");
+    }
+  }
+
+  /**
+   * The peer resolves the collision first and closes its own connection, with Cease / Connection
+   * Collision Resolution or without a word. The speaker's record of that connection must go with
+   * it: it stayed as the tracked second connection, in Idle (or Active), restarted itself after the
+   * IdleHoldTimer and connected to the peer, a second connection beside the session (against a peer
+   * that can restart gracefully, an OPEN that ends the session, RFC 4724 §4.2); and the peer's next
+   * connection was refused (Cease / Connection Rejected) while a collision was "tracked".
+   */
+  @ParameterizedTest(name = "the peer closes its connection {0}")
+  @ValueSource(strings = {"with Cease / Connection Collision Resolution", "without a NOTIFICATION"})
+  void aConnectionThePeerClosedLeavesNothingBehind(String how) throws Exception {
+    try (CrossedConnections c = CrossedConnections.open(testbed, OURS)) {
+      if (how.startsWith("with")) {
+        send(c.theirs, RawBgp.notification(6, 7));
+      }
+      c.theirs.shutdownOutput();
+      RawBgp.readUntilClosed(c.theirs); // the speaker closed its end: it has handled ours
+      c.theirs.close();
+      // the peer connects once more while our connection waits in OpenSent: a collision to track
+      // again, answered with our OPEN
+      try (Socket next = c.connect()) {
+        assertEquals(OPEN, read(next)[18], "the next connection is taken, not rejected");
+        next.close();
+        send(c.ours, open(65002, "192.0.2.7"));
+        assertEquals(KEEPALIVE, read(c.ours)[18]);
+        send(c.ours, keepalive());
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> c.peer.status().state() == State.ESTABLISHED);
+      }
     }
   }
 }

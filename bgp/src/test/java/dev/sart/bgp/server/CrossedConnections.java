@@ -76,9 +76,15 @@ final class CrossedConnections implements AutoCloseable {
     ours = accept();
     assertEquals(OPEN, read(ours)[18], "our OPEN on our connection");
     await().atMost(Duration.ofSeconds(5)).until(() -> peer.status().state() == State.OPEN_SENT);
-    theirs = peerSide.submit(() -> new Socket(InetAddress.getByName("192.0.2.1"), 179)).get();
-    theirs.setSoTimeout(TIMEOUT_MS);
+    theirs = connect();
     assertEquals(OPEN, read(theirs)[18], "our OPEN on the peer's connection");
+  }
+
+  /** A new connection of the peer's to the speaker. */
+  Socket connect() throws Exception {
+    Socket s = peerSide.submit(() -> new Socket(InetAddress.getByName("192.0.2.1"), 179)).get();
+    s.setSoTimeout(TIMEOUT_MS);
+    return s;
   }
 
   /** The speaker's next connection to the peer. */

@@ -21,10 +21,11 @@ import java.util.logging.Logger;
  * the agent moves NotAdvertised to Advertised once the prefix is exported to that peer: the peer is
  * Established, its export policy accepts the prefix and the speaker originates it; Advertised goes
  * back to NotAdvertised when the session goes down (so the entry is true), and Withdraw entries are
- * removed. The speaker originates a prefix while at least one entry of this node's peers is
- * Advertised, and withdraws it otherwise. A BGPAdvertisement being deleted (the controller's
- * finalizer waits until no entry is left) is wanted by nobody: the speaker withdraws its prefix and
- * then every entry of this node's peers is removed, whatever its state.
+ * removed. The speaker originates a prefix while at least one entry of this node's peers targets it
+ * (NotAdvertised or Advertised, the session up or not), and withdraws it otherwise. A
+ * BGPAdvertisement being deleted (the controller's finalizer waits until no entry is left) is
+ * wanted by nobody: the speaker withdraws its prefix and then every entry of this node's peers is
+ * removed, whatever its state.
  *
  * <p>AddPath originates a prefix for every peer of the speaker; which peers get it is decided by
  * the per-peer export policies ({@link ExportPolicies}), which the agent brings up to date before
@@ -120,9 +121,13 @@ final class AdvertisementReconciler {
           }
         }
       }
+      // the speaker keeps a prefix while a peer of this node is targeted (NotAdvertised or
+      // Advertised), its session up or not: a session that comes back (a graceful restart, RFC
+      // 4724 §4.2, or a changed BGPPeer with RFC 8538's N bit) must get it before its End-of-RIB,
+      // else the ToR drops the path it kept, stale, and takes it again a pass later
       if (!deleted
           && next.entrySet().stream()
-              .anyMatch(e -> mine.test(e.getKey()) && e.getValue() == AdvertiseStatus.Advertised)) {
+              .anyMatch(e -> mine.test(e.getKey()) && e.getValue() != AdvertiseStatus.Withdraw)) {
         wanted.merge(a.getSpec().cidr(), attrs(a), AdvertisementAttrs::merge);
       }
       if (!next.equals(peers)) {

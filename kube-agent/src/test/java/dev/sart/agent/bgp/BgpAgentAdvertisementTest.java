@@ -70,6 +70,42 @@ class BgpAgentAdvertisementTest extends BgpAgentFixture {
     bird.awaitNoRoute("198.51.100.0/29");
   }
 
+  /**
+   * A target peer whose session is down keeps the prefix in the speaker: its entry says
+   * NotAdvertised, and the session that comes back gets the prefix with its first UPDATEs, before
+   * its End-of-RIB. The prefix was withdrawn from the speaker while no target peer was Established,
+   * so a ToR that kept the path, stale, across a graceful restart or a changed BGPPeer (RFC 4724
+   * §4.2, RFC 8538) dropped it at the End-of-RIB and took it again a pass later.
+   */
+  @Test
+  void aPrefixStaysWithTheSpeakerWhileItsPeerIsDownAndGoesOutWhenItIsBack() throws Exception {
+    start();
+    awaitEstablished();
+    ControllerObjects.advert(
+        client,
+        "default",
+        "svc-kept",
+        "203.0.113.12/32",
+        Map.of(PEER, AdvertiseStatus.NotAdvertised));
+    bird.awaitRoute("203.0.113.12/32");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> advertStatus("svc-kept").get(PEER) == AdvertiseStatus.Advertised);
+    bird.stop();
+    // the pass that writes NotAdvertised has dealt with the speaker first
+    await("the entry follows the session down")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> advertStatus("svc-kept").get(PEER) == AdvertiseStatus.NotAdvertised);
+    try (Speaker api = new Speaker(speaker.endpoint(), Duration.ofSeconds(10))) {
+      assertEquals(List.of("203.0.113.12/32"), api.localPrefixes(), "the speaker's own paths");
+    }
+    bird.start();
+    bird.awaitRoute("203.0.113.12/32");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> advertStatus("svc-kept").get(PEER) == AdvertiseStatus.Advertised);
+  }
+
   /** An advert as the controller makes it: with its finalizer, which waits for the agents. */
   private static void heldAdvert(String name, String cidr) {
     ControllerObjects.advert(

@@ -80,11 +80,12 @@ public abstract class Router {
     return this;
   }
 
-  /** Stops the daemon's processes by PID, last started first. */
+  /** Stops the daemon's processes by PID, last started first; {@link #start} starts it again. */
   public void stop() {
     for (ManagedProcess p : processes.reversed()) {
       p.stop();
     }
+    processes.clear();
   }
 
   public final Node node() {

@@ -30,8 +30,15 @@ public final class RouteWatch implements AutoCloseable {
    * @param prefix the destination as printed ({@code 198.51.100.5} for a /32)
    * @param readNanos {@link System#nanoTime()} when read
    * @param lagNanos {@code ip}'s timestamp to the read, or -1 when the line had none
+   * @param via the route's gateways (each {@code via} of a route with one next hop or several);
+   *     empty from {@link #openWire}
    */
-  public record Event(boolean deleted, String prefix, long readNanos, long lagNanos) {}
+  public record Event(
+      boolean deleted, String prefix, long readNanos, long lagNanos, List<String> via) {
+    Event(boolean deleted, String prefix, long readNanos, long lagNanos) {
+      this(deleted, prefix, readNanos, lagNanos, List.of());
+    }
+  }
 
   private final Process process;
   private final List<Event> events = new ArrayList<>();
@@ -47,11 +54,14 @@ public final class RouteWatch implements AutoCloseable {
             .start(wire ? this::readWire : this::read);
   }
 
-  /** Starts watching {@code ns}; returns once {@code ip monitor} runs. */
+  /**
+   * Starts watching {@code ns} ({@code -o}: a route with several next hops is one line, each {@code
+   * nexthop via ...} in it); returns once {@code ip monitor} runs.
+   */
   public static RouteWatch open(Node ns) {
     try {
       Process p =
-          Programs.processBuilder(ns.inNetns(List.of("ip", "-ts", "monitor", "route")))
+          Programs.processBuilder(ns.inNetns(List.of("ip", "-ts", "-o", "monitor", "route")))
               .redirectErrorStream(true)
               .start();
       return new RouteWatch(p, ns.netns(), false);
@@ -206,7 +216,22 @@ public final class RouteWatch implements AutoCloseable {
     if (prefix.endsWith("/32") || prefix.endsWith("/128")) {
       prefix = prefix.substring(0, prefix.indexOf('/'));
     }
-    return new Event(deleted, prefix, now, lag);
+    List<String> via = new ArrayList<>();
+    for (int i = 1; i + 1 < words.length; i++) {
+      if (words[i].equals("via")) {
+        via.add(words[i + 1]);
+      }
+    }
+    return new Event(deleted, prefix, now, lag, List.copyOf(via));
+  }
+
+  /** The events for {@code prefix} read at or after {@code sinceNanos}, in order. */
+  public List<Event> events(String prefix, long sinceNanos) {
+    synchronized (events) {
+      return events.stream()
+          .filter(e -> e.readNanos() >= sinceNanos && e.prefix().equals(prefix))
+          .toList();
+    }
   }
 
   /**

@@ -219,6 +219,21 @@ public final class Scenarios {
             l -> l.size() == count);
   }
 
+  /** The peer templates' {@code spec.bfd}: 300 ms × 3, as the ToRs' bfdd. */
+  public static final String BFD = "  bfd:\n    minTx: 300\n    minRx: 300\n    multiplier: 3\n";
+
+  /**
+   * The two peer templates of {@link #CLUSTER_BGP} applied again with {@code spec} added to their
+   * spec: the controller replaces every node's BGPPeers from them.
+   */
+  public static void applyTemplates(KubernetesClient client, String spec) {
+    String[] docs = CLUSTER_BGP.split("(?m)^---\\s*$");
+    Manifests.apply(
+        client,
+        (docs[0] + "---\n" + docs[1])
+            .replace("  keepaliveTime: 3\n", "  keepaliveTime: 3\n" + spec));
+  }
+
   /** The Service's first LoadBalancer address, once it has one. */
   public static String awaitAddress(Cluster cluster, String ns, String service) {
     return await(service + " has an address")

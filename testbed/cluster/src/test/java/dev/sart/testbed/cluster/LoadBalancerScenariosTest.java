@@ -209,7 +209,7 @@ class LoadBalancerScenariosTest {
 
     // BFD (RFC 5880, 300 ms × 3) on every session from here on, from the peer templates: the
     // controller replaces the BGPPeers, each agent its speaker's peers; the ToRs run bfdd already
-    applyTemplates(BFD);
+    Scenarios.applyTemplates(client, Scenarios.BFD);
     // FRR's bgpd hands bfdd the session's local address once BGP is up, and bfdd replaces its BFD
     // session, which can take the BGP session down once more (bgp/docs/bfd.md): settled when every
     // node's BFD sessions stay Up
@@ -315,18 +315,6 @@ class LoadBalancerScenariosTest {
     assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
     assertEquals(before, addresses(), "Service addresses after the restart");
     SHARED.end("restart sartd node (SIGTERM): ToRs keep its route (GR), no request lost");
-  }
-
-  /** The peer templates' {@code spec.bfd}: 300 ms × 3, as the ToRs' bfdd. */
-  private static final String BFD = "  bfd:\n    minTx: 300\n    minRx: 300\n    multiplier: 3\n";
-
-  /** The two peer templates of {@link Scenarios#CLUSTER_BGP} applied again with {@code spec}. */
-  private void applyTemplates(String spec) {
-    String[] docs = Scenarios.CLUSTER_BGP.split("(?m)^---\\s*$");
-    Manifests.apply(
-        client,
-        (docs[0] + "---\n" + docs[1])
-            .replace("  keepaliveTime: 3\n", "  keepaliveTime: 3\n" + spec));
   }
 
   @Test
@@ -580,7 +568,8 @@ class LoadBalancerScenariosTest {
     // replaced with it (BFD kept, from scenario 5). The templates are not set back: scenario 14,
     // the last, does not mind them.
     int restartTime = 6;
-    applyTemplates(BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");
+    Scenarios.applyTemplates(
+        client, Scenarios.BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");
     await("both ToRs read node1's restart time of " + restartTime + " s")
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(500))
@@ -636,6 +625,54 @@ class LoadBalancerScenariosTest {
     }
     awaitNextHops(cluster, prefix, nodes);
     SHARED.end("a node excluded from external load balancers: routed around, its pod serves");
+  }
+
+  @Test
+  @Order(15)
+  void aPeerTemplateChangedWithTheNBitOnBothSidesKeepsTheNodesPathsOnTheTors() {
+    SHARED.begin();
+    List<ClusterNode> nodes = cluster.nodes();
+    // node1 and node2 run sartd node (graceful restart on); node3 runs sartd bgp split without
+    // --graceful-restart: no family in its capability, so nothing of it is kept (RFC 4724 §4.2)
+    List<ClusterNode> restarting = nodes.subList(0, 2);
+    String vip = addresses().get("app-svc-cluster").split(",")[0];
+    awaitNextHops(cluster, vip + "/32", nodes);
+    try (RouteWatch w1 = RouteWatch.open(cluster.tors().get(0).node());
+        RouteWatch w2 = RouteWatch.open(cluster.tors().get(1).node())) {
+      // 1: RFC 8538's N bit on. The sessions it replaces did not have it: Cease / Other
+      // Configuration Change (6/6) ends them, and the ToRs drop the nodes' paths (the control)
+      long first = System.nanoTime();
+      String gr = Scenarios.BFD + "  gracefulRestart:\n    notification: true\n";
+      Scenarios.applyTemplates(client, gr + "    restartTime: 120\n");
+      TorGracefulRestart.awaitNewSessions(cluster, restarting, 120, true);
+      awaitNextHops(cluster, vip + "/32", nodes);
+      List<String> control =
+          TorGracefulRestart.withoutPathsOf(List.of(w1, w2), vip, first, restarting);
+      // 2: another restart time. The sessions end with 6/6 again, now a graceful restart for both
+      // sides (RFC 8538 §3): the ToRs keep node1's and node2's paths until the new sessions'
+      // End-of-RIB; their kernels route over both throughout
+      long second = System.nanoTime();
+      Scenarios.applyTemplates(client, gr + "    restartTime: 90\n");
+      TorGracefulRestart.awaitNewSessions(cluster, restarting, 90, true);
+      awaitNextHops(cluster, vip + "/32", nodes);
+      await("node1's and node2's paths fresh on both ToRs")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  restarting.stream()
+                      .allMatch(
+                          n -> TorGracefulRestart.staleOnBoth(cluster, n, vip + "/32", false)));
+      List<String> lost =
+          TorGracefulRestart.withoutPathsOf(List.of(w1, w2), vip, second, restarting);
+      System.err.printf(
+          "peer templates changed: without the N bit the ToRs' kernels lacked node1's or node2's"
+              + " path %d times %s; with it %d times %s%n",
+          control.size(), control, lost.size(), lost);
+      assertEquals(List.of(), lost, "the ToRs' kernels lost a path of node1 or node2");
+    }
+    assertTrue(requests(cluster, vip, 80, 20).size() >= 2);
+    SHARED.end("peer templates changed with the N bit: the ToRs keep the nodes' paths (RFC 8538)");
   }
 
   /** Every LoadBalancer Service's addresses in {@link #NS}, by name. */

@@ -68,6 +68,62 @@ final class TorGracefulRestart {
     return true;
   }
 
+  /** Whether both ToRs read RFC 8538's N bit in the node's graceful restart capability. */
+  static boolean nBitOnBoth(Cluster cluster, ClusterNode n) {
+    for (int i = 0; i < 2; i++) {
+      if (!info(cluster.tors().get(i), nodeAddress(n, i)).path("nBit").asBoolean()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The kernel route changes of the ToRs ({@code watches}, in the order of {@link Cluster#tors})
+   * for {@code vip} since {@code sinceNanos} that lack a path via one of {@code kept} (a deletion,
+   * or a route without its next hop), as printed by {@code ip monitor}: empty when both ToRs routed
+   * over all of them throughout.
+   */
+  static List<String> withoutPathsOf(
+      List<RouteWatch> watches, String vip, long sinceNanos, List<ClusterNode> kept) {
+    List<String> lost = new java.util.ArrayList<>();
+    for (int i = 0; i < watches.size(); i++) {
+      for (RouteWatch.Event e : watches.get(i).events(vip, sinceNanos)) {
+        for (ClusterNode n : kept) {
+          if (e.deleted() || !e.via().contains(nodeAddress(n, i))) {
+            lost.add(
+                String.format(
+                    "tor%d %s %s via %s at +%d ms",
+                    i + 1,
+                    e.deleted() ? "deleted" : "route",
+                    vip,
+                    e.via(),
+                    (e.readNanos() - sinceNanos) / 1_000_000));
+            break;
+          }
+        }
+      }
+    }
+    return lost;
+  }
+
+  /**
+   * Waits until both ToRs read {@code restartTime} (and the N bit, if {@code nBit}) in the OPENs of
+   * each of {@code nodes}: their sessions were replaced.
+   */
+  static void awaitNewSessions(
+      Cluster cluster, List<ClusterNode> nodes, int restartTime, boolean nBit) {
+    for (ClusterNode n : nodes) {
+      org.awaitility.Awaitility.await(n + "'s new sessions on both ToRs")
+          .atMost(java.time.Duration.ofSeconds(90))
+          .pollInterval(java.time.Duration.ofMillis(500))
+          .until(
+              () ->
+                  (!nBit || nBitOnBoth(cluster, n))
+                      && restartTimes(cluster, n).equals(List.of(restartTime, restartTime)));
+    }
+  }
+
   private static JsonNode read(String json) {
     try {
       return JSON.readTree(json);

@@ -183,7 +183,8 @@ class PeerReplacementTest {
         .atMost(Duration.ofSeconds(20))
         .until(
             () ->
-                !frr.pathStale(OURS)
+                frr.bestRoute(OURS).isPresent()
+                    && !frr.pathStale(OURS)
                     && api.ipv4Paths().stream()
                         .anyMatch(p -> p.getNlri().equals(FRRS) && !p.getStale()));
     assertTrue(logged("event=graceful-restart-helper"), "FRR's route kept as a restart's");

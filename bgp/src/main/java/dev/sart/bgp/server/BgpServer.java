@@ -49,8 +49,7 @@ public final class BgpServer implements AutoCloseable {
 
   private final int port;
   private final EventLoopGroup group;
-  private final ThreadFactory threadFactory;
-  private BfdEndpoint bfd; // made with the first BFD peer (synchronized on this)
+  private final PeerBfd bfd;
   private final Rib rib = new Rib();
 
   /**
@@ -86,7 +85,7 @@ public final class BgpServer implements AutoCloseable {
    */
   public BgpServer(int port, int threads, ThreadFactory threadFactory) {
     this.port = port;
-    this.threadFactory = threadFactory;
+    this.bfd = new PeerBfd(threadFactory, peers::get);
     this.interfacePeers = new InterfacePeers(new InterfaceHost(), threadFactory);
     this.group =
         new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory());
@@ -371,11 +370,7 @@ public final class BgpServer implements AutoCloseable {
     }
     updateMd5Keys();
     peer.setPolicy(policy);
-    if (config.bfd() != null) {
-      BfdEndpoint b = bfd();
-      b.add(addr, config.localAddress(), config.bfd());
-      peer.bfdStatusFrom(() -> b.status(addr));
-    }
+    bfd.added(addr, peer);
     peer.start();
     LOG.info(() -> "event=peer-added peer=" + addr.getHostAddress() + " asn=" + config.asn());
     return peer;
@@ -438,11 +433,8 @@ public final class BgpServer implements AutoCloseable {
     if (restart != null) {
       restart.peerRemoved(); // the restart may have waited for it
     }
-    CompletableFuture<Void> stopped = peer.stop(ceaseSubcode);
-    BfdEndpoint b = bfdIfAny();
-    return b == null || peer.config().bfd() == null
-        ? stopped
-        : CompletableFuture.allOf(stopped, b.remove(normalize(address)));
+    return CompletableFuture.allOf(
+        peer.stop(ceaseSubcode), bfd.removed(normalize(address), peer.config()));
   }
 
   /**
@@ -501,26 +493,7 @@ public final class BgpServer implements AutoCloseable {
     peers.put(addr, peer);
     updateMd5Keys();
     peer.setPolicy(policy);
-    BfdEndpoint b = bfdIfAny();
-    boolean sameBfd =
-        java.util.Objects.equals(old.config().bfd(), config.bfd())
-            && java.util.Objects.equals(old.config().localAddress(), config.localAddress());
-    if (b != null && old.config().bfd() != null && !sameBfd) {
-      BfdEndpoint was = b;
-      was.remove(addr)
-          .thenRun(
-              () -> {
-                if (config.bfd() != null) {
-                  was.add(addr, config.localAddress(), config.bfd());
-                }
-              });
-    } else if (config.bfd() != null && old.config().bfd() == null) {
-      bfd().add(addr, config.localAddress(), config.bfd());
-    }
-    if (config.bfd() != null) {
-      BfdEndpoint now = bfd();
-      peer.bfdStatusFrom(() -> now.status(addr));
-    }
+    bfd.replaced(addr, old.config(), peer);
     peer.adopt(kept);
     peer.start();
     LOG.info(
@@ -545,36 +518,7 @@ public final class BgpServer implements AutoCloseable {
 
   /** The BFD session of a peer (RFC 5880), or null when the peer has none (any thread). */
   public dev.sart.bgp.bfd.BfdStatus bfdStatus(InetAddress address) {
-    BfdEndpoint b = bfdIfAny();
-    return b == null ? null : b.status(normalize(address));
-  }
-
-  private synchronized BfdEndpoint bfdIfAny() {
-    return bfd;
-  }
-
-  /**
-   * The BFD endpoint, made with the first peer that wants BFD; {@code -Dsart.bgp.bfd.port} changes
-   * its UDP port (tests that run two speakers in one namespace).
-   */
-  private synchronized BfdEndpoint bfd() {
-    if (bfd == null) {
-      bfd =
-          new BfdEndpoint(
-              threadFactory,
-              Integer.getInteger("sart.bgp.bfd.port", BfdEndpoint.CONTROL_PORT),
-              (address, change) -> {
-                // RFC 5882 §3.2, §4.3: a session that was Up going down means the path failed,
-                // unless the remote took it down on purpose (AdminDown)
-                if (change.pathFailure()) {
-                  Peer p = peers.get(address);
-                  if (p != null) {
-                    p.bfdDown("bfd " + change.to() + " diag " + change.diag());
-                  }
-                }
-              });
-    }
-    return bfd;
+    return bfd.status(normalize(address));
   }
 
   /** Originates prefixes with the given attributes (next hop: ours, set per peer on export). */
@@ -652,10 +596,7 @@ public final class BgpServer implements AutoCloseable {
     if (listener != null) {
       listener.close().syncUninterruptibly();
     }
-    BfdEndpoint b = bfdIfAny();
-    if (b != null) {
-      b.close(!restarting);
-    }
+    bfd.close(!restarting);
     group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     management.close();
     rib.close();

@@ -408,11 +408,14 @@ final class ServiceChain {
       return l;
     }
     // a cordoned node the controller took its peers from (every entry gone or Withdraw): it runs
-    // with --withdraw-from-cordoned-nodes
+    // with --withdraw-from-cordoned-nodes. With no entry at all while other nodes are targets, the
+    // controller has not written the advertisement's status yet (a Service a moment old): not that
+    boolean written = !entries.isEmpty() || marks.cordoned().containsAll(targets.keySet());
     var cordonedOut = new java.util.TreeSet<String>();
     for (String node : marks.cordoned()) {
       List<BGPPeer> ps = targets.get(node);
-      if (ps != null
+      if (written
+          && ps != null
           && ps.stream()
               .map(p -> entries.get(p.getMetadata().getName()))
               .allMatch(v -> v == null || v == AdvertiseStatus.Withdraw)) {

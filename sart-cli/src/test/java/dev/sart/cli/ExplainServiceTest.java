@@ -203,6 +203,25 @@ class ExplainServiceTest {
     assertEquals("kubectl uncordon node-a", b.path("fix").asText());
   }
 
+  /**
+   * A Service a moment old: the controller has not written its advertisement's status yet, so no
+   * node has an entry; a cordoned node among them is not blamed for it.
+   */
+  @Test
+  void aCordonedNodeIsNotBlamedBeforeTheControllerWroteTheStatus() throws Exception {
+    cluster.pool("lb", "203.0.113.0/28", true);
+    cluster.service("web", "Cluster", Map.of(), "203.0.113.1");
+    cluster.endpoints("web", "node-a", true);
+    cluster.endpoints("web", "node-b", true);
+    cluster.peer("node-a", "192.0.2.2", BGPPeerCondition.Status.Established);
+    cluster.peer("node-b", "192.0.2.6", BGPPeerCondition.Status.Established);
+    cluster.advertisement("web", "203.0.113.1", Map.of());
+    cordon("node-a");
+    ExplainCluster.Run r = cluster.explain("service", "default/web");
+    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
+    assertTrue(!r.out().contains("cordoned"), r::out);
+  }
+
   /** A cordoned node whose peer still has the address: the controller does not withdraw. */
   @Test
   void aCordonedNodeStillAnnouncingIsNotBlamed() throws Exception {

@@ -305,6 +305,19 @@ public final class Peer {
   }
 
   /**
+   * Before {@link #start}: the message counts and flaps of the (stopped) peer this one replaces, so
+   * that the neighbour's history, and its Prometheus counters, go on across a changed configuration
+   * instead of starting again from zero.
+   */
+  public void continueCounters(Peer old) {
+    for (int i = 0; i < sent.length(); i++) {
+      sent.set(i, old.sent.get(i));
+      received.set(i, old.received.get(i));
+    }
+    flaps = old.flaps;
+  }
+
+  /**
    * Before {@link #start}: the routes of the peer this one replaces, kept stale while its session
    * restarts ({@link #stopForChange}); they go at this session's End-of-RIB as a restarted peer's
    * do, or at once when this configuration is no helper.

@@ -494,6 +494,7 @@ public final class BgpServer implements AutoCloseable {
     updateMd5Keys();
     peer.setPolicy(policy);
     bfd.replaced(addr, old.config(), peer);
+    peer.continueCounters(old);
     peer.adopt(kept);
     peer.start();
     LOG.info(

@@ -189,6 +189,11 @@ class PeerReplacementTest {
                         .anyMatch(p -> p.getNlri().equals(FRRS) && !p.getStale()));
     assertTrue(logged("event=graceful-restart-helper"), "FRR's route kept as a restart's");
     assertEquals(List.of(), withdrawn.prefixes(), "nothing left our RIB");
+    // the neighbour's history goes on: the replaced session's end is a flap, its OPEN counted
+    assertEquals(1, peer().status().flaps(), "flaps of the neighbour");
+    assertTrue(
+        peer().status().received()[dev.sart.bgp.wire.Iana.MessageType.OPEN] >= 2,
+        "OPENs received from FRR, counted over both sessions");
   }
 
   /** The control: the same change without the N bit withdraws on both sides, as RFC 4724 wants. */

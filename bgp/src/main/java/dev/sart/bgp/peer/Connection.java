@@ -294,8 +294,22 @@ final class Connection {
     timers.clear();
   }
 
-  private void startTimer(Timer timer, Duration d) {
+  /**
+   * RFC 4271 §10: "jitter SHOULD be applied to the timers associated with [...] KeepAlive [...] and
+   * ConnectRetry", each value multiplied by a random factor from 0.75 to 1.0 ({@code random} in [0,
+   * 1)), so that speakers that started together do not keep connecting, or sending, in step. The
+   * others run as given.
+   */
+  static Duration jittered(Timer timer, Duration d, double random) {
+    return timer == Timer.CONNECT_RETRY || timer == Timer.KEEPALIVE
+        ? Duration.ofNanos((long) (d.toNanos() * (0.75 + 0.25 * random)))
+        : d;
+  }
+
+  private void startTimer(Timer timer, Duration given) {
     stopTimer(timer);
+    Duration d =
+        jittered(timer, given, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
     if (timer == Timer.HOLD) {
       // a new hold period: count only the pauses within it
       pausedNanos = 0;

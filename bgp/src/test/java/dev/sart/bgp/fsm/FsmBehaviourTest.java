@@ -143,12 +143,7 @@ class FsmBehaviourTest {
       Transition t = Fsm.step(CFG, s, new Event.TcpConnectionFails());
       assertEquals(State.ACTIVE, t.next().state());
       assertTrue(t.next().acceptsConnection(), "listening for the peer's connection");
-      waits.add(
-          t.actions().stream()
-              .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.CONNECT_RETRY)
-              .map(a -> ((Action.StartTimer) a).duration())
-              .findFirst()
-              .orElseThrow());
+      waits.add(connectRetryStarted(t));
       s = Fsm.step(CFG, t.next(), new Event.ConnectRetryTimerExpires()).next();
       assertEquals(State.CONNECT, s.state());
     }
@@ -172,12 +167,7 @@ class FsmBehaviourTest {
       Transition t = Fsm.step(CFG, s, new Event.ConnectionRejected());
       assertEquals(State.ACTIVE, t.next().state(), "not Idle, which would refuse the peer");
       assertTrue(t.next().acceptsConnection(), "listening for the peer's connection");
-      waits.add(
-          t.actions().stream()
-              .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.CONNECT_RETRY)
-              .map(a -> ((Action.StartTimer) a).duration())
-              .findFirst()
-              .orElseThrow());
+      waits.add(connectRetryStarted(t));
       s = run(t.next(), new Event.ConnectRetryTimerExpires());
     }
     Duration r = CFG.connectRetryTime();
@@ -197,6 +187,15 @@ class FsmBehaviourTest {
             new Event.TcpCrAcked(),
             new Event.ConnectionRejected());
     assertEquals(State.OPEN_SENT, run(waiting, new Event.TcpConnectionConfirmed()).state());
+  }
+
+  /** The ConnectRetryTimer {@code t} starts. */
+  private static Duration connectRetryStarted(Transition t) {
+    return t.actions().stream()
+        .filter(a -> a instanceof Action.StartTimer st && st.timer() == Timer.CONNECT_RETRY)
+        .map(a -> ((Action.StartTimer) a).duration())
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test

@@ -17,7 +17,6 @@ import dev.sart.proto.v1.GracefulRestart;
 import dev.sart.proto.v1.UpdatePeerRequest;
 import dev.sart.testbed.Frr;
 import dev.sart.testbed.GoBgp;
-import dev.sart.testbed.ManagedProcess;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
@@ -27,7 +26,6 @@ import dev.sart.testbed.Topology;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -147,15 +145,6 @@ class PeerReplacementTest {
   private static final String RECEIVED_CHANGE =
       "received from neighbor 192.0.2.1 6/6 (Cease/Other Configuration Change)";
 
-  private boolean frrLogged(String text) throws java.io.IOException {
-    for (ManagedProcess p : frr.processes()) {
-      if (Files.readString(p.log()).contains(text)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private boolean logged(String text) {
     return peerLog.records().stream().anyMatch(r -> String.valueOf(r.getMessage()).contains(text));
   }
@@ -166,7 +155,7 @@ class PeerReplacementTest {
     assertTrue(frr.neighbor(US).path("gracefulRestartInfo").path("nBit").asBoolean());
 
     changePassword(true);
-    assertTrue(frrLogged(RECEIVED_CHANGE), frr::logTail);
+    assertTrue(frr.logged(RECEIVED_CHANGE), frr::logTail);
     assertTrue(
         logged("event=notification-sent error=\"Cease / Other Configuration Change (6/6)\""),
         "no Hard Reset: a configuration change is no reason to end for good");
@@ -201,7 +190,7 @@ class PeerReplacementTest {
   void withoutTheNBitAChangedPeersRoutesGoAndComeBack() throws Exception {
     up(false);
     changePassword(false);
-    assertTrue(frrLogged(RECEIVED_CHANGE), frr::logTail);
+    assertTrue(frr.logged(RECEIVED_CHANGE), frr::logTail);
     frr.awaitNoRoute(OURS);
     await("FRR's route left our RIB")
         .atMost(Duration.ofSeconds(10))
@@ -242,7 +231,7 @@ class PeerReplacementTest {
     api.stub().deletePeer(DeletePeerRequest.newBuilder().setAddr("192.0.2.2").build());
     await("FRR was told")
         .atMost(Duration.ofSeconds(10))
-        .until(() -> frrLogged("from neighbor 192.0.2.1 6/3 (Cease/Peer De-configured)"));
+        .until(() -> frr.logged("from neighbor 192.0.2.1 6/3 (Cease/Peer De-configured)"));
     frr.awaitNoRoute(OURS);
     StatusRuntimeException e =
         assertThrows(

@@ -103,17 +103,8 @@ class UnnumberedReplacementTest {
                     String.valueOf(r.getMessage())
                         .contains("error=\"Cease / Other Configuration Change (6/6)\"")),
         "the session was replaced, not deleted");
-    assertTrue(frrLogged(frr, "6/6 (Cease/Other Configuration Change)"), frr::logTail);
+    assertTrue(frr.logged("6/6 (Cease/Other Configuration Change)"), frr::logTail);
     frr.awaitRoute(OURS);
-  }
-
-  private static boolean frrLogged(Frr frr, String text) throws IOException {
-    for (dev.sart.testbed.ManagedProcess p : frr.processes()) {
-      if (java.nio.file.Files.readString(p.log()).contains(text)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static JsonNode eth1(Frr frr) {

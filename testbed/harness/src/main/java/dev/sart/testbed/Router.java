@@ -167,6 +167,20 @@ public abstract class Router {
     withdraw(IpPrefix.parse(prefix));
   }
 
+  /** Whether a log of the running daemon's processes has {@code text} in it. */
+  public final boolean logged(String text) {
+    for (ManagedProcess p : processes) {
+      try {
+        if (java.nio.file.Files.readString(p.log()).contains(text)) {
+          return true;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return false;
+  }
+
   /** The last lines of every log of this router, for failure messages. */
   public final String logTail() {
     StringBuilder sb = new StringBuilder();

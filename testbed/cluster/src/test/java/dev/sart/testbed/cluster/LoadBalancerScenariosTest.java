@@ -565,8 +565,8 @@ class LoadBalancerScenariosTest {
     String prefix = vip + "/32";
     // The restart time comes from the peer templates (spec.gracefulRestart.restartTime): the
     // controller owns the BGPPeers, so node1's cannot be shortened alone; every node's sessions are
-    // replaced with it (BFD kept, from scenario 5). The templates are not set back: scenario 14,
-    // the last, does not mind them.
+    // replaced with it (BFD kept, from scenario 5). The templates are not set back: scenario 14
+    // does not mind them, and 15 changes them again.
     int restartTime = 6;
     Scenarios.applyTemplates(
         client, Scenarios.BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");

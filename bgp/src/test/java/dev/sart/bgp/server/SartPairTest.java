@@ -7,6 +7,7 @@ import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.policy.PeerPolicy;
+import dev.sart.bgp.wire.Iana;
 import dev.sart.bgp.wire.Ip;
 import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Node;
@@ -63,14 +64,17 @@ class SartPairTest {
     InetAddress addrB = InetAddress.getByName("192.0.2.2");
     PeerConfig toA = SpeakerInteropTest.quick(PeerConfig.of(addrA, 65001));
     // b expects a wrong AS: whoever connects, b sends OPEN Message Error / Bad Peer AS and a goes
-    // Idle with its IdleHoldTimer running
+    // Idle with its IdleHoldTimer running, damped (1 s, 2 s, 4 s, ...; a 6/5 of b's, b being Idle
+    // in turn, sends a to Active instead): after three NOTIFICATIONs a's idle hold is 2 s or more,
+    // time enough for what follows to find a still in Idle
     sb.addPeer(SpeakerInteropTest.quick(PeerConfig.of(addrA, 65099)));
     Peer ab = sa.addPeer(SpeakerInteropTest.quick(PeerConfig.of(addrB, 65002)));
     await()
-        .atMost(Duration.ofSeconds(20))
+        .atMost(Duration.ofSeconds(30))
         .until(
             () ->
                 ab.status().state() == State.IDLE
+                    && ab.status().received()[Iana.MessageType.NOTIFICATION] >= 3
                     && ab.status().lastError() != null
                     && ab.status().lastError().contains("Bad Peer AS"));
 
@@ -83,9 +87,9 @@ class SartPairTest {
             () ->
                 ba.status().lastError() != null
                     && ba.status().lastError().contains("Connection Rejected"));
-    // a's idle hold (1 s, then 2 s) ends and a connects; b takes it
+    // a's idle hold ends and a connects; b takes it
     await()
-        .atMost(Duration.ofSeconds(8))
+        .atMost(Duration.ofSeconds(15))
         .until(
             () ->
                 ab.status().state() == State.ESTABLISHED

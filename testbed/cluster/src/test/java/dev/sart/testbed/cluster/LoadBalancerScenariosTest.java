@@ -570,13 +570,7 @@ class LoadBalancerScenariosTest {
     int restartTime = 6;
     Scenarios.applyTemplates(
         client, Scenarios.BFD + "  gracefulRestart:\n    restartTime: " + restartTime + "\n");
-    await("both ToRs read node1's restart time of " + restartTime + " s")
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(500))
-        .until(
-            () ->
-                TorGracefulRestart.restartTimes(cluster, n1)
-                    .equals(List.of(restartTime, restartTime)));
+    TorGracefulRestart.awaitNewSessions(cluster, List.of(n1), restartTime, false);
     awaitNextHops(cluster, prefix, nodes);
     cluster.killSartd(n1);
     long t = System.nanoTime();

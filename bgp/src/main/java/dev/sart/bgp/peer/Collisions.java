@@ -74,6 +74,12 @@ final class Collisions {
         l.handle(new Event.OpenCollisionDump());
         l.cancelTimers();
         if (l == self) {
+          if (os == State.OPEN_SENT) {
+            // the connection kept has shown no OPEN yet; the peer, alive on the one just closed,
+            // may never send one on it (it can have left it: SpeakerCollisionTest once waited on
+            // FRR's that way), so it waits no longer than the hold time that OPEN negotiated
+            other.awaitOpenWithin(n.fsm().holdTime());
+          }
           if (self == peer.secondary) {
             peer.dropSecondary(self);
           } else {

@@ -457,6 +457,21 @@ final class Connection {
   }
 
   /**
+   * This connection, in OpenSent, gives up waiting for the peer's OPEN after {@code hold} rather
+   * than the large value of RFC 4271 §8.2.2 (4 minutes): the HoldTimer is started again with it,
+   * and its expiry is Hold Timer Expired (event 10) as ever. A zero hold time (none negotiated), or
+   * one longer than the large value, leaves the timer as it is.
+   */
+  void awaitOpenWithin(Duration hold) {
+    if (session.state() == State.OPEN_SENT
+        && !hold.isZero()
+        && hold.compareTo(peer.fsmConfig.largeHoldTime()) < 0
+        && timers.containsKey(Timer.HOLD)) {
+      startTimer(Timer.HOLD, hold);
+    }
+  }
+
+  /**
    * Whether our OPEN on this connection has had no answer for longer than the hold time we offer
    * (90 s when we offer none).
    */

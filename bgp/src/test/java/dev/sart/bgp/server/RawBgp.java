@@ -97,12 +97,17 @@ final class RawBgp {
    * 4-octet AS (RFC 6793) capabilities.
    */
   static byte[] open(int asn, String id) throws IOException {
+    return open(asn, id, 90);
+  }
+
+  /** An OPEN offering {@code holdTime} seconds. */
+  static byte[] open(int asn, String id, int holdTime) throws IOException {
     byte[] caps = {2, 12, 1, 4, 0, 1, 0, 1, 65, 4, 0, 0, (byte) (asn >> 8), (byte) asn};
     ByteBuffer b = ByteBuffer.allocate(19 + 10 + caps.length);
     header(b, b.capacity(), OPEN);
     b.put((byte) 4)
         .putShort((short) asn)
-        .putShort((short) 90)
+        .putShort((short) holdTime)
         .put(InetAddress.getByName(id).getAddress())
         .put((byte) caps.length)
         .put(caps);

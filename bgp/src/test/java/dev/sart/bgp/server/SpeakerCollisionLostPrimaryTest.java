@@ -10,12 +10,14 @@ import static dev.sart.bgp.server.RawBgp.read;
 import static dev.sart.bgp.server.RawBgp.send;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.testbed.Testbed;
 import java.net.Socket;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -56,6 +58,38 @@ class SpeakerCollisionLostPrimaryTest {
       try (Socket again = c.accept()) {
         assertEquals(OPEN, read(again)[18]);
         send(again, open(65002, "192.0.2.200"));
+        send(again, keepalive());
+        assertEquals(KEEPALIVE, read(again)[18]);
+        await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() == State.ESTABLISHED);
+      }
+    }
+  }
+
+  /**
+   * The same loss, and then the peer never sends its OPEN on the connection kept, nor closes it
+   * (SpeakerCollisionTest once waited on FRR's that way). The peer is alive: its OPEN came on the
+   * other connection, with a hold time of 3 s. The kept connection waits that long, not the 4
+   * minutes of the OpenSent HoldTimer (RFC 4271 §8.2.2), then ends with Hold Timer Expired, and the
+   * speaker connects again.
+   */
+  @Test
+  void aKeptConnectionThatNeverGetsItsOpenWaitsNoLongerThanTheHoldTimeOfTheOneClosed()
+      throws Exception {
+    try (CrossedConnections c = CrossedConnections.open(testbed, "192.0.2.1")) {
+      Peer p = c.peer;
+      send(c.ours, open(65002, "192.0.2.200", 3));
+      byte[] n = read(c.ours);
+      assertEquals(NOTIFICATION, n[18]);
+      assertEquals(7, n[20], "Connection Collision Resolution");
+      long t = System.nanoTime();
+      byte[] expired = read(c.theirs); // the socket gives up after 20 s
+      double waited = (System.nanoTime() - t) / 1e9;
+      assertEquals(NOTIFICATION, expired[18], "the kept connection ends");
+      assertEquals(4, expired[19], "Hold Timer Expired");
+      assertTrue(waited < 10, () -> "after the 3 s hold time, not §8.2.2's 4 minutes: " + waited);
+      try (Socket again = c.accept()) {
+        assertEquals(OPEN, read(again)[18]);
+        send(again, open(65002, "192.0.2.200", 3));
         send(again, keepalive());
         assertEquals(KEEPALIVE, read(again)[18]);
         await().atMost(Duration.ofSeconds(10)).until(() -> p.status().state() == State.ESTABLISHED);

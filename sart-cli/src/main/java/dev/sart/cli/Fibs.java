@@ -32,6 +32,11 @@ final class Fibs implements AutoCloseable {
     this.overrides = overrides;
   }
 
+  /** Whether the FIB endpoint of {@code node} was given ({@code --fib}), not derived. */
+  boolean given(String node) {
+    return overrides.containsKey(node);
+  }
+
   /** The FIB endpoint of a node: the override, else the speaker's host on port 5001. */
   String endpoint(String node, String speakerPath) {
     String o = overrides.get(node);

@@ -22,7 +22,8 @@ final class KernelRoutes {
   /**
    * @param nodes the NodeBGPs (nodes that run a speaker and, with it, a FIB)
    */
-  static Link routes(Fibs fibs, String ip, String block, String podNode, List<NodeBGP> nodes) {
+  static Link routes(
+      Fibs fibs, Speakers speakers, String ip, String block, String podNode, List<NodeBGP> nodes) {
     Link l = Link.ok("routes", "", "");
     List<NodeBGP> others = new ArrayList<>();
     NodeBGP own = null;
@@ -33,8 +34,8 @@ final class KernelRoutes {
         others.add(n);
       }
     }
-    l.add(podNode(fibs, ip, podNode, own));
-    others.forEach(n -> l.add(otherNode(fibs, ip, block, podNode, n)));
+    l.add(podNode(fibs, speakers, ip, podNode, own));
+    others.forEach(n -> l.add(otherNode(fibs, speakers, ip, block, podNode, n)));
     long bad = l.children.stream().filter(Link::isBroken).count();
     l.summary =
         "kernel routes to "
@@ -46,6 +47,20 @@ final class KernelRoutes {
     return l;
   }
 
+  /**
+   * Why the FIB at the address derived from {@code nb}'s speaker cannot be taken for the node's, or
+   * null: a derived address is the speaker's host, and when the speaker there answers as another
+   * node (Speakers.notOf: a node-local address), so does the FIB beside it.
+   */
+  private static String notOf(Fibs fibs, Speakers speakers, String node, NodeBGP nb) {
+    if (nb == null || fibs.given(node)) {
+      return null;
+    }
+    String path = speakerPath(nb);
+    String other = speakers.notOf(path == null ? "127.0.0.1:5000" : path, nb);
+    return other == null ? null : "its FIB is reached at its speaker's host, and " + other;
+  }
+
   private static String speakerPath(NodeBGP n) {
     return n == null || n.getSpec() == null || n.getSpec().speaker() == null
         ? null
@@ -53,9 +68,13 @@ final class KernelRoutes {
   }
 
   /** The pod's node: the address must go to a link (the pod's veth) that is up. */
-  private static Link podNode(Fibs fibs, String ip, String node, NodeBGP nb) {
+  private static Link podNode(Fibs fibs, Speakers speakers, String ip, String node, NodeBGP nb) {
     String endpoint = fibs.endpoint(node, speakerPath(nb));
     String name = node + " (the pod's)";
+    String other = notOf(fibs, speakers, node, nb);
+    if (other != null) {
+      return unchecked(name, other, node);
+    }
     String fix =
         "the agent on "
             + node
@@ -92,9 +111,14 @@ final class KernelRoutes {
   }
 
   /** Another node: the block's route (or a more specific one) must cover the address. */
-  private static Link otherNode(Fibs fibs, String ip, String block, String podNode, NodeBGP nb) {
+  private static Link otherNode(
+      Fibs fibs, Speakers speakers, String ip, String block, String podNode, NodeBGP nb) {
     String node = nb.getMetadata().getName();
     String endpoint = fibs.endpoint(node, speakerPath(nb));
+    String other = notOf(fibs, speakers, node, nb);
+    if (other != null) {
+      return unchecked(node, other, node);
+    }
     Fibs.Answer a = fibs.lookup(endpoint, ip);
     if (a.route() == null) {
       return unchecked(node, a.error(), node);

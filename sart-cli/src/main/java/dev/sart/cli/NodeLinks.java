@@ -67,6 +67,24 @@ final class NodeLinks {
               + "): see the agent's log on "
               + node;
     }
+    String other = speakers.notOf(endpoint, nb);
+    if (other != null) {
+      // its answers would be another node's sessions and Adj-RIB-Outs: the peers are not asked
+      tally.peers += peers.size();
+      l.state = Link.State.broken;
+      l.summary += "; " + other;
+      l.fix =
+          l.fix != null
+              ? l.fix
+              : "run explain on "
+                  + node
+                  + ", or pass --speaker "
+                  + node
+                  + "=HOST:PORT (e.g. through kubectl port-forward); if it is "
+                  + node
+                  + "'s own speaker, see its agent's log";
+      return l;
+    }
     for (BGPPeer p : peers) {
       l.add(peer(speakers, endpoint, p, entries, prefix, tally, node));
     }

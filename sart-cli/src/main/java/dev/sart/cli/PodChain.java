@@ -151,7 +151,12 @@ final class PodChain {
     l.add(NodeLinks.node(client, speakers, b.nodeRef(), peers, entries, b.cidr(), tally));
     l.add(
         KernelRoutes.routes(
-            fibs, ip, b.cidr(), b.nodeRef(), client.resources(NodeBGP.class).list().getItems()));
+            fibs,
+            speakers,
+            ip,
+            b.cidr(),
+            b.nodeRef(),
+            client.resources(NodeBGP.class).list().getItems()));
     l.summary =
         "block "
             + b.cidr()

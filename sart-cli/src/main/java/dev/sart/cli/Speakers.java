@@ -1,8 +1,11 @@
 package dev.sart.cli;
 
+import dev.sart.crds.NodeBGP;
 import dev.sart.proto.v1.BgpApiGrpc;
+import dev.sart.proto.v1.BgpInfo;
 import dev.sart.proto.v1.ExplainExportRequest;
 import dev.sart.proto.v1.ExplainExportResponse;
+import dev.sart.proto.v1.GetBgpInfoRequest;
 import dev.sart.proto.v1.GetNeighborRequest;
 import dev.sart.proto.v1.Peer;
 import io.grpc.ManagedChannel;
@@ -10,6 +13,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +27,7 @@ final class Speakers implements AutoCloseable {
 
   private final Map<String, String> overrides;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
+  private final Map<String, Optional<BgpInfo>> identities = new HashMap<>();
 
   /**
    * @param overrides node name → host:port, used instead of the NodeBGP's {@code speaker.path}
@@ -33,6 +39,51 @@ final class Speakers implements AutoCloseable {
   /** The endpoint explain uses for a node's speaker. */
   String endpoint(String node, String fromNodeBgp) {
     return overrides.getOrDefault(node, fromNodeBgp);
+  }
+
+  /**
+   * Why the speaker at {@code endpoint} cannot be taken for {@code nb}'s node, or null when it
+   * answers with the NodeBGP's AS and router id (or cannot be asked: {@link #ask} says why). Every
+   * node's speaker listens on the same node-local address (127.0.0.1:5000 by default), which from
+   * any one node reaches that node's speaker: explain run there must not read its answers as
+   * another node's (they named the wrong sessions and routes as broken, or as fine).
+   */
+  String notOf(String endpoint, NodeBGP nb) {
+    Optional<BgpInfo> info = identities.computeIfAbsent(endpoint, this::info);
+    if (info.isEmpty() || nb.getSpec() == null) {
+      return null;
+    }
+    long asn = Integer.toUnsignedLong(info.get().getAsn());
+    String routerId = info.get().getRouterId();
+    if (Objects.equals(nb.getSpec().asn(), asn)
+        && Objects.equals(nb.getSpec().routerId(), routerId)) {
+      return null;
+    }
+    return "the speaker at "
+        + endpoint
+        + (asn == 0 && routerId.isEmpty()
+            ? " has no AS or router id yet"
+            : " answers as AS " + asn + ", router id " + routerId)
+        + ", not as "
+        + nb.getMetadata().getName()
+        + "'s NodeBGP (AS "
+        + nb.getSpec().asn()
+        + ", router id "
+        + nb.getSpec().routerId()
+        + "): another node's speaker (a node-local address reaches the one of the node explain"
+        + " runs on), or one its agent has not configured yet";
+  }
+
+  private Optional<BgpInfo> info(String endpoint) {
+    try {
+      return Optional.of(
+          BgpApiGrpc.newBlockingStub(channel(endpoint))
+              .withDeadlineAfter(5, TimeUnit.SECONDS)
+              .getBgpInfo(GetBgpInfoRequest.getDefaultInstance())
+              .getInfo());
+    } catch (IllegalArgumentException | StatusRuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   Answer ask(String endpoint, String neighbor, String prefix) {

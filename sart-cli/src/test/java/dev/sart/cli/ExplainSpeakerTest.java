@@ -176,7 +176,94 @@ class ExplainSpeakerTest {
   @Test
   void explainPodFollowsTheBlockOfItsNodeToTheRouter() throws Exception {
     up(PeerPolicy.NONE);
-    // the agent's block on node-a, its kube-system advertisement, the block as a path
+    podOnNodeA();
+
+    ExplainCluster.Run missing = cluster.explain("-o", "json", "pod", "default/web-1");
+    assertEquals(ExplainCommands.BROKEN, missing.code(), missing.out() + missing.err());
+    assertTrue(
+        missing
+            .json()
+            .path("firstBroken")
+            .path("summary")
+            .asText()
+            .contains("no path to the prefix in the Loc-RIB"),
+        missing.out());
+
+    speaker.addPaths(List.of(Prefix.parse("198.51.100.0/26")), PathAttributes.of(Origin.IGP));
+    frr.awaitRoute("198.51.100.0/26");
+    ExplainCluster.Run r = cluster.explain("address", "198.51.100.7");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().startsWith("[ok] pod default/web-1: on node node-a"), r.out());
+    assertTrue(r.out().contains("block 198.51.100.0/26 announced on 1 of 1 peer(s)"), r.out());
+    sample("explain-pod-ok.txt", r.out());
+  }
+
+  /**
+   * explain run on a node, as a user runs it there: every NodeBGP names the same node-local speaker
+   * address (127.0.0.1:5000 in a cluster), which from node-a reaches node-a's speaker. node-b, with
+   * a BGPPeer to the same ToR address, must not be explained with node-a's session and Adj-RIB-Out
+   * (it was: "announced on 2 of 2 peer(s) on 2 node(s)"), nor its kernel with node-a's FIB: the
+   * speaker answers with node-a's AS and router id, and node-b's links say so.
+   */
+  @Test
+  void aNodeLocalSpeakerAddressIsNotTakenForAnotherNodesSpeaker() throws Exception {
+    up(PeerPolicy.NONE);
+    frr.awaitRoute(IP + "/32");
+    String local = "127.0.0.1:" + api.getPort();
+    cluster.nodeBgp("node-b", local, 65002L, "192.0.2.5");
+    String peerB = cluster.peer("node-b", "192.0.2.2", BGPPeerCondition.Status.Established);
+    var adv =
+        cluster
+            .client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("default")
+            .withName("web-203-0-113-1")
+            .get();
+    adv.setStatus(
+        new BGPAdvertisementStatus(
+            Map.of(
+                "node-a-65000-192.0.2.2",
+                AdvertiseStatus.Advertised,
+                peerB,
+                AdvertiseStatus.Advertised)));
+    cluster.client.resource(adv).updateStatus();
+
+    ExplainCluster.Run r = cluster.explain("-o", "json", "service", "default/web");
+    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
+    JsonNode b = r.json().path("firstBroken");
+    assertEquals("node", b.path("kind").asText(), b::toString);
+    assertEquals("node-b", b.path("name").asText(), b::toString);
+    assertTrue(
+        b.path("summary")
+            .asText()
+            .contains(
+                "the speaker at "
+                    + local
+                    + " answers as AS 65001, router id 192.0.2.1, not as node-b's NodeBGP (AS"
+                    + " 65002, router id 192.0.2.5)"),
+        b::toString);
+    assertTrue(b.path("fix").asText().contains("--speaker node-b=HOST:PORT"), b::toString);
+    String plain = cluster.explain("service", "default/web").out();
+    assertTrue(plain.contains("announced on 1 of 2 peer(s) on 1 node(s)"), plain);
+    assertTrue(plain.contains("peer node-a-65000-192.0.2.2: "), plain);
+    assertTrue(!plain.contains("peer " + peerB), plain);
+    sample("explain-service-other-speaker.txt", plain);
+
+    // explain pod: node-b's FIB, at its speaker's host, would be node-a's too
+    podOnNodeA();
+    speaker.addPaths(List.of(Prefix.parse("198.51.100.0/26")), PathAttributes.of(Origin.IGP));
+    String pod = cluster.explain("pod", "default/web-1").out();
+    assertTrue(
+        pod.contains(
+            "kernel node-b: not checked: its FIB is reached at its speaker's host, and the speaker"
+                + " at "
+                + local
+                + " answers as AS 65001"),
+        pod);
+  }
+
+  /** The agent's block on node-a, its kube-system advertisement, a pod there (no path yet). */
+  private void podOnNodeA() {
     cluster
         .client
         .resource(
@@ -206,25 +293,6 @@ class ExplainSpeakerTest {
     var pod = cluster.client.resource(KubeObjects.pod("default", "web-1", "node-a")).create();
     pod.setStatus(KubeObjects.startedStatus("198.51.100.7"));
     cluster.client.resource(pod).updateStatus();
-
-    ExplainCluster.Run missing = cluster.explain("-o", "json", "pod", "default/web-1");
-    assertEquals(ExplainCommands.BROKEN, missing.code(), missing.out() + missing.err());
-    assertTrue(
-        missing
-            .json()
-            .path("firstBroken")
-            .path("summary")
-            .asText()
-            .contains("no path to the prefix in the Loc-RIB"),
-        missing.out());
-
-    speaker.addPaths(List.of(Prefix.parse("198.51.100.0/26")), PathAttributes.of(Origin.IGP));
-    frr.awaitRoute("198.51.100.0/26");
-    ExplainCluster.Run r = cluster.explain("address", "198.51.100.7");
-    assertEquals(0, r.code(), r.out() + r.err());
-    assertTrue(r.out().startsWith("[ok] pod default/web-1: on node node-a"), r.out());
-    assertTrue(r.out().contains("block 198.51.100.0/26 announced on 1 of 1 peer(s)"), r.out());
-    sample("explain-pod-ok.txt", r.out());
   }
 
   /**

@@ -212,21 +212,7 @@ class ExplainSpeakerTest {
     String local = "127.0.0.1:" + api.getPort();
     cluster.nodeBgp("node-b", local, 65002L, "192.0.2.5");
     String peerB = cluster.peer("node-b", "192.0.2.2", BGPPeerCondition.Status.Established);
-    var adv =
-        cluster
-            .client
-            .resources(BGPAdvertisement.class)
-            .inNamespace("default")
-            .withName("web-203-0-113-1")
-            .get();
-    adv.setStatus(
-        new BGPAdvertisementStatus(
-            Map.of(
-                "node-a-65000-192.0.2.2",
-                AdvertiseStatus.Advertised,
-                peerB,
-                AdvertiseStatus.Advertised)));
-    cluster.client.resource(adv).updateStatus();
+    advertisedOnBoth(peerB);
 
     ExplainCluster.Run r = cluster.explain("-o", "json", "service", "default/web");
     assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
@@ -260,6 +246,25 @@ class ExplainSpeakerTest {
                 + local
                 + " answers as AS 65001"),
         pod);
+  }
+
+  /** The Service's advertisement as the controller and the agents leave it for two nodes. */
+  private void advertisedOnBoth(String peerB) {
+    var adv =
+        cluster
+            .client
+            .resources(BGPAdvertisement.class)
+            .inNamespace("default")
+            .withName("web-203-0-113-1")
+            .get();
+    adv.setStatus(
+        new BGPAdvertisementStatus(
+            Map.of(
+                "node-a-65000-192.0.2.2",
+                AdvertiseStatus.Advertised,
+                peerB,
+                AdvertiseStatus.Advertised)));
+    cluster.client.resource(adv).updateStatus();
   }
 
   /** The agent's block on node-a, its kube-system advertisement, a pod there (no path yet). */
@@ -341,21 +346,7 @@ class ExplainSpeakerTest {
     b.addPaths(List.of(Prefix.parse(IP + "/32")), PathAttributes.of(Origin.IGP));
     cluster.nodeBgp("node-b", "127.0.0.1:5000", 65002L, "192.0.2.5");
     String peerB = cluster.peer("node-b", "192.0.2.6", BGPPeerCondition.Status.Established);
-    var adv =
-        cluster
-            .client
-            .resources(BGPAdvertisement.class)
-            .inNamespace("default")
-            .withName("web-203-0-113-1")
-            .get();
-    adv.setStatus(
-        new BGPAdvertisementStatus(
-            Map.of(
-                "node-a-65000-192.0.2.2",
-                AdvertiseStatus.Advertised,
-                peerB,
-                AdvertiseStatus.Advertised)));
-    cluster.client.resource(adv).updateStatus();
+    advertisedOnBoth(peerB);
     cluster.speakerOverrides.add("node-b=127.0.0.1:" + apiB.getPort());
     await("node-b Established with FRR")
         .atMost(Duration.ofSeconds(60))

@@ -14,6 +14,7 @@ import dev.sart.crds.Sart;
 import dev.sart.net.Ip;
 import dev.sart.net.IpPrefix;
 import dev.sart.testbed.Node;
+import dev.sart.testbed.Shell;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -125,7 +126,29 @@ class CniScenariosTest {
     for (ClusterNode n : nodes) {
       assertAnswers(cluster.clientNode(), name(n, "a"));
     }
-    SHARED.end("CNI: pod ↔ pod across nodes, node ↔ pod, client ↔ pod");
+    // sart explain pod, run on a node as a user runs it there: on node2 the chain of node2's pod
+    // holds down to its veth; on node1, 127.0.0.1:5000 is node1's speaker, whose sessions and
+    // kernel routes must not be read as node2's (they were: node2's peer and kernel named broken)
+    ClusterNode n1 = nodes.get(0);
+    ClusterNode n2 = nodes.get(1);
+    String pod = NS + "/" + name(n2, "a");
+    Shell.Result own = explain(n2, "pod", pod);
+    assertEquals(0, own.exitCode(), own.stdout() + own.stderr());
+    assertTrue(own.stdout().contains("kernel " + n2.name() + " (the pod's): "), own.stdout());
+    assertTrue(own.stdout().contains(", link up"), own.stdout());
+    Shell.Result other = explain(n1, "-o", "json", "pod", pod);
+    assertEquals(3, other.exitCode(), other.stdout() + other.stderr());
+    var nb = client.resources(dev.sart.crds.NodeBGP.class).withName(n1.name()).get().getSpec();
+    var firstBroken = json(other.stdout()).path("firstBroken");
+    assertEquals("node", firstBroken.path("kind").asText(), other.stdout());
+    assertEquals(n2.name(), firstBroken.path("name").asText(), other.stdout());
+    assertTrue(
+        firstBroken
+            .path("summary")
+            .asText()
+            .contains("answers as AS " + nb.asn() + ", router id " + nb.routerId() + ", not as "),
+        other.stdout());
+    SHARED.end("CNI: pod ↔ pod across nodes, node ↔ pod, client ↔ pod; explain pod on two nodes");
   }
 
   @Test
@@ -469,6 +492,23 @@ class CniScenariosTest {
   }
 
   // ---- helpers
+
+  /** {@code sart explain ARGS} in {@code node}'s namespace, with the node's kubeconfig. */
+  static Shell.Result explain(ClusterNode node, String... args) {
+    List<String> argv = new java.util.ArrayList<>(List.of("explain"));
+    argv.addAll(List.of(args));
+    argv.add("--kubeconfig");
+    argv.add(node.netns().dir().resolve("kubeconfig").toString());
+    return node.sart(argv.toArray(String[]::new));
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode json(String text) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(text, e);
+    }
+  }
 
   static String name(ClusterNode n, String suffix) {
     return "pod-" + n.name() + "-" + suffix;

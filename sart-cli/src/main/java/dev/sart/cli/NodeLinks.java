@@ -20,7 +20,26 @@ final class NodeLinks {
   static final class Tally {
     int peers;
     int announced;
+
+    /** Peers whose node's speaker could not be asked (unreachable, or another node's). */
+    int unasked;
+
     final TreeSet<String> nodes = new TreeSet<>();
+
+    /** "announced on A of P peer(s)". */
+    String announcedOn() {
+      return "announced on " + announced + " of " + peers + " peer(s)";
+    }
+
+    /** How many of them could not be asked, or "". */
+    String unaskedNote() {
+      return unasked == 0
+          ? ""
+          : "; "
+              + unasked
+              + " not asked (their node's speaker could not be reached or answered as another"
+              + " node: below)";
+    }
   }
 
   private NodeLinks() {}
@@ -71,6 +90,7 @@ final class NodeLinks {
     if (other != null) {
       // its answers would be another node's sessions and Adj-RIB-Outs: the peers are not asked
       tally.peers += peers.size();
+      tally.unasked += peers.size();
       l.state = Link.State.broken;
       l.summary += "; " + other;
       l.fix =
@@ -139,6 +159,7 @@ final class NodeLinks {
     }
     Speakers.Answer a = speakers.ask(endpoint, addr, prefix);
     if (a.unreachable()) {
+      tally.unasked++;
       return Link.broken(
           "peer",
           name,

@@ -157,14 +157,7 @@ final class PodChain {
             b.cidr(),
             b.nodeRef(),
             client.resources(NodeBGP.class).list().getItems()));
-    l.summary =
-        "block "
-            + b.cidr()
-            + " announced on "
-            + tally.announced
-            + " of "
-            + tally.peers
-            + " peer(s)";
+    l.summary = "block " + b.cidr() + " " + tally.announcedOn() + tally.unaskedNote();
     return l;
   }
 }

@@ -467,16 +467,19 @@ final class ServiceChain {
       l.add(NodeLinks.node(client, speakers, e.getKey(), e.getValue(), entries, prefix, tally));
     }
     l.summary =
-        "in status.loadBalancer.ingress; announced on "
-            + tally.announced
-            + " of "
-            + tally.peers
-            + " peer(s) on "
+        "in status.loadBalancer.ingress; "
+            + tally.announcedOn()
+            + " on "
             + tally.nodes.size()
             + " node(s)";
-    if (tally.announced == 0) {
-      l.summary += ": no Established peer has it";
+    if (tally.announced == 0 && tally.unasked == tally.peers) {
+      l.summary += ": no node's speaker could be asked (below)";
       l.state = Link.State.warning;
+    } else if (tally.announced == 0) {
+      l.summary += ": no Established peer has it" + tally.unaskedNote();
+      l.state = Link.State.warning;
+    } else {
+      l.summary += tally.unaskedNote();
     }
     return l;
   }

@@ -252,6 +252,11 @@ class ExplainServiceTest {
         b.path("summary").asText().contains("cannot reach the speaker's API at 127.0.0.1:1"),
         b::toString);
     assertTrue(b.path("fix").asText().contains("--speaker node-a=HOST:PORT"), b::toString);
+    String out = cluster.explain("service", "default/web").out();
+    assertTrue(
+        out.contains(
+            "announced on 0 of 1 peer(s) on 0 node(s): no node's speaker could be asked (below)"),
+        out);
   }
 
   @Test

@@ -230,7 +230,11 @@ class ExplainSpeakerTest {
         b::toString);
     assertTrue(b.path("fix").asText().contains("--speaker node-b=HOST:PORT"), b::toString);
     String plain = cluster.explain("service", "default/web").out();
-    assertTrue(plain.contains("announced on 1 of 2 peer(s) on 1 node(s)"), plain);
+    assertTrue(
+        plain.contains(
+            "announced on 1 of 2 peer(s) on 1 node(s); 1 not asked (their node's speaker could not"
+                + " be reached or answered as another node: below)"),
+        plain);
     assertTrue(plain.contains("peer node-a-65000-192.0.2.2: "), plain);
     assertTrue(!plain.contains("peer " + peerB), plain);
     sample("explain-service-other-speaker.txt", plain);

@@ -62,17 +62,13 @@ final class Connection {
   /** When our OPEN went out on this connection (System.nanoTime), for §6.8 on OpenSent. */
   private long openSentNanos;
 
-  // read back-pressure: reading is paused while the RIB is behind (see pauseReading)
-  private boolean readPaused;
-  private long pausedSinceNanos;
+  /** Read back-pressure: reading is paused while the RIB is behind. */
+  private final ReadPause readPause;
 
-  /** Time reading was paused since the hold timer was last started. */
-  private long pausedNanos;
-
-  private ScheduledFuture<?> pauseCap;
   private final EnumMap<Timer, ScheduledFuture<?>> timers = new EnumMap<>(Timer.class);
 
   Connection(Peer peer, Session session, boolean outgoing) {
+    this.readPause = new ReadPause(peer);
     this.peer = peer;
     this.session = session;
     this.outgoing = outgoing;
@@ -193,7 +189,7 @@ final class Connection {
 
   void attach(Channel ch, boolean isOutgoing) {
     channel = ch;
-    endPause();
+    readPause.end();
     outgoing = isOutgoing;
     decoder = new BgpFrameDecoder(codec);
     ch.pipeline().addLast("bgp-decoder", decoder);
@@ -253,7 +249,7 @@ final class Connection {
     codec = new BgpCodec(SessionOptions.DEFAULT);
     sentOpen = null;
     blockedSinceNanos = -1;
-    endPause();
+    readPause.end();
   }
 
   private void release() {
@@ -312,8 +308,7 @@ final class Connection {
         jittered(timer, given, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
     if (timer == Timer.HOLD) {
       // a new hold period: count only the pauses within it
-      pausedNanos = 0;
-      pausedSinceNanos = System.nanoTime();
+      readPause.holdPeriodStarted();
     }
     ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
     self[0] =
@@ -347,9 +342,9 @@ final class Connection {
         handle(new Event.ConnectRetryTimerExpires());
       }
       case HOLD -> {
-        long paused = pausedNanos + (readPaused ? System.nanoTime() - pausedSinceNanos : 0);
+        long paused = readPause.pausedNanos();
         if (paused >= TimeUnit.MILLISECONDS.toNanos(1)) {
-          // the time we did not read does not count (see pauseReading): what is left of the
+          // the time we did not read does not count (see ReadPause): what is left of the
           // hold time is the time we were paused
           startTimer(Timer.HOLD, Duration.ofNanos(paused));
         } else {
@@ -539,64 +534,7 @@ final class Connection {
       u.endOfRibFamily().ifPresent(peer.restartSync::endOfRib); // §4.1: we restarted
     }
     if (peer.speaker.rib().overHighWater()) {
-      pauseReading();
-    }
-  }
-
-  /**
-   * Read back-pressure: the RIB is behind by more than its high-water mark, so this connection
-   * stops reading (auto-read off; the kernel's receive buffer fills and TCP's window stops the
-   * peer) until the RIB's queue is below the low-water mark. Without it the queue grew without
-   * bound, and with it the heap.
-   *
-   * <p>Our hold timer (RFC 4271 §4.4, §6.5) is about the peer: it expires when no KEEPALIVE, UPDATE
-   * or NOTIFICATION has been <em>received</em> for the hold time. While we do not read, the peer's
-   * messages wait in our socket buffer and their absence says nothing about the peer, so the time
-   * paused does not count: on expiry, the timer runs again for as long as reading was paused within
-   * its period ({@code timerExpired}). The peer's side is the mirror image: RFC 9687's send hold
-   * timer closes a session when the peer cannot send for its SendHoldTime (at least 8 minutes or
-   * twice the hold time, §4), and RFC 4271 §4.4 wants our KEEPALIVEs to keep flowing, which they do
-   * (only reading stops). So that the peer never waits long, one pause lasts at most {@link
-   * Peer#MAX_READ_PAUSE}: then reading resumes until the next UPDATE finds the RIB still behind,
-   * and the peer's data trickles rather than stopping.
-   */
-  private void pauseReading() {
-    Channel ch = channel;
-    if (readPaused || ch == null) {
-      return;
-    }
-    readPaused = true;
-    pausedSinceNanos = System.nanoTime();
-    ch.config().setAutoRead(false);
-    pauseCap =
-        peer.loop.schedule(
-            () -> resumeReading(ch), Peer.MAX_READ_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-    peer.speaker.rib().whenBelowLowWater(() -> peer.loop.execute(() -> resumeReading(ch)));
-    LOG.fine(
-        () ->
-            "peer="
-                + peer.name()
-                + " event=read-paused rib-queued="
-                + peer.speaker.rib().queuedPrefixes());
-  }
-
-  private void resumeReading(Channel ch) {
-    if (!readPaused || ch != channel) {
-      return;
-    }
-    endPause();
-    ch.config().setAutoRead(true);
-  }
-
-  /** Ends a pause (if any), keeping the time paused for the hold timer. */
-  private void endPause() {
-    if (readPaused) {
-      pausedNanos += System.nanoTime() - pausedSinceNanos;
-      readPaused = false;
-    }
-    if (pauseCap != null) {
-      pauseCap.cancel(false);
-      pauseCap = null;
+      readPause.pause(channel);
     }
   }
 

@@ -43,8 +43,8 @@ public final class Peer {
   private static final int DRAIN_ROUNDS = 4;
 
   /**
-   * The longest a connection stops reading for the RIB before it reads again (see {@code
-   * pauseReading}).
+   * The longest a connection stops reading for the RIB before it reads again (see {@link
+   * ReadPause}).
    */
   static final Duration MAX_READ_PAUSE = Duration.ofSeconds(5);
 

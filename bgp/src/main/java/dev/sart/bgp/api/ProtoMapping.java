@@ -70,6 +70,10 @@ final class ProtoMapping {
             .setKeepaliveTime((int) s.keepaliveTime().toSeconds())
             .setState(state(s.state()))
             .setPassiveOpen(p.config().passive())
+            .setPort(p.config().port())
+            .setMultihopTtl(p.config().multihopTtl())
+            .setTtlSecurity(p.config().ttlSecurity())
+            .setConnectRetryTime((int) p.config().connectRetryTime().toSeconds())
             .setSendCounter(counter(s.sent()))
             .setRecvCounter(counter(s.received()))
             .setImportPolicy(PolicyMapping.name(p.policy().importPolicy()))
@@ -84,6 +88,9 @@ final class ProtoMapping {
                     .setHelperDisabled(!p.config().gracefulRestart().helper())
                     .setRestartTime((int) p.config().gracefulRestart().restartTime().toSeconds())
                     .setNotification(p.config().gracefulRestart().notification()));
+    if (p.config().localAddress() != null) {
+      b.setLocalAddress(address(p.config().localAddress()));
+    }
     if (p.config().bfd() != null) {
       b.setBfd(bfd(p.config().bfd(), p.bfdStatus()));
     }
@@ -97,6 +104,18 @@ final class ProtoMapping {
     if (s.establishedSince() != null) {
       b.setUptime(timestamp(s.establishedSince()));
     }
+    b.setFlaps((int) Math.min(s.flaps(), 0xffff_ffffL));
+    if (s.lastError() != null) {
+      b.setLastError(s.lastError());
+    }
+    if (s.lastReset() != null) {
+      b.setLastReset(s.lastReset()).setLastResetTime(timestamp(s.lastResetAt()));
+    }
+    dev.sart.bgp.fsm.Negotiation n = p.negotiation();
+    if (n != null) {
+      b.addAllCapabilities(NeighborMapping.capabilities(n));
+    }
+    b.addAllPrefixes(NeighborMapping.prefixes(p.prefixCounters(), s.families()));
     return b.build();
   }
 
@@ -182,9 +201,13 @@ final class ProtoMapping {
         dev.sart.proto.v1.Path.newBuilder()
             .setNlri(prefix.toString())
             .setFamily(family(prefix.family()))
-            .setOrigin(a.origin())
-            .setLocalPref((int) Math.max(0, a.localPref()))
-            .setMed((int) Math.max(0, a.med()));
+            .setOrigin(a.origin());
+    if (a.localPref() >= 0) {
+      b.setLocalPref((int) a.localPref());
+    }
+    if (a.med() >= 0) {
+      b.setMed((int) a.med());
+    }
     String nh = nextHop(a.nextHop());
     if (nh != null) {
       b.addNextHops(nh);

@@ -16,6 +16,7 @@ import java.util.Set;
  * @param routeRefresh both sides support ROUTE-REFRESH (RFC 2918)
  * @param enhancedRouteRefresh both sides support enhanced route refresh (RFC 7313)
  * @param received the peer's OPEN as received
+ * @param sent our OPEN on the connection that negotiated
  */
 public record Negotiation(
     Negotiated fsm,
@@ -25,7 +26,8 @@ public record Negotiation(
     int peerId,
     boolean routeRefresh,
     boolean enhancedRouteRefresh,
-    Open received) {
+    Open received,
+    Open sent) {
 
   public Negotiation {
     families = Set.copyOf(families);

@@ -87,7 +87,8 @@ public final class OpenCheck {
         received.bgpIdentifier(),
         rr,
         err,
-        received);
+        received,
+        sent);
   }
 
   static Set<Family> families(Open open) {

@@ -404,14 +404,21 @@ final class Connection {
       case Update u -> onUpdate(u);
       case Keepalive k -> handle(new Event.KeepAliveMsg());
       case Notification n -> {
-        peer.error("received " + n.describe());
+        // RFC 9003 §2: a Shutdown Communication says why, in the operator's words; shown as
+        // received, but printable and without quotes (it is free text from the peer)
+        String why =
+            n.shutdownCommunication()
+                .map(c -> " \"" + c.replaceAll("[\\p{Cntrl}\"\\\\]", "?") + "\"")
+                .orElse("");
+        peer.error("received " + n.describe() + why);
         LOG.info(
             () ->
                 "peer="
                     + peer.name()
                     + " event=notification-received error=\""
                     + n.describe()
-                    + "\"");
+                    + "\""
+                    + (why.isEmpty() ? "" : " communication=" + why.strip()));
         ending = n;
         handle(
             n.code() == Iana.ErrorCode.OPEN_MESSAGE
@@ -566,9 +573,18 @@ final class Connection {
     peer.sessionUp(n, v4, v6);
   }
 
-  private void channelInactive(Channel ch) {
+  private void channelInactive(Channel ch, String cause) {
     if (ch == channel) {
       channel = null;
+      State st = session.state();
+      if (this == peer.primary
+          && (st == State.OPEN_SENT || st == State.OPEN_CONFIRM || st == State.ESTABLISHED)) {
+        // a NOTIFICATION received or sent drops the channel first: this close came without one
+        peer.error(
+            "connection closed without a NOTIFICATION in "
+                + st
+                + (cause == null ? "" : " (" + cause + ")"));
+      }
       handle(new Event.TcpConnectionFails());
     }
   }
@@ -617,9 +633,13 @@ final class Connection {
       run(() -> connection.onMessage(ch, msg));
     }
 
+    /** What Netty last reported failing on the channel ("Connection reset by peer"), or null. */
+    private volatile String cause;
+
     @Override
     public void channelInactive(io.netty.channel.ChannelHandlerContext ctx) {
-      run(() -> connection.channelInactive(ch));
+      String why = cause;
+      run(() -> connection.channelInactive(ch, why));
     }
 
     @Override
@@ -632,6 +652,7 @@ final class Connection {
       LOG.fine(
           () ->
               "peer=" + peer.name() + " event=channel-error cause=\"" + cause.getMessage() + "\"");
+      this.cause = cause.getMessage() != null ? cause.getMessage() : cause.toString();
       ctx.close();
     }
 

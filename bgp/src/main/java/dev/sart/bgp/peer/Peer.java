@@ -102,6 +102,8 @@ public final class Peer {
       new java.util.concurrent.atomic.AtomicLongArray(6);
   volatile long flaps;
   volatile String lastError;
+  volatile String lastReset;
+  volatile Instant lastResetAt;
   volatile Instant establishedSince;
   final dev.sart.bgp.rib.PrefixCounters prefixCounters = new dev.sart.bgp.rib.PrefixCounters();
   volatile PeerPolicy policy = PeerPolicy.NONE;
@@ -305,9 +307,9 @@ public final class Peer {
   }
 
   /**
-   * Before {@link #start}: the message counts and flaps of the (stopped) peer this one replaces, so
-   * that the neighbour's history, and its Prometheus counters, go on across a changed configuration
-   * instead of starting again from zero.
+   * Before {@link #start}: the message counts, flaps and last reset of the (stopped) peer this one
+   * replaces, so that the neighbour's history, and its Prometheus counters, go on across a changed
+   * configuration instead of starting again from zero.
    */
   public void continueCounters(Peer old) {
     for (int i = 0; i < sent.length(); i++) {
@@ -315,6 +317,8 @@ public final class Peer {
       received.set(i, old.received.get(i));
     }
     flaps = old.flaps;
+    lastReset = old.lastReset;
+    lastResetAt = old.lastResetAt;
   }
 
   /**
@@ -533,6 +537,9 @@ public final class Peer {
     if (before == State.ESTABLISHED) {
       flaps++;
       establishedSince = null;
+      // what ended it was recorded before the FSM moved (the NOTIFICATION, the close)
+      lastReset = lastError != null ? lastError : "unknown";
+      lastResetAt = Instant.now();
     }
     negotiated = n;
     state = after;

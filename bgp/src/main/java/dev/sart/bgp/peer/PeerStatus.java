@@ -18,7 +18,11 @@ import java.util.Set;
  * @param sent messages sent, by type (index = BGP message type, 1..5)
  * @param received messages received, by type
  * @param flaps how often the session left Established
- * @param lastError the last NOTIFICATION sent or received, or null
+ * @param lastError since the session was last up: the last NOTIFICATION sent or received, a
+ *     malformed message, or why a connection failed; or null
+ * @param lastReset why the session last left Established (the last error then), kept while it is up
+ *     again; or null
+ * @param lastResetAt when it did, or null
  */
 public record PeerStatus(
     State state,
@@ -30,7 +34,9 @@ public record PeerStatus(
     long[] sent,
     long[] received,
     long flaps,
-    String lastError) {
+    String lastError,
+    String lastReset,
+    Instant lastResetAt) {
 
   /** A snapshot of {@code peer} (any thread). */
   static PeerStatus of(Peer peer) {
@@ -49,7 +55,9 @@ public record PeerStatus(
         copy(peer.sent),
         copy(peer.received),
         peer.flaps,
-        peer.lastError);
+        peer.lastError,
+        peer.lastReset,
+        peer.lastResetAt);
   }
 
   private static long[] copy(java.util.concurrent.atomic.AtomicLongArray a) {

@@ -84,8 +84,8 @@ final class BgpCommands {
               String.join(",", p.getNextHopsList()),
               Views.asPath(p),
               Views.origin(p.getOrigin()),
-              Integer.toUnsignedString(p.getLocalPref()),
-              Integer.toUnsignedString(p.getMed()),
+              p.hasLocalPref() ? Integer.toUnsignedString(p.getLocalPref()) : "-",
+              p.hasMed() ? Integer.toUnsignedString(p.getMed()) : "-",
               from(p)));
     }
     Output.table(
@@ -363,6 +363,10 @@ final class BgpCommands {
         Output.structured(c.out(), c.format(), v);
         return;
       }
+      if (!list) {
+        NeighborDetail.print(c.out(), peers.getFirst());
+        return;
+      }
       List<List<String>> rows = new ArrayList<>();
       for (Peer p : peers) {
         rows.add(
@@ -374,6 +378,7 @@ final class BgpCommands {
                 p.getRouterId().isEmpty() ? "-" : p.getRouterId(),
                 p.getHoldTime() + "/" + p.getKeepaliveTime(),
                 p.getRecvCounter().getUpdate() + "/" + p.getSendCounter().getUpdate(),
+                NeighborDetail.accepted(p) + "/" + NeighborDetail.advertised(p),
                 p.getName()));
       }
       Output.table(
@@ -386,11 +391,13 @@ final class BgpCommands {
               "ROUTER ID",
               "HOLD/KA",
               "UPDATES IN/OUT",
+              "PREFIXES IN/OUT",
               "NAME"),
           rows);
       for (Peer p : peers) {
-        if (!p.getLastError().isEmpty()) {
-          c.out().println(p.getAddress() + ": last error: " + p.getLastError());
+        String why = NeighborDetail.why(p);
+        if (!why.isEmpty()) {
+          c.out().println(Views.neighbor(p) + " " + why.strip());
         }
       }
       c.out().flush();

@@ -176,12 +176,7 @@ final class NodeLinks {
           "the node's agent adds the neighbour from the BGPPeer: see the agent's log on " + node);
     }
     Peer.State state = a.peer().getState();
-    String session =
-        "session "
-            + state.name()
-            + (a.peer().getLastError().isEmpty()
-                ? ""
-                : " (last error: " + a.peer().getLastError() + ")");
+    String session = "session " + state.name() + NeighborDetail.why(a.peer());
     ExplainExportResponse x = a.export();
     if (x == null) {
       Link w = new Link("peer", name, Link.State.warning, head + "; " + session + "; " + a.error());

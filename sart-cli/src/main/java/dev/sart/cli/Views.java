@@ -4,8 +4,10 @@ import com.google.protobuf.Timestamp;
 import dev.sart.proto.v1.AddressFamily;
 import dev.sart.proto.v1.AsSegment;
 import dev.sart.proto.v1.MessageCounter;
+import dev.sart.proto.v1.NeighborCapability;
 import dev.sart.proto.v1.Path;
 import dev.sart.proto.v1.Peer;
+import dev.sart.proto.v1.PrefixCount;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,12 +67,33 @@ final class Views {
     m.put("holdTime", p.getHoldTime());
     m.put("keepAliveTime", p.getKeepaliveTime());
     m.put("families", p.getFamiliesList().stream().map(Views::family).toList());
-    m.put("capabilities", List.of());
+    m.put("capabilities", p.getCapabilitiesList().stream().map(Views::capability).toList());
     m.put("sendCounter", counter(p.getSendCounter()));
     m.put("receiveCounter", counter(p.getRecvCounter()));
     m.put("passive", p.getPassiveOpen());
+    m.put("connectRetryTime", p.getConnectRetryTime());
+    if (p.getPort() != 0 && p.getPort() != 179) {
+      m.put("port", p.getPort());
+    }
+    if (!p.getLocalAddress().isEmpty()) {
+      m.put("localAddress", p.getLocalAddress());
+    }
+    if (p.getMultihopTtl() != 0) {
+      m.put("multihopTtl", p.getMultihopTtl());
+    }
+    if (p.getTtlSecurity()) {
+      m.put("ttlSecurity", true); // GTSM, RFC 5082
+    }
+    m.put("prefixes", p.getPrefixesList().stream().map(Views::prefixes).toList());
+    m.put("flaps", Integer.toUnsignedLong(p.getFlaps()));
     if (!p.getLastError().isEmpty()) {
       m.put("lastError", p.getLastError());
+    }
+    if (!p.getLastReset().isEmpty()) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("reason", p.getLastReset());
+      r.put("time", time(p.getLastResetTime()));
+      m.put("lastReset", r);
     }
     if (!p.getImportPolicy().isEmpty()) {
       m.put("importPolicy", p.getImportPolicy());
@@ -145,6 +168,40 @@ final class Views {
   }
 
   /**
+   * One capability of the session's OPENs: sart declared the key and always left it empty; here
+   * each entry says which side sent it and what it held.
+   */
+  static Map<String, Object> capability(NeighborCapability c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("code", c.getCode());
+    m.put("name", c.getName());
+    m.put("advertised", c.getAdvertised());
+    m.put("received", c.getReceived());
+    if (!c.getAdvertisedValue().isEmpty()) {
+      m.put("advertisedValue", c.getAdvertisedValue());
+    }
+    if (!c.getReceivedValue().isEmpty()) {
+      m.put("receivedValue", c.getReceivedValue());
+    }
+    return m;
+  }
+
+  static Map<String, Object> prefixes(PrefixCount c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("family", family(c.getFamily()));
+    m.put("received", c.getReceived());
+    m.put("accepted", c.getAccepted());
+    m.put("advertised", c.getAdvertised());
+    return m;
+  }
+
+  /** "ipv4/unicast". */
+  static String familyName(AddressFamily f) {
+    Map<String, Object> m = family(f);
+    return m.get("afi") + "/" + m.get("safi");
+  }
+
+  /**
    * The neighbour column of {@code sart bgp neighbor list}: the address, or for an unnumbered one
    * the interface and the link-local address learned on it ("eth1 fe80::2", "eth1" before).
    */
@@ -210,7 +267,12 @@ final class Views {
     if (!p.hasUptime() || p.getState() != Peer.State.ESTABLISHED) {
       return "-";
     }
-    Duration d = Duration.between(Instant.ofEpochSecond(p.getUptime().getSeconds()), Instant.now());
+    return since(p.getUptime());
+  }
+
+  /** How long ago {@code t} was: "00:01:02", or "2d3h" beyond a day. */
+  static String since(Timestamp t) {
+    Duration d = Duration.between(Instant.ofEpochSecond(t.getSeconds()), Instant.now());
     long s = Math.max(0, d.toSeconds());
     return s >= 86400
         ? s / 86400 + "d" + (s % 86400) / 3600 + "h"

@@ -136,9 +136,23 @@ class SartCliTest {
             "100",
             "--max-prefix-restart",
             "60",
-            "--soft-reconfiguration-inbound");
+            "--soft-reconfiguration-inbound",
+            "--multihop",
+            "2",
+            "--connect-retry-time",
+            "7");
     assertEquals(0, add.code(), add.err());
     JsonNode p = json("-o", "json", "bgp", "neighbor", "get", "192.0.2.2");
+    assertEquals(2, p.get("multihopTtl").asInt(), p::toString);
+    assertEquals(7, p.get("connectRetryTime").asInt(), p::toString);
+    assertFalse(p.has("ttlSecurity"), p::toString);
+    Run plain = sart("bgp", "neighbor", "get", "192.0.2.2");
+    assertTrue(
+        plain.out().lines().anyMatch(l -> l.matches(" +transport +TCP port 179, multihop TTL 2")),
+        plain.out());
+    assertTrue(
+        plain.out().lines().anyMatch(l -> l.matches(" +state +Active, flaps 0, passive")),
+        plain.out());
     assertEquals("from-tor", p.get("importPolicy").asText());
     assertEquals(100, p.get("maxPrefix").get("limit").asLong());
     assertEquals(60, p.get("maxPrefix").get("restartTime").asInt());
@@ -208,6 +222,23 @@ class SartCliTest {
     assertEquals(300, first.get("localPref").asInt());
     assertTrue(first.get("best").asBoolean());
     assertEquals(0, sart("bgp", "global", "rib", "-a", "ipv6", "add", "2001:db8:1::/48").code());
+    // a path without LOCAL_PREF and MED: sart's JSON says 0, the table "-" (not a value of 0)
+    JsonNode bare =
+        json("-o", "json", "bgp", "global", "rib", "-a", "ipv6", "get").get("paths").get(0);
+    assertEquals(0, bare.get("localPref").asInt());
+    assertEquals(0, bare.get("med").asInt());
+    Run table = sart("bgp", "global", "rib", "-a", "ipv6", "get");
+    assertTrue(
+        table
+            .out()
+            .lines()
+            .anyMatch(l -> l.matches("\\*\\s+2001:db8:1::/48 .* i\\s+-\\s+-\\s+local")),
+        table.out());
+    assertTrue(
+        sart("bgp", "global", "rib", "get")
+            .out()
+            .lines()
+            .anyMatch(l -> l.matches("\\*\\s+198\\.51\\.100\\.0/25 .* e\\s+300\\s+20\\s+local")));
     assertEquals(
         "2001:db8:1::/48",
         json("-o", "json", "bgp", "global", "rib", "-a", "ipv6", "get")

@@ -132,13 +132,18 @@ public final class ClusterDemo {
       say("%ndemo done in %.0f s", (System.nanoTime() - t0) / 1e9);
       if (keep) {
         step("--keep: the cluster runs until you press Enter. Try (as root):");
-        say("  kubectl --kubeconfig %s get svc,pods -o wide", cluster.api().kubeconfig());
+        say(
+            "  kubectl --kubeconfig %s get svc,bgpadvertisements -A -o yaml",
+            cluster.api().kubeconfig());
         say(
             "  ip netns exec %s vtysh --vty_socket %s -c 'show bgp ipv4 unicast'",
             tor1.node().netns(), tor1.node().dir().resolve("frr"));
         say(
             "  ip netns exec %s bin/sart bgp neighbor list      # node1's speaker",
             n1.netns().netns());
+        say(
+            "  ip netns exec %s bin/sart explain service %s/web --kubeconfig %s",
+            n1.netns().netns(), NS, n1.netns().dir().resolve("kubeconfig"));
         say(
             "  ip netns exec %s curl -s http://%s/             # the client",
             cluster.clientNode().netns(), vip);

@@ -20,6 +20,9 @@ import java.util.concurrent.RejectedExecutionException;
  * API server answers nobody and sends no watch event ("vert.x-eventloop-thread-0 has been blocked"
  * in {@code WatchEventsListener.onFailure}, then "write did not complete within 30s").
  *
+ * <p>It also serves the discovery documents the mock lacks ({@link Discovery}), so that kubectl
+ * works against it.
+ *
  * <p>Here each watch writes through a queue of its own ({@link QueuedSocket}, one virtual thread):
  * the watch's executor only hands events over, so its end never waits for a write, and the event
  * loop stays free to fail the dead socket's write at once. Events still leave in order; the
@@ -27,6 +30,29 @@ import java.util.concurrent.RejectedExecutionException;
  * watchers.
  */
 final class MockWatchDispatcher extends KubernetesCrudDispatcher {
+  private final Discovery discovery =
+      new Discovery(
+          () -> {
+            MockResponse r = handleGet("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
+            return r.getBody() == null ? null : r.getBody().readUtf8();
+          });
+
+  /** GETs of the discovery documents ({@link Discovery}); everything else as fabric8 does. */
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    if ("GET".equals(request.getMethod())) {
+      String path = request.getPath();
+      int q = path.indexOf('?');
+      String doc = discovery.document(q < 0 ? path : path.substring(0, q));
+      if (doc != null) {
+        return new MockResponse()
+            .setResponseCode(200)
+            .setHeader("Content-Type", "application/json")
+            .setBody(doc);
+      }
+    }
+    return super.dispatch(request);
+  }
 
   @Override
   public MockResponse handleWatch(String path) {

@@ -91,18 +91,43 @@ final class NodeLinks {
       // its answers would be another node's sessions and Adj-RIB-Outs: the peers are not asked
       tally.peers += peers.size();
       tally.unasked += peers.size();
+      String runsOn =
+          Speakers.answeringNode(
+              speakers.identity(endpoint), client.resources(NodeBGP.class).list().getItems(), node);
+      String elsewhere =
+          "run explain on "
+              + node
+              + ", or pass --speaker "
+              + node
+              + "=HOST:PORT (e.g. through kubectl port-forward)";
+      if (runsOn != null) {
+        // a node-local address reaching the speaker of the node explain runs on: nothing is known
+        // to be wrong with this node, only that it cannot be seen from here
+        if (!l.isBroken()) {
+          l.state = Link.State.warning;
+          l.fix = elsewhere;
+        }
+        l.summary +=
+            "; not asked from here: "
+                + endpoint
+                + " reaches "
+                + runsOn
+                + "'s speaker (explain runs on "
+                + runsOn
+                + ")";
+        return l;
+      }
       l.state = Link.State.broken;
       l.summary += "; " + other;
       l.fix =
           l.fix != null
               ? l.fix
-              : "run explain on "
+              : "no node's NodeBGP has the AS and router id it answers with: if it is "
                   + node
-                  + ", or pass --speaker "
+                  + "'s own speaker, its agent has not configured it (see the agent's log on "
                   + node
-                  + "=HOST:PORT (e.g. through kubectl port-forward); if it is "
-                  + node
-                  + "'s own speaker, see its agent's log";
+                  + "); else "
+                  + elsewhere;
       return l;
     }
     for (BGPPeer p : peers) {

@@ -49,7 +49,7 @@ final class Speakers implements AutoCloseable {
    * another node's (they named the wrong sessions and routes as broken, or as fine).
    */
   String notOf(String endpoint, NodeBGP nb) {
-    Optional<BgpInfo> info = identities.computeIfAbsent(endpoint, this::info);
+    Optional<BgpInfo> info = identity(endpoint);
     if (info.isEmpty() || nb.getSpec() == null) {
       return null;
     }
@@ -72,6 +72,33 @@ final class Speakers implements AutoCloseable {
         + nb.getSpec().routerId()
         + "): another node's speaker (a node-local address reaches the one of the node explain"
         + " runs on), or one its agent has not configured yet";
+  }
+
+  /** The AS and router id the speaker at {@code endpoint} answers with; empty if it cannot. */
+  Optional<BgpInfo> identity(String endpoint) {
+    return identities.computeIfAbsent(endpoint, this::info);
+  }
+
+  /**
+   * The node, other than {@code node}, whose NodeBGP has the AS and router id the speaker at {@code
+   * endpoint} answers with: the node explain runs on when {@code endpoint} is node-local. Null when
+   * none has.
+   */
+  static String answeringNode(Optional<BgpInfo> info, java.util.List<NodeBGP> all, String node) {
+    if (info.isEmpty()) {
+      return null;
+    }
+    long asn = Integer.toUnsignedLong(info.get().getAsn());
+    String routerId = info.get().getRouterId();
+    return all.stream()
+        .filter(n -> n.getSpec() != null && !n.getMetadata().getName().equals(node))
+        .filter(
+            n ->
+                Objects.equals(n.getSpec().asn(), asn)
+                    && Objects.equals(n.getSpec().routerId(), routerId))
+        .map(n -> n.getMetadata().getName())
+        .findFirst()
+        .orElse(null);
   }
 
   private Optional<BgpInfo> info(String endpoint) {

@@ -30,6 +30,7 @@ import dev.sart.crds.BGPAdvertisement;
 import dev.sart.crds.BGPAdvertisementSpec;
 import dev.sart.crds.BGPAdvertisementStatus;
 import dev.sart.crds.BGPPeerCondition;
+import dev.sart.crds.NodeBGP;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.Frr;
@@ -222,22 +223,25 @@ class ExplainSpeakerTest {
     String peerB = cluster.peer("node-b", "192.0.2.2", BGPPeerCondition.Status.Established);
     advertisedOnBoth(peerB);
 
+    // it answers as node-a's NodeBGP: explain runs on node-a, and node-b cannot be seen from here
+    // (not broken: nothing is known to be wrong there)
     ExplainCluster.Run r = cluster.explain("-o", "json", "service", "default/web");
-    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
-    JsonNode b = r.json().path("firstBroken");
-    assertEquals("node", b.path("kind").asText(), b::toString);
-    assertEquals("node-b", b.path("name").asText(), b::toString);
+    assertEquals(0, r.code(), r.out() + r.err());
+    JsonNode b = nodeLink(r.json().path("chain"), "node-b");
+    assertEquals("warning", b.path("state").asText(), b::toString);
     assertTrue(
         b.path("summary")
             .asText()
-            .contains(
-                "the speaker at "
+            .endsWith(
+                "; not asked from here: "
                     + local
-                    + " answers as AS 65001, router id 192.0.2.1, not as node-b's NodeBGP (AS"
-                    + " 65002, router id 192.0.2.5)"),
+                    + " reaches node-a's speaker (explain runs on"
+                    + " node-a)"),
         b::toString);
     assertTrue(b.path("fix").asText().contains("--speaker node-b=HOST:PORT"), b::toString);
     String plain = cluster.explain("service", "default/web").out();
+    assertTrue(
+        plain.endsWith("every link checked holds; 1 marked [? ] could not be told\n"), plain);
     assertTrue(
         plain.contains(
             "announced on 1 of 2 peer(s) on 1 node(s); 1 not asked (their node's speaker could not"
@@ -258,6 +262,45 @@ class ExplainSpeakerTest {
                 + local
                 + " answers as AS 65001"),
         pod);
+  }
+
+  @Test
+  void aSpeakerAnsweringAsNoNodesNodeBgpIsBroken() throws Exception {
+    up(PeerPolicy.NONE);
+    frr.awaitRoute(IP + "/32");
+    // node-a's NodeBGP says another router id than its speaker has: the agent has not (yet)
+    // configured the speaker as the NodeBGP says, and no node's NodeBGP matches its answer
+    NodeBGP nb = cluster.client.resources(NodeBGP.class).withName("node-a").get();
+    nb.setSpec(
+        new dev.sart.crds.NodeBGPSpec(
+            nb.getSpec().asn(), "192.0.2.9", nb.getSpec().speaker(), nb.getSpec().peers()));
+    cluster.client.resource(nb).update();
+    ExplainCluster.Run r = cluster.explain("-o", "json", "service", "default/web");
+    assertEquals(ExplainCommands.BROKEN, r.code(), r.out() + r.err());
+    JsonNode b = r.json().path("firstBroken");
+    assertEquals("node-a", b.path("name").asText(), b::toString);
+    assertTrue(
+        b.path("summary")
+            .asText()
+            .contains(
+                " answers as AS 65001, router id 192.0.2.1, not as node-a's NodeBGP (AS 65001,"
+                    + " router id 192.0.2.9)"),
+        b::toString);
+    assertTrue(
+        b.path("fix").asText().startsWith("no node's NodeBGP has the AS and router id"),
+        b::toString);
+  }
+
+  /** The link of {@code node} under the chain's address. */
+  private static JsonNode nodeLink(JsonNode chain, String node) {
+    for (JsonNode address : chain.path("links")) {
+      for (JsonNode l : address.path("links")) {
+        if (l.path("kind").asText().equals("node") && l.path("name").asText().equals(node)) {
+          return l;
+        }
+      }
+    }
+    throw new AssertionError("no node link " + node + " in " + chain);
   }
 
   /** The Service's advertisement as the controller and the agents leave it for two nodes. */

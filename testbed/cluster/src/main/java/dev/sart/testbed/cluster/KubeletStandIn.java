@@ -348,13 +348,23 @@ public final class KubeletStandIn implements AutoCloseable {
             .pods()
             .inNamespace(pod.getMetadata().getNamespace())
             .withName(pod.getMetadata().getName());
+    // this pod, not one made since under the same name: the kubelet deletes with the pod's UID as
+    // a precondition. The mock ignores preconditions and removes a deleted pod as soon as its last
+    // finalizer goes, so the next pod of that name can exist before our delete: by name alone it
+    // was deleted in its place (seen: CNI 4's re-created pod gone, never Ready)
+    String uid = pod.getMetadata().getUid();
     try {
       op.edit(
           p -> {
-            p.getMetadata().getFinalizers().remove(FINALIZER);
+            if (uid.equals(p.getMetadata().getUid())) {
+              p.getMetadata().getFinalizers().remove(FINALIZER);
+            }
             return p;
           });
-      op.withGracePeriod(0).delete();
+      Pod now = op.get();
+      if (now != null && uid.equals(now.getMetadata().getUid())) {
+        op.withGracePeriod(0).delete();
+      }
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;

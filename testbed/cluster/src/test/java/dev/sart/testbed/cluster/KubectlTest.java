@@ -70,6 +70,10 @@ class KubectlTest {
           .genericKubernetesResources("sart.terassyi.net/v1alpha2", "AddressPool")
           .withName("kubectl-test-pool")
           .delete();
+      api.client()
+          .genericKubernetesResources("sart.terassyi.net/v1alpha2", "AddressPool")
+          .withName("kubectl-apply-pool")
+          .delete();
       api.close();
     }
   }
@@ -95,6 +99,25 @@ class KubectlTest {
             .filter(l -> l.contains("kubectl-test"))
             .findFirst()
             .orElse(""));
+  }
+
+  @Test
+  void applyCreatesASartObject() throws Exception {
+    Path yaml = dir.resolve("pool.yaml");
+    Files.writeString(
+        yaml,
+        """
+        apiVersion: sart.terassyi.net/v1alpha2
+        kind: AddressPool
+        metadata: {name: kubectl-apply-pool}
+        spec: {cidr: 198.51.100.0/28, type: service, allocType: bit}
+        """);
+    // no OpenAPI documents on the mock: the client-side schema check is off
+    String out = kubectl("apply", "--validate=false", "-f", yaml.toString());
+    assertTrue(out.contains("addresspool.sart.terassyi.net/kubectl-apply-pool"), out);
+    assertEquals(
+        "198.51.100.0/28",
+        kubectl("get", "addresspool", "kubectl-apply-pool", "-o", "jsonpath={.spec.cidr}"));
   }
 
   @Test

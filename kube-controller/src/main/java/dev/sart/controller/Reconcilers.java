@@ -57,8 +57,8 @@ final class Reconcilers implements AutoCloseable {
    * Fills the caches, then starts every reconciler (the Service reconciler restores allocations
    * first).
    */
-  void start() throws Exception {
-    informers.start();
+  void start(java.time.Duration syncTimeout) throws Exception {
+    informers.start(syncTimeout);
     synced = true;
     for (var r : running) {
       switch (r) {

@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 
@@ -23,6 +25,12 @@ public final class SartController implements AutoCloseable {
   private final AtomicReference<Reconcilers> term = new AtomicReference<>();
   private volatile CompletableFuture<?> election;
   private volatile boolean closed;
+
+  /** How long a new term waits for its caches (the informers' first lists). */
+  private volatile Duration syncTimeout = Duration.ofSeconds(60);
+
+  /** Terms in a row that could not start: the back-off before standing again. */
+  private final AtomicInteger failedTerms = new AtomicInteger();
 
   public SartController(KubernetesClient client, ControllerConfig config, Metrics metrics) {
     this.client = client;
@@ -60,15 +68,25 @@ public final class SartController implements AutoCloseable {
                             () -> {
                               try {
                                 lead();
+                                failedTerms.set(0);
                               } catch (Exception e) {
-                                LOG.severe(
-                                    "leading failed identity=" + config.identity() + " error=" + e);
+                                giveUp(e);
                               }
                             },
                             () -> {
                               LOG.info("leadership lost identity=" + config.identity());
                               stopLeading();
-                              Thread.ofVirtual().start(this::elect);
+                              Duration wait = backoff(failedTerms.get());
+                              Thread.ofVirtual()
+                                  .start(
+                                      () -> {
+                                        try {
+                                          Thread.sleep(wait);
+                                        } catch (InterruptedException ie) {
+                                          return;
+                                        }
+                                        elect();
+                                      });
                             },
                             leader -> LOG.info("leader identity=" + leader)))
                     .build())
@@ -83,7 +101,62 @@ public final class SartController implements AutoCloseable {
     if (previous != null) {
       previous.close();
     }
-    reconcilers.start();
+    reconcilers.start(syncTimeout);
+  }
+
+  /**
+   * The term could not start (its caches did not fill in time, a reconciler failed to start): a
+   * leader that reconciles nothing must not keep the Lease, since /healthz stays 200 and nothing
+   * would restart it or let another replica lead. The term is closed and the Lease released
+   * (cancelling the election, which releases on cancel); losing it stands again after a back-off.
+   */
+  private void giveUp(Exception e) {
+    int n = failedTerms.incrementAndGet();
+    LOG.severe(
+        "leading failed identity="
+            + config.identity()
+            + " error=\""
+            + e
+            + "\" failed-terms="
+            + n
+            + ": the Lease is given up, standing again in "
+            + backoff(n).toMillis()
+            + " ms");
+    stopLeading();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              // the election future is set once start() returns, which may be after this callback
+              for (int i = 0; i < 100 && election == null && !closed; i++) {
+                try {
+                  Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                  return;
+                }
+              }
+              var el = election;
+              if (el != null) {
+                el.cancel(true);
+              }
+            });
+  }
+
+  /** 0 after a term that started; 1, 2, 4, ... 30 s after failed ones. */
+  static Duration backoff(int failed) {
+    return failed == 0
+        ? Duration.ZERO
+        : Duration.ofSeconds(Math.min(30, 1L << Math.min(failed - 1, 5)));
+  }
+
+  /** Terms in a row that could not start (0 once one has). */
+  int failedTerms() {
+    return failedTerms.get();
+  }
+
+  /** For tests: how long a term waits for its caches (60 s). */
+  SartController withSyncTimeout(Duration d) {
+    syncTimeout = d;
+    return this;
   }
 
   private void stopLeading() {

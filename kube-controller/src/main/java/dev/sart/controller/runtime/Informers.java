@@ -84,13 +84,19 @@ public final class Informers implements AutoCloseable {
 
   /** Starts every informer and waits until all have synced. */
   public void start() throws Exception {
+    start(java.time.Duration.ofSeconds(60));
+  }
+
+  /** Starts every informer and waits at most {@code timeout} for their first lists. */
+  public void start(java.time.Duration timeout) throws Exception {
     var started = new ArrayList<CompletableFuture<Void>>();
     synchronized (this) {
       for (var informer : informers.values()) {
         started.add(informer.start().toCompletableFuture());
       }
     }
-    CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    CompletableFuture.allOf(started.toArray(CompletableFuture[]::new))
+        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

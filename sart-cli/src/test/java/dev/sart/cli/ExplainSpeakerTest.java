@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.fsm.State;
 import dev.sart.bgp.peer.Peer;
 import dev.sart.bgp.peer.PeerConfig;
@@ -17,7 +16,6 @@ import dev.sart.bgp.policy.Statement;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.server.BgpServer;
 import dev.sart.bgp.wire.Family;
-import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
 import dev.sart.crds.AddressBlock;
@@ -34,16 +32,13 @@ import dev.sart.crds.NodeBGP;
 import dev.sart.crds.Protocol;
 import dev.sart.crds.testing.KubeObjects;
 import dev.sart.testbed.Frr;
-import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
 import io.grpc.Server;
-import io.grpc.netty.NettyServerBuilder;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,15 +91,9 @@ class ExplainSpeakerTest {
     Node nodeA = t.node("nodea");
     tor = t.node("tor");
     t.link(nodeA, tor).addresses("192.0.2.1/30", "192.0.2.2/30");
-    speaker = new BgpServer(179, 1, NamespaceThreads.factory(nodeA, "bgp-io"));
-    speaker.setLocalAs(65001);
-    speaker.setRouterId(Ip.parseV4("192.0.2.1"));
-    speaker.start();
-    api =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new BgpApiService(speaker))
-            .build()
-            .start();
+    NamespaceSpeaker a = NamespaceSpeaker.start(nodeA, 65001, "192.0.2.1");
+    speaker = a.speaker();
+    api = a.api();
     frr =
         Frr.withoutZebra(
             tor, RouterConfig.of(65000, "192.0.2.2").neighbor(Neighbor.of("192.0.2.1", 65001)));
@@ -380,17 +369,10 @@ class ExplainSpeakerTest {
     Topology t = testbed.topology();
     Node nodeB = t.node("nodeb");
     t.link(nodeB, tor).addresses("192.0.2.5/30", "192.0.2.6/30");
-    BgpServer b = new BgpServer(179, 1, NamespaceThreads.factory(nodeB, "bgp-io"));
-    closing.add(b);
-    b.setLocalAs(65002);
-    b.setRouterId(Ip.parseV4("192.0.2.5"));
-    b.start();
-    Server apiB =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new BgpApiService(b))
-            .build()
-            .start();
-    closing.add(apiB::shutdownNow);
+    NamespaceSpeaker onB = NamespaceSpeaker.start(nodeB, 65002, "192.0.2.5");
+    closing.add(onB);
+    BgpServer b = onB.speaker();
+    Server apiB = onB.api();
     frr.vtysh(
         "configure",
         "router bgp 65000",

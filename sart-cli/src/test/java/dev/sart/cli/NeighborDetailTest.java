@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sart.bgp.api.BgpApiService;
 import dev.sart.bgp.peer.PeerConfig;
 import dev.sart.bgp.policy.Match;
 import dev.sart.bgp.policy.PeerPolicy;
@@ -16,22 +15,17 @@ import dev.sart.bgp.policy.Statement;
 import dev.sart.bgp.rib.Prefix;
 import dev.sart.bgp.server.BgpServer;
 import dev.sart.bgp.wire.Family;
-import dev.sart.bgp.wire.Ip;
 import dev.sart.bgp.wire.Origin;
 import dev.sart.bgp.wire.PathAttributes;
 import dev.sart.testbed.Frr;
-import dev.sart.testbed.NamespaceThreads;
 import dev.sart.testbed.Neighbor;
 import dev.sart.testbed.Node;
 import dev.sart.testbed.RouterConfig;
 import dev.sart.testbed.Testbed;
 import dev.sart.testbed.Topology;
-import io.grpc.Server;
-import io.grpc.netty.NettyServerBuilder;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -50,17 +44,14 @@ class NeighborDetailTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @RegisterExtension final Testbed testbed = new Testbed();
+  private NamespaceSpeaker ours;
   private BgpServer speaker;
-  private Server api;
   private Frr frr;
 
   @AfterEach
   void stop() {
-    if (api != null) {
-      api.shutdownNow();
-    }
-    if (speaker != null) {
-      speaker.close();
+    if (ours != null) {
+      ours.close();
     }
   }
 
@@ -71,7 +62,7 @@ class NeighborDetailTest {
     StringWriter err = new StringWriter();
     String[] all = new String[args.length + 2];
     all[0] = "-e";
-    all[1] = "127.0.0.1:" + api.getPort();
+    all[1] = ours.endpoint();
     System.arraycopy(args, 0, all, 2, args.length);
     int code = Sart.run(all, new PrintWriter(out), new PrintWriter(err));
     return new Run(code, out.toString(), err.toString());
@@ -92,15 +83,8 @@ class NeighborDetailTest {
     Node nodeA = t.node("nodea");
     Node tor = t.node("tor");
     t.link(nodeA, tor).addresses("192.0.2.1/30", "192.0.2.2/30");
-    speaker = new BgpServer(179, 1, NamespaceThreads.factory(nodeA, "bgp-io"));
-    speaker.setLocalAs(65001);
-    speaker.setRouterId(Ip.parseV4("192.0.2.1"));
-    speaker.start();
-    api =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new BgpApiService(speaker))
-            .build()
-            .start();
+    ours = NamespaceSpeaker.start(nodeA, 65001, "192.0.2.1");
+    speaker = ours.speaker();
     frr =
         Frr.withoutZebra(
                 tor,

@@ -235,8 +235,10 @@ final class AdvertisementWriter implements AutoCloseable {
                       a.getMetadata().getFinalizers().remove(Sart.BGP_ADVERTISEMENT_FINALIZER);
                       return a;
                     });
-            LOG.info(
-                "advertisement withdrawn and released name=" + current.getMetadata().getName());
+            if (released != null) { // null: gone already (a second pass on a stale cache)
+              LOG.info(
+                  "advertisement withdrawn and released name=" + current.getMetadata().getName());
+            }
             return released;
           }
           return null;

@@ -50,6 +50,8 @@ public final class SartController implements AutoCloseable {
     if (closed) {
       return;
     }
+    // the last election is over; giveUp must not take it for this one (set once start() returns)
+    election = null;
     var elector =
         client
             .leaderElector()
@@ -92,6 +94,9 @@ public final class SartController implements AutoCloseable {
                     .build())
             .build();
     election = elector.start();
+    if (closed) {
+      election.cancel(true); // closed meanwhile: close() may have found no election to cancel
+    }
   }
 
   private void lead() throws Exception {

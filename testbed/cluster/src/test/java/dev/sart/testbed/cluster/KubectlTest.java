@@ -63,7 +63,7 @@ class KubectlTest {
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
     if (api != null) {
       api.client().services().inNamespace("default").withName("kubectl-test-web").delete();
       api.client()
@@ -75,6 +75,11 @@ class KubectlTest {
           .withName("kubectl-apply-pool")
           .delete();
       api.close();
+    }
+    if (dir != null) {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
     }
   }
 
